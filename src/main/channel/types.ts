@@ -1,0 +1,169 @@
+/**
+ * The channel seam: one interface for a messaging-network session of one instance.
+ *
+ * Two implementations stand behind it: the sandbox channel (DESIGN.md §6, no network) and the
+ * Baileys channel (a real WhatsApp linked device). Services only ever talk to this interface, so the
+ * bot engine, webhooks, message log and HTTP API behave the same on both.
+ */
+import type { Logger } from '../logger'
+
+/** Connection states of DESIGN.md §5. */
+export type ConnectionState = 'DISCONNECTED' | 'CONNECTING' | 'QR' | 'CONNECTED' | 'LOGGED_OUT'
+
+export const CONNECTION_STATES: readonly ConnectionState[] = [
+  'DISCONNECTED',
+  'CONNECTING',
+  'QR',
+  'CONNECTED',
+  'LOGGED_OUT'
+]
+
+/** Which implementation an instance runs on (`settings.channel`). */
+export type ChannelKind = 'baileys' | 'sandbox'
+
+/** The linked account, known once CONNECTED. `id` is a JID (`digits@s.whatsapp.net`). */
+export interface LinkedAccount {
+  id: string
+  name: string
+  /** Digits only, no `+`. */
+  phone: string
+  lid?: string
+}
+
+/** A state change reported by a channel session. */
+export interface StateUpdate {
+  state: ConnectionState
+  /** Set with CONNECTED. */
+  account?: LinkedAccount
+  /** Human-readable reason for DISCONNECTED / CONNECTING-after-error / LOGGED_OUT. */
+  reason?: string
+}
+
+/** A file on local disk to send. The channel reads (streams) it; it never deletes it. */
+export interface MediaSource {
+  path: string
+  mimetype: string
+  /** Bytes. */
+  size: number
+  fileName?: string
+}
+
+/**
+ * Everything a channel can send. Buttons and lists are not here on purpose: DESIGN.md §6 makes both
+ * channels deliver them as text (or an image with a text caption), rendered above the channel.
+ */
+export type OutboundContent =
+  | { kind: 'text'; text: string }
+  | { kind: 'image'; media: MediaSource; caption?: string }
+  | { kind: 'video'; media: MediaSource; caption?: string }
+  | { kind: 'audio'; media: MediaSource; voiceNote?: boolean }
+  | { kind: 'document'; media: MediaSource; fileName: string; caption?: string }
+  | { kind: 'location'; latitude: number; longitude: number; name?: string; address?: string }
+  | { kind: 'contact'; displayName: string; vcard: string }
+
+/**
+ * The result of a send, shaped like Baileys' `WAMessage` serialised to JSON (seed 2.11): binary
+ * fields are base64 strings, 64-bit numbers are decimal strings.
+ */
+export interface SentMessage {
+  key: { remoteJid: string; fromMe: true; id: string }
+  message: Record<string, unknown>
+  /** Epoch seconds, as a decimal string. */
+  messageTimestamp: string
+  status: 'PENDING' | 'SERVER_ACK' | 'DELIVERY_ACK' | 'READ' | 'ERROR'
+}
+
+/** The kinds of inbound message the rest of the app distinguishes. */
+export type InboundType =
+  | 'text'
+  | 'image'
+  | 'video'
+  | 'audio'
+  | 'document'
+  | 'sticker'
+  | 'location'
+  | 'contact'
+  | 'button_reply'
+  | 'list_reply'
+  | 'other'
+
+/** An inbound message as every channel delivers it to the app. */
+export interface InboundMessage {
+  /** Network message id (`key.id`); the dedupe key across reconnects. */
+  id: string
+  /** The chat: a user JID, a group JID (`…@g.us`), a LID (`…@lid`) or `status@broadcast`. */
+  chatId: string
+  /** Who wrote it: the participant in groups, else the chat itself. */
+  senderId: string
+  /** The sender's phone-number JID, when the network gives it (v7 may address by LID). */
+  senderPn?: string
+  /** The sender's LID, when the network gives it. */
+  senderLid?: string
+  /** True for messages the linked account sent itself (from the phone or another device). */
+  fromMe: boolean
+  pushName?: string
+  type: InboundType
+  /** Text, caption, or the title of a pressed button / list row; '' when none. */
+  text: string
+  /** Payload / rowId of a pressed button or list row. */
+  selectedId?: string
+  /** Epoch seconds. */
+  timestamp: number
+  /** True when it arrived while the instance was offline (backlog delivered on reconnect). */
+  offline: boolean
+  media?: { mimetype: string; fileName?: string; size?: number }
+}
+
+/** Callbacks a session reports to. Called synchronously; they must not throw. */
+export interface ChannelHooks {
+  onState(update: StateUpdate): void
+  /** A new pairing QR payload (the string to encode in the QR image). Rotates. */
+  onQr(qr: string): void
+  onMessage(message: InboundMessage): void
+}
+
+/** What a factory needs to build a session for one instance. */
+export interface ChannelContext {
+  instanceId: string
+  /** Folder the session owns for its credentials; deleted on logout. */
+  authDir: string
+  hooks: ChannelHooks
+  logger: Logger
+}
+
+/** Result of adding participants to a group. */
+export interface GroupAddResult {
+  jid: string
+  /** '200' on success, else the network's status code. */
+  status: string
+}
+
+/** One live session of one instance. */
+export interface ChannelSession {
+  readonly kind: ChannelKind
+  /** Starts connecting (idempotent). Resolves once the attempt is under way, not when connected. */
+  start(): Promise<void>
+  /** Closes the connection, keeps the credentials. Idempotent. */
+  stop(): Promise<void>
+  /** Unlinks the device and deletes the credentials; ends in LOGGED_OUT. */
+  logout(): Promise<void>
+  /** Pairing by phone number (digits). Needs the session started and not yet paired. */
+  requestPairingCode(phone: string): Promise<string>
+  /** Sends one message. Throws when not connected. */
+  send(jid: string, content: OutboundContent): Promise<SentMessage>
+  /** Adds users to a group; throws {@link ChannelError} `NOT_GROUP_ADMIN` when not an admin. */
+  addToGroup(groupJid: string, participants: string[]): Promise<GroupAddResult[]>
+}
+
+export type ChannelFactory = (ctx: ChannelContext) => ChannelSession
+
+/** An error raised by a channel with a stable code the services map to HTTP answers. */
+export class ChannelError extends Error {
+  constructor(
+    readonly code: 'NOT_CONNECTED' | 'NOT_GROUP_ADMIN' | 'ALREADY_PAIRED' | 'NOT_STARTED' | 'SEND_FAILED',
+    message: string
+  ) {
+    super(message)
+    this.name = 'ChannelError'
+  }
+}

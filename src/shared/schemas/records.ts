@@ -1,0 +1,210 @@
+/**
+ * Stored records and their API shapes (seed §2, DESIGN.md §5–§9). One schema per record gives the
+ * TypeScript type (`Static`), the OpenAPI component and, where a record is input, the validation.
+ */
+import Type, { type Static } from 'typebox'
+
+/** Record bookkeeping fields of seed 2.2. */
+const Bookkeeping = {
+  _id: Type.String({ description: 'Record identifier (24 hex digits).' }),
+  createdAt: Type.String({ description: 'ISO 8601 UTC timestamp with milliseconds.' }),
+  updatedAt: Type.String({ description: 'ISO 8601 UTC timestamp; changes on update.' }),
+  __v: Type.Integer({ description: 'Revision counter, 0 on a new record.' })
+}
+
+/** Action object of seed 2.5. Members are checked strictly: a typo is a 400, not a dead action. */
+export const Action = Type.Object(
+  {
+    send_location: Type.Optional(
+      Type.Object(
+        {
+          lat: Type.String({ format: 'decimal-degrees' }),
+          lng: Type.String({ format: 'decimal-degrees' }),
+          loc: Type.String({ description: 'Label of the place.' })
+        },
+        { additionalProperties: false }
+      )
+    ),
+    send_contact: Type.Optional(
+      Type.Object(
+        { name: Type.String({ minLength: 1 }), number: Type.String({ minLength: 3 }) },
+        { additionalProperties: false }
+      )
+    ),
+    send_file: Type.Optional(Type.String({ minLength: 1, description: 'Attachment id.' })),
+    send_photo: Type.Optional(Type.String({ minLength: 1, description: 'Attachment id of an image.' })),
+    send_notification: Type.Optional(
+      Type.Object(
+        {
+          email: Type.Optional(Type.String({ format: 'email' })),
+          chatapp_number: Type.Optional(Type.String({ minLength: 3 }))
+        },
+        { additionalProperties: false }
+      )
+    ),
+    add_to_group: Type.Optional(Type.String({ minLength: 1, description: 'Group JID or id.' })),
+    start_survey: Type.Optional(Type.String({ minLength: 1, description: 'Survey step _id.' }))
+  },
+  { additionalProperties: false, description: 'Follow-up actions (seed 2.5), run in this order.' }
+)
+export type Action = Static<typeof Action>
+
+export const Intent = Type.Object({
+  ...Bookkeeping,
+  client_id: Type.String(),
+  instance_id: Type.String(),
+  title: Type.String(),
+  keyword: Type.String({ description: 'Comma-separated trigger words.' }),
+  reply: Type.String(),
+  action: Type.Optional(Action)
+})
+export type Intent = Static<typeof Intent>
+
+export const Survey = Type.Object({
+  ...Bookkeeping,
+  client_id: Type.String(),
+  instance_id: Type.String(),
+  title: Type.String({ description: 'Steps with the same title form one survey.' }),
+  keyword: Type.String({
+    description: 'First step: trigger words. Later steps: accepted answers (empty = any answer).'
+  }),
+  reply: Type.String({ description: "The step's question." }),
+  sort_id: Type.Integer({ description: 'Orders the steps of a survey.' }),
+  action: Type.Optional(Action)
+})
+export type Survey = Static<typeof Survey>
+
+export const ConnectionStatus = Type.Union(
+  ['DISCONNECTED', 'CONNECTING', 'QR', 'CONNECTED', 'LOGGED_OUT'].map((s) => Type.Literal(s))
+)
+
+export const BotActions = Type.Object({
+  send_default_msg: Type.Boolean(),
+  reply_group_msgs: Type.Boolean(),
+  reply_unread_msgs: Type.Boolean(),
+  reply_msgs: Type.Boolean(),
+  multi_device: Type.Boolean(),
+  send_webhook: Type.Boolean()
+})
+export type BotActions = Static<typeof BotActions>
+
+export const WEEK_DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
+export type WeekDay = (typeof WEEK_DAYS)[number]
+
+export const ActiveDays = Type.Object(
+  Object.fromEntries(WEEK_DAYS.map((d) => [d, Type.Boolean()])) as Record<WeekDay, ReturnType<typeof Type.Boolean>>
+)
+export type ActiveDays = Static<typeof ActiveDays>
+
+export const ActiveHours = Type.Object({
+  from: Type.String({ format: 'active-hours' }),
+  to: Type.String({ format: 'active-hours' })
+})
+export type ActiveHours = Static<typeof ActiveHours>
+
+export const WEBHOOK_EVENTS = ['onMessage', 'onAnyMessage', 'onConnection'] as const
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+
+export const RequestConfig = Type.Object(
+  {
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 }))
+  },
+  { additionalProperties: false }
+)
+export type RequestConfig = Static<typeof RequestConfig>
+
+export const WebhookSettings = Type.Object({
+  url: Type.Union([Type.String(), Type.Null()]),
+  events: Type.Array(Type.String()),
+  requestConfig: RequestConfig,
+  secret: Type.String({ description: 'Standard Webhooks signing secret (whsec_…).' })
+})
+export type WebhookSettings = Static<typeof WebhookSettings>
+
+export const InstanceSettings = Type.Object({
+  bot_number: Type.Union([Type.String(), Type.Null()]),
+  bot_name: Type.String(),
+  status: ConnectionStatus,
+  bot_timezone: Type.String(),
+  bot_lang: Type.String(),
+  default_msg: Type.String(),
+  actions: BotActions,
+  active_days: ActiveDays,
+  active_hours: ActiveHours,
+  access_token: Type.String(),
+  channel: Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')]),
+  webhook: WebhookSettings,
+  user: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()])
+})
+export type InstanceSettings = Static<typeof InstanceSettings>
+
+export const Instance = Type.Object({
+  ...Bookkeeping,
+  user_id: Type.String(),
+  session_id: Type.String(),
+  settings: InstanceSettings
+})
+export type Instance = Static<typeof Instance>
+
+export const Attachment = Type.Object({
+  _id: Type.String(),
+  client_id: Type.String(),
+  instance_id: Type.String(),
+  filename: Type.String(),
+  mimetype: Type.String(),
+  size: Type.Integer({ description: 'Bytes.' }),
+  sha256: Type.String({ description: 'Hex digest of the file.' }),
+  createdAt: Type.String()
+})
+export type Attachment = Static<typeof Attachment>
+
+export const MESSAGE_SOURCES = ['api', 'bot', 'inbound', 'phone'] as const
+export type MessageSource = (typeof MESSAGE_SOURCES)[number]
+
+/** A message log entry (DESIGN.md §7). */
+export const LoggedMessage = Type.Object({
+  id: Type.String(),
+  chatId: Type.String(),
+  fromMe: Type.Boolean(),
+  pushName: Type.Union([Type.String(), Type.Null()]),
+  type: Type.String(),
+  text: Type.String(),
+  timestamp: Type.Integer({ description: 'Epoch milliseconds.' }),
+  status: Type.String(),
+  source: Type.Union(MESSAGE_SOURCES.map((s) => Type.Literal(s))),
+  senderId: Type.Optional(Type.String()),
+  senderPn: Type.Optional(Type.String()),
+  senderLid: Type.Optional(Type.String()),
+  options: Type.Optional(
+    Type.Array(
+      Type.Object({ title: Type.String(), id: Type.Optional(Type.String()) }),
+      { description: 'Numbered options of a buttons/list message sent as text (DESIGN.md §6).' }
+    )
+  )
+})
+export type LoggedMessage = Static<typeof LoggedMessage>
+
+export const SurveyAnswer = Type.Object({
+  step_id: Type.String(),
+  question: Type.String(),
+  answer: Type.String(),
+  at: Type.String()
+})
+export type SurveyAnswer = Static<typeof SurveyAnswer>
+
+/** A survey run (DESIGN.md §9). */
+export const SurveyRun = Type.Object({
+  _id: Type.String(),
+  instance_id: Type.String(),
+  survey_title: Type.String(),
+  chatId: Type.String(),
+  pushName: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('expired')]),
+  current_step_id: Type.Union([Type.String(), Type.Null()]),
+  answers: Type.Array(SurveyAnswer),
+  startedAt: Type.String(),
+  updatedAt: Type.String(),
+  completedAt: Type.Union([Type.String(), Type.Null()])
+})
+export type SurveyRun = Static<typeof SurveyRun>
