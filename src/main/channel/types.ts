@@ -114,12 +114,16 @@ export interface InboundMessage {
   media?: { mimetype: string; fileName?: string; size?: number }
 }
 
-/** Callbacks a session reports to. Called synchronously; they must not throw. */
+/** Callbacks a session reports to. They never throw. */
 export interface ChannelHooks {
   onState(update: StateUpdate): void
   /** A new pairing QR payload (the string to encode in the QR image). Rotates. */
   onQr(qr: string): void
-  onMessage(message: InboundMessage): void
+  /**
+   * An inbound message. Resolves once the app has logged it and the bot has handled it; channels
+   * need not wait for it (it never rejects).
+   */
+  onMessage(message: InboundMessage): Promise<void>
 }
 
 /** What a factory needs to build a session for one instance. */

@@ -74,9 +74,13 @@ export const Survey = Type.Object({
 })
 export type Survey = Static<typeof Survey>
 
-export const ConnectionStatus = Type.Union(
-  ['DISCONNECTED', 'CONNECTING', 'QR', 'CONNECTED', 'LOGGED_OUT'].map((s) => Type.Literal(s))
-)
+export const ConnectionStatus = Type.Union([
+  Type.Literal('DISCONNECTED'),
+  Type.Literal('CONNECTING'),
+  Type.Literal('QR'),
+  Type.Literal('CONNECTED'),
+  Type.Literal('LOGGED_OUT')
+])
 
 export const BotActions = Type.Object({
   send_default_msg: Type.Boolean(),
@@ -172,7 +176,7 @@ export const LoggedMessage = Type.Object({
   text: Type.String(),
   timestamp: Type.Integer({ description: 'Epoch milliseconds.' }),
   status: Type.String(),
-  source: Type.Union(MESSAGE_SOURCES.map((s) => Type.Literal(s))),
+  source: Type.Union([Type.Literal('api'), Type.Literal('bot'), Type.Literal('inbound'), Type.Literal('phone')]),
   senderId: Type.Optional(Type.String()),
   senderPn: Type.Optional(Type.String()),
   senderLid: Type.Optional(Type.String()),

@@ -1,0 +1,80 @@
+/**
+ * Multipart uploads (seed §4.5 media sends, DESIGN.md §8 attachments): the file part streams to the
+ * data dir's tmp folder while its sha256 is computed, under the configured size limit (413 past it);
+ * text fields are collected and validated with the operation's schema. The caller removes the file.
+ */
+import { createHash } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { FastifyRequest } from 'fastify'
+import type { TSchema, Static } from 'typebox'
+import { newObjectId } from '../ids'
+import { AppError, invalid } from '../services/errors'
+import type { UploadedFile } from '../services/attachment-service'
+import { ajvProblems, strictAjv, validationError } from './validation'
+
+export interface MultipartResult<T> {
+  fields: T
+  file?: UploadedFile
+  /** Deletes the temp file (idempotent). */
+  cleanup(): Promise<void>
+}
+
+/** Reads a multipart request. Throws 415 when the request is not multipart, 400 on bad fields. */
+export async function readMultipart<S extends TSchema>(
+  req: FastifyRequest,
+  schema: S,
+  opts: { requireFile: boolean }
+): Promise<MultipartResult<Static<S>>> {
+  if (!req.isMultipart()) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data with a file part named file.')
+  }
+  const tmpDir = req.server.core.storage.paths.tmp
+  const fields: Record<string, string> = {}
+  let file: UploadedFile | undefined
+  const cleanup = async () => {
+    if (file) await rm(file.path, { force: true })
+  }
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') {
+          part.file.resume()
+          throw invalid(part.fieldname, 'is not an accepted file field; name the file part "file"')
+        }
+        const path = join(tmpDir, `up-${newObjectId()}`)
+        const hash = createHash('sha256')
+        let size = 0
+        const meter = new Transform({
+          transform(chunk: Buffer, _e, cb) {
+            hash.update(chunk)
+            size += chunk.length
+            cb(null, chunk)
+          }
+        })
+        file = { path, filename: part.filename || 'file', size: 0, sha256: '', declaredMimetype: part.mimetype }
+        await pipeline(part.file, meter, createWriteStream(path))
+        file.size = size
+        file.sha256 = hash.digest('hex')
+      } else {
+        fields[part.fieldname] = String(part.value)
+      }
+    }
+  } catch (err) {
+    await cleanup()
+    throw err
+  }
+  const validate = strictAjv.compile(schema)
+  if (!validate(fields)) {
+    await cleanup()
+    throw validationError(ajvProblems(validate.errors ?? []))
+  }
+  if (opts.requireFile && (!file || file.size === 0)) {
+    await cleanup()
+    throw invalid('file', file ? 'is empty' : 'is required (a multipart part named file)')
+  }
+  return { fields: fields as Static<S>, file, cleanup }
+}

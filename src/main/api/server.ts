@@ -1,0 +1,154 @@
+/**
+ * The local HTTP API (seed §4, DESIGN.md §2–§9) on Fastify.
+ *
+ * - Validation: the operation schemas of `src/shared/schemas` through Ajv. Bodies are strict (a string
+ *   where a boolean belongs is a 400, never coerced); query strings and path params are coerced.
+ *   Unknown top-level fields are ignored; `action` members are strict (schema-level).
+ * - GET routes read JSON bodies: the seed sends credentials in GET bodies (DESIGN.md §3).
+ * - Every error is the envelope `{status:false, message, error:{code, details?}}` of DESIGN.md §4;
+ *   unexpected errors are logged with the request id and answered without internals.
+ * - Security: bearer token on every route but the public ones, Host-header check against DNS
+ *   rebinding, no CORS headers.
+ * - Docs: the OpenAPI 3.1 document at `/openapi.json` and an interactive page at `/docs`.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import multipart from '@fastify/multipart'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { ErrorObject } from 'ajv'
+import type { Core } from '../core'
+import { AppError, HTTP_STATUS } from '../services/errors'
+import { ajvProblems, coercingAjv, strictAjv, validationError } from './validation'
+import { registerRoutes } from './routes'
+import { errorBody } from './envelope'
+
+export interface ApiServerOptions {
+  /** The address the server binds to; the Host header must name it (or localhost). */
+  host: string
+  version: string
+  /** Paths served without the bearer token besides /health and the docs (e.g. the web UI). */
+  publicPrefixes?: string[]
+  /** Registers extra routes (e.g. the web UI and its RPC transport). */
+  plugins?: Array<(app: FastifyInstance) => Promise<void> | void>
+  logger?: boolean
+}
+
+/** Maps any thrown error to the envelope, status and log line. */
+function handleError(this: FastifyInstance, err: FastifyError | AppError | Error, req: FastifyRequest, reply: FastifyReply): void {
+  let appErr: AppError
+  if (err instanceof AppError) {
+    appErr = err
+  } else if ((err as FastifyError).validation) {
+    const fe = err as FastifyError
+    appErr = validationError(ajvProblems(fe.validation as unknown as ErrorObject[]))
+  } else {
+    const fe = err as FastifyError
+    const code = fe.code ?? ''
+    const status = fe.statusCode ?? 500
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || status === 413) {
+      appErr = new AppError('PAYLOAD_TOO_LARGE', code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'The request body is larger than the limit.' : 'The upload is larger than the limit.')
+    } else if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || status === 415) {
+      appErr = new AppError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Type ${req.headers['content-type'] ?? '(none)'}; send application/json${code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ? ' or multipart/form-data' : ''}.`)
+    } else if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      appErr = new AppError('VALIDATION_ERROR', 'The JSON body is empty; send an object or no Content-Type.', [{ field: '(body)', problem: 'is empty' }])
+    } else if (err instanceof SyntaxError || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+      appErr = new AppError('VALIDATION_ERROR', `Malformed JSON body: ${err.message}`, [{ field: '(body)', problem: 'is not valid JSON' }])
+    } else if (status >= 400 && status < 500) {
+      const mapped = status === 401 ? 'UNAUTHORIZED' : status === 404 ? 'NOT_FOUND' : status === 409 ? 'CONFLICT' : 'VALIDATION_ERROR'
+      appErr = new AppError(mapped, err.message)
+    } else {
+      req.log.error({ err, reqId: req.id }, 'unhandled error')
+      appErr = new AppError('INTERNAL', `Internal error (request ${req.id}); see the app log.`)
+    }
+  }
+  const status = HTTP_STATUS[appErr.code]
+  if (appErr.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
+  void reply.status(status).send(errorBody(appErr))
+}
+
+function hostAllowed(hostHeader: string | undefined, boundHost: string): boolean {
+  if (boundHost === '0.0.0.0' || boundHost === '::') return true
+  if (!hostHeader) return false
+  const name = hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':')[0]!
+  const allowed = new Set(['localhost', '127.0.0.1', '[::1]', boundHost, boundHost.includes(':') ? `[${boundHost}]` : boundHost])
+  return allowed.has(name.toLowerCase())
+}
+
+/** Builds the server (not listening). */
+export async function buildApiServer(core: Core, opts: ApiServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ? { level: 'info' } : false,
+    bodyLimit: core.limits.jsonBytes,
+    routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
+    // GET routes carry body schemas (credentials in GET bodies); HEAD twins cannot.
+    exposeHeadRoutes: false,
+    requestIdHeader: false,
+    ajv: { customOptions: { coerceTypes: false } }
+  })
+  // The seed sends credentials in GET bodies; let Fastify parse them.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true })
+
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+  // Response schemas document the API; answers are serialised as they are.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  app.decorate('core', core)
+  // Bodiless POSTs (the seed's createNewChatapp sends none) validate as an empty object.
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined || req.body === null) req.body = {}
+  })
+
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler((req, reply) => {
+    void reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)))
+  })
+
+  const publicPrefixes = ['/docs', ...(opts.publicPrefixes ?? [])]
+  const publicExact = new Set(['/health', '/openapi.json'])
+  app.addHook('onRequest', async (req, reply) => {
+    if (!hostAllowed(req.headers.host, opts.host)) {
+      return reply.status(403).send(errorBody(new AppError('UNAUTHORIZED', 'Host not allowed; use http://127.0.0.1 or http://localhost.')))
+    }
+    const path = req.url.split('?')[0]!
+    if (publicExact.has(path) || publicPrefixes.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`))) return
+    const header = req.headers.authorization
+    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
+    if (!token || !core.account.verify(token)) {
+      reply.header('WWW-Authenticate', 'Bearer')
+      return reply
+        .status(401)
+        .send(errorBody(new AppError('UNAUTHORIZED', token ? 'Invalid bearer token' : 'Missing bearer token: send Authorization: Bearer <token>')))
+    }
+  })
+
+  await app.register(multipart, {
+    limits: { fileSize: core.limits.fileBytes, files: 1, fields: 30, fieldSize: 1024 * 1024, parts: 40 },
+    throwFileSizeLimit: true
+  })
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Chatapp Desk local API',
+        version: opts.version,
+        description:
+          'Local HTTP API of Chatapp Desk (WhatsApp bot instances). Every route but /health, /docs and /openapi.json needs ' +
+          '`Authorization: Bearer <token>`. Instance-scoped routes take `session_id` and `access_token` in the query string ' +
+          'or the JSON body. The `x-refresh` header is accepted and ignored.'
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }]
+    }
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  await registerRoutes(app, core, opts.version)
+  for (const plugin of opts.plugins ?? []) await plugin(app)
+  return app
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    core: Core
+  }
+}

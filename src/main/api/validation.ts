@@ -1,0 +1,74 @@
+/**
+ * Schema validation for the API: Ajv with the shared custom formats, and the translation of Ajv's
+ * errors into DESIGN.md §4 details (`[{field, problem}]`, dotted paths, plain-English problems).
+ */
+import { Ajv, type ErrorObject } from 'ajv'
+import addFormats from 'ajv-formats'
+import { CUSTOM_FORMATS, FORMAT_PROBLEMS } from '../../shared/formats'
+import { AppError, type FieldProblem } from '../services/errors'
+
+/** An Ajv instance; `coerce` turns query-string text into numbers/booleans (never for bodies). */
+export function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: true,
+    strict: false
+  })
+  addFormats.default(ajv, ['email', 'uri', 'date-time'])
+  for (const [name, fn] of Object.entries(CUSTOM_FORMATS)) ajv.addFormat(name, fn)
+  return ajv
+}
+
+/** Turns Ajv errors into DESIGN.md §4 details: `[{field, problem}]` with dotted field paths. */
+export function ajvProblems(errors: ErrorObject[], prefix = ''): FieldProblem[] {
+  const out: FieldProblem[] = []
+  const seen = new Set<string>()
+  for (const e of errors) {
+    // Union branches repeat one failure several ways; the first is the clearest.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue
+    const path = e.instancePath.split('/').filter(Boolean).join('.')
+    let field = path
+    let problem = e.message ?? 'is invalid'
+    if (e.keyword === 'required') {
+      const missing = (e.params as { missingProperty: string }).missingProperty
+      field = path ? `${path}.${missing}` : missing
+      problem = 'is required'
+    } else if (e.keyword === 'additionalProperties') {
+      const extra = (e.params as { additionalProperty: string }).additionalProperty
+      field = path ? `${path}.${extra}` : extra
+      problem = 'is not an allowed field'
+    } else if (e.keyword === 'format') {
+      const format = (e.params as { format: string }).format
+      problem = FORMAT_PROBLEMS[format] ?? `must be a valid ${format}`
+    } else if (e.keyword === 'type') {
+      problem = `must be ${(e.params as { type: string }).type}`
+    } else if (e.keyword === 'const' || e.keyword === 'enum') {
+      const allowed = (e.params as { allowedValue?: unknown; allowedValues?: unknown[] }).allowedValues ?? [
+        (e.params as { allowedValue?: unknown }).allowedValue
+      ]
+      problem = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
+    }
+    field = prefix + (field || '(body)')
+    const key = `${field}\u0000${e.keyword === 'const' ? 'const' : problem}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ field, problem })
+  }
+  // A field that failed a union shows one line, the first.
+  const byField = new Map<string, FieldProblem>()
+  for (const p of out) if (!byField.has(p.field)) byField.set(p.field, p)
+  return [...byField.values()]
+}
+
+export function validationError(problems: FieldProblem[]): AppError {
+  const summary = problems.map((p) => `${p.field} ${p.problem}`).join('; ')
+  return new AppError('VALIDATION_ERROR', `Invalid request: ${summary}`, problems)
+}
+
+
+/** Validates JSON bodies and multipart fields: no coercion. */
+export const strictAjv = makeAjv(false)
+/** Validates query strings and path params: text coerced to the declared types. */
+export const coercingAjv = makeAjv(true)

@@ -1,0 +1,48 @@
+/**
+ * Starts the whole local product — core, channels and HTTP API — for both the headless server and
+ * the Electron shell. Returns the URL and a close function that stops the API first (no new
+ * requests), then the sessions and storage.
+ */
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { buildApiServer, type ApiServerOptions } from './api/server'
+import type { ServeConfig } from './config'
+import { startCore, type Core } from './core'
+import { createLogger } from './logger'
+import { APP_VERSION } from './version'
+
+export interface RunningApp {
+  core: Core
+  server: FastifyInstance
+  url: string
+  close(): Promise<void>
+}
+
+export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions, 'plugins' | 'publicPrefixes'> = {}): Promise<RunningApp> {
+  const logger = createLogger(config.logLevel)
+  const core = await startCore({
+    dataDir: config.dataDir,
+    defaultChannel: config.channel,
+    apiToken: config.apiToken,
+    logger
+  })
+  let server: FastifyInstance
+  try {
+    server = await buildApiServer(core, { host: config.host, version: APP_VERSION, ...extra })
+    await server.listen({ host: config.host, port: config.port })
+  } catch (err) {
+    await core.close()
+    throw err
+  }
+  const { port } = server.server.address() as AddressInfo
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  return {
+    core,
+    server,
+    url: `http://${host}:${port}`,
+    async close() {
+      await server.close()
+      await core.close()
+    }
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * The sandbox channel (DESIGN.md §6): a channel with no network, for trying bots before linking a
+ * real number, for the app's Test chat and for every test.
+ *
+ * It walks the real states: start → CONNECTING → QR (a real QR payload that rotates every 20 s) →
+ * {@link SandboxSession.simulateScan} (the phone scanning) → CONNECTED with a generated bot number.
+ * The pairing is saved in the session's auth dir, so a restart reconnects without a new QR, and
+ * logout deletes it. Sends return results shaped like Baileys' (seed 2.11) with real sha256, sizes
+ * and image dimensions, computed from the file.
+ */
+import { createHash, randomBytes, randomInt } from 'node:crypto'
+import { mkdir, readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import writeFileAtomic from 'write-file-atomic'
+import { newMessageId } from '../ids'
+import { readImageInfo } from '../media/image-info'
+import { digestFile } from '../media/media-inspect'
+import { toJid } from './jid'
+import {
+  ChannelError,
+  type ChannelContext,
+  type ChannelSession,
+  type ConnectionState,
+  type GroupAddResult,
+  type InboundMessage,
+  type LinkedAccount,
+  type MediaSource,
+  type OutboundContent,
+  type SentMessage
+} from './types'
+
+/** How often the sandbox QR rotates, like the real one's later refs (ms). */
+export const SANDBOX_QR_ROTATE_MS = 20_000
+
+interface SandboxCreds {
+  account: LinkedAccount
+  pairedAt: string
+}
+
+/** An inbound message as the sandbox route takes it (DESIGN.md §6). */
+export interface SandboxInbound {
+  chatId: string
+  message: string
+  pushName?: string
+  participant?: string
+  /** Message id; generated when absent. Same id twice = a duplicate (dedupe tests). */
+  id?: string
+  /** Simulates a message delivered as offline backlog on reconnect. */
+  offline?: boolean
+  /** Simulates a message the linked phone sent itself. */
+  fromMe?: boolean
+  /** Pressed button payload / list rowId, for interactive replies. */
+  selectedId?: string
+  /** Sender LID, to simulate v7 addressing. */
+  senderLid?: string
+}
+
+export class SandboxSession implements ChannelSession {
+  readonly kind = 'sandbox' as const
+  private state: ConnectionState = 'DISCONNECTED'
+  private account: LinkedAccount | null = null
+  private rotateTimer: NodeJS.Timeout | null = null
+  private qrRef = ''
+  private pairingCode: string | null = null
+  private pairingPhone: string | null = null
+
+  constructor(private readonly ctx: ChannelContext) {}
+
+  get currentState(): ConnectionState {
+    return this.state
+  }
+
+  async start(): Promise<void> {
+    if (this.state === 'CONNECTING' || this.state === 'QR' || this.state === 'CONNECTED') return
+    this.setState({ state: 'CONNECTING' })
+    const creds = await this.readCreds()
+    // The session may have been stopped while reading.
+    if ((this.state as ConnectionState) !== 'CONNECTING') return
+    if (creds) {
+      this.account = creds.account
+      this.setState({ state: 'CONNECTED', account: creds.account })
+      return
+    }
+    this.rotateQr()
+    this.rotateTimer = setInterval(() => this.rotateQr(), SANDBOX_QR_ROTATE_MS)
+    this.rotateTimer.unref()
+  }
+
+  async stop(): Promise<void> {
+    this.clearTimer()
+    if (this.state !== 'DISCONNECTED' && this.state !== 'LOGGED_OUT') this.setState({ state: 'DISCONNECTED', reason: 'stopped' })
+  }
+
+  async logout(): Promise<void> {
+    this.clearTimer()
+    this.account = null
+    await rm(this.ctx.authDir, { recursive: true, force: true })
+    this.setState({ state: 'LOGGED_OUT', reason: 'logged out' })
+  }
+
+  async requestPairingCode(phone: string): Promise<string> {
+    if (this.state === 'CONNECTED') throw new ChannelError('ALREADY_PAIRED', 'The instance is already linked.')
+    if (this.state !== 'QR') throw new ChannelError('NOT_STARTED', 'Call /chatapp/init first, then ask for a pairing code.')
+    this.pairingCode = randomBytes(4).toString('hex').toUpperCase()
+    this.pairingPhone = phone.replace(/\D/g, '')
+    return this.pairingCode
+  }
+
+  /**
+   * The phone scans the QR (or enters the pairing code): links the sandbox device. Throws
+   * ChannelError when the session is not showing a QR.
+   */
+  async simulateScan(): Promise<LinkedAccount> {
+    if (this.state === 'CONNECTED') throw new ChannelError('ALREADY_PAIRED', 'The instance is already linked.')
+    if (this.state !== 'QR') throw new ChannelError('NOT_STARTED', 'The instance is not showing a QR code; call /chatapp/init first.')
+    this.clearTimer()
+    const phone = this.pairingPhone ?? `1555${String(randomInt(0, 10_000_000)).padStart(7, '0')}`
+    const account: LinkedAccount = {
+      id: `${phone}@s.whatsapp.net`,
+      name: 'Sandbox',
+      phone,
+      lid: `${String(randomInt(10_000_000, 99_999_999))}${String(randomInt(1_000_000, 9_999_999))}@lid`
+    }
+    await mkdir(this.ctx.authDir, { recursive: true })
+    const creds: SandboxCreds = { account, pairedAt: new Date().toISOString() }
+    await writeFileAtomic(join(this.ctx.authDir, 'sandbox-creds.json'), JSON.stringify(creds))
+    this.account = account
+    this.setState({ state: 'CONNECTED', account })
+    return account
+  }
+
+  /** Delivers an inbound message exactly as a real one arrives. Throws when not connected. */
+  async simulateInbound(input: SandboxInbound): Promise<InboundMessage> {
+    if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The sandbox instance is not connected; scan its QR code first.')
+    const chatId = toJid(input.chatId)!
+    const participant = input.participant ? toJid(input.participant)! : undefined
+    const senderId = chatId.endsWith('@g.us') && participant ? participant : chatId
+    const message: InboundMessage = {
+      id: input.id ?? newMessageId(),
+      chatId,
+      senderId,
+      senderPn: senderId.endsWith('@s.whatsapp.net') ? senderId : undefined,
+      senderLid: input.senderLid,
+      fromMe: input.fromMe ?? false,
+      pushName: input.pushName,
+      type: input.selectedId ? 'button_reply' : 'text',
+      text: input.message,
+      selectedId: input.selectedId,
+      timestamp: Math.floor(Date.now() / 1000),
+      offline: input.offline ?? false
+    }
+    await this.ctx.hooks.onMessage(message)
+    return message
+  }
+
+  async send(jid: string, content: OutboundContent): Promise<SentMessage> {
+    if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    return {
+      key: { remoteJid: jid, fromMe: true, id: newMessageId() },
+      message: await this.buildMessage(content),
+      messageTimestamp: String(Math.floor(Date.now() / 1000)),
+      status: 'PENDING'
+    }
+  }
+
+  async addToGroup(groupJid: string, participants: string[]): Promise<GroupAddResult[]> {
+    if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    // Sandbox convention: a group whose id starts with 999 is one where the bot is not an admin.
+    if (groupJid.startsWith('999')) throw new ChannelError('NOT_GROUP_ADMIN', `The bot is not an admin of ${groupJid}.`)
+    return participants.map((jid) => ({ jid, status: '200' }))
+  }
+
+  private async buildMessage(content: OutboundContent): Promise<Record<string, unknown>> {
+    switch (content.kind) {
+      case 'text':
+        return { extendedTextMessage: { text: content.text } }
+      case 'location':
+        return {
+          locationMessage: {
+            degreesLatitude: content.latitude,
+            degreesLongitude: content.longitude,
+            ...(content.name ? { name: content.name } : {}),
+            ...(content.address ? { address: content.address } : {})
+          }
+        }
+      case 'contact':
+        return { contactMessage: { displayName: content.displayName, vcard: content.vcard } }
+      case 'image': {
+        const base = await this.mediaFields(content.media)
+        const info = await readImageInfo(content.media.path)
+        return {
+          imageMessage: {
+            ...base,
+            caption: content.caption ?? '',
+            height: info.height,
+            width: info.width,
+            jpegThumbnail: info.jpegThumbnail
+          }
+        }
+      }
+      case 'video':
+        return { videoMessage: { ...(await this.mediaFields(content.media)), caption: content.caption ?? '' } }
+      case 'audio':
+        return { audioMessage: { ...(await this.mediaFields(content.media)), ptt: content.voiceNote ?? false } }
+      case 'document':
+        return {
+          documentMessage: {
+            ...(await this.mediaFields(content.media)),
+            fileName: content.fileName,
+            title: content.fileName,
+            caption: content.caption ?? ''
+          }
+        }
+    }
+  }
+
+  /** The media fields every Baileys media message has; hashes are real, keys are random. */
+  private async mediaFields(media: MediaSource): Promise<Record<string, unknown>> {
+    const { sha256, size } = await digestFile(media.path)
+    const mediaKey = randomBytes(32)
+    const fileSha256 = Buffer.from(sha256, 'hex')
+    // The "encrypted" hash stands for the upload's; derive it so it is stable per file and key.
+    const fileEncSha256 = createHash('sha256').update(mediaKey).update(fileSha256).digest()
+    const token = fileEncSha256.toString('base64url')
+    const now = Math.floor(Date.now() / 1000)
+    return {
+      url: `https://sandbox.chatapp.invalid/v/t62.7118-24/${token}.enc`,
+      mimetype: media.mimetype,
+      fileSha256: fileSha256.toString('base64'),
+      fileLength: String(size),
+      mediaKey: mediaKey.toString('base64'),
+      fileEncSha256: fileEncSha256.toString('base64'),
+      directPath: `/v/t62.7118-24/${token}.enc?ccb=11-4`,
+      mediaKeyTimestamp: String(now)
+    }
+  }
+
+  private rotateQr(): void {
+    this.qrRef = randomBytes(16).toString('base64url')
+    if (this.state !== 'QR') this.setState({ state: 'QR' })
+    // Same layout as WhatsApp's pairing QR: ref,noiseKey,identityKey,advSecret.
+    const qr = [this.qrRef, randomBytes(32).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64')].join(',')
+    this.ctx.hooks.onQr(`sandbox:${this.ctx.instanceId}:${qr}`)
+  }
+
+  private clearTimer(): void {
+    if (this.rotateTimer) clearInterval(this.rotateTimer)
+    this.rotateTimer = null
+  }
+
+  private setState(update: { state: ConnectionState; account?: LinkedAccount; reason?: string }): void {
+    this.state = update.state
+    this.ctx.hooks.onState(update)
+  }
+
+  private async readCreds(): Promise<SandboxCreds | null> {
+    try {
+      return JSON.parse(await readFile(join(this.ctx.authDir, 'sandbox-creds.json'), 'utf8')) as SandboxCreds
+    } catch {
+      return null
+    }
+  }
+}
+
+/** Factory for the session manager. */
+export function createSandboxSession(ctx: ChannelContext): SandboxSession {
+  return new SandboxSession(ctx)
+}

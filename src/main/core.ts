@@ -1,0 +1,114 @@
+/**
+ * The core: storage, channel sessions, services and the event bus, wired together with no Electron
+ * import. The desktop app, the headless server and every test start it the same way.
+ */
+import type { ChannelFactory, ChannelKind } from './channel/types'
+import { createSandboxSession } from './channel/sandbox-channel'
+import { CoreEventBus } from './events'
+import { silentLogger, type Logger } from './logger'
+import { lockDataDir } from './store/data-dir-lock'
+import { openStorage, type Storage } from './store/storage'
+import { AccountService } from './services/account-service'
+import { AttachmentService } from './services/attachment-service'
+import { InboundPipeline } from './services/inbound-pipeline'
+import { InstanceService } from './services/instance-service'
+import { IntentService } from './services/intent-service'
+import { MessageService } from './services/message-service'
+import { SessionManager } from './services/session-manager'
+import { SurveyService } from './services/survey-service'
+import { mkdir } from 'node:fs/promises'
+
+/** Size and time limits (DESIGN.md §4); bytes and milliseconds. */
+export interface Limits {
+  fileBytes: number
+  jsonBytes: number
+  downloadTimeoutMs: number
+}
+
+export const DEFAULT_LIMITS: Limits = { fileBytes: 64 * 1024 * 1024, jsonBytes: 1024 * 1024, downloadTimeoutMs: 30_000 }
+
+export interface CoreOptions {
+  dataDir: string
+  /** Channel of new instances without an explicit one (`CHATAPP_CHANNEL`). */
+  defaultChannel?: ChannelKind
+  /** Fixed bearer token (`CHATAPP_API_TOKEN`). */
+  apiToken?: string
+  logger?: Logger
+  /** Channel implementations; the sandbox is always there. */
+  factories?: Partial<Record<ChannelKind, ChannelFactory>>
+  limits?: Partial<Limits>
+  messageLogLimit?: number
+  /** Take the data-dir lock (default true). */
+  lock?: boolean
+  /** Reconnect instances that were connected (default true). */
+  restoreSessions?: boolean
+}
+
+export interface Core {
+  storage: Storage
+  events: CoreEventBus
+  logger: Logger
+  limits: Limits
+  account: AccountService
+  sessions: SessionManager
+  inbound: InboundPipeline
+  instances: InstanceService
+  intents: IntentService
+  surveys: SurveyService
+  attachments: AttachmentService
+  messages: MessageService
+  /** Stops sessions and waits for every pending write; releases the data-dir lock. */
+  close(): Promise<void>
+}
+
+/**
+ * Opens the data dir and starts the core. Throws DataDirLockedError when another process owns the
+ * dir and DataFileError when a data file is unreadable (nothing is overwritten).
+ */
+export async function startCore(opts: CoreOptions): Promise<Core> {
+  const logger = opts.logger ?? silentLogger()
+  await mkdir(opts.dataDir, { recursive: true })
+  const release =
+    opts.lock === false ? async () => {} : await lockDataDir(opts.dataDir, (err) => logger.error({ err }, 'data dir lock compromised'))
+  let storage: Storage
+  try {
+    storage = await openStorage(opts.dataDir, { messageLogLimit: opts.messageLogLimit })
+  } catch (err) {
+    await release()
+    throw err
+  }
+  const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
+  const events = new CoreEventBus()
+  const account = new AccountService(storage, opts.apiToken)
+  await account.ensure()
+  const inbound = new InboundPipeline({ storage, events, logger })
+  const sessions = new SessionManager({
+    storage,
+    events,
+    logger,
+    factories: { sandbox: createSandboxSession, ...opts.factories },
+    onInbound: (id, msg) => inbound.process(id, msg)
+  })
+  const attachments = new AttachmentService({ storage, events })
+  const core: Core = {
+    storage,
+    events,
+    logger,
+    limits,
+    account,
+    sessions,
+    inbound,
+    instances: new InstanceService({ storage, sessions, events, defaultChannel: opts.defaultChannel ?? 'baileys' }),
+    intents: new IntentService({ storage, events }),
+    surveys: new SurveyService({ storage, events }),
+    attachments,
+    messages: new MessageService({ storage, sessions, events, attachments, limits }),
+    async close() {
+      await sessions.closeAll()
+      await storage.close()
+      await release()
+    }
+  }
+  if (opts.restoreSessions !== false) await sessions.restore()
+  return core
+}

@@ -1,0 +1,36 @@
+/**
+ * The core's event bus: what changed, for the bot engine, webhooks, the UI and the tray to follow.
+ * A typed wrapper over Node's EventEmitter; listeners run synchronously and must not throw.
+ */
+import { EventEmitter } from 'node:events'
+import type { ConnectionState, InboundMessage } from './channel/types'
+import type { LoggedMessage } from '../shared/schemas/records'
+
+export interface CoreEvents {
+  /** An instance's connection state changed. */
+  state: { instanceId: string; state: ConnectionState; previous: ConnectionState; reason?: string }
+  /** A new pairing QR (raw payload) for an instance. */
+  qr: { instanceId: string; qr: string }
+  /** A message entered the log (inbound or outbound). */
+  message: { instanceId: string; message: LoggedMessage; inbound?: InboundMessage }
+  /** Records of an instance changed (instance settings, intents, surveys, attachments). */
+  changed: { instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }
+}
+
+export class CoreEventBus {
+  private readonly emitter = new EventEmitter()
+
+  constructor() {
+    // Every window, SSE client and service may listen; there is no leak to warn about.
+    this.emitter.setMaxListeners(0)
+  }
+
+  on<K extends keyof CoreEvents>(event: K, listener: (payload: CoreEvents[K]) => void): () => void {
+    this.emitter.on(event, listener)
+    return () => this.emitter.off(event, listener)
+  }
+
+  emit<K extends keyof CoreEvents>(event: K, payload: CoreEvents[K]): void {
+    this.emitter.emit(event, payload)
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Image facts a WhatsApp image message carries (seed 2.11): width, height and a small JPEG thumbnail
+ * (base64, 32 px wide like Baileys' own). Uses sharp, which Baileys also uses for thumbnails.
+ */
+import sharp from 'sharp'
+
+export interface ImageInfo {
+  width: number
+  height: number
+  /** Base64 JPEG, or '' when the image cannot be decoded for a thumbnail. */
+  jpegThumbnail: string
+}
+
+/** Reads dimensions and makes the thumbnail. Throws when the file is not a decodable image. */
+export async function readImageInfo(path: string): Promise<ImageInfo> {
+  const meta = await sharp(path).metadata()
+  let jpegThumbnail = ''
+  try {
+    const thumb = await sharp(path).resize({ width: 32 }).jpeg({ quality: 50 }).toBuffer()
+    jpegThumbnail = thumb.toString('base64')
+  } catch {
+    // An animated or exotic image still sends; it just has no preview.
+  }
+  return { width: meta.width ?? 0, height: meta.height ?? 0, jpegThumbnail }
+}

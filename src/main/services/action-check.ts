@@ -1,0 +1,45 @@
+/**
+ * Checks an action object (seed 2.5) against the instance's records, so a typo or a dangling id is a
+ * 400 at save time instead of an action that silently fails at run time (DESIGN.md §4).
+ */
+import { toGroupJid, toJid } from '../channel/jid'
+import type { Action, Instance } from '../../shared/schemas/records'
+import type { ConfigData } from '../store/storage'
+import { AppError, type FieldProblem } from './errors'
+
+/** Throws VALIDATION_ERROR listing every problem found. */
+export function checkAction(action: Action | null | undefined, inst: Instance, data: ConfigData): void {
+  if (!action) return
+  const problems: FieldProblem[] = []
+  const attachment = (id: string) => data.attachments.find((a) => a._id === id && a.instance_id === inst._id)
+  if (action.send_file !== undefined && !attachment(action.send_file)) {
+    problems.push({ field: 'action.send_file', problem: 'names no attachment of this instance' })
+  }
+  if (action.send_photo !== undefined) {
+    const a = attachment(action.send_photo)
+    if (!a) problems.push({ field: 'action.send_photo', problem: 'names no attachment of this instance' })
+    else if (!a.mimetype.startsWith('image/')) problems.push({ field: 'action.send_photo', problem: `is ${a.mimetype}, not an image` })
+  }
+  if (action.start_survey !== undefined && !data.surveys.some((s) => s._id === action.start_survey && s.instance_id === inst._id)) {
+    problems.push({ field: 'action.start_survey', problem: 'names no survey step of this instance' })
+  }
+  if (action.add_to_group !== undefined && !toGroupJid(action.add_to_group)) {
+    problems.push({ field: 'action.add_to_group', problem: 'must be a group id such as 120363012345678901@g.us' })
+  }
+  if (action.send_contact && !toJid(action.send_contact.number)) {
+    problems.push({ field: 'action.send_contact.number', problem: 'must be a phone number' })
+  }
+  const n = action.send_notification
+  if (n) {
+    if (!n.email && !n.chatapp_number) problems.push({ field: 'action.send_notification', problem: 'needs email or chatapp_number' })
+    if (n.chatapp_number && !toJid(n.chatapp_number)) problems.push({ field: 'action.send_notification.chatapp_number', problem: 'must be a phone number' })
+  }
+  const loc = action.send_location
+  if (loc) {
+    if (Math.abs(Number(loc.lat)) > 90) problems.push({ field: 'action.send_location.lat', problem: 'must be between -90 and 90' })
+    if (Math.abs(Number(loc.lng)) > 180) problems.push({ field: 'action.send_location.lng', problem: 'must be between -180 and 180' })
+  }
+  if (problems.length) {
+    throw new AppError('VALIDATION_ERROR', `Invalid request: ${problems.map((p) => `${p.field} ${p.problem}`).join('; ')}`, problems)
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Errors the services raise, with the stable codes of DESIGN.md §4. The HTTP layer maps a code to its
+ * status; the UI shows the message. Messages are written for the owner, never stack traces.
+ */
+
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INTERNAL'
+
+export interface FieldProblem {
+  field: string
+  problem: string
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldProblem[]
+  ) {
+    super(message)
+    this.name = 'AppError'
+  }
+}
+
+/** 400 with one field problem. */
+export function invalid(field: string, problem: string): AppError {
+  return new AppError('VALIDATION_ERROR', `Invalid request: ${field} ${problem}`, [{ field, problem }])
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('NOT_FOUND', `${what} not found`)
+}
+
+export function conflict(message: string): AppError {
+  return new AppError('CONFLICT', message)
+}
+
+/** HTTP status of each code (DESIGN.md §4). */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL: 500
+}

@@ -1,0 +1,72 @@
+/**
+ * Where inbound messages go (DESIGN.md §6–§7, §10): every channel hands them here. Each message is
+ * deduplicated by id (a reconnect can deliver the same message again), logged, announced on the event
+ * bus, then given to the registered handlers (the bot engine) in order. Messages of one instance are
+ * processed one at a time, so a contact's answers reach a survey in the order they were sent.
+ */
+import type { InboundMessage } from '../channel/types'
+import type { CoreEventBus } from '../events'
+import type { Logger } from '../logger'
+import type { Storage } from '../store/storage'
+import type { LoggedMessage } from '../../shared/schemas/records'
+
+/** A consumer of inbound messages; `logged` is the message log entry. */
+export type InboundHandler = (instanceId: string, message: InboundMessage, logged: LoggedMessage) => Promise<void>
+
+export interface InboundPipelineDeps {
+  storage: Storage
+  events: CoreEventBus
+  logger: Logger
+}
+
+export class InboundPipeline {
+  private readonly handlers: InboundHandler[] = []
+  private readonly queues = new Map<string, Promise<void>>()
+
+  constructor(private readonly deps: InboundPipelineDeps) {}
+
+  /** Adds a handler; handlers run in registration order. */
+  use(handler: InboundHandler): void {
+    this.handlers.push(handler)
+  }
+
+  /** Processes one message; resolves when every handler is done. Never rejects. */
+  process(instanceId: string, message: InboundMessage): Promise<void> {
+    const previous = this.queues.get(instanceId) ?? Promise.resolve()
+    const next = previous.then(() => this.handle(instanceId, message))
+    const tail = next.catch((err) => this.deps.logger.error({ err, instanceId, messageId: message.id }, 'inbound message failed'))
+    this.queues.set(instanceId, tail)
+    void tail.then(() => {
+      if (this.queues.get(instanceId) === tail) this.queues.delete(instanceId)
+    })
+    return tail
+  }
+
+  private async handle(instanceId: string, message: InboundMessage): Promise<void> {
+    if (!this.deps.storage.config.data.instances.some((i) => i._id === instanceId)) return
+    if (await this.deps.storage.messages.find(instanceId, message.id)) return
+    const logged: LoggedMessage = {
+      id: message.id,
+      chatId: message.chatId,
+      fromMe: message.fromMe,
+      pushName: message.pushName ?? null,
+      type: message.type,
+      text: message.text,
+      timestamp: message.timestamp * 1000,
+      status: message.fromMe ? 'SERVER_ACK' : 'RECEIVED',
+      source: message.fromMe ? 'phone' : 'inbound',
+      senderId: message.senderId,
+      ...(message.senderPn ? { senderPn: message.senderPn } : {}),
+      ...(message.senderLid ? { senderLid: message.senderLid } : {})
+    }
+    await this.deps.storage.messages.append(instanceId, logged)
+    this.deps.events.emit('message', { instanceId, message: logged, inbound: message })
+    for (const handler of this.handlers) {
+      try {
+        await handler(instanceId, message, logged)
+      } catch (err) {
+        this.deps.logger.error({ err, instanceId, messageId: message.id }, 'inbound handler failed')
+      }
+    }
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Session orchestration: one live channel session per started instance (DESIGN.md §5).
+ *
+ * Creates sessions through the channel factories, keeps the latest QR per instance, persists state
+ * changes to the instance record (status, bot_number, user) and publishes them on the event bus, and
+ * hands inbound messages to the inbound pipeline. At shutdown sessions stop without writing
+ * DISCONNECTED, so instances that were CONNECTED reconnect by themselves at the next start.
+ */
+import { join } from 'node:path'
+import type {
+  ChannelFactory,
+  ChannelKind,
+  ChannelSession,
+  ConnectionState,
+  InboundMessage,
+  StateUpdate
+} from '../channel/types'
+import type { CoreEventBus } from '../events'
+import type { Logger } from '../logger'
+import type { Storage } from '../store/storage'
+import { AppError } from './errors'
+
+export interface SessionManagerDeps {
+  storage: Storage
+  events: CoreEventBus
+  logger: Logger
+  factories: Partial<Record<ChannelKind, ChannelFactory>>
+  /** Where inbound messages go (message log, bot engine, webhooks). Never rejects. */
+  onInbound: (instanceId: string, message: InboundMessage) => Promise<void>
+}
+
+export class SessionManager {
+  private readonly sessions = new Map<string, ChannelSession>()
+  private readonly qrs = new Map<string, string>()
+  private closing = false
+
+  constructor(private readonly deps: SessionManagerDeps) {}
+
+  /** The live session of an instance, if started. */
+  get(instanceId: string): ChannelSession | undefined {
+    return this.sessions.get(instanceId)
+  }
+
+  /** The latest QR payload of an instance in state QR. */
+  latestQr(instanceId: string): string | undefined {
+    return this.qrs.get(instanceId)
+  }
+
+  /** Starts the instance's session (idempotent). Throws CONFLICT when its channel is unavailable. */
+  async start(instanceId: string): Promise<ChannelSession> {
+    let session = this.sessions.get(instanceId)
+    if (!session) {
+      session = this.create(instanceId)
+      this.sessions.set(instanceId, session)
+    }
+    await session.start()
+    return session
+  }
+
+  /** Stops the session and forgets it; credentials stay. */
+  async stop(instanceId: string): Promise<void> {
+    const session = this.sessions.get(instanceId)
+    this.sessions.delete(instanceId)
+    this.qrs.delete(instanceId)
+    await session?.stop()
+  }
+
+  /** Unlinks the device and deletes its credentials, whether or not a session is running. */
+  async logout(instanceId: string): Promise<void> {
+    const session = this.sessions.get(instanceId) ?? this.create(instanceId)
+    this.sessions.delete(instanceId)
+    this.qrs.delete(instanceId)
+    await session.logout()
+  }
+
+  /** Starts the instances that were connected (or reconnecting) when the app last stopped. */
+  async restore(): Promise<void> {
+    for (const inst of this.deps.storage.config.data.instances) {
+      const status = inst.settings.status
+      if (status === 'CONNECTED' || status === 'CONNECTING') {
+        this.start(inst._id).catch((err) => this.deps.logger.warn({ err, instanceId: inst._id }, 'could not restore session'))
+      } else if (status === 'QR') {
+        // A QR left on screen at shutdown has expired; the owner starts pairing again.
+        await this.persistState(inst._id, { state: 'DISCONNECTED' })
+      }
+    }
+  }
+
+  /** Stops every session for shutdown; saved statuses are kept for the next start. */
+  async closeAll(): Promise<void> {
+    this.closing = true
+    const all = [...this.sessions.values()]
+    this.sessions.clear()
+    await Promise.allSettled(all.map((s) => s.stop()))
+  }
+
+  /** The auth dir of an instance (its channel credentials). */
+  authDir(instanceId: string): string {
+    return join(this.deps.storage.paths.sessions, instanceId)
+  }
+
+  private create(instanceId: string): ChannelSession {
+    const inst = this.deps.storage.config.data.instances.find((i) => i._id === instanceId)
+    if (!inst) throw new AppError('NOT_FOUND', 'Instance not found')
+    const kind = inst.settings.channel
+    const factory = this.deps.factories[kind]
+    if (!factory) throw new AppError('CONFLICT', `The ${kind} channel is not available in this build.`)
+    const logger = this.deps.logger.child({ instanceId, channel: kind })
+    return factory({
+      instanceId,
+      authDir: this.authDir(instanceId),
+      logger,
+      hooks: {
+        onState: (update) => {
+          this.persistState(instanceId, update).catch((err) => logger.error({ err }, 'could not save the instance state'))
+        },
+        onQr: (qr) => {
+          this.qrs.set(instanceId, qr)
+          this.deps.events.emit('qr', { instanceId, qr })
+        },
+        onMessage: (message) =>
+          this.deps.onInbound(instanceId, message).catch((err) => logger.error({ err }, 'inbound message failed'))
+      }
+    })
+  }
+
+  private async persistState(instanceId: string, update: StateUpdate): Promise<void> {
+    const inst = this.deps.storage.config.data.instances.find((i) => i._id === instanceId)
+    if (!inst) return
+    const previous = inst.settings.status as ConnectionState
+    if (update.state !== 'QR') this.qrs.delete(instanceId)
+    if (!this.closing) {
+      await this.deps.storage.config.update(() => {
+        inst.settings.status = update.state
+        if (update.account) {
+          inst.settings.bot_number = update.account.phone
+          inst.settings.user = { id: update.account.id, name: update.account.name }
+        }
+        if (update.state === 'LOGGED_OUT') inst.settings.user = null
+        if (previous !== update.state || update.account) {
+          inst.updatedAt = new Date().toISOString()
+        }
+      })
+    }
+    if (previous !== update.state) {
+      this.deps.events.emit('state', { instanceId, state: update.state, previous, reason: update.reason })
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Surveys (seed §2.3, §4.1; DESIGN.md §9): one record per step; steps with the same title form a
+ * survey, ordered by sort_id. Runs are kept in the runtime store and listed per survey.
+ */
+import type { CoreEventBus } from '../events'
+import { newObjectId } from '../ids'
+import type { Storage } from '../store/storage'
+import type { Instance, Survey, SurveyRun } from '../../shared/schemas/records'
+import type { CreateSurveyBody, DeleteResult, UpdateSurveyBody } from '../../shared/schemas/operations'
+import { checkAction } from './action-check'
+import { notFound } from './errors'
+
+export interface SurveyServiceDeps {
+  storage: Storage
+  events: CoreEventBus
+}
+
+/** A run as listed by the responses route. */
+export type SurveyResponse = Pick<SurveyRun, 'chatId' | 'pushName' | 'status' | 'answers' | 'startedAt' | 'completedAt'> & {
+  _id: string
+}
+
+function toSortId(v: number | string): number {
+  return typeof v === 'number' ? v : Number.parseInt(v.trim(), 10)
+}
+
+/** Steps of one survey in asking order: sort_id, then creation. */
+export function orderSteps(steps: Survey[]): Survey[] {
+  return [...steps].sort((a, b) => a.sort_id - b.sort_id || a.createdAt.localeCompare(b.createdAt) || a._id.localeCompare(b._id))
+}
+
+export class SurveyService {
+  constructor(private readonly deps: SurveyServiceDeps) {}
+
+  private get data() {
+    return this.deps.storage.config.data
+  }
+
+  /** Every step of the instance, grouped by title and in step order. */
+  list(inst: Instance): Survey[] {
+    const mine = this.data.surveys.filter((s) => s.instance_id === inst._id)
+    const titles = [...new Set(mine.map((s) => s.title))]
+    return titles.flatMap((t) => orderSteps(mine.filter((s) => s.title === t)))
+  }
+
+  get(inst: Instance, id: string): Survey {
+    const step = this.data.surveys.find((s) => s._id === id && s.instance_id === inst._id)
+    if (!step) throw notFound('Survey')
+    return step
+  }
+
+  /** The ordered steps of the survey a step belongs to. */
+  stepsOf(inst: Instance, title: string): Survey[] {
+    return orderSteps(this.data.surveys.filter((s) => s.instance_id === inst._id && s.title === title))
+  }
+
+  async create(inst: Instance, body: CreateSurveyBody): Promise<Survey> {
+    checkAction(body.action, inst, this.data)
+    const now = new Date().toISOString()
+    const step: Survey = {
+      _id: newObjectId(),
+      client_id: inst.user_id,
+      instance_id: inst._id,
+      title: body.title,
+      keyword: body.keyword,
+      reply: body.reply,
+      sort_id: toSortId(body.sort_id),
+      ...(body.action ? { action: body.action } : {}),
+      createdAt: now,
+      updatedAt: now,
+      __v: 0
+    }
+    await this.deps.storage.config.update((d) => {
+      d.surveys.push(step)
+    })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
+    return step
+  }
+
+  async update(inst: Instance, id: string, body: UpdateSurveyBody): Promise<Survey> {
+    const step = this.get(inst, id)
+    checkAction(body.action, inst, this.data)
+    await this.deps.storage.config.update(() => {
+      if (body.title !== undefined) step.title = body.title
+      if (body.keyword !== undefined) step.keyword = body.keyword
+      if (body.reply !== undefined) step.reply = body.reply
+      if (body.sort_id !== undefined) step.sort_id = toSortId(body.sort_id)
+      if (body.action === null) delete step.action
+      else if (body.action !== undefined) step.action = body.action
+      step.updatedAt = new Date().toISOString()
+      step.__v += 1
+    })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
+    return step
+  }
+
+  async delete(inst: Instance, id: string): Promise<DeleteResult> {
+    this.get(inst, id)
+    await this.deps.storage.config.update((d) => {
+      d.surveys = d.surveys.filter((s) => s._id !== id)
+    })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
+    return { n: 1, ok: 1, deletedCount: 1 }
+  }
+
+  /** Runs of the survey that `stepId` belongs to, oldest first (DESIGN.md §9). */
+  responses(inst: Instance, stepId: string): SurveyResponse[] {
+    const step = this.get(inst, stepId)
+    return this.deps.storage.runtime.data.surveyRuns
+      .filter((r) => r.instance_id === inst._id && r.survey_title === step.title)
+      .map((r) => ({
+        _id: r._id,
+        chatId: r.chatId,
+        pushName: r.pushName,
+        status: r.status,
+        answers: r.answers,
+        startedAt: r.startedAt,
+        completedAt: r.completedAt
+      }))
+  }
+}

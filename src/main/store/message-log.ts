@@ -1,0 +1,169 @@
+/**
+ * The message log (DESIGN.md §7): every inbound and outbound message, newest N per instance.
+ *
+ * High-churn data lives apart from the configuration file: one append-only JSON Lines file per
+ * instance (`messages/<instanceId>.jsonl`). Appends are grouped and fsynced, so a burst costs few
+ * syscalls and an acknowledged append is on disk. When a file holds twice the limit it is rewritten
+ * atomically with the newest N. A torn last line (kill -9 during an append that was never
+ * acknowledged) is skipped on load; any other unparsable line stops the load with a clear error.
+ */
+import { mkdir, open, readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import writeFileAtomic from 'write-file-atomic'
+import type { LoggedMessage } from '../../shared/schemas/records'
+import { DataFileError } from './atomic-json-file'
+
+export interface MessageQuery {
+  chatId?: string
+  /** Max entries returned (newest last). */
+  limit?: number
+  /** Only entries strictly older than this epoch-ms timestamp. */
+  before?: number
+}
+
+interface InstanceLog {
+  entries: LoggedMessage[]
+  /** Lines in the file, to know when to compact. */
+  lines: number
+  pending: string[]
+  waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }>
+  flushing: Promise<void> | null
+}
+
+export class MessageLog {
+  private readonly logs = new Map<string, Promise<InstanceLog>>()
+
+  constructor(
+    private readonly dir: string,
+    /** Newest entries kept per instance. */
+    private readonly limit = 1000
+  ) {}
+
+  /** Appends one entry; resolves once it is on disk. */
+  async append(instanceId: string, entry: LoggedMessage): Promise<void> {
+    const log = await this.load(instanceId)
+    log.entries.push(entry)
+    if (log.entries.length > this.limit) log.entries.splice(0, log.entries.length - this.limit)
+    log.pending.push(JSON.stringify(entry) + '\n')
+    await new Promise<void>((resolve, reject) => {
+      log.waiters.push({ resolve, reject })
+      if (!log.flushing) log.flushing = this.flush(instanceId, log)
+    })
+  }
+
+  /** Entries of one instance, oldest first, filtered by chat and time, at most `limit` (newest). */
+  async list(instanceId: string, query: MessageQuery = {}): Promise<LoggedMessage[]> {
+    const log = await this.load(instanceId)
+    let rows = log.entries
+    if (query.chatId !== undefined) rows = rows.filter((m) => m.chatId === query.chatId)
+    if (query.before !== undefined) rows = rows.filter((m) => m.timestamp < query.before!)
+    const limit = query.limit ?? 100
+    return rows.slice(Math.max(0, rows.length - limit))
+  }
+
+  /** Finds an entry by message id (newest first). */
+  async find(instanceId: string, id: string): Promise<LoggedMessage | undefined> {
+    const log = await this.load(instanceId)
+    for (let i = log.entries.length - 1; i >= 0; i--) if (log.entries[i]!.id === id) return log.entries[i]
+    return undefined
+  }
+
+  /** Deletes the log of an instance (instance delete). */
+  async remove(instanceId: string): Promise<void> {
+    const log = this.logs.get(instanceId)
+    if (log) {
+      const l = await log
+      while (l.flushing) await l.flushing
+    }
+    this.logs.delete(instanceId)
+    await rm(this.file(instanceId), { force: true })
+  }
+
+  /** Waits for every pending append. */
+  async close(): Promise<void> {
+    for (const p of this.logs.values()) {
+      const l = await p
+      while (l.flushing) await l.flushing
+    }
+  }
+
+  private file(instanceId: string): string {
+    return join(this.dir, `${instanceId}.jsonl`)
+  }
+
+  private load(instanceId: string): Promise<InstanceLog> {
+    let p = this.logs.get(instanceId)
+    if (!p) {
+      p = this.read(instanceId)
+      this.logs.set(instanceId, p)
+      p.catch(() => this.logs.delete(instanceId))
+    }
+    return p
+  }
+
+  private async read(instanceId: string): Promise<InstanceLog> {
+    const file = this.file(instanceId)
+    let text = ''
+    try {
+      text = await readFile(file, 'utf8')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new DataFileError(file, err)
+    }
+    const lines = text.split('\n')
+    const entries: LoggedMessage[] = []
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!
+      if (!line) continue
+      try {
+        entries.push(JSON.parse(line) as LoggedMessage)
+      } catch (err) {
+        // Only the final line can be torn by a crash mid-append; it was never acknowledged.
+        const isLast = lines.slice(i + 1).every((l) => l === '')
+        if (!isLast) throw new DataFileError(file, err)
+      }
+    }
+    const log: InstanceLog = { entries: entries.slice(-this.limit), lines: entries.length, pending: [], waiters: [], flushing: null }
+    // Rewrite when a torn tail was dropped, so the next append starts on a clean line.
+    if (text && !text.endsWith('\n')) await this.rewrite(instanceId, log)
+    return log
+  }
+
+  private async flush(instanceId: string, log: InstanceLog): Promise<void> {
+    try {
+      while (log.waiters.length > 0) {
+        const chunk = log.pending.join('')
+        const count = log.pending.length
+        const waiters = log.waiters
+        log.pending = []
+        log.waiters = []
+        try {
+          if (log.lines + count > this.limit * 2) {
+            await this.rewrite(instanceId, log)
+          } else {
+            await mkdir(this.dir, { recursive: true })
+            const fh = await open(this.file(instanceId), 'a')
+            try {
+              await fh.write(chunk)
+              await fh.sync()
+            } finally {
+              await fh.close()
+            }
+            log.lines += count
+          }
+          for (const w of waiters) w.resolve()
+        } catch (err) {
+          for (const w of waiters) w.reject(err)
+        }
+      }
+    } finally {
+      log.flushing = null
+    }
+  }
+
+  private async rewrite(instanceId: string, log: InstanceLog): Promise<void> {
+    await mkdir(this.dir, { recursive: true })
+    const text = log.entries.map((e) => JSON.stringify(e) + '\n').join('')
+    await writeFileAtomic(this.file(instanceId), text, { fsync: true })
+    log.lines = log.entries.length
+  }
+}
