@@ -34,7 +34,7 @@ const TEXT_TYPES: Record<string, string> = {
  */
 export async function detectMimeType(path: string, fileName?: string, declared?: string): Promise<string> {
   const detected = await fileTypeFromFile(path)
-  if (detected) return detected.mime === 'audio/opus' ? 'audio/ogg' : detected.mime
+  if (detected) return detected.mime
   const byExt = fileName ? TEXT_TYPES[extname(fileName).toLowerCase()] : undefined
   if (byExt) return byExt
   // A declared binary type we could not confirm is not trusted for inline media kinds.

@@ -1,0 +1,161 @@
+/**
+ * Credentials (DESIGN.md §3) and the error envelope (§4) across routes: bearer token, instance
+ * credentials from query or body, instance isolation, malformed input, unknown routes, Host check.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { makeHarness, type Harness } from '../helpers/harness'
+
+let h: Harness
+beforeEach(async () => {
+  h = await makeHarness()
+})
+afterEach(async () => {
+  await h.close()
+})
+
+function expectError(res: { statusCode: number; json: any }, status: number, code: string) {
+  expect(res.statusCode).toBe(status)
+  expect(res.json.status).toBe(false)
+  expect(res.json.error.code).toBe(code)
+  expect(typeof res.json.message).toBe('string')
+  expect(JSON.stringify(res.json)).not.toMatch(/at \S+ \(|node_modules/)
+}
+
+describe('bearer token', () => {
+  it('is not needed for /health, which answers version and uptime', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/health' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: true, message: 'ok', data: { version: 'test' } })
+    expect(res.json().data.uptime_s).toBeGreaterThanOrEqual(0)
+  })
+
+  it.each([
+    ['GET', '/chatapp'],
+    ['POST', '/chatapp/createNewChatapp'],
+    ['DELETE', '/chatapp/abc'],
+    ['GET', '/intent'],
+    ['POST', '/chatapp/message'],
+    ['GET', '/chatapp/scan'],
+    ['PUT', '/chatapp/updateGeneral']
+  ])('%s %s without a token is a 401', async (method, url) => {
+    const res = await h.app.inject({ method: method as 'GET', url })
+    expectError({ statusCode: res.statusCode, json: res.json() }, 401, 'UNAUTHORIZED')
+    expect(res.headers['www-authenticate']).toBe('Bearer')
+  })
+
+  it('rejects a wrong token', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/chatapp', headers: { authorization: 'Bearer nope' } })
+    expectError({ statusCode: res.statusCode, json: res.json() }, 401, 'UNAUTHORIZED')
+    expect(res.json().message).toBe('Invalid bearer token')
+  })
+
+  it('accepts and ignores x-refresh', async () => {
+    const res = await h.call({ method: 'GET', url: '/chatapp', headers: { 'x-refresh': 'whatever' } })
+    expect(res.statusCode).toBe(200)
+  })
+
+  it('refuses a foreign Host header (DNS rebinding)', async () => {
+    const res = await h.call({ method: 'GET', url: '/chatapp', headers: { host: 'evil.example:3210' } })
+    expect(res.statusCode).toBe(403)
+    const ok = await h.call({ method: 'GET', url: '/chatapp', headers: { host: '127.0.0.1:3210' } })
+    expect(ok.statusCode).toBe(200)
+  })
+
+  it('sends no CORS headers', async () => {
+    const res = await h.call({ method: 'GET', url: '/chatapp', headers: { origin: 'http://evil.example' } })
+    expect(res.headers['access-control-allow-origin']).toBeUndefined()
+  })
+})
+
+describe('instance credentials', () => {
+  it('missing session_id or access_token is a 400 naming the field', async () => {
+    let res = await h.call({ method: 'GET', url: '/intent' })
+    expectError(res, 400, 'VALIDATION_ERROR')
+    expect(res.json.error.details).toEqual([{ field: 'session_id', problem: 'is required' }])
+    const inst = await h.createInstance()
+    res = await h.call({ method: 'GET', url: `/intent?session_id=${inst.session_id}` })
+    expect(res.json.error.details).toEqual([{ field: 'access_token', problem: 'is required' }])
+  })
+
+  it('credentials that match no instance are a 401', async () => {
+    const inst = await h.createInstance()
+    const res = await h.call({ method: 'GET', url: `/intent?session_id=${inst.session_id}&access_token=wrong` })
+    expectError(res, 401, 'UNAUTHORIZED')
+    const res2 = await h.call({ method: 'GET', url: '/intent', payload: { session_id: 'nope', access_token: inst.settings.access_token } })
+    expectError(res2, 401, 'UNAUTHORIZED')
+  })
+
+  it('wrong-typed credentials are a 400', async () => {
+    const res = await h.call({ method: 'POST', url: '/intent', payload: { session_id: 5, access_token: 'x', title: 't', keyword: 'k', reply: 'r' } })
+    expectError(res, 400, 'VALIDATION_ERROR')
+    expect(res.json.error.details[0].field).toBe('session_id')
+  })
+
+  it('are read from a GET body as the seed sends them', async () => {
+    const inst = await h.createInstance()
+    const res = await h.call({ method: 'GET', url: '/intent', payload: { session_id: inst.session_id, access_token: inst.settings.access_token } })
+    expect(res.statusCode).toBe(200)
+    expect(res.json).toEqual({ status: true, message: 'Intent fetched successfully!', data: [] })
+  })
+
+  it("never reach another instance's records", async () => {
+    const a = await h.createInstance()
+    const b = await h.createInstance()
+    const credsA = { session_id: a.session_id, access_token: a.settings.access_token }
+    const credsB = { session_id: b.session_id, access_token: b.settings.access_token }
+    const created = await h.call({ method: 'POST', url: '/intent', payload: { ...credsA, title: 'A', keyword: 'hello', reply: 'from A' } })
+    const id = created.json.data._id
+    const survey = await h.call({ method: 'POST', url: '/survey', payload: { ...credsA, title: 'S', keyword: 'start', reply: 'Q1', sort_id: 1, action: {} } })
+    for (const req of [
+      { method: 'GET', url: `/intent/${id}` },
+      { method: 'PUT', url: `/intent/${id}`, extra: { reply: 'hacked' } },
+      { method: 'DELETE', url: `/intent/${id}` },
+      { method: 'GET', url: `/survey/${survey.json.data._id}` },
+      { method: 'DELETE', url: `/survey/${survey.json.data._id}` },
+      { method: 'GET', url: `/chatapp/instance/logout/${a._id}` }
+    ]) {
+      const res = await h.call({ method: req.method as 'GET', url: req.url, payload: { ...credsB, ...(req.extra ?? {}) } })
+      expectError(res, 404, 'NOT_FOUND')
+    }
+    const listB = await h.call({ method: 'GET', url: '/intent', payload: credsB })
+    expect(listB.json.data).toEqual([])
+    const still = await h.call({ method: 'GET', url: `/intent/${id}`, payload: credsA })
+    expect(still.json.data.reply).toBe('from A')
+    expect(h.core.instances.get(a._id).settings.status).toBe('DISCONNECTED')
+  })
+})
+
+describe('malformed input', () => {
+  it('bad JSON is a 400 VALIDATION_ERROR', async () => {
+    const res = await h.call({ method: 'POST', url: '/intent', headers: { 'content-type': 'application/json' }, payload: '{"title": ' })
+    expectError(res, 400, 'VALIDATION_ERROR')
+    expect(res.json.message).toMatch(/Malformed JSON/)
+  })
+
+  it('a JSON body over the limit is a 413', async () => {
+    const big = 'x'.repeat(1024 * 1024 + 10)
+    const res = await h.call({ method: 'POST', url: '/intent', payload: { title: big } })
+    expectError(res, 413, 'PAYLOAD_TOO_LARGE')
+  })
+
+  it('an unsupported content type is a 415', async () => {
+    const res = await h.call({ method: 'POST', url: '/intent', headers: { 'content-type': 'text/xml' }, payload: '<x/>' })
+    expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE')
+  })
+
+  it('an unknown route is a 404 in the envelope', async () => {
+    const res = await h.call({ method: 'GET', url: '/nope' })
+    expectError(res, 404, 'NOT_FOUND')
+  })
+
+  it('unknown top-level fields are ignored, unknown action members are a 400', async () => {
+    const inst = await h.createInstance()
+    const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
+    const ok = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 't', keyword: 'k', reply: 'r', color: 'blue' } })
+    expect(ok.statusCode).toBe(200)
+    expect(ok.json.data.color).toBeUndefined()
+    const bad = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 't', keyword: 'k', reply: 'r', action: { send_locaton: {} } } })
+    expectError(bad, 400, 'VALIDATION_ERROR')
+    expect(bad.json.error.details).toEqual([{ field: 'action.send_locaton', problem: 'is not an allowed field' }])
+  })
+})
