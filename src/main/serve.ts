@@ -12,8 +12,9 @@ import { DataDirLockedError } from './store/data-dir-lock'
 async function main(): Promise<void> {
   const config = readServeConfig()
   const app = await startApp(config)
-  console.log(`Chatapp API listening on ${app.url}`)
+  // The token first: scripts that wait for the ready line have it by then.
   if (!config.apiToken) console.log(`API token: ${app.core.account.token()}`)
+  console.log(`Chatapp API listening on ${app.url}`)
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return

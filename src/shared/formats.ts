@@ -47,8 +47,9 @@ export function parseTimeZone(value: string): ParsedTimeZone | null {
   }
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(v)) return null
   try {
-    const name = new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone
-    return { kind: 'iana', name }
+    // Keep the owner's spelling: ICU may canonicalise Asia/Kolkata to the legacy Asia/Calcutta.
+    new Intl.DateTimeFormat('en-US', { timeZone: v })
+    return { kind: 'iana', name: v }
   } catch {
     return null
   }

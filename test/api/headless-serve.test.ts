@@ -1,0 +1,93 @@
+/**
+ * The headless contract (DESIGN.md §2) on the real process: ready line, /health, generated token,
+ * clean shutdown on SIGTERM, one process per data dir, and crash safety: a kill -9 in the middle of
+ * a burst of writes leaves data files that load, with every write that was answered.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { startCore } from '../../src/main/core'
+import { startServe } from '../helpers/serve-process'
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'chatapp-serve-'))
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const TOKEN = 'test-token-0123456789abcdef'
+
+async function api(url: string, method: string, path: string, body?: object) {
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined
+  })
+  return { status: res.status, json: (await res.json()) as any }
+}
+
+it('starts, answers /health, shuts down cleanly on SIGTERM, refuses a second process', async () => {
+  const srv = await startServe({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox' })
+  expect(srv.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+  const token = /API token: (\S+)/.exec(srv.output())?.[1]
+  expect(token).toMatch(/^[\w-]{40,}$/)
+  const health = await (await fetch(`${srv.url}/health`)).json()
+  expect(health).toMatchObject({ status: true, message: 'ok', data: { version: expect.any(String) } })
+  const second = await startServe({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0' }).catch((e: Error) => e)
+  expect(String(second)).toMatch(/already using the data dir/)
+  srv.child.kill('SIGTERM')
+  expect(await srv.exited).toBe(0)
+}, 40_000)
+
+it('refuses bad configuration with a message naming the variable', async () => {
+  const err = await startServe({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: 'eighty' }).catch((e: Error) => e)
+  expect(String(err)).toMatch(/CHATAPP_PORT must be a port number/)
+})
+
+it('kill -9 during a burst of writes loses no answered write', async () => {
+  const srv = await startServe({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: TOKEN })
+  const inst = (await api(srv.url, 'POST', '/chatapp/createNewChatapp', {})).json.data
+  const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
+  await api(srv.url, 'POST', '/chatapp/init', creds)
+  await api(srv.url, 'POST', `/chatapp/sandbox/scan?${new URLSearchParams(creds)}`)
+
+  const answeredIntents: string[] = []
+  const answeredMessages: string[] = []
+  let stop = false
+  const worker = async (n: number) => {
+    for (let i = 0; !stop; i++) {
+      try {
+        if (i % 2 === 0) {
+          const r = await api(srv.url, 'POST', '/intent', { ...creds, title: `w${n}-${i}`, keyword: `k${n}x${i}`, reply: 'r' })
+          if (r.status === 200) answeredIntents.push(r.json.data._id)
+        } else {
+          const r = await api(srv.url, 'POST', `/chatapp/message?${new URLSearchParams(creds)}`, { chatId: '15550001111', message: `m${n}-${i}` })
+          if (r.status === 200) answeredMessages.push(r.json.data.message.key.id)
+        }
+      } catch {
+        return // the server died mid-request: that write was never answered
+      }
+    }
+  }
+  const workers = Array.from({ length: 8 }, (_, n) => worker(n))
+  while (answeredIntents.length < 60) await new Promise((r) => setTimeout(r, 10))
+  srv.child.kill('SIGKILL')
+  stop = true
+  await Promise.all(workers)
+  expect(await srv.exited).toBe('SIGKILL')
+
+  const core = await startCore({ dataDir: dir, restoreSessions: false })
+  try {
+    const ids = new Set(core.storage.config.data.intents.map((i) => i._id))
+    const missing = answeredIntents.filter((id) => !ids.has(id))
+    expect(missing).toEqual([])
+    const logged = new Set((await core.storage.messages.list(inst._id, { limit: 1000 })).map((m) => m.id))
+    expect(answeredMessages.filter((id) => !logged.has(id))).toEqual([])
+    expect(answeredMessages.length).toBeGreaterThan(10)
+  } finally {
+    await core.close()
+  }
+}, 60_000)

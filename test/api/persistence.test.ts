@@ -1,0 +1,84 @@
+/**
+ * Storage durability (issue 2 §2): a restart finds every record again; a connected instance
+ * reconnects without a new QR; an unreadable data file stops the start and is left untouched; one
+ * process per data dir.
+ */
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, expect, it } from 'vitest'
+import { makeHarness, type Harness } from '../helpers/harness'
+import { startCore } from '../../src/main/core'
+import { DataFileError } from '../../src/main/store/atomic-json-file'
+import { DataDirLockedError } from '../../src/main/store/data-dir-lock'
+import { multipart, png } from '../helpers/fixtures'
+
+let h: Harness | undefined
+afterEach(async () => {
+  await h?.close()
+  h = undefined
+})
+
+it('a restart finds every record, the token, and reconnects the connected instance', async () => {
+  h = await makeHarness()
+  const { inst, creds, qs } = await h.connectedInstance()
+  const idle = await h.createInstance()
+  const intent = (await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'T', keyword: 'k', reply: 'r' } })).json.data
+  const survey = (await h.call({ method: 'POST', url: '/survey', payload: { ...creds, title: 'S', keyword: 'k', reply: 'q', sort_id: 1, action: {} } })).json.data
+  const att = (await h.call({ method: 'POST', url: `/attachment?${qs}`, ...multipart({}, { filename: 'a.png', contentType: 'image/png', data: await png() }) })).json.data
+  await h.call({ method: 'PUT', url: `/chatapp/updateGeneral?${qs}`, payload: { bot_name: 'Persisted' } })
+  await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'kept' } })
+  const token = h.token
+  const botNumber = h.core.instances.get(inst._id).settings.bot_number
+
+  h = await h.restart()
+  expect(h.token).toBe(token)
+  expect(h.core.instances.list().map((i) => i._id)).toEqual([inst._id, idle._id])
+  expect((await h.call({ method: 'GET', url: `/intent/${intent._id}?${qs}` })).json.data).toEqual(intent)
+  expect((await h.call({ method: 'GET', url: `/survey/${survey._id}?${qs}` })).json.data).toEqual(survey)
+  expect((await h.call({ method: 'GET', url: `/attachment/${att._id}?${qs}` })).json.data).toEqual(att)
+  expect((await h.call({ method: 'GET', url: `/attachment/${att._id}/file?${qs}` })).rawPayload.length).toBe(att.size)
+  expect(h.core.instances.get(inst._id).settings.bot_name).toBe('Persisted')
+  expect((await h.call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data.map((m: { text: string }) => m.text)).toEqual(['kept'])
+  // Restored from saved credentials: CONNECTED again, same number, no QR.
+  const s = h.core.instances.get(inst._id).settings
+  expect(s.status).toBe('CONNECTED')
+  expect(s.bot_number).toBe(botNumber)
+  expect(h.core.instances.get(idle._id).settings.status).toBe('DISCONNECTED')
+  expect((await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'after restart' } })).statusCode).toBe(200)
+})
+
+it('a QR left on screen at shutdown comes back DISCONNECTED', async () => {
+  h = await makeHarness()
+  const inst = await h.createInstance()
+  await h.call({ method: 'POST', url: '/chatapp/init', payload: { session_id: inst.session_id, access_token: inst.settings.access_token } })
+  expect(h.core.instances.get(inst._id).settings.status).toBe('QR')
+  h = await h.restart()
+  expect(h.core.instances.get(inst._id).settings.status).toBe('DISCONNECTED')
+})
+
+it('an unreadable data file stops the start with a clear message and is not overwritten', async () => {
+  h = await makeHarness()
+  await h.createInstance()
+  const dir = h.dataDir
+  await h.close(true)
+  h = undefined
+  const file = join(dir, 'chatapp.json')
+  const corrupt = (await readFile(file, 'utf8')).slice(0, 40)
+  await writeFile(file, corrupt)
+  const err = await startCore({ dataDir: dir }).catch((e: unknown) => e)
+  expect(err).toBeInstanceOf(DataFileError)
+  expect((err as Error).message).toMatch(/chatapp\.json is unreadable .* left untouched/)
+  expect(await readFile(file, 'utf8')).toBe(corrupt)
+  // The lock was released: a fixed file starts fine.
+  await writeFile(file, '{}')
+  const core = await startCore({ dataDir: dir })
+  expect(core.instances.list()).toEqual([])
+  await core.close()
+})
+
+it('one process per data dir', async () => {
+  h = await makeHarness()
+  const err = await startCore({ dataDir: h.dataDir }).catch((e: unknown) => e)
+  expect(err).toBeInstanceOf(DataDirLockedError)
+  expect((err as Error).message).toMatch(/already using the data dir/)
+}, 30_000)

@@ -1,0 +1,57 @@
+import { appendFile, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { MessageLog } from '../../../src/main/store/message-log'
+import { DataFileError } from '../../../src/main/store/atomic-json-file'
+import type { LoggedMessage } from '../../../src/shared/schemas/records'
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'chatapp-log-'))
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const msg = (i: number, chatId = 'a@s.whatsapp.net'): LoggedMessage => ({
+  id: `M${i}`,
+  chatId,
+  fromMe: false,
+  pushName: null,
+  type: 'text',
+  text: `t${i}`,
+  timestamp: 1000 + i,
+  status: 'RECEIVED',
+  source: 'inbound'
+})
+
+it('appends, lists newest last, filters, and survives a reopen', async () => {
+  const log = new MessageLog(dir, 100)
+  await Promise.all([msg(1), msg(2, 'b@s.whatsapp.net'), msg(3)].map((m) => log.append('i1', m)))
+  expect((await log.list('i1')).map((m) => m.id)).toEqual(['M1', 'M2', 'M3'])
+  expect((await log.list('i1', { chatId: 'a@s.whatsapp.net' })).map((m) => m.id)).toEqual(['M1', 'M3'])
+  expect((await log.list('i1', { before: 1003, limit: 1 })).map((m) => m.id)).toEqual(['M2'])
+  const again = new MessageLog(dir, 100)
+  expect((await again.list('i1')).map((m) => m.id)).toEqual(['M1', 'M2', 'M3'])
+  expect(await again.list('other')).toEqual([])
+})
+
+it('keeps the newest N and compacts the file', async () => {
+  const log = new MessageLog(dir, 10)
+  for (let i = 0; i < 35; i++) await log.append('i1', msg(i))
+  expect((await log.list('i1', { limit: 100 })).map((m) => m.id)).toEqual(Array.from({ length: 10 }, (_, k) => `M${25 + k}`))
+  const lines = (await readFile(join(dir, 'i1.jsonl'), 'utf8')).trim().split('\n')
+  expect(lines.length).toBeLessThanOrEqual(20)
+})
+
+it('drops a torn last line (an unacknowledged append) and refuses mid-file corruption', async () => {
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'i1.jsonl'), JSON.stringify(msg(1)) + '\n' + '{"id":"M2","chat')
+  const log = new MessageLog(dir, 10)
+  expect((await log.list('i1')).map((m) => m.id)).toEqual(['M1'])
+  await log.append('i1', msg(3))
+  expect((await new MessageLog(dir, 10).list('i1')).map((m) => m.id)).toEqual(['M1', 'M3'])
+  await appendFile(join(dir, 'i2.jsonl'), 'garbage\n' + JSON.stringify(msg(1)) + '\n')
+  await expect(new MessageLog(dir, 10).list('i2')).rejects.toBeInstanceOf(DataFileError)
+})
