@@ -78,6 +78,11 @@ describe('toSentMessage', () => {
     expect(JSON.parse(JSON.stringify(sent))).toEqual(sent)
   })
 
+  it('leaves out the per-message secret the library adds', () => {
+    const msg = { key: { remoteJid: 'a@s.whatsapp.net', id: 'X', fromMe: true }, message: { conversation: 'x', messageContextInfo: { messageSecret: Buffer.alloc(32, 9) } } }
+    expect(toSentMessage(msg, 1).message).toEqual({ conversation: 'x' })
+  })
+
   it('maps other statuses and fills a missing timestamp', () => {
     const msg = { key: { remoteJid: 'a@s.whatsapp.net', id: 'X', fromMe: true }, message: { conversation: 'x' }, status: proto.WebMessageInfo.Status.SERVER_ACK }
     expect(toSentMessage(msg, 42)).toMatchObject({ status: 'SERVER_ACK', messageTimestamp: '42', message: { conversation: 'x' } })

@@ -9,6 +9,9 @@
  * - {@link toSentMessage}: the `WAMessage` `sendMessage` resolves with → the seed 2.11 result
  *   ({@link SentMessage}), via protobuf's JSON form (`WebMessageInfo.toJSON`): binary fields as
  *   base64, 64-bit numbers as decimal strings, `status` as its enum name ('PENDING' …).
+ *   `message.messageContextInfo` is left out: the library adds a random per-message
+ *   `messageSecret` there (used to encrypt reactions/poll votes), which is neither content nor
+ *   anything a script or webhook should receive; seed 2.11 and the sandbox have no such field.
  */
 import { proto, type AnyMessageContent, type WAMessage } from 'baileys'
 import type { OutboundContent, SentMessage } from '../types'
@@ -70,9 +73,10 @@ export function toSentMessage(msg: WAMessage, nowSeconds: number): SentMessage {
     messageTimestamp?: string | number
     status?: string
   }
+  const { messageContextInfo: _secret, ...message } = json.message ?? {}
   return {
     key: { remoteJid: json.key?.remoteJid ?? msg.key.remoteJid ?? '', fromMe: true, id: json.key?.id ?? msg.key.id ?? '' },
-    message: json.message ?? {},
+    message,
     messageTimestamp: String(json.messageTimestamp ?? nowSeconds),
     status: toStatus(json.status)
   }
