@@ -110,5 +110,6 @@ describe('describeClose / formatDelay', () => {
     expect(formatDelay(4000)).toBe('4 s')
     expect(formatDelay(1187)).toBe('1.2 s')
     expect(formatDelay(38399)).toBe('38 s')
+    expect(formatDelay(800)).toBe('800 ms')
   })
 })

@@ -122,8 +122,9 @@ export function describeClose(statusCode: number | undefined, message: string): 
   return statusCode ? `${text} (${statusCode})` : text
 }
 
-/** "4 s", "1.5 s" — delays as the owner reads them in logs and reasons. */
+/** "4 s", "1.5 s", "800 ms" — delays as the owner reads them in logs and reasons. */
 export function formatDelay(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
   const s = ms / 1000
   return `${s < 10 && !Number.isInteger(s) ? s.toFixed(1) : Math.round(s)} s`
 }
