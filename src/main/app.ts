@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApiServer, type ApiServerOptions } from './api/server'
+import { applyTestRootKey, createBaileysChannel, createBaileysSession } from './channel/baileys'
 import type { ServeConfig } from './config'
 import { startCore, type Core } from './core'
 import { createLogger } from './logger'
@@ -20,11 +21,17 @@ export interface RunningApp {
 
 export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions, 'plugins' | 'publicPrefixes'> = {}): Promise<RunningApp> {
   const logger = createLogger(config.logLevel)
+  if (config.waRootKey) {
+    applyTestRootKey(config.waRootKey)
+    logger.warn('CHATAPP_WA_ROOT_KEY is set: WhatsApp server certificates are checked against a TEST root key (tests only)')
+  }
+  if (config.waWebSocketUrl) logger.warn({ url: config.waWebSocketUrl }, 'CHATAPP_WA_WS_URL is set: the Baileys channel connects to a TEST server (tests only)')
   const core = await startCore({
     dataDir: config.dataDir,
     defaultChannel: config.channel,
     apiToken: config.apiToken,
-    logger
+    logger,
+    factories: { baileys: config.waWebSocketUrl ? createBaileysChannel({ waWebSocketUrl: config.waWebSocketUrl }) : createBaileysSession }
   })
   let server: FastifyInstance
   try {

@@ -1,6 +1,7 @@
 /**
  * Headless configuration from the environment (DESIGN.md §2). Invalid values stop the start with a
- * message naming the variable.
+ * message naming the variable. `CHATAPP_WA_WS_URL` / `CHATAPP_WA_ROOT_KEY` are the Baileys channel's
+ * offline test seam (DESIGN.md §5): for tests only, unset in normal use.
  */
 import { homedir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +16,10 @@ export interface ServeConfig {
   apiToken?: string
   channel: ChannelKind
   logLevel: string
+  /** `CHATAPP_WA_WS_URL`: Baileys' waWebSocketUrl. Tests only (a local protocol test server). */
+  waWebSocketUrl?: string
+  /** `CHATAPP_WA_ROOT_KEY`: Curve25519 public key replacing WA_CERT_DETAILS.PUBLIC_KEY. Tests only. */
+  waRootKey?: Buffer
 }
 
 /** A configuration problem; the message names the variable. */
@@ -41,7 +46,20 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
   if (token !== undefined && token !== '' && token.length < 16) {
     throw new ConfigError('CHATAPP_API_TOKEN must be at least 16 characters long')
   }
+  const wsUrl = env.CHATAPP_WA_WS_URL?.trim()
+  if (wsUrl && !/^wss?:\/\/[^\s]+$/.test(wsUrl)) {
+    throw new ConfigError(`CHATAPP_WA_WS_URL must be a ws:// or wss:// URL (tests only), got "${wsUrl}"`)
+  }
+  const rootKey = env.CHATAPP_WA_ROOT_KEY?.trim()
+  let waRootKey: Buffer | undefined
+  if (rootKey) {
+    waRootKey = Buffer.from(rootKey, 'base64')
+    const ok = /^[A-Za-z0-9+/_-]+=*$/.test(rootKey) && (waRootKey.length === 32 || (waRootKey.length === 33 && waRootKey[0] === 5))
+    if (!ok) throw new ConfigError('CHATAPP_WA_ROOT_KEY must be the base64 of a Curve25519 public key, 32 bytes (tests only)')
+  }
   return {
+    ...(wsUrl ? { waWebSocketUrl: wsUrl } : {}),
+    ...(waRootKey ? { waRootKey } : {}),
     dataDir: env.CHATAPP_DATA_DIR?.trim() || defaultDataDir(env),
     host: env.CHATAPP_HOST?.trim() || '127.0.0.1',
     port,

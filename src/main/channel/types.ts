@@ -142,6 +142,19 @@ export interface GroupAddResult {
   status: string
 }
 
+/** Options of one send. */
+export interface ChannelSendOptions {
+  /** Show "typing…" in the chat for a moment before the message (bot replies). Channels may ignore it. */
+  composing?: boolean
+}
+
+/** The bytes of an inbound message's media, fetched on demand. */
+export interface DownloadedMedia {
+  data: Buffer
+  mimetype: string
+  fileName?: string
+}
+
 /** One live session of one instance. */
 export interface ChannelSession {
   readonly kind: ChannelKind
@@ -154,9 +167,15 @@ export interface ChannelSession {
   /** Pairing by phone number (digits). Needs the session started and not yet paired. */
   requestPairingCode(phone: string): Promise<string>
   /** Sends one message. Throws when not connected. */
-  send(jid: string, content: OutboundContent): Promise<SentMessage>
+  send(jid: string, content: OutboundContent, options?: ChannelSendOptions): Promise<SentMessage>
   /** Adds users to a group; throws {@link ChannelError} `NOT_GROUP_ADMIN` when not an admin. */
   addToGroup(groupJid: string, participants: string[]): Promise<GroupAddResult[]>
+  /**
+   * The media of a recent inbound message (by `InboundMessage.id`), downloaded on demand. Optional:
+   * channels without real media leave it out. Throws {@link ChannelError} `MEDIA_UNAVAILABLE` when
+   * the message is unknown (too old), has no media, or the download fails.
+   */
+  downloadMedia?(messageId: string): Promise<DownloadedMedia>
 }
 
 export type ChannelFactory = (ctx: ChannelContext) => ChannelSession
@@ -164,7 +183,7 @@ export type ChannelFactory = (ctx: ChannelContext) => ChannelSession
 /** An error raised by a channel with a stable code the services map to HTTP answers. */
 export class ChannelError extends Error {
   constructor(
-    readonly code: 'NOT_CONNECTED' | 'NOT_GROUP_ADMIN' | 'ALREADY_PAIRED' | 'NOT_STARTED' | 'SEND_FAILED',
+    readonly code: 'NOT_CONNECTED' | 'NOT_GROUP_ADMIN' | 'ALREADY_PAIRED' | 'NOT_STARTED' | 'SEND_FAILED' | 'MEDIA_UNAVAILABLE',
     message: string
   ) {
     super(message)

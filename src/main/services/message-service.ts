@@ -98,7 +98,8 @@ export class MessageService {
     const session = this.connectedSession(inst)
     let sent: SentMessage
     try {
-      sent = await session.send(jid, content)
+      // Bot replies show "typing…" first, like a person answering; API sends go out at once.
+      sent = await session.send(jid, content, { composing: opts.source === 'bot' })
     } catch (err) {
       if (err instanceof ChannelError && err.code === 'NOT_CONNECTED') throw conflict(err.message)
       throw err

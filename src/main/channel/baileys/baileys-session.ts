@@ -1,0 +1,651 @@
+/**
+ * The real channel: one instance as a WhatsApp linked device on Baileys 7 (DESIGN.md §5).
+ *
+ * Lifecycle. `start()` opens the auth state (sessions/<id>/, {@link AuthStore}) and makes one socket.
+ * Its `connection.update` events drive the states: CONNECTING → QR (each rotating QR goes to
+ * hooks.onQr) → the phone scans → the library asks for a restart (515) → a new socket with the same
+ * auth → `open` = CONNECTED with the linked account. Every close goes through
+ * {@link decideDisconnect}: reconnect at once (515), back off with jitter (network, 428, 503…),
+ * stop and wait for the owner (QR expired → DISCONNECTED; connection replaced; fatal), or logged out
+ * (401/403/419 → credentials deleted, LOGGED_OUT). There is never more than one socket per session:
+ * a new one is made only after the old one closed and its listeners were removed, and every timer
+ * belongs to the session and is cleared by stop/logout. `stop()` keeps the credentials;
+ * `logout()` unlinks the device when connected, then deletes them.
+ *
+ * Start, stop, logout and the asynchronous parts of close handling run one at a time (a promise
+ * chain), so a stop can never interleave with a reconnect that is opening the auth state.
+ *
+ * Inbound: `messages.upsert` ('notify' live, 'append' offline backlog / own sends) → the pure
+ * {@link toInboundMessage} → hooks.onMessage, in arrival order. `offline` is true before the socket
+ * reports `receivedPendingNotifications`, and for 'append' messages not sent by the account.
+ * Echoes of our own sends are skipped (already logged as outbound); the app's inbound pipeline
+ * dedupes redeliveries by id.
+ *
+ * Outbound: one ordered, paced {@link SendQueue} per session; optional "composing" presence first.
+ * Results are the library's message info as seed 2.11 JSON ({@link toSentMessage}).
+ *
+ * Memory: the message store, the retry counter, device, call-offer, placeholder and signal-key
+ * caches are per session, bounded, and survive reconnects (the retry counter must).
+ */
+import { release } from 'node:os'
+import { Browsers, DEFAULT_CONNECTION_CONFIG, downloadMediaMessage, fetchLatestWaWebVersion, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type GroupMetadata, type UserFacingSocketConfig, type WABrowserDescription, type WAVersion } from 'baileys'
+import { pino } from 'pino'
+import type { Logger } from '../../logger'
+import { PRODUCT_NAME } from '../../version'
+import { toGroupJid, toJid } from '../jid'
+import {
+  ChannelError,
+  type ChannelContext,
+  type ChannelSendOptions,
+  type ChannelSession,
+  type ConnectionState,
+  type DownloadedMedia,
+  type GroupAddResult,
+  type LinkedAccount,
+  type OutboundContent,
+  type SentMessage,
+  type StateUpdate
+} from '../types'
+import { AuthStore } from './auth-store'
+import { BoundedCache } from './bounded-cache'
+import { backoffDelayMs, CloseCode, decideDisconnect, DEFAULT_BACKOFF, describeClose, formatDelay, type BackoffOptions } from './disconnect-policy'
+import { stripDevice, toInboundMessage } from './inbound-mapper'
+import { DEFAULT_MESSAGE_STORE_SIZE, MessageStore } from './message-store'
+import { toMessageContent, toSentMessage } from './outbound-mapper'
+import { DEFAULT_SEND_PACING, SendQueue } from './send-queue'
+import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
+import { realTimers, sleep, withTimeout, type TimerHandle, type Timers } from './timers'
+
+export interface BaileysChannelOptions {
+  /** Makes the socket; default Baileys' makeWASocket. Tests pass a fake. */
+  socketFactory?: SocketFactory
+  /** `CHATAPP_WA_WS_URL` (tests only): a local protocol test server instead of WhatsApp. */
+  waWebSocketUrl?: string
+  /** The linked-device description [os, browser, version]; the phone lists the device by it. */
+  browser?: WABrowserDescription
+  /** WA Web version; default the one bundled with the library. */
+  version?: WAVersion
+  /** Fetches the current WA Web version, used after a 405 close. Default: the library's, 5 s timeout. */
+  fetchVersion?: () => Promise<WAVersion | undefined>
+  timers?: Timers
+  /** [0, 1); jitter of the backoff and the send pacing. */
+  random?: () => number
+  backoff?: Partial<BackoffOptions>
+  /** Minimum gap and random extra between two sends (ms). */
+  sendPacing?: { minIntervalMs?: number; jitterMs?: number }
+  /** How long "typing…" shows before a send with `composing` (ms). */
+  composingMs?: number
+  /** How long a pairing-code request waits for the socket to be ready (ms). */
+  pairingWaitMs?: number
+  /** Recent messages kept for retries, media download and echo detection. */
+  messageStoreSize?: number
+  /** Longest wait for a socket to close on stop/logout (ms); it finishes closing in the background. */
+  closeTimeoutMs?: number
+  /** Longest wait for the server to confirm a logout (ms). */
+  logoutTimeoutMs?: number
+}
+
+const DEFAULT_BROWSER: WABrowserDescription = [PRODUCT_NAME, 'Chrome', release()]
+
+/** Level of the library's logger: `warn`, or the app's level when that is stricter. */
+function libraryLogger(logger: Logger): Logger {
+  const warn = pino.levels.values.warn!
+  const level = logger.levelVal > warn ? logger.level : 'warn'
+  return logger.child({ lib: 'baileys' }, { level })
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** `output.statusCode` of a Boom error (Baileys' close reasons), if any. */
+function statusCodeOf(err: unknown): number | undefined {
+  const code = (err as { output?: { statusCode?: unknown } } | undefined)?.output?.statusCode
+  return typeof code === 'number' ? code : undefined
+}
+
+/** Baileys query errors carry the server's code in `data` (lib/WABinary/generic-utils.js assertNodeErrorFree). */
+function isForbidden(err: unknown): boolean {
+  const data = (err as { data?: unknown } | undefined)?.data
+  return data === 401 || data === 403 || /not-authorized|forbidden/i.test(errorMessage(err))
+}
+
+export function accountFrom(me: Contact): LinkedAccount {
+  const id = stripDevice(me.id)
+  return {
+    id,
+    name: me.name || me.notify || me.verifiedName || '',
+    phone: id.split('@')[0]!.replace(/\D/g, ''),
+    ...(me.lid ? { lid: stripDevice(me.lid) } : {})
+  }
+}
+
+function isAdminOf(meta: GroupMetadata, me: Contact): boolean {
+  const mine = new Set([me.id, me.lid, me.phoneNumber].filter((j): j is string => Boolean(j)).map(stripDevice))
+  return meta.participants.some((p) => {
+    const ids = [p.id, p.lid, p.phoneNumber].filter((j): j is string => Boolean(j)).map(stripDevice)
+    if (!ids.some((j) => mine.has(j))) return false
+    return p.admin === 'admin' || p.admin === 'superadmin' || Boolean(p.isAdmin || p.isSuperAdmin)
+  })
+}
+
+async function defaultFetchVersion(): Promise<WAVersion | undefined> {
+  const res = await fetchLatestWaWebVersion({ signal: AbortSignal.timeout(5000) } as RequestInit)
+  return res.isLatest ? res.version : undefined
+}
+
+/** Per-socket facts the close policy needs. */
+interface SocketRun {
+  sock: BaileysSocket
+  qrShown: boolean
+  /** `receivedPendingNotifications` seen: later messages are live. */
+  pendingDone: boolean
+  detach: () => void
+}
+
+export class BaileysSession implements ChannelSession {
+  readonly kind = 'baileys' as const
+  private state: ConnectionState = 'DISCONNECTED'
+  /** The owner wants a connection (between start and stop/logout/terminal close). */
+  private running = false
+  /** Bumped by every start/stop/logout: scheduled work of an older epoch is void. */
+  private epoch = 0
+  private lifecycle: Promise<void> = Promise.resolve()
+  private auth: AuthStore | null = null
+  private run: SocketRun | null = null
+  private reconnectTimer: TimerHandle | null = null
+  private attempt = 0
+  private restartsInRow = 0
+  private badSessionsInRow = 0
+  private version: WAVersion | undefined
+  private refreshVersionNext = false
+  private account: LinkedAccount | null = null
+  /** Why the last attempt failed, while a reconnect is pending. */
+  private lastFailure: string | null = null
+  private qrWaiters: Array<{ resolve: (sock: BaileysSocket) => void; reject: (err: unknown) => void; timer: TimerHandle }> = []
+
+  private readonly timers: Timers
+  private readonly random: () => number
+  private readonly backoff: BackoffOptions
+  private readonly factory: SocketFactory
+  private readonly libLogger: Logger
+  private readonly queue: SendQueue
+  private readonly messages: MessageStore
+  private readonly caches = {
+    msgRetry: new BoundedCache({ max: 5000, ttlMs: 60 * 60_000 }),
+    userDevices: new BoundedCache({ max: 5000, ttlMs: 5 * 60_000 }),
+    callOffer: new BoundedCache({ max: 200, ttlMs: 5 * 60_000 }),
+    placeholderResend: new BoundedCache({ max: 2000, ttlMs: 60 * 60_000 }),
+    signalKeys: new BoundedCache({ max: 10_000, ttlMs: 5 * 60_000 })
+  }
+
+  constructor(
+    private readonly ctx: ChannelContext,
+    private readonly opts: BaileysChannelOptions = {}
+  ) {
+    this.timers = opts.timers ?? realTimers
+    this.random = opts.random ?? Math.random
+    this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff }
+    this.factory = opts.socketFactory ?? defaultSocketFactory
+    this.version = opts.version
+    this.libLogger = libraryLogger(ctx.logger)
+    this.queue = new SendQueue({
+      minIntervalMs: opts.sendPacing?.minIntervalMs ?? DEFAULT_SEND_PACING.minIntervalMs,
+      jitterMs: opts.sendPacing?.jitterMs ?? DEFAULT_SEND_PACING.jitterMs,
+      timers: this.timers,
+      random: this.random
+    })
+    this.messages = new MessageStore(opts.messageStoreSize ?? DEFAULT_MESSAGE_STORE_SIZE)
+  }
+
+  get currentState(): ConnectionState {
+    return this.state
+  }
+
+  /** True while a socket exists (tests: nothing left behind after stop/logout). */
+  get hasSocket(): boolean {
+    return this.run !== null
+  }
+
+  /** True while a reconnect is scheduled. */
+  get reconnectPending(): boolean {
+    return this.reconnectTimer !== null
+  }
+
+  start(): Promise<void> {
+    return this.serial(async () => {
+      if (this.running) return
+      this.running = true
+      this.epoch++
+      this.attempt = this.restartsInRow = this.badSessionsInRow = 0
+      this.report({ state: 'CONNECTING' })
+      try {
+        this.auth = await AuthStore.open(this.ctx.authDir, this.ctx.logger)
+      } catch (err) {
+        this.running = false
+        this.ctx.logger.error({ err }, 'could not read the saved WhatsApp credentials')
+        this.report({ state: 'DISCONNECTED', reason: errorMessage(err) })
+        return
+      }
+      this.connect()
+    })
+  }
+
+  stop(): Promise<void> {
+    return this.serial(async () => {
+      this.halt(new ChannelError('NOT_CONNECTED', 'The session was stopped before the message was sent.'))
+      await this.endSocket()
+      await this.auth?.close()
+      this.auth = null
+      if (this.state !== 'DISCONNECTED' && this.state !== 'LOGGED_OUT') this.report({ state: 'DISCONNECTED', reason: 'stopped' })
+    })
+  }
+
+  logout(): Promise<void> {
+    return this.serial(async () => {
+      const wasConnected = this.state === 'CONNECTED'
+      this.halt(new ChannelError('NOT_CONNECTED', 'The session was logged out before the message was sent.'))
+      const run = this.run
+      if (run) {
+        this.detach()
+        if (wasConnected) {
+          try {
+            await withTimeout(this.timers, run.sock.logout(), this.opts.logoutTimeoutMs ?? 5000, () => {
+              this.ctx.logger.warn('the server did not confirm the logout in time; deleting the local credentials anyway')
+            })
+          } catch (err) {
+            this.ctx.logger.warn({ err }, 'could not unlink the device on the server; deleting the local credentials anyway')
+          }
+        }
+        await this.endSocket(run.sock)
+      }
+      await this.dropCredentials()
+      this.report({ state: 'LOGGED_OUT', reason: 'logged out' })
+    })
+  }
+
+  async requestPairingCode(phone: string): Promise<string> {
+    const digits = phone.replace(/\D/g, '')
+    if (this.state === 'CONNECTED' || this.auth?.paired) throw new ChannelError('ALREADY_PAIRED', 'The instance is already linked.')
+    if (!this.running) throw new ChannelError('NOT_STARTED', 'Call /chatapp/init first, then ask for a pairing code.')
+    if (!this.run && this.reconnectTimer !== null && this.lastFailure) {
+      throw new ChannelError('NOT_STARTED', `Not connected to WhatsApp yet (${this.lastFailure}); try again later.`)
+    }
+    const sock = this.state === 'QR' && this.run ? this.run.sock : await this.waitForQr()
+    try {
+      return await sock.requestPairingCode(digits)
+    } catch (err) {
+      throw new ChannelError('NOT_STARTED', `Could not request a pairing code: ${errorMessage(err)}. Try again.`)
+    }
+  }
+
+  async send(jid: string, content: OutboundContent, options: ChannelSendOptions = {}): Promise<SentMessage> {
+    if (this.state !== 'CONNECTED' || !this.run) throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    const target = toJid(jid)
+    if (!target) throw new ChannelError('SEND_FAILED', `Not a phone number or JID: ${jid}`)
+    const message = toMessageContent(content)
+    return this.queue.enqueue(async () => {
+      const sock = this.connectedSocket()
+      if (options.composing) {
+        try {
+          await sock.sendPresenceUpdate('composing', target)
+          await sleep(this.timers, this.opts.composingMs ?? 1000)
+        } catch (err) {
+          this.ctx.logger.debug({ err }, 'could not send the composing presence')
+        }
+      }
+      let sent
+      try {
+        sent = await this.connectedSocket(sock).sendMessage(target, message)
+      } catch (err) {
+        if (err instanceof ChannelError) throw err
+        if (statusCodeOf(err) === CloseCode.connectionClosed) throw new ChannelError('NOT_CONNECTED', 'The connection was lost while sending.')
+        throw new ChannelError('SEND_FAILED', `WhatsApp did not take the message: ${errorMessage(err)}`)
+      }
+      if (!sent) throw new ChannelError('SEND_FAILED', 'WhatsApp did not take the message.')
+      this.messages.remember(sent, true)
+      return toSentMessage(sent, Math.floor(this.timers.now() / 1000))
+    })
+  }
+
+  async addToGroup(groupJid: string, participants: string[]): Promise<GroupAddResult[]> {
+    const sock = this.connectedSocket()
+    const gid = toGroupJid(groupJid)
+    if (!gid) throw new ChannelError('SEND_FAILED', `Not a group id: ${groupJid}`)
+    const jids = participants.map((p) => {
+      const j = toJid(p)
+      if (!j) throw new ChannelError('SEND_FAILED', `Not a phone number or JID: ${p}`)
+      return j
+    })
+    const me = sock.user
+    let meta: GroupMetadata
+    try {
+      meta = await sock.groupMetadata(gid)
+    } catch (err) {
+      if (isForbidden(err)) throw new ChannelError('NOT_GROUP_ADMIN', `The bot is not a member of ${gid}, so it cannot add people to it.`)
+      throw new ChannelError('SEND_FAILED', `Could not read the group ${gid}: ${errorMessage(err)}`)
+    }
+    if (!me || !isAdminOf(meta, me)) throw new ChannelError('NOT_GROUP_ADMIN', `The bot is not an admin of ${gid}; make it an admin to add people.`)
+    try {
+      const res = await sock.groupParticipantsUpdate(gid, jids, 'add')
+      return res.map((r, i) => ({ jid: r.jid ?? jids[i] ?? '', status: String(r.status) }))
+    } catch (err) {
+      if (isForbidden(err)) throw new ChannelError('NOT_GROUP_ADMIN', `The bot is not an admin of ${gid}; make it an admin to add people.`)
+      throw new ChannelError('SEND_FAILED', `Could not add to ${gid}: ${errorMessage(err)}`)
+    }
+  }
+
+  async downloadMedia(messageId: string): Promise<DownloadedMedia> {
+    const msg = this.messages.get(messageId)
+    const inbound = msg ? toInboundMessage(msg, { offline: false, nowSeconds: 0 }) : null
+    if (!msg || !inbound?.media) throw new ChannelError('MEDIA_UNAVAILABLE', `No recent message ${messageId} with media.`)
+    const sock = this.run?.sock
+    try {
+      const data = await downloadMediaMessage(msg, 'buffer', {}, {
+        logger: this.libLogger,
+        reuploadRequest: (m) => (sock ? sock.updateMediaMessage(m) : Promise.reject(new Error('not connected')))
+      })
+      return { data, mimetype: inbound.media.mimetype, ...(inbound.media.fileName ? { fileName: inbound.media.fileName } : {}) }
+    } catch (err) {
+      throw new ChannelError('MEDIA_UNAVAILABLE', `Could not download the media of ${messageId}: ${errorMessage(err)}`)
+    }
+  }
+
+  /* ---------- socket ---------- */
+
+  private socketConfig(auth: AuthStore): UserFacingSocketConfig {
+    return {
+      auth: { creds: auth.creds, keys: makeCacheableSignalKeyStore(auth.keys, this.libLogger, this.caches.signalKeys.asCacheStore()) },
+      logger: this.libLogger,
+      browser: this.opts.browser ?? DEFAULT_BROWSER,
+      version: this.version ?? DEFAULT_CONNECTION_CONFIG.version,
+      ...(this.opts.waWebSocketUrl ? { waWebSocketUrl: this.opts.waWebSocketUrl } : {}),
+      // The phone keeps its notifications while the desk is linked.
+      markOnlineOnConnect: false,
+      syncFullHistory: false,
+      getMessage: async (key) => this.messages.content(key.id),
+      msgRetryCounterCache: this.caches.msgRetry.asCacheStore(),
+      userDevicesCache: this.caches.userDevices.asCacheStore(),
+      callOfferCache: this.caches.callOffer.asCacheStore(),
+      placeholderResendCache: this.caches.placeholderResend.asCacheStore()
+    }
+  }
+
+  /** Makes the one socket of the session. Only called with no socket and a running session. */
+  private connect(): void {
+    if (!this.running || this.run || !this.auth) return
+    let sock: BaileysSocket
+    try {
+      sock = this.factory(this.socketConfig(this.auth))
+    } catch (err) {
+      // E.g. an invalid test URL: handled like a connection that failed at once.
+      this.onClose(null, err)
+      return
+    }
+    const run: SocketRun = { sock, qrShown: false, pendingDone: false, detach: () => {} }
+    const onUpdate = (u: BaileysEventMap['connection.update']) => this.onConnectionUpdate(run, u)
+    const onCreds = (u: BaileysEventMap['creds.update']) => this.onCredsUpdate(run, u)
+    const onUpsert = (u: BaileysEventMap['messages.upsert']) => this.onUpsert(run, u)
+    sock.ev.on('connection.update', onUpdate)
+    sock.ev.on('creds.update', onCreds)
+    sock.ev.on('messages.upsert', onUpsert)
+    run.detach = () => {
+      sock.ev.off('connection.update', onUpdate)
+      sock.ev.off('creds.update', onCreds)
+      sock.ev.off('messages.upsert', onUpsert)
+    }
+    this.run = run
+  }
+
+  private onConnectionUpdate(run: SocketRun, u: BaileysEventMap['connection.update']): void {
+    if (run !== this.run) return
+    if (typeof u.qr === 'string' && u.qr) {
+      run.qrShown = true
+      if (this.state !== 'QR') this.report({ state: 'QR' })
+      this.ctx.hooks.onQr(u.qr)
+      for (const w of this.qrWaiters.splice(0)) {
+        this.timers.clearTimeout(w.timer)
+        w.resolve(run.sock)
+      }
+    }
+    if (u.isNewLogin) this.ctx.logger.info('device linked; the connection restarts to log in')
+    if (u.receivedPendingNotifications) run.pendingDone = true
+    if (u.connection === 'open') {
+      this.attempt = this.restartsInRow = this.badSessionsInRow = 0
+      this.lastFailure = null
+      const me = run.sock.user ?? this.auth?.creds.me
+      this.account = me ? accountFrom(me) : null
+      this.report({ state: 'CONNECTED', ...(this.account ? { account: this.account } : {}) })
+    }
+    if (u.connection === 'close') this.onClose(run, u.lastDisconnect?.error)
+  }
+
+  private onCredsUpdate(run: SocketRun, update: BaileysEventMap['creds.update']): void {
+    if (run !== this.run || !this.auth) return
+    // The socket already merged it into the same object; merging again keeps us right if not.
+    Object.assign(this.auth.creds, update)
+    this.auth.saveCreds().catch((err) => this.ctx.logger.error({ err }, 'could not save the WhatsApp credentials'))
+    if (this.state === 'CONNECTED' && update.me) {
+      const account = accountFrom({ ...this.auth.creds.me!, ...update.me })
+      if (account.name !== this.account?.name || account.lid !== this.account?.lid) {
+        this.account = account
+        this.report({ state: 'CONNECTED', account })
+      }
+    }
+  }
+
+  private onUpsert(run: SocketRun, { messages, type }: BaileysEventMap['messages.upsert']): void {
+    if (run !== this.run) return
+    const nowSeconds = Math.floor(this.timers.now() / 1000)
+    for (const msg of messages) {
+      const ownEcho = Boolean(msg.key?.fromMe) && this.messages.isOwnSend(msg.key?.id)
+      this.messages.remember(msg, false)
+      if (ownEcho) continue
+      const offline = !run.pendingDone || (type === 'append' && !msg.key?.fromMe)
+      const inbound = toInboundMessage(msg, { offline, nowSeconds })
+      if (inbound) void this.ctx.hooks.onMessage(inbound)
+    }
+  }
+
+  /** A socket closed (or could not be made: `run` null). Decides what comes next. */
+  private onClose(run: SocketRun | null, error: unknown): void {
+    if (run) {
+      if (run !== this.run) return
+      this.detach()
+    }
+    const lost = new ChannelError('NOT_CONNECTED', 'The connection closed before the message was sent.')
+    this.queue.clear(lost)
+    this.rejectQrWaiters(new ChannelError('NOT_STARTED', 'The connection closed while waiting to pair; try again.'))
+    if (!this.running) return
+
+    const statusCode = statusCodeOf(error)
+    const message = errorMessage(error ?? 'connection closed')
+    const badSessionsInRow = statusCode === CloseCode.badSession ? this.badSessionsInRow + 1 : 0
+    const action = decideDisconnect({
+      statusCode,
+      message,
+      paired: this.auth?.paired ?? false,
+      qrShown: run?.qrShown ?? false,
+      restartsInRow: this.restartsInRow,
+      badSessionsInRow
+    })
+    this.restartsInRow = statusCode === CloseCode.restartRequired ? this.restartsInRow + 1 : 0
+    this.badSessionsInRow = badSessionsInRow
+    const what = describeClose(statusCode, message)
+
+    switch (action.kind) {
+      case 'reconnect-now':
+        this.ctx.logger.info({ statusCode }, 'WhatsApp asked for a restart; reconnecting')
+        this.report({ state: 'CONNECTING', reason: 'restarting the connection' })
+        this.scheduleConnect(0)
+        return
+      case 'backoff': {
+        this.attempt++
+        const delay = backoffDelayMs(this.attempt, this.random, this.backoff)
+        if (action.refreshVersion) this.refreshVersionNext = true
+        const reason = `connection failed: ${what}, retrying in ${formatDelay(delay)}`
+        this.lastFailure = `connection failed: ${what}`
+        this.ctx.logger.warn({ statusCode, attempt: this.attempt, delayMs: delay }, reason)
+        this.report({ state: 'CONNECTING', reason })
+        this.scheduleConnect(delay)
+        return
+      }
+      case 'qr-expired':
+        this.terminal('DISCONNECTED', 'the QR code expired without a scan; call init again to pair', { resetUnpaired: true })
+        return
+      case 'replaced':
+        this.terminal('DISCONNECTED', `another WhatsApp Web client took over this session: ${what}; call init to reconnect here`, {})
+        return
+      case 'fatal':
+        this.terminal('DISCONNECTED', `stopped: ${what}`, {})
+        return
+      case 'logged-out':
+        this.terminal('LOGGED_OUT', `logged out by WhatsApp: ${what}; the device must be linked again`, { dropCredentials: true })
+        return
+    }
+  }
+
+  /** Stops after a close the session must not retry; the async clean-up runs in the lifecycle chain. */
+  private terminal(state: ConnectionState, reason: string, how: { dropCredentials?: boolean; resetUnpaired?: boolean }): void {
+    this.halt(new ChannelError('NOT_CONNECTED', 'The instance is not connected.'))
+    const level = state === 'LOGGED_OUT' ? 'warn' : 'info'
+    this.ctx.logger[level]({ state }, reason)
+    void this.serial(async () => {
+      if (how.dropCredentials) {
+        await this.dropCredentials()
+      } else if (how.resetUnpaired && this.auth && !this.auth.paired && this.auth.creds.me) {
+        // A pairing code was asked for and never entered: those creds cannot log in.
+        await this.auth.destroy()
+        this.auth = null
+      } else {
+        await this.auth?.close()
+        this.auth = null
+      }
+      this.report({ state, reason })
+    })
+  }
+
+  private scheduleConnect(delayMs: number): void {
+    this.clearReconnect()
+    const epoch = this.epoch
+    this.reconnectTimer = this.timers.setTimeout(() => {
+      this.reconnectTimer = null
+      void this.serial(async () => {
+        if (epoch !== this.epoch || !this.running) return
+        if (this.auth && !this.auth.paired && this.auth.creds.me) {
+          // The socket died during a pairing-code attempt: start again from fresh creds.
+          await this.auth.destroy()
+          this.auth = null
+          this.caches.signalKeys.clear()
+          try {
+            this.auth = await AuthStore.open(this.ctx.authDir, this.ctx.logger)
+          } catch (err) {
+            this.halt(new ChannelError('NOT_CONNECTED', 'The instance is not connected.'))
+            this.report({ state: 'DISCONNECTED', reason: errorMessage(err) })
+            return
+          }
+        }
+        if (this.refreshVersionNext) {
+          this.refreshVersionNext = false
+          await this.refreshVersion()
+        }
+        if (epoch !== this.epoch || !this.running) return
+        this.connect()
+      })
+    }, delayMs)
+  }
+
+  private async refreshVersion(): Promise<void> {
+    try {
+      const v = await (this.opts.fetchVersion ?? defaultFetchVersion)()
+      if (v) {
+        this.version = v
+        this.ctx.logger.info({ version: v.join('.') }, 'using the current WA Web version')
+      }
+    } catch (err) {
+      this.ctx.logger.warn({ err }, 'could not fetch the current WA Web version; keeping the bundled one')
+    }
+  }
+
+  private waitForQr(): Promise<BaileysSocket> {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve,
+        reject,
+        timer: this.timers.setTimeout(() => {
+          this.qrWaiters = this.qrWaiters.filter((w) => w !== waiter)
+          reject(new ChannelError('NOT_STARTED', `The connection is not ready for pairing yet (status ${this.state}); try again in a moment.`))
+        }, this.opts.pairingWaitMs ?? 30_000)
+      }
+      this.qrWaiters.push(waiter)
+    })
+  }
+
+  private rejectQrWaiters(err: ChannelError): void {
+    for (const w of this.qrWaiters.splice(0)) {
+      this.timers.clearTimeout(w.timer)
+      w.reject(err)
+    }
+  }
+
+  /** The current socket if connected (and still `expected`, when given); else NOT_CONNECTED. */
+  private connectedSocket(expected?: BaileysSocket): BaileysSocket {
+    const sock = this.run?.sock
+    if (this.state !== 'CONNECTED' || !sock || (expected && sock !== expected)) {
+      throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    }
+    return sock
+  }
+
+  /* ---------- teardown ---------- */
+
+  /** No more connecting: bumps the epoch, clears the timer, fails queued sends and pairing waits. */
+  private halt(err: ChannelError): void {
+    this.running = false
+    this.epoch++
+    this.clearReconnect()
+    this.queue.clear(err)
+    this.rejectQrWaiters(new ChannelError('NOT_STARTED', 'The session stopped.'))
+  }
+
+  private detach(): void {
+    const run = this.run
+    this.run = null
+    run?.detach()
+  }
+
+  /** Detaches and ends the socket (or `sock`), waiting at most closeTimeoutMs. */
+  private async endSocket(sock = this.run?.sock): Promise<void> {
+    if (this.run?.sock === sock) this.detach()
+    if (!sock) return
+    const ending = Promise.resolve().then(() => sock.end(undefined))
+    await withTimeout(this.timers, ending, this.opts.closeTimeoutMs ?? 3000, () => undefined).catch((err) =>
+      this.ctx.logger.debug({ err }, 'socket end failed')
+    )
+  }
+
+  private async dropCredentials(): Promise<void> {
+    if (this.auth) await this.auth.destroy()
+    else await AuthStore.remove(this.ctx.authDir)
+    this.auth = null
+    this.account = null
+    this.messages.clear()
+    for (const c of Object.values(this.caches)) c.clear()
+  }
+
+  private clearReconnect(): void {
+    if (this.reconnectTimer !== null) this.timers.clearTimeout(this.reconnectTimer)
+    this.reconnectTimer = null
+  }
+
+  private report(update: StateUpdate): void {
+    this.state = update.state
+    this.ctx.hooks.onState(update)
+  }
+
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const next = this.lifecycle.then(fn)
+    this.lifecycle = next.catch((err) => this.ctx.logger.error({ err }, 'baileys session lifecycle step failed'))
+    return next
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The Baileys channel (DESIGN.md §5): factories for the session manager and the offline test seam.
+ *
+ * Test seam, for tests only (DESIGN.md §5 "Testing the real channel offline"; unset in normal use):
+ * `CHATAPP_WA_WS_URL` becomes the socket's `waWebSocketUrl`, and `CHATAPP_WA_ROOT_KEY` (base64 of a
+ * Curve25519 public key, 32 bytes or 33 with the 0x05 type byte) replaces the library's
+ * `WA_CERT_DETAILS.PUBLIC_KEY`, the root the server's Noise certificate chain is checked against
+ * (lib/Utils/noise-handler.js). That object is process-wide: setting it affects every socket of the
+ * process, which is why it is only ever set from the environment at start.
+ */
+import { WA_CERT_DETAILS } from 'baileys'
+import type { ChannelContext, ChannelFactory } from '../types'
+import { BaileysSession, type BaileysChannelOptions } from './baileys-session'
+
+export { BaileysSession, type BaileysChannelOptions } from './baileys-session'
+
+/** A factory whose sessions share `opts`. */
+export function createBaileysChannel(opts: BaileysChannelOptions = {}): ChannelFactory {
+  return (ctx: ChannelContext) => new BaileysSession(ctx, opts)
+}
+
+/** The production factory: real sockets to WhatsApp, default pacing and backoff. */
+export const createBaileysSession: ChannelFactory = createBaileysChannel()
+
+/** Makes Baileys accept a test server's certificate chain signed by `key` (tests only). */
+export function applyTestRootKey(key: Buffer): void {
+  WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(key.length === 33 ? key.subarray(1) : key)
+}

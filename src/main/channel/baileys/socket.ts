@@ -1,0 +1,19 @@
+/**
+ * The part of a Baileys socket (`makeWASocket`, lib/Socket/index.js) the session uses, and the
+ * factory seam: production passes the library's `makeWASocket`; tests pass a fake socket that
+ * emits the library's events (`connection.update`, `creds.update`, `messages.upsert`) with payloads
+ * typed by lib/Types/Events.d.ts.
+ */
+import { makeWASocket, type BaileysEventEmitter, type UserFacingSocketConfig, type WASocket } from 'baileys'
+
+export type BaileysSocket = Pick<
+  WASocket,
+  'end' | 'logout' | 'requestPairingCode' | 'sendMessage' | 'sendPresenceUpdate' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage'
+> & {
+  ev: BaileysEventEmitter
+  readonly user: WASocket['user']
+}
+
+export type SocketFactory = (config: UserFacingSocketConfig) => BaileysSocket
+
+export const defaultSocketFactory: SocketFactory = (config) => makeWASocket(config)
