@@ -8,15 +8,24 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { startCore } from '../../src/main/core'
-import { startServe } from '../helpers/serve-process'
+import { startServe, type ServeProcess } from '../helpers/serve-process'
 
 let dir: string
+const started: ServeProcess[] = []
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chatapp-serve-'))
 })
 afterEach(async () => {
+  // A failed assertion must not leave a server running.
+  for (const s of started.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
   await rm(dir, { recursive: true, force: true })
 })
+
+async function serve(env: Record<string, string>): Promise<ServeProcess> {
+  const s = await startServe(env)
+  started.push(s)
+  return s
+}
 
 const TOKEN = 'test-token-0123456789abcdef'
 
@@ -30,25 +39,25 @@ async function api(url: string, method: string, path: string, body?: object) {
 }
 
 it('starts, answers /health, shuts down cleanly on SIGTERM, refuses a second process', async () => {
-  const srv = await startServe({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox' })
+  const srv = await serve({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox' })
   expect(srv.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
   const token = /API token: (\S+)/.exec(srv.output())?.[1]
   expect(token).toMatch(/^[\w-]{40,}$/)
   const health = await (await fetch(`${srv.url}/health`)).json()
   expect(health).toMatchObject({ status: true, message: 'ok', data: { version: expect.any(String) } })
-  const second = await startServe({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0' }).catch((e: Error) => e)
+  const second = await serve({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0' }).catch((e: Error) => e)
   expect(String(second)).toMatch(/already using the data dir/)
   srv.child.kill('SIGTERM')
   expect(await srv.exited).toBe(0)
 }, 40_000)
 
 it('refuses bad configuration with a message naming the variable', async () => {
-  const err = await startServe({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: 'eighty' }).catch((e: Error) => e)
+  const err = await serve({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: 'eighty' }).catch((e: Error) => e)
   expect(String(err)).toMatch(/CHATAPP_PORT must be a port number/)
 })
 
 it('kill -9 during a burst of writes loses no answered write', async () => {
-  const srv = await startServe({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: TOKEN })
+  const srv = await serve({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: TOKEN })
   const inst = (await api(srv.url, 'POST', '/chatapp/createNewChatapp', {})).json.data
   const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
   await api(srv.url, 'POST', '/chatapp/init', creds)

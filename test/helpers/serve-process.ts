@@ -25,7 +25,10 @@ export function startServe(env: Record<string, string>, timeoutMs = 20_000): Pro
   let out = ''
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), timeoutMs)
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`serve did not start:\n${out}`))
+    }, timeoutMs)
     const onData = (d: Buffer) => {
       out += d.toString()
       const m = /Chatapp API listening on (http:\/\/\S+)/.exec(out)

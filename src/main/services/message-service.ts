@@ -101,7 +101,8 @@ export class MessageService {
       // Bot replies show "typing…" first, like a person answering; API sends go out at once.
       sent = await session.send(jid, content, { composing: opts.source === 'bot' })
     } catch (err) {
-      if (err instanceof ChannelError && err.code === 'NOT_CONNECTED') throw conflict(err.message)
+      // The network refused or lost the send: not a bug of ours, and nothing was sent.
+      if (err instanceof ChannelError && (err.code === 'NOT_CONNECTED' || err.code === 'SEND_FAILED')) throw conflict(err.message)
       throw err
     }
     const entry: LoggedMessage = {
