@@ -52,10 +52,17 @@ const NO_SPACE_SCRIPT =
 const CHARACTER = /\P{M}\p{M}*/gu
 
 /**
- * Tokens of an already normalised text (see module doc). Exported for tests and for callers that
- * want to reuse one segmentation.
+ * Fast path for printable-ASCII text, the bulk of chat traffic: the UAX #29 word rules restricted
+ * to ASCII, as one regex. Letters, digits and `_` form words; `:` `.` `'` join two letters (WB6/7),
+ * `.` `,` `;` `'` join two digits (WB11/12); any other character is a token of its own. It is about
+ * five times cheaper than `Intl.Segmenter` and allocates far less, which is what keeps the tail
+ * latency of `match` low. `FAST_PATH_OK` checks it against the segmenter once at load on the tricky
+ * cases, so an ICU build that tailors these rules differently just disables the fast path.
  */
-export function tokenize(normalized: string): string[] {
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+const ASCII_TOKEN = /[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])|(?<=[0-9])[.,;'](?=[0-9]))[A-Za-z0-9_]+)*|[^ A-Za-z0-9_]/g
+
+function segmentTokens(normalized: string): string[] {
   const tokens: string[] = []
   for (const { segment } of segmenter.segment(normalized)) {
     if (segment === ' ') continue
@@ -67,6 +74,28 @@ export function tokenize(normalized: string): string[] {
   }
   return tokens
 }
+
+const FAST_PATH_PROBE =
+  "a:b e.g. x.y.z 3,5 1;2 3.5.6 don't 1'2 a'1 1.a a.1 a_:b _x_ __ a_1.2 10:30 c++ e-mail ok...ok 50% $5 #1 @joe a. .b 'a' ,1 1, !?"
+const FAST_PATH_OK = (() => {
+  const fast = FAST_PATH_PROBE.match(ASCII_TOKEN) ?? []
+  const slow = segmentTokens(FAST_PATH_PROBE)
+  return fast.length === slow.length && fast.every((t, i) => t === slow[i])
+})()
+
+/**
+ * Tokens of an already normalised text (see module doc). Exported for tests and for callers that
+ * want to reuse one segmentation.
+ */
+export function tokenize(normalized: string): string[] {
+  if (FAST_PATH_OK && PRINTABLE_ASCII.test(normalized)) return normalized.match(ASCII_TOKEN) ?? []
+  return segmentTokens(normalized)
+}
+
+/** The segmenter-only tokenisation, for tests that check the fast path against it. */
+export const tokenizeWithSegmenter = segmentTokens
+/** Whether the ASCII fast path is active in this runtime (its ICU agrees with it). */
+export const asciiFastPathActive = FAST_PATH_OK
 
 interface Entry<T> {
   id: string

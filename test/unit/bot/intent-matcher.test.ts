@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { findKeyword, KeywordIndex, tokenize } from '../../../src/main/bot/intent-matcher'
+import {
+  asciiFastPathActive,
+  findKeyword,
+  KeywordIndex,
+  tokenize,
+  tokenizeWithSegmenter
+} from '../../../src/main/bot/intent-matcher'
 
 function indexOf(entries: [id: string, keywords: string[], order?: number][]): KeywordIndex<string> {
   const idx = new KeywordIndex<string>()
@@ -23,6 +29,26 @@ describe('tokenize', () => {
   it('splits scripts written without spaces into characters with their marks', () => {
     expect(tokenize('wifi密码')).toEqual(['wifi', '密', '码'])
     expect(tokenize('สวัสดี')).toEqual(['ส', 'วั', 'ส', 'ดี'])
+  })
+})
+
+describe('ASCII fast path', () => {
+  it('is active on this runtime', () => {
+    expect(asciiFastPathActive).toBe(true)
+  })
+
+  it('tokenises printable ASCII exactly like Intl.Segmenter', () => {
+    // Seeded LCG; an alphabet dense in the characters UAX #29 treats specially.
+    let seed = 7
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const alphabet = "ab1 2_.,;:'!-+@#$%&*()[]{}\"/?<>=~`^|"
+    for (let n = 0; n < 5000; n++) {
+      let s = ''
+      const len = 1 + Math.floor(rnd() * 12)
+      for (let i = 0; i < len; i++) s += alphabet[Math.floor(rnd() * alphabet.length)]
+      s = s.replace(/ +/g, ' ').trim()
+      expect(tokenize(s), JSON.stringify(s)).toEqual(tokenizeWithSegmenter(s))
+    }
   })
 })
 
