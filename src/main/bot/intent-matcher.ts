@@ -11,7 +11,8 @@
  * message's tokens (a whole word or phrase). Best match: exact over contained, then the longest
  * keyword (code points of the normalised form), then the lowest `order`, then the earliest `add`.
  *
- * Tokens come from `Intl.Segmenter` word segmentation (UAX #29 with ICU's rules), so boundaries are
+ * Tokens come from `Intl.Segmenter` word segmentation (UAX #29 with ICU's rules; printable-ASCII
+ * text takes an equivalent regex fast path, verified against the segmenter), so boundaries are
  * right in any script: Devanagari matras and virama and Arabic harakat stay inside their word,
  * `don't`, `3.5` and `e.g` are one token, `hi!` gives `hi` and `!`, and an emoji (with skin tone, ZWJ
  * sequence or flag) is one token of its own. Whitespace is not a token, so `hi  there` and

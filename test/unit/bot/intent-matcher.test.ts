@@ -138,6 +138,12 @@ describe('KeywordIndex: what matches', () => {
     expect(hit(indexOf([['half', ['ว']]]), 'สวัสดี')).toBeNull()
   })
 
+  it('matches Hangul as whole words, as UAX #29 segments it', () => {
+    const idx = indexOf([['menu', ['메뉴']]])
+    expect(hit(idx, '메뉴 보여주세요')).toBe('menu')
+    expect(hit(idx, '메뉴를 보여주세요')).toBeNull() // inflected form: list it as its own keyword
+  })
+
   it('matches emoji as their own tokens, with or without the emoji variation selector', () => {
     const idx = indexOf([['like', ['👍']], ['love', ['❤️']], ['family', ['👨‍👩‍👧']]])
     expect(hit(idx, 'thanks👍')).toBe('like')
