@@ -1,0 +1,113 @@
+/**
+ * The bot's opening hours (DESIGN.md §10 step 1 "outside active_days / active_hours in
+ * bot_timezone", seed §2.7). Pure; the only state is a cache of `Intl.DateTimeFormat` objects.
+ *
+ * `isWithinActiveWindow(now, timezone, days, hours)`:
+ * - `timezone` is what `parseTimeZone` accepts: an IANA name (local wall time comes from
+ *   `Intl.DateTimeFormat`, so DST is right on both sides of a transition) or a fixed offset
+ *   (`+05:30`, `UTC+5:30`, `GMT-3`, `UTC`), added to UTC as minutes.
+ * - `hours.from`/`hours.to` are `H:MM`/`HH:MM` or `always`. Windows are half-open, [from, to), at
+ *   minute resolution (seconds ignored).
+ *   - both `always`, or `from == to`: the whole day.
+ *   - only one `always`: it stands for that end of the day (`always`–`18:00` = [0:00, 18:00),
+ *     `09:00`–`always` = [9:00, 24:00)).
+ *   - `from < to`: same-day window.
+ *   - `from > to`: overnight window, e.g. 22:00–06:00.
+ * - The day checked against `days` is the local weekday of the day the window STARTED on. For an
+ *   overnight window the hours after midnight belong to the previous day: with Friday on and
+ *   Saturday off, 22:00–06:00 answers Friday 23:00 and Saturday 02:00 but not Saturday 23:00, and
+ *   with Friday off, Saturday 02:00 is closed. That is how a shop describes "open Friday night".
+ * - On a DST day the wall clock decides: a window starting in the skipped hour (02:30 on a
+ *   spring-forward day) opens at the first wall time at or after it; in the repeated hour both
+ *   passes are inside or outside alike.
+ *
+ * Throws RangeError on a timezone `parseTimeZone` rejects and on a bound that is neither a time of
+ * day nor `always` (settings are validated on input, so this means corrupt data).
+ */
+import { WEEK_DAYS, type ActiveDays, type ActiveHours, type WeekDay } from '../../shared/schemas/records'
+import { isTimeOfDay, minutesOfDay, parseTimeZone, type ParsedTimeZone } from '../../shared/formats'
+
+const DAY_MINUTES = 24 * 60
+
+/** Local weekday (0 = Monday, as in WEEK_DAYS) and minutes after local midnight. */
+export interface LocalTime {
+  weekday: number
+  minutes: number
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+const zones = new Map<string, ParsedTimeZone>()
+
+function zoneOf(timezone: string): ParsedTimeZone {
+  let z = zones.get(timezone)
+  if (!z) {
+    const parsed = parseTimeZone(timezone)
+    if (!parsed) throw new RangeError(`active window: not a time zone: ${JSON.stringify(timezone)}`)
+    z = parsed
+    // Settings hold a handful of distinct zones; the cap only guards against unbounded input.
+    if (zones.size > 1000) zones.clear()
+    zones.set(timezone, z)
+  }
+  return z
+}
+
+function formatterOf(name: string): Intl.DateTimeFormat {
+  let f = formatters.get(name)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: name,
+      hourCycle: 'h23',
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit'
+    })
+    formatters.set(name, f)
+  }
+  return f
+}
+
+const SHORT_DAYS: Record<string, number> = { Mon: 0, Tue: 1, Wed: 2, Thu: 3, Fri: 4, Sat: 5, Sun: 6 }
+
+/** The wall-clock weekday and minute of `now` in `timezone` (throws like `isWithinActiveWindow`). */
+export function localTime(now: Date, timezone: string): LocalTime {
+  const zone = zoneOf(timezone)
+  if (zone.kind === 'offset') {
+    const shifted = new Date(now.getTime() + zone.minutes * 60_000)
+    return {
+      weekday: (shifted.getUTCDay() + 6) % 7,
+      minutes: shifted.getUTCHours() * 60 + shifted.getUTCMinutes()
+    }
+  }
+  let weekday = -1
+  let hour = 0
+  let minute = 0
+  for (const p of formatterOf(zone.name).formatToParts(now)) {
+    if (p.type === 'weekday') weekday = SHORT_DAYS[p.value] ?? -1
+    else if (p.type === 'hour') hour = Number(p.value) % 24 // some ICU builds print 24 at midnight
+    else if (p.type === 'minute') minute = Number(p.value)
+  }
+  if (weekday < 0) throw new RangeError(`active window: cannot read the weekday in ${zone.name}`)
+  return { weekday, minutes: hour * 60 + minute }
+}
+
+function bound(value: string, ifAlways: number): number {
+  if (value === 'always') return ifAlways
+  if (!isTimeOfDay(value)) throw new RangeError(`active window: not a time of day: ${JSON.stringify(value)}`)
+  return minutesOfDay(value)
+}
+
+function dayOn(days: ActiveDays, weekday: number): boolean {
+  return days[WEEK_DAYS[weekday] as WeekDay] === true
+}
+
+/** True when the bot answers at `now` (see module doc for the rules). */
+export function isWithinActiveWindow(now: Date, timezone: string, days: ActiveDays, hours: ActiveHours): boolean {
+  const from = bound(hours.from.trim(), 0)
+  const to = bound(hours.to.trim(), DAY_MINUTES)
+  const { weekday, minutes } = localTime(now, timezone)
+  if (from === to || (from === 0 && to === DAY_MINUTES)) return dayOn(days, weekday)
+  if (from < to) return minutes >= from && minutes < to && dayOn(days, weekday)
+  if (minutes >= from) return dayOn(days, weekday)
+  if (minutes < to) return dayOn(days, (weekday + 6) % 7)
+  return false
+}

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest'
+import { isWithinActiveWindow, localTime } from '../../../src/main/bot/active-window'
+import { WEEK_DAYS, type ActiveDays, type WeekDay } from '../../../src/shared/schemas/records'
+
+const days = (...on: WeekDay[]): ActiveDays =>
+  Object.fromEntries(WEEK_DAYS.map((d) => [d, on.includes(d)])) as ActiveDays
+const ALL = days(...WEEK_DAYS)
+const ALWAYS = { from: 'always', to: 'always' }
+const NINE_TO_FIVE = { from: '09:00', to: '17:00' }
+const at = (iso: string) => new Date(iso)
+
+describe('localTime', () => {
+  it('reads wall time in IANA zones across the New York spring-forward gap', () => {
+    // 2026-03-08 is a Sunday; clocks jump from 02:00 EST to 03:00 EDT.
+    expect(localTime(at('2026-03-08T06:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90 })
+    expect(localTime(at('2026-03-08T07:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 210 })
+  })
+
+  it('gives the same wall time for both passes of the repeated fall-back hour', () => {
+    expect(localTime(at('2026-11-01T05:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90 })
+    expect(localTime(at('2026-11-01T06:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90 })
+  })
+
+  it('adds fixed offsets in minutes, crossing the date line', () => {
+    expect(localTime(at('2026-06-05T20:00:00Z'), 'UTC+5:30')).toEqual({ weekday: 5, minutes: 90 })
+    expect(localTime(at('2026-06-05T01:00:00Z'), 'GMT-3')).toEqual({ weekday: 3, minutes: 22 * 60 })
+    expect(localTime(at('2026-06-05T12:00:00Z'), 'UTC')).toEqual({ weekday: 4, minutes: 720 })
+  })
+})
+
+describe('isWithinActiveWindow', () => {
+  it('is open all day with always/always, on active days only', () => {
+    expect(isWithinActiveWindow(at('2026-06-05T03:00:00Z'), 'UTC', ALL, ALWAYS)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-06-05T03:00:00Z'), 'UTC', days('thursday'), ALWAYS)).toBe(false)
+    expect(isWithinActiveWindow(at('2026-06-05T03:00:00Z'), 'UTC', days('friday'), ALWAYS)).toBe(true)
+  })
+
+  it('uses [from, to) for a same-day window', () => {
+    // 09:00 IST = 03:30 UTC.
+    expect(isWithinActiveWindow(at('2026-06-05T03:29:00Z'), 'Asia/Kolkata', ALL, NINE_TO_FIVE)).toBe(false)
+    expect(isWithinActiveWindow(at('2026-06-05T03:30:00Z'), 'Asia/Kolkata', ALL, NINE_TO_FIVE)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-06-05T11:29:59Z'), 'Asia/Kolkata', ALL, NINE_TO_FIVE)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-06-05T11:30:00Z'), 'Asia/Kolkata', ALL, NINE_TO_FIVE)).toBe(false)
+  })
+
+  it('treats Asia/Kolkata, +05:30 and UTC+5:30 alike', () => {
+    for (const tz of ['Asia/Kolkata', '+05:30', 'UTC+5:30', '+0530']) {
+      expect(isWithinActiveWindow(at('2026-06-05T03:30:00Z'), tz, ALL, NINE_TO_FIVE), tz).toBe(true)
+      expect(isWithinActiveWindow(at('2026-06-05T03:29:00Z'), tz, ALL, NINE_TO_FIVE), tz).toBe(false)
+    }
+  })
+
+  it('handles a negative offset like GMT-3', () => {
+    expect(isWithinActiveWindow(at('2026-06-05T11:59:00Z'), 'GMT-3', ALL, NINE_TO_FIVE)).toBe(false)
+    expect(isWithinActiveWindow(at('2026-06-05T12:00:00Z'), 'GMT-3', ALL, NINE_TO_FIVE)).toBe(true)
+  })
+
+  it('accepts H:MM bounds', () => {
+    expect(isWithinActiveWindow(at('2026-06-05T09:05:00Z'), 'UTC', ALL, { from: '9:00', to: '9:30' })).toBe(true)
+    expect(isWithinActiveWindow(at('2026-06-05T09:30:00Z'), 'UTC', ALL, { from: '9:00', to: '9:30' })).toBe(false)
+  })
+
+  it('follows New York DST on spring-forward day (a fixed -05:00 would be wrong)', () => {
+    // 13:30 UTC on 2026-03-08 is 09:30 EDT.
+    expect(isWithinActiveWindow(at('2026-03-08T13:30:00Z'), 'America/New_York', ALL, NINE_TO_FIVE)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-03-08T13:30:00Z'), '-05:00', ALL, NINE_TO_FIVE)).toBe(false)
+    // The day before, 13:30 UTC is 08:30 EST.
+    expect(isWithinActiveWindow(at('2026-03-07T13:30:00Z'), 'America/New_York', ALL, NINE_TO_FIVE)).toBe(false)
+  })
+
+  it('follows New York DST on fall-back day', () => {
+    // 13:30 UTC on 2026-11-01 is 08:30 EST; the day before it was 09:30 EDT.
+    expect(isWithinActiveWindow(at('2026-11-01T13:30:00Z'), 'America/New_York', ALL, NINE_TO_FIVE)).toBe(false)
+    expect(isWithinActiveWindow(at('2026-10-31T13:30:00Z'), 'America/New_York', ALL, NINE_TO_FIVE)).toBe(true)
+  })
+
+  it('follows Europe/Berlin DST, and opens a window starting in the skipped hour at 03:00', () => {
+    const morning = { from: '08:00', to: '12:00' }
+    expect(isWithinActiveWindow(at('2026-03-29T06:30:00Z'), 'Europe/Berlin', ALL, morning)).toBe(true) // 08:30 CEST
+    expect(isWithinActiveWindow(at('2026-03-28T06:30:00Z'), 'Europe/Berlin', ALL, morning)).toBe(false) // 07:30 CET
+    expect(isWithinActiveWindow(at('2026-10-25T06:30:00Z'), 'Europe/Berlin', ALL, morning)).toBe(false) // 07:30 CET
+    const skipped = { from: '02:30', to: '05:00' }
+    expect(isWithinActiveWindow(at('2026-03-29T00:59:00Z'), 'Europe/Berlin', ALL, skipped)).toBe(false) // 01:59 CET
+    expect(isWithinActiveWindow(at('2026-03-29T01:00:00Z'), 'Europe/Berlin', ALL, skipped)).toBe(true) // 03:00 CEST
+  })
+
+  it('checks the local weekday, not the UTC one', () => {
+    // 02:00 UTC Monday 2026-03-09 is 22:00 Sunday in New York.
+    expect(isWithinActiveWindow(at('2026-03-09T02:00:00Z'), 'America/New_York', days('sunday'), ALWAYS)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-03-09T02:00:00Z'), 'UTC', days('sunday'), ALWAYS)).toBe(false)
+    // 20:00 UTC Friday is 01:30 Saturday in India.
+    expect(isWithinActiveWindow(at('2026-06-05T20:00:00Z'), 'Asia/Kolkata', days('friday'), ALWAYS)).toBe(false)
+  })
+
+  describe('overnight window 22:00–06:00: hours after midnight belong to the day it started', () => {
+    const NIGHT = { from: '22:00', to: '06:00' }
+    const FRIDAY = days('friday') // 2026-06-05 is a Friday
+    const cases: [string, boolean][] = [
+      ['2026-06-05T21:59:00Z', false], // Fri 21:59, before the window
+      ['2026-06-05T22:00:00Z', true], // Fri 22:00, opens
+      ['2026-06-05T23:30:00Z', true], // Fri 23:30
+      ['2026-06-06T02:00:00Z', true], // Sat 02:00, Friday's night
+      ['2026-06-06T05:59:00Z', true], // Sat 05:59
+      ['2026-06-06T06:00:00Z', false], // Sat 06:00, closed
+      ['2026-06-06T12:00:00Z', false], // Sat noon
+      ['2026-06-06T23:00:00Z', false], // Sat 23:00, Saturday is off
+      ['2026-06-05T02:00:00Z', false] // Fri 02:00 belongs to Thursday, which is off
+    ]
+    for (const [iso, want] of cases) {
+      it(`${iso} → ${want}`, () => expect(isWithinActiveWindow(at(iso), 'UTC', FRIDAY, NIGHT)).toBe(want))
+    }
+
+    it('applies in the local zone', () => {
+      // 20:00 UTC Friday = 01:30 Saturday IST, part of Friday night in India.
+      expect(isWithinActiveWindow(at('2026-06-05T20:00:00Z'), 'Asia/Kolkata', FRIDAY, NIGHT)).toBe(true)
+      expect(isWithinActiveWindow(at('2026-06-05T20:00:00Z'), 'Asia/Kolkata', days('saturday'), NIGHT)).toBe(false)
+    })
+  })
+
+  it('treats from == to as the whole day', () => {
+    const same = { from: '08:00', to: '8:00' }
+    expect(isWithinActiveWindow(at('2026-06-05T03:00:00Z'), 'UTC', ALL, same)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-06-05T23:59:00Z'), 'UTC', ALL, same)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-06-05T12:00:00Z'), 'UTC', days('monday'), same)).toBe(false)
+  })
+
+  it('reads a single always as the matching end of the day', () => {
+    const untilSix = { from: 'always', to: '18:00' }
+    expect(isWithinActiveWindow(at('2026-06-05T00:00:00Z'), 'UTC', ALL, untilSix)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-06-05T17:59:00Z'), 'UTC', ALL, untilSix)).toBe(true)
+    expect(isWithinActiveWindow(at('2026-06-05T18:00:00Z'), 'UTC', ALL, untilSix)).toBe(false)
+    const fromNine = { from: '09:00', to: 'always' }
+    expect(isWithinActiveWindow(at('2026-06-05T08:59:00Z'), 'UTC', ALL, fromNine)).toBe(false)
+    expect(isWithinActiveWindow(at('2026-06-05T23:59:00Z'), 'UTC', ALL, fromNine)).toBe(true)
+  })
+
+  it('throws RangeError on a bad time zone or bound', () => {
+    expect(() => isWithinActiveWindow(new Date(), 'Mars/Olympus', ALL, ALWAYS)).toThrow(RangeError)
+    expect(() => isWithinActiveWindow(new Date(), 'UTC', ALL, { from: '25:00', to: '06:00' })).toThrow(RangeError)
+    expect(() => isWithinActiveWindow(new Date(), 'UTC', ALL, { from: 'never', to: 'always' })).toThrow(RangeError)
+  })
+})
