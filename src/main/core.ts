@@ -17,6 +17,8 @@ import { MessageService } from './services/message-service'
 import { SessionManager } from './services/session-manager'
 import { SurveyService } from './services/survey-service'
 import { mkdir } from 'node:fs/promises'
+import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
+import { createSmtpMailer, type Mailer } from './bot/mailer'
 
 /** Size and time limits (DESIGN.md §4); bytes and milliseconds. */
 export interface Limits {
@@ -42,6 +44,11 @@ export interface CoreOptions {
   lock?: boolean
   /** Reconnect instances that were connected (default true). */
   restoreSessions?: boolean
+  bot?: BotEngineOptions
+  /** Clock of the bot engine (tests). */
+  clock?: () => Date
+  /** Mail transport for notifications (default: SMTP from the app settings). */
+  mailer?: Mailer
 }
 
 export interface Core {
@@ -57,6 +64,7 @@ export interface Core {
   surveys: SurveyService
   attachments: AttachmentService
   messages: MessageService
+  bot: BotEngine
   /** Stops sessions and waits for every pending write; releases the data-dir lock. */
   close(): Promise<void>
 }
@@ -90,6 +98,12 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     onInbound: (id, msg) => inbound.process(id, msg)
   })
   const attachments = new AttachmentService({ storage, events })
+  const messages = new MessageService({ storage, sessions, events, attachments, limits })
+  const mailer = opts.mailer ?? createSmtpMailer(() => storage.config.data.appSettings.smtp)
+  const bot = new BotEngine({ storage, events, logger, messages, sessions, attachments, mailer, clock: opts.clock, options: opts.bot })
+  inbound.use(async (instanceId, message) => {
+    await bot.handle(instanceId, message)
+  })
   const core: Core = {
     storage,
     events,
@@ -102,8 +116,11 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     intents: new IntentService({ storage, events }),
     surveys: new SurveyService({ storage, events }),
     attachments,
-    messages: new MessageService({ storage, sessions, events, attachments, limits }),
+    messages,
+    bot,
     async close() {
+      bot.close()
+      mailer.close()
       await sessions.closeAll()
       await storage.close()
       await release()

@@ -14,7 +14,12 @@ export interface CoreEvents {
   /** A message entered the log (inbound or outbound). */
   message: { instanceId: string; message: LoggedMessage; inbound?: InboundMessage }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */
-  changed: { instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }
+  changed: {
+    instanceId: string
+    what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted'
+    /** The record created, updated or deleted, for incremental consumers (the keyword index). */
+    recordId?: string
+  }
 }
 
 export class CoreEventBus {

@@ -56,7 +56,7 @@ export class IntentService {
     await this.deps.storage.config.update((d) => {
       d.intents.push(intent)
     })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents' })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: intent._id })
     return intent
   }
 
@@ -73,7 +73,7 @@ export class IntentService {
       intent.updatedAt = new Date().toISOString()
       intent.__v += 1
     })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents' })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: intent._id })
     return intent
   }
 
@@ -82,7 +82,7 @@ export class IntentService {
     await this.deps.storage.config.update((d) => {
       d.intents = d.intents.filter((i) => i._id !== id)
     })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents' })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: id })
     return { n: 1, ok: 1, deletedCount: 1 }
   }
 }

@@ -73,7 +73,7 @@ export class SurveyService {
     await this.deps.storage.config.update((d) => {
       d.surveys.push(step)
     })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: step._id })
     return step
   }
 
@@ -90,7 +90,7 @@ export class SurveyService {
       step.updatedAt = new Date().toISOString()
       step.__v += 1
     })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: step._id })
     return step
   }
 
@@ -99,7 +99,7 @@ export class SurveyService {
     await this.deps.storage.config.update((d) => {
       d.surveys = d.surveys.filter((s) => s._id !== id)
     })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: id })
     return { n: 1, ok: 1, deletedCount: 1 }
   }
 

@@ -12,7 +12,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Attachment, Instance, Intent, Survey, SurveyRun } from '../../shared/schemas/records'
+import type { Attachment, BotActivity, Instance, Intent, Survey, SurveyRun } from '../../shared/schemas/records'
 import { JsonDocument } from './json-document'
 import { MessageLog } from './message-log'
 
@@ -48,6 +48,8 @@ export interface ConfigData {
 export interface RuntimeData {
   version: 1
   surveyRuns: SurveyRun[]
+  /** Bot actions run, newest last, bounded per instance. */
+  botActivity: BotActivity[]
   /** Opaque state of bot components (e.g. the default-message window), by component name. */
   bot: Record<string, unknown>
 }
@@ -94,6 +96,7 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
   const runtime = await JsonDocument.open<RuntimeData>(join(dataDir, 'runtime.json'), {
     version: 1,
     surveyRuns: [],
+    botActivity: [],
     bot: {}
   })
   await Promise.all([paths.messages, paths.attachments, paths.sessions].map((d) => mkdir(d, { recursive: true })))

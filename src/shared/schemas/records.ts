@@ -203,6 +203,8 @@ export const SurveyRun = Type.Object({
   instance_id: Type.String(),
   survey_title: Type.String(),
   chatId: Type.String(),
+  /** The contact answering (differs from chatId in groups). */
+  contactId: Type.Optional(Type.String()),
   pushName: Type.Union([Type.String(), Type.Null()]),
   status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('expired')]),
   current_step_id: Type.Union([Type.String(), Type.Null()]),
@@ -212,3 +214,14 @@ export const SurveyRun = Type.Object({
   completedAt: Type.Union([Type.String(), Type.Null()])
 })
 export type SurveyRun = Static<typeof SurveyRun>
+
+/** One line of the bot's activity log: what a message triggered and how each action went. */
+export const BotActivity = Type.Object({
+  at: Type.String(),
+  instance_id: Type.String(),
+  chatId: Type.String(),
+  messageId: Type.String(),
+  matched: Type.String({ description: 'intent "…", survey "…" or default message' }),
+  actions: Type.Array(Type.Object({ action: Type.String(), ok: Type.Boolean(), error: Type.Optional(Type.String()) }))
+})
+export type BotActivity = Static<typeof BotActivity>

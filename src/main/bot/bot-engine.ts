@@ -1,0 +1,292 @@
+/**
+ * The bot engine (DESIGN.md §9–§10): what makes an instance answer by itself. Registered on the
+ * inbound pipeline, so it runs the same for the sandbox and the real channel.
+ *
+ * For each inbound message:
+ * 1. Gates: own messages, status broadcasts/newsletters, `reply_msgs`, `reply_group_msgs`,
+ *    `reply_unread_msgs` (offline backlog), active days and hours in `bot_timezone`. Duplicates never
+ *    get here: the pipeline drops a message id it has logged already.
+ * 2. A reply with the number or title of an option the bot sent to that chat counts as pressing it.
+ * 3. A running survey takes the message as the answer to its current step.
+ * 4. Else the first step of a survey whose trigger matches starts it.
+ * 5. Else the best intent answers with its reply, then its actions.
+ * 6. Else the default message, at most once per contact per window.
+ *
+ * Survey runs live in the runtime store; idle runs expire (default 30 min). Every actions run is
+ * recorded in the bot activity log (bounded), failures included.
+ */
+import { isGroupJid } from '../channel/jid'
+import type { InboundMessage } from '../channel/types'
+import type { CoreEventBus } from '../events'
+import { newObjectId } from '../ids'
+import type { Logger } from '../logger'
+import type { AttachmentService } from '../services/attachment-service'
+import type { MessageService } from '../services/message-service'
+import type { SessionManager } from '../services/session-manager'
+import type { Storage } from '../store/storage'
+import type { Action, BotActivity, Instance, Survey, SurveyRun } from '../../shared/schemas/records'
+import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
+import { isWithinActiveWindow } from './active-window'
+import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
+import type { Mailer } from './mailer'
+import { MatcherRegistry } from './matcher-registry'
+import { resolveOptionReply } from './option-reply'
+import { renderReply } from './reply-template'
+import { answerStep, DEFAULT_SURVEY_IDLE_MS, expireRun, isExpired, startRun, SurveyFlowError } from './survey-flow'
+
+/** What the engine did with a message (for logs and tests). */
+export type BotDecision =
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'survey_answer'; title: string; accepted: boolean; completed: boolean }
+  | { kind: 'survey_start'; title: string }
+  | { kind: 'intent'; intentId: string; title: string }
+  | { kind: 'default_message' }
+  | { kind: 'none' }
+
+export interface BotEngineOptions {
+  /** Idle time after which a survey run expires (ms). */
+  surveyIdleMs?: number
+  /** At most one default message per contact in this window (ms). */
+  defaultMessageWindowMs?: number
+  /** Activity entries kept per instance. */
+  activityLimit?: number
+}
+
+export interface BotEngineDeps {
+  storage: Storage
+  events: CoreEventBus
+  logger: Logger
+  messages: MessageService
+  sessions: SessionManager
+  attachments: AttachmentService
+  mailer: Mailer
+  clock?: () => Date
+  random?: () => number
+  options?: BotEngineOptions
+}
+
+/** How many recent messages of a chat are searched for the last buttons/list sent. */
+const OPTION_LOOKBACK = 20
+
+export class BotEngine {
+  readonly matcher: MatcherRegistry
+  private readonly actions: ActionRunner
+  private readonly window: DefaultMessageWindow
+  private readonly now: () => Date
+  private readonly random: () => number
+  private readonly idleMs: number
+  private readonly activityLimit: number
+  private readonly sweepTimer: NodeJS.Timeout
+
+  constructor(private readonly deps: BotEngineDeps) {
+    this.now = deps.clock ?? (() => new Date())
+    this.random = deps.random ?? Math.random
+    this.idleMs = deps.options?.surveyIdleMs ?? DEFAULT_SURVEY_IDLE_MS
+    this.activityLimit = deps.options?.activityLimit ?? 200
+    this.matcher = new MatcherRegistry(deps.storage, deps.events)
+    this.window = DefaultMessageWindow.fromJSON(
+      deps.storage.runtime.data.bot.defaultMessageWindow as DefaultMessageWindowJSON | undefined,
+      { windowMs: deps.options?.defaultMessageWindowMs ?? DEFAULT_WINDOW_MS },
+      this.now().getTime()
+    )
+    this.actions = new ActionRunner({
+      messages: deps.messages,
+      sessions: deps.sessions,
+      attachments: deps.attachments,
+      mailer: deps.mailer,
+      logger: deps.logger,
+      startSurvey: (inst, ctx, stepId) => this.startSurveyAt(inst, ctx, stepId)
+    })
+    this.sweepTimer = setInterval(() => {
+      this.expireIdleRuns().catch((err) => deps.logger.error({ err }, 'survey expiry sweep failed'))
+    }, 60_000)
+    this.sweepTimer.unref()
+  }
+
+  /** The inbound handler; never throws (errors are logged by the pipeline). */
+  async handle(instanceId: string, msg: InboundMessage): Promise<BotDecision> {
+    const inst = this.deps.storage.config.data.instances.find((i) => i._id === instanceId)
+    if (!inst) return { kind: 'skipped', reason: 'instance deleted' }
+    const skip = this.gate(inst, msg)
+    if (skip) {
+      this.deps.logger.debug({ instanceId, messageId: msg.id, reason: skip }, 'bot skipped message')
+      return { kind: 'skipped', reason: skip }
+    }
+    const ctx: ActionContext = {
+      chatId: msg.chatId,
+      contactJid: msg.senderPn ?? msg.senderId,
+      pushName: msg.pushName?.trim() || null,
+      text: msg.text,
+      matched: ''
+    }
+    const input = await this.resolveInput(inst, msg)
+
+    const run = await this.activeRun(inst, msg)
+    if (run) return this.answer(inst, run, input.text, ctx, msg)
+
+    const trigger = this.matcher.matchSurveyTrigger(inst._id, input.text) ?? (input.id ? this.matcher.matchSurveyTrigger(inst._id, input.id) : null)
+    if (trigger) {
+      await this.startSurveyAt(inst, ctx, trigger.value._id)
+      return { kind: 'survey_start', title: trigger.value.title }
+    }
+
+    const hit = this.matcher.matchIntent(inst._id, input.text) ?? (input.id ? this.matcher.matchIntent(inst._id, input.id) : null)
+    if (hit) {
+      const intent = hit.value
+      if (intent.reply.trim()) await this.reply(inst, ctx, intent.reply)
+      await this.runActions(inst, msg, { ...ctx, matched: `intent "${intent.title}"` }, intent.action)
+      return { kind: 'intent', intentId: intent._id, title: intent.title }
+    }
+
+    if (inst.settings.actions.send_default_msg && this.window.claim(inst._id, ctx.contactJid, this.now().getTime())) {
+      await this.deps.storage.runtime.update((d) => {
+        d.bot.defaultMessageWindow = this.window.toJSON()
+      })
+      await this.reply(inst, ctx, inst.settings.default_msg)
+      return { kind: 'default_message' }
+    }
+    return { kind: 'none' }
+  }
+
+  /** Marks idle runs expired. */
+  async expireIdleRuns(): Promise<number> {
+    const nowMs = this.now().getTime()
+    const stale = this.deps.storage.runtime.data.surveyRuns.filter((r) => r.status === 'in_progress' && isExpired(r, nowMs, this.idleMs))
+    if (!stale.length) return 0
+    await this.deps.storage.runtime.update((d) => {
+      d.surveyRuns = d.surveyRuns.map((r) => (stale.includes(r) ? expireRun(r, this.now()) : r))
+    })
+    return stale.length
+  }
+
+  /** Activity log of an instance, newest last. */
+  activity(instanceId: string, limit = 100): BotActivity[] {
+    return this.deps.storage.runtime.data.botActivity.filter((a) => a.instance_id === instanceId).slice(-limit)
+  }
+
+  close(): void {
+    clearInterval(this.sweepTimer)
+    this.matcher.dispose()
+  }
+
+  /** The reason to stay silent, or null (§10 step 1). */
+  private gate(inst: Instance, msg: InboundMessage): string | null {
+    const a = inst.settings.actions
+    if (msg.fromMe) return 'own message'
+    if (msg.chatId === 'status@broadcast' || msg.chatId.endsWith('@broadcast') || msg.chatId.endsWith('@newsletter')) return 'broadcast'
+    if (!a.reply_msgs) return 'reply_msgs is off'
+    if (isGroupJid(msg.chatId) && !a.reply_group_msgs) return 'reply_group_msgs is off'
+    if (msg.offline && !a.reply_unread_msgs) return 'reply_unread_msgs is off'
+    const s = inst.settings
+    try {
+      if (!isWithinActiveWindow(this.now(), s.bot_timezone, s.active_days, s.active_hours)) return 'outside active days/hours'
+    } catch (err) {
+      // Settings are validated on save; a bad value from an old file must not silence the bot.
+      this.deps.logger.warn({ err, instanceId: inst._id }, 'active window check failed; answering anyway')
+    }
+    return null
+  }
+
+  /** The text to match: a pressed option's title (and its id), else the message text. */
+  private async resolveInput(inst: Instance, msg: InboundMessage): Promise<{ text: string; id?: string }> {
+    if (msg.selectedId) return { text: msg.text, id: msg.selectedId }
+    const recent = await this.deps.storage.messages.list(inst._id, { chatId: msg.chatId, limit: OPTION_LOOKBACK })
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const m = recent[i]!
+      if (!m.fromMe || !m.options?.length) continue
+      const chosen = resolveOptionReply(msg.text, m.options)
+      if (chosen) return { text: chosen.title, id: chosen.id }
+      break
+    }
+    return { text: msg.text }
+  }
+
+  private async activeRun(inst: Instance, msg: InboundMessage): Promise<SurveyRun | null> {
+    const contact = msg.senderId
+    const run = this.deps.storage.runtime.data.surveyRuns.find(
+      (r) => r.instance_id === inst._id && r.status === 'in_progress' && r.chatId === msg.chatId && (r.contactId ?? r.chatId) === contact
+    )
+    if (!run) return null
+    if (isExpired(run, this.now().getTime(), this.idleMs)) {
+      await this.saveRun(expireRun(run, this.now()))
+      return null
+    }
+    return run
+  }
+
+  private stepsOf(inst: Instance, title: string): Survey[] {
+    return this.deps.storage.config.data.surveys.filter((s) => s.instance_id === inst._id && s.title === title)
+  }
+
+  private async answer(inst: Instance, run: SurveyRun, text: string, ctx: ActionContext, msg: InboundMessage): Promise<BotDecision> {
+    const steps = this.stepsOf(inst, run.survey_title)
+    let result
+    try {
+      result = answerStep(steps, run, text, this.now())
+    } catch (err) {
+      if (!(err instanceof SurveyFlowError)) throw err
+      // The step was deleted mid-run: end the run and treat the message as a new one next time.
+      await this.saveRun(expireRun(run, this.now()))
+      return { kind: 'skipped', reason: `survey run ended: ${err.message}` }
+    }
+    const next = { ...result.run, pushName: ctx.pushName ?? run.pushName }
+    await this.saveRun(next)
+    if (result.reask) await this.reply(inst, ctx, result.reask.text)
+    if (result.accepted) {
+      await this.runActions(inst, msg, { ...ctx, matched: `survey "${run.survey_title}"` }, result.actionsToRun)
+      if (result.next) await this.reply(inst, ctx, result.next.text)
+    }
+    return { kind: 'survey_answer', title: run.survey_title, accepted: result.accepted, completed: result.completed }
+  }
+
+  /** Starts a run at a step (trigger or `start_survey`); an older run of the contact expires. */
+  private async startSurveyAt(inst: Instance, ctx: ActionContext, stepId: string): Promise<void> {
+    const step = this.deps.storage.config.data.surveys.find((s) => s._id === stepId && s.instance_id === inst._id)
+    if (!step) throw new Error(`survey step ${stepId} does not exist`)
+    const { run, question } = startRun(this.stepsOf(inst, step.title), stepId, this.now())
+    const contactId = ctx.contactJid
+    const record: SurveyRun = {
+      _id: newObjectId(),
+      instance_id: inst._id,
+      survey_title: step.title,
+      chatId: ctx.chatId,
+      contactId: isGroupJid(ctx.chatId) ? contactId : ctx.chatId,
+      pushName: ctx.pushName,
+      ...run
+    }
+    await this.deps.storage.runtime.update((d) => {
+      d.surveyRuns = d.surveyRuns.map((r) =>
+        r.instance_id === inst._id && r.status === 'in_progress' && r.chatId === record.chatId && r.contactId === record.contactId ? expireRun(r, this.now()) : r
+      )
+      d.surveyRuns.push(record)
+    })
+    await this.reply(inst, ctx, question.text)
+  }
+
+  private async saveRun(run: SurveyRun): Promise<void> {
+    await this.deps.storage.runtime.update((d) => {
+      const i = d.surveyRuns.findIndex((r) => r._id === run._id)
+      if (i >= 0) d.surveyRuns[i] = run
+    })
+  }
+
+  private async reply(inst: Instance, ctx: ActionContext, template: string): Promise<void> {
+    const text = renderReply(template, { name: ctx.pushName, number: ctx.contactJid }, this.random)
+    await this.deps.messages.send(inst, ctx.chatId, { kind: 'text', text }, { source: 'bot' })
+  }
+
+  private async runActions(inst: Instance, msg: InboundMessage, ctx: ActionContext, action: Action | undefined): Promise<ActionOutcome[]> {
+    if (!action || Object.keys(action).length === 0) return []
+    const outcomes = await this.actions.run(inst, action, ctx)
+    const entry: BotActivity = { at: this.now().toISOString(), instance_id: inst._id, chatId: ctx.chatId, messageId: msg.id, matched: ctx.matched, actions: outcomes }
+    await this.deps.storage.runtime.update((d) => {
+      d.botActivity.push(entry)
+      const mine = d.botActivity.filter((a) => a.instance_id === inst._id)
+      if (mine.length > this.activityLimit) {
+        const drop = new Set(mine.slice(0, mine.length - this.activityLimit))
+        d.botActivity = d.botActivity.filter((a) => !drop.has(a))
+      }
+    })
+    return outcomes
+  }
+}
