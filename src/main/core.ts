@@ -16,6 +16,7 @@ import { IntentService } from './services/intent-service'
 import { MessageService } from './services/message-service'
 import { SessionManager } from './services/session-manager'
 import { SurveyService } from './services/survey-service'
+import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
 import { mkdir } from 'node:fs/promises'
 
 /** Size and time limits (DESIGN.md §4); bytes and milliseconds. */
@@ -42,6 +43,8 @@ export interface CoreOptions {
   lock?: boolean
   /** Reconnect instances that were connected (default true). */
   restoreSessions?: boolean
+  /** Webhook tunables and test seams (fetch, clock, random, retry policy). */
+  webhooks?: WebhookOptions
 }
 
 export interface Core {
@@ -57,6 +60,8 @@ export interface Core {
   surveys: SurveyService
   attachments: AttachmentService
   messages: MessageService
+  /** Webhook deliveries (DESIGN.md §11): outbox, dispatcher, list and retry. */
+  webhooks: WebhookService
   /** Stops sessions and waits for every pending write; releases the data-dir lock. */
   close(): Promise<void>
 }
@@ -79,6 +84,14 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   }
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const events = new CoreEventBus()
+  let webhooks: WebhookService
+  try {
+    webhooks = await WebhookService.open({ storage, events, logger, ...opts.webhooks })
+  } catch (err) {
+    await storage.close()
+    await release()
+    throw err
+  }
   const account = new AccountService(storage, opts.apiToken)
   await account.ensure()
   const inbound = new InboundPipeline({ storage, events, logger })
@@ -103,12 +116,17 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     surveys: new SurveyService({ storage, events }),
     attachments,
     messages: new MessageService({ storage, sessions, events, attachments, limits }),
+    webhooks,
     async close() {
       await sessions.closeAll()
+      // After the sessions, so their last state changes are queued; before storage, which it reads.
+      await webhooks.close()
       await storage.close()
       await release()
     }
   }
+  // Before the restore, so the reconnects' state changes reach onConnection subscribers.
+  await webhooks.start()
   if (opts.restoreSessions !== false) await sessions.restore()
   return core
 }
