@@ -109,8 +109,8 @@ export class WebhookDispatcher {
     const now = this.deps.clock.now()
     const limit = this.deps.concurrency ?? 8
     let earliest = Infinity
-    for (const d of this.deps.outbox.all()) {
-      if (d.status !== 'pending' || this.inflight.has(d.id)) continue
+    for (const d of this.deps.outbox.pending()) {
+      if (this.inflight.has(d.id)) continue
       const due = d.next_attempt_at ? Date.parse(d.next_attempt_at) : now
       if (due <= now && this.inflight.size < limit && this.deps.target(d.instance_id)) {
         this.launch(d)

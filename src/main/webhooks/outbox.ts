@@ -27,6 +27,9 @@ export interface OutboxLimits {
 export const DEFAULT_OUTBOX_LIMITS: OutboxLimits = { keepDelivered: 50, maxFailed: 500 }
 
 export class WebhookOutbox {
+  /** Ids added in memory whose write has not finished: not to be attempted yet. */
+  private readonly unsynced = new Set<string>()
+
   private constructor(
     private readonly doc: JsonDocument<OutboxData>,
     private readonly limits: OutboxLimits
@@ -43,21 +46,29 @@ export class WebhookOutbox {
     return this.doc.file
   }
 
-  /** Every delivery, oldest first (live objects: change them only through {@link update}). */
-  all(): readonly WebhookDelivery[] {
-    return this.doc.data.deliveries
-  }
-
   /** A delivery by id. */
   get(id: string): WebhookDelivery | undefined {
     return this.doc.data.deliveries.find((d) => d.id === id)
   }
 
+  /**
+   * Pending deliveries that are on disk, oldest first. One added a moment ago is left out until its
+   * write is done, even when another write finishing first wakes the dispatcher.
+   */
+  pending(): WebhookDelivery[] {
+    return this.doc.data.deliveries.filter((d) => d.status === 'pending' && !this.unsynced.has(d.id))
+  }
+
   /** Queues deliveries; resolves once they are on disk. */
-  add(deliveries: WebhookDelivery[]): Promise<void> {
-    return this.doc.update((d) => {
-      d.deliveries.push(...deliveries)
-    })
+  async add(deliveries: WebhookDelivery[]): Promise<void> {
+    for (const d of deliveries) this.unsynced.add(d.id)
+    try {
+      await this.doc.update((d) => {
+        d.deliveries.push(...deliveries)
+      })
+    } finally {
+      for (const d of deliveries) this.unsynced.delete(d.id)
+    }
   }
 
   /**
