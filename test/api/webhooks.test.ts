@@ -3,7 +3,7 @@
  * sandbox traffic and verifies them with the `standardwebhooks` library. Time runs on a manual clock,
  * so retries of seconds to minutes happen without waiting; after every test no timer is left armed.
  */
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { Webhook } from 'standardwebhooks'
@@ -387,6 +387,42 @@ describe('persistence', () => {
     expect(rx.requests).toHaveLength(d.attempts)
     expect(clock.offset).toBeGreaterThan(20 * 3_600_000)
     expect(clock.offset).toBeLessThanOrEqual(24 * 3_600_000)
+  })
+})
+
+describe('edge cases', () => {
+  it('fails at once when a requestConfig header cannot be sent', async () => {
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage'], { headers: { 'bad header': 'x' } })
+    await inbound(qs, { message: 'hi' })
+    const d = await attempted(inst._id, 1)
+    expect(d).toMatchObject({ status: 'failed', last_status: null, last_error: expect.stringMatching(/^cannot build the request/) })
+    expect(rx.requests).toHaveLength(0)
+  })
+
+  it('rewrites an older URL-safe secret in standard base64 (same key) and drops deliveries of vanished instances', async () => {
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage'])
+    await inbound(qs, { message: 'first' })
+    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    const key = Buffer.from(Array.from({ length: 32 }, (_, i) => 255 - i))
+    await h.core.storage.config.update(() => {
+      h.core.instances.get(inst._id).settings.webhook.secret = `whsec_${key.toString('base64url')}`
+    })
+    const dir = h.dataDir
+    await h.close(true)
+    const file = join(dir, 'webhook-outbox.json')
+    const outbox = JSON.parse(await readFile(file, 'utf8'))
+    outbox.deliveries.push({ ...h.core.webhooks.list(inst._id)[0], id: 'msg_orphan', instance_id: 'gone', status: 'pending' })
+    await writeFile(file, JSON.stringify(outbox))
+
+    h = await makeHarness(opts(), dir)
+    const secret = h.core.instances.get(inst._id).settings.webhook.secret
+    expect(secret).toBe(`whsec_${key.toString('base64')}`)
+    expect(JSON.parse(await readFile(file, 'utf8')).deliveries.map((d: WebhookDelivery) => d.id)).not.toContain('msg_orphan')
+    await inbound(qs, { message: 'signed with the old key' })
+    await vi.waitFor(() => expect(rx.requests).toHaveLength(2), WAIT)
+    expect(verify(rx.requests[1]!, secret).data.text).toBe('signed with the old key')
+    // Same key bytes as before the rewrite.
+    expect(Buffer.from(secret.slice(6), 'base64').equals(key)).toBe(true)
   })
 })
 

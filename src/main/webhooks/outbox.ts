@@ -99,6 +99,11 @@ export class WebhookOutbox {
     return out
   }
 
+  /** Ids of the instances that have deliveries. */
+  instanceIds(): string[] {
+    return [...new Set(this.doc.data.deliveries.map((d) => d.instance_id))]
+  }
+
   /** Drops every delivery of an instance (instance deleted): from memory now, from disk on the returned promise. */
   removeInstance(instanceId: string): Promise<void> {
     return this.doc.update((d) => {

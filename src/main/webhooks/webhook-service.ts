@@ -82,7 +82,7 @@ export class WebhookService {
 
   /**
    * Follows the event bus and starts the dispatcher; deliveries left pending by the last run go out
-   * (due ones at once). Also rewrites URL-safe secrets of older instances in standard base64 (the
+   * (due ones at once); those of instances that no longer exist are dropped. Also rewrites URL-safe secrets of older instances in standard base64 (the
    * same key), so the owner's Standard Webhooks library can verify with the secret it is shown.
    */
   async start(): Promise<void> {
@@ -92,6 +92,9 @@ export class WebhookService {
         for (const i of instances) i.settings.webhook.secret = normalizeSecret(i.settings.webhook.secret)
       })
     }
+    // Deliveries of instances that no longer exist would wait forever for a target.
+    const known = new Set(instances.map((i) => i._id))
+    for (const id of this.outbox.instanceIds()) if (!known.has(id)) await this.outbox.removeInstance(id)
     const { events } = this.deps
     this.unsubscribe = [
       events.on('message', (e) => this.onMessage(e)),
