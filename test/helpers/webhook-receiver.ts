@@ -35,6 +35,7 @@ export interface Receiver {
   start(): Promise<void>
 }
 
+/** Starts a receiver on `port` (0 = any free port); it answers 200 until `respond` is replaced. */
 export async function startReceiver(port = 0): Promise<Receiver> {
   let server: Server | null = null
   const r: Receiver = {

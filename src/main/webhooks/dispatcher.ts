@@ -150,6 +150,7 @@ export class WebhookDispatcher {
     const lastStatus = result.kind === 'response' ? result.status : null
     if (result.kind === 'invalid') {
       await this.deps.outbox.update(d.id, { status: 'failed', attempts, last_error: result.error, last_status: null, next_attempt_at: null })
+      this.deps.logger.warn({ deliveryId: d.id, instanceId: d.instance_id, error: result.error }, 'webhook delivery failed; kept for a manual retry')
       return
     }
     const verdict = classifyAttempt(result, now)
@@ -166,7 +167,10 @@ export class WebhookDispatcher {
           : { status: 'pending', attempts, last_error: verdict.error, last_status: lastStatus, next_attempt_at: new Date(at).toISOString() }
     }
     await this.deps.outbox.update(d.id, patch)
-    if (patch.status !== 'delivered') this.deps.logger.warn({ deliveryId: d.id, instanceId: d.instance_id, error: patch.last_error, status: patch.status }, 'webhook delivery failed')
+    // A retry is routine (debug); giving up needs the owner's attention (warn).
+    const log = { deliveryId: d.id, instanceId: d.instance_id, attempts, error: patch.last_error }
+    if (patch.status === 'failed') this.deps.logger.warn(log, 'webhook delivery failed; kept for a manual retry')
+    else if (patch.status === 'pending') this.deps.logger.debug({ ...log, next: patch.next_attempt_at }, 'webhook delivery will be retried')
   }
 
   /** Sends the request; answers what happened, 'aborted' when close()/delete cut it short. */

@@ -15,6 +15,7 @@ const tags = ['webhooks']
 export const DELIVERIES_FETCHED = 'Webhook deliveries fetched successfully!'
 export const DELIVERY_QUEUED = 'Webhook delivery queued for retry'
 
+/** Registers `GET /chatapp/webhook/deliveries` and `POST /chatapp/webhook/deliveries/{delivery_id}/retry`. */
 export function webhookRoutes(root: FastifyInstance, core: Core): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>()
 
