@@ -16,6 +16,7 @@ import { IntentService } from './services/intent-service'
 import { MessageService } from './services/message-service'
 import { SessionManager } from './services/session-manager'
 import { SurveyService } from './services/survey-service'
+import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
 import { mkdir } from 'node:fs/promises'
 import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
 import { createSmtpMailer, type Mailer } from './bot/mailer'
@@ -49,6 +50,8 @@ export interface CoreOptions {
   clock?: () => Date
   /** Mail transport for notifications (default: SMTP from the app settings). */
   mailer?: Mailer
+  /** Webhook tunables and test seams (fetch, clock, random, retry policy). */
+  webhooks?: WebhookOptions
 }
 
 export interface Core {
@@ -65,6 +68,8 @@ export interface Core {
   attachments: AttachmentService
   messages: MessageService
   bot: BotEngine
+  /** Webhook deliveries (DESIGN.md §11): outbox, dispatcher, list and retry. */
+  webhooks: WebhookService
   /** Stops sessions and waits for every pending write; releases the data-dir lock. */
   close(): Promise<void>
 }
@@ -87,6 +92,14 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   }
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const events = new CoreEventBus()
+  let webhooks: WebhookService
+  try {
+    webhooks = await WebhookService.open({ storage, events, logger, ...opts.webhooks })
+  } catch (err) {
+    await storage.close()
+    await release()
+    throw err
+  }
   const account = new AccountService(storage, opts.apiToken)
   await account.ensure()
   const inbound = new InboundPipeline({ storage, events, logger })
@@ -118,14 +131,19 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     attachments,
     messages,
     bot,
+    webhooks,
     async close() {
       bot.close()
       mailer.close()
       await sessions.closeAll()
+      // After the sessions, so their last state changes are queued; before storage, which it reads.
+      await webhooks.close()
       await storage.close()
       await release()
     }
   }
+  // Before the restore, so the reconnects' state changes reach onConnection subscribers.
+  await webhooks.start()
   if (opts.restoreSessions !== false) await sessions.restore()
   return core
 }

@@ -25,3 +25,11 @@ export function newSecret(bytes = 24): string {
 export function newMessageId(): string {
   return '3EB0' + randomBytes(8).toString('hex').toUpperCase()
 }
+
+/**
+ * A Standard Webhooks signing secret: `whsec_` and 32 random bytes in standard base64 (the form the
+ * Standard Webhooks libraries decode; URL-safe base64 would not verify there). DESIGN.md §11.
+ */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`
+}

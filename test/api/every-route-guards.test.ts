@@ -57,7 +57,9 @@ const INSTANCE_ROUTES: Array<[string, string]> = [
   ['POST', '/chatapp/message/sendText'],
   ['POST', '/chatapp/sendText'],
   ['POST', '/chatapp/sandbox/scan'],
-  ['POST', '/chatapp/sandbox/inbound']
+  ['POST', '/chatapp/sandbox/inbound'],
+  ['GET', '/chatapp/webhook/deliveries'],
+  ['POST', `/chatapp/webhook/deliveries/${ID}/retry`]
 ]
 const MULTIPART_ROUTES = ['/attachment', '/chatapp/message/image', '/chatapp/message/video', '/chatapp/message/audio', '/chatapp/message/doc']
 

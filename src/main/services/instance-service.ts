@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import type { ChannelKind, ConnectionState } from '../channel/types'
 import type { CoreEventBus } from '../events'
-import { newObjectId, newSecret } from '../ids'
+import { newObjectId, newSecret, newWebhookSecret } from '../ids'
 import type { Storage } from '../store/storage'
 import type { Instance, InstanceSettings } from '../../shared/schemas/records'
 import type {
@@ -58,7 +58,7 @@ export function defaultSettings(channel: ChannelKind): InstanceSettings {
     active_hours: { from: 'always', to: 'always' },
     access_token: newSecret(24),
     channel,
-    webhook: { url: null, events: ['onMessage', 'onAnyMessage'], requestConfig: {}, secret: `whsec_${newSecret(32)}` },
+    webhook: { url: null, events: ['onMessage', 'onAnyMessage'], requestConfig: {}, secret: newWebhookSecret() },
     user: null
   }
 }

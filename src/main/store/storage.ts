@@ -4,6 +4,7 @@
  * ```
  * chatapp.json          configuration: account, instances, intents, surveys, attachments, app settings
  * runtime.json          survey runs and bot memory (changes with traffic, kept apart from the config)
+ * webhook-outbox.json   webhook deliveries: pending, recent delivered, failed (DESIGN.md §11; owned by webhooks/)
  * messages/<id>.jsonl   message log per instance (append-only)
  * attachments/<id>      attachment bytes
  * sessions/<id>/        channel credentials per instance
@@ -60,6 +61,8 @@ export interface DataPaths {
   attachments: string
   sessions: string
   tmp: string
+  /** The webhook outbox file; opened by the webhook service, not here. */
+  webhookOutbox: string
 }
 
 export interface Storage {
@@ -82,7 +85,8 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
     messages: join(dataDir, 'messages'),
     attachments: join(dataDir, 'attachments'),
     sessions: join(dataDir, 'sessions'),
-    tmp: join(dataDir, 'tmp')
+    tmp: join(dataDir, 'tmp'),
+    webhookOutbox: join(dataDir, 'webhook-outbox.json')
   }
   const config = await JsonDocument.open<ConfigData>(join(dataDir, 'chatapp.json'), {
     version: 1,

@@ -8,6 +8,7 @@ import { messageRoutes } from './messages'
 import { sandboxRoutes } from './sandbox'
 import { settingsRoutes } from './settings'
 import { surveyRoutes } from './surveys'
+import { webhookRoutes } from './webhooks'
 
 export async function registerRoutes(app: FastifyInstance, core: Core, version: string): Promise<void> {
   const started = Date.now()
@@ -23,4 +24,5 @@ export async function registerRoutes(app: FastifyInstance, core: Core, version: 
   attachmentRoutes(app, core)
   messageRoutes(app, core)
   sandboxRoutes(app, core)
+  webhookRoutes(app, core)
 }

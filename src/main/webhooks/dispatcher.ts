@@ -1,0 +1,237 @@
+/**
+ * The webhook dispatcher (DESIGN.md §11): sends the outbox's pending deliveries when they are due,
+ * signs each attempt by the Standard Webhooks scheme, and records the outcome with the retry rules of
+ * {@link classifyAttempt} / {@link nextAttemptAt}.
+ *
+ * One timer, set for the earliest due delivery; at most `concurrency` requests at a time. Clock,
+ * randomness and fetch come in as dependencies so tests drive the schedule without waiting.
+ * `close()` clears the timer and aborts requests in flight without recording them: those deliveries
+ * stay pending and are sent again after the next start (at-least-once; receivers deduplicate on
+ * `webhook-id`).
+ */
+import { Webhook } from 'standardwebhooks'
+import type { Logger } from '../logger'
+import type { WebhookDelivery } from '../../shared/schemas/webhooks'
+import type { WebhookOutbox } from './outbox'
+import { classifyAttempt, nextAttemptAt, normalizeSecret, type AttemptResult, type RetryPolicy } from './policy'
+
+/** Time source and timers; epoch milliseconds. */
+export interface Clock {
+  now(): number
+  setTimeout(fn: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
+/** The real clock. Timers are unref'd: a pending retry never keeps the process alive by itself. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout)
+}
+
+/** What an instance's deliveries are sent with, read at each attempt (so a changed secret applies). */
+export interface DeliveryTarget {
+  /** `whsec_…` signing secret. */
+  secret: string
+  /** requestConfig.headers. */
+  headers: Record<string, string>
+  /** Request timeout, ms (covers connecting, the answer and its body). */
+  timeoutMs: number
+}
+
+export interface DispatcherDeps {
+  outbox: WebhookOutbox
+  /** The target of an instance's deliveries, or undefined when the instance is gone (nothing is sent). */
+  target(instanceId: string): DeliveryTarget | undefined
+  fetch: typeof fetch
+  clock: Clock
+  /** Uniform in [0, 1), for the backoff jitter. */
+  random: () => number
+  policy: RetryPolicy
+  logger: Logger
+  /** Requests in flight at most (default 8). */
+  concurrency?: number
+}
+
+/** Sent as User-Agent, so receivers can tell these requests apart. */
+export const USER_AGENT = 'ChatappDesk-Webhooks/1'
+/** Characters of a non-2xx answer's body kept in last_error. */
+const BODY_SNIPPET = 300
+/** setTimeout's longest delay; later timers are re-armed when they fire. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+class ClosingError extends Error {}
+
+export class WebhookDispatcher {
+  private timer: unknown = null
+  private readonly inflight = new Map<string, { instanceId: string; controller: AbortController; done: Promise<void> }>()
+  private stopped = true
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /** Starts sending: pending deliveries already due (e.g. left over from the last run) go at once. */
+  start(): void {
+    this.stopped = false
+    this.schedule()
+  }
+
+  /** Looks at the outbox again now (after deliveries were added or requeued). */
+  kick(): void {
+    this.schedule()
+  }
+
+  /** Whether a delivery's request is in flight. */
+  isInFlight(id: string): boolean {
+    return this.inflight.has(id)
+  }
+
+  /** Aborts the requests in flight for an instance (deleted); their outcome is not recorded. */
+  abortInstance(instanceId: string): void {
+    for (const f of this.inflight.values()) {
+      if (f.instanceId === instanceId) f.controller.abort(new ClosingError('instance deleted'))
+    }
+  }
+
+  /** Stops: clears the timer, aborts requests in flight and waits until their bookkeeping is done. */
+  async close(): Promise<void> {
+    this.stopped = true
+    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer)
+    this.timer = null
+    for (const f of this.inflight.values()) f.controller.abort(new ClosingError('shutting down'))
+    await Promise.all([...this.inflight.values()].map((f) => f.done))
+  }
+
+  /** Starts every due delivery there is room for and arms the timer for the next one. */
+  private schedule(): void {
+    if (this.stopped) return
+    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer)
+    this.timer = null
+    const now = this.deps.clock.now()
+    const limit = this.deps.concurrency ?? 8
+    let earliest = Infinity
+    for (const d of this.deps.outbox.pending()) {
+      if (this.inflight.has(d.id)) continue
+      const due = d.next_attempt_at ? Date.parse(d.next_attempt_at) : now
+      if (due <= now && this.inflight.size < limit && this.deps.target(d.instance_id)) {
+        this.launch(d)
+      } else if (due > now) {
+        earliest = Math.min(earliest, due)
+      }
+    }
+    // When full, the next finished request calls schedule() again; a timer is only for future ones.
+    if (earliest !== Infinity) {
+      this.timer = this.deps.clock.setTimeout(() => {
+        this.timer = null
+        this.schedule()
+      }, Math.min(MAX_TIMER_MS, Math.max(0, earliest - now)))
+    }
+  }
+
+  private launch(d: WebhookDelivery): void {
+    const controller = new AbortController()
+    const done = this.attempt(d, controller)
+      .catch((err) => this.deps.logger.error({ err, deliveryId: d.id }, 'webhook attempt bookkeeping failed'))
+      .finally(() => {
+        this.inflight.delete(d.id)
+        this.schedule()
+      })
+    this.inflight.set(d.id, { instanceId: d.instance_id, controller, done })
+  }
+
+  /** One attempt: send, classify, record. */
+  private async attempt(d: WebhookDelivery, controller: AbortController): Promise<void> {
+    const { clock, policy } = this.deps
+    const target = this.deps.target(d.instance_id)
+    if (!target) return
+    const result = await this.send(d, target, controller)
+    if (result === 'aborted') return
+    const now = clock.now()
+    const attempts = d.attempts + 1
+    const lastStatus = result.kind === 'response' ? result.status : null
+    if (result.kind === 'invalid') {
+      await this.deps.outbox.update(d.id, { status: 'failed', attempts, last_error: result.error, last_status: null, next_attempt_at: null })
+      this.deps.logger.warn({ deliveryId: d.id, instanceId: d.instance_id, error: result.error }, 'webhook delivery failed; kept for a manual retry')
+      return
+    }
+    const verdict = classifyAttempt(result, now)
+    let patch: Partial<WebhookDelivery>
+    if (verdict.outcome === 'delivered') {
+      patch = { status: 'delivered', attempts, last_error: null, last_status: lastStatus, next_attempt_at: null, delivered_at: new Date(now).toISOString() }
+    } else if (verdict.outcome === 'fail') {
+      patch = { status: 'failed', attempts, last_error: verdict.error, last_status: lastStatus, next_attempt_at: null }
+    } else {
+      const at = nextAttemptAt(attempts, Date.parse(d.created_at), now, this.deps.random(), verdict.retryAfterMs, policy)
+      patch =
+        at === undefined
+          ? { status: 'failed', attempts, last_error: `${verdict.error} (gave up: retry window of ${Math.round(policy.maxAgeMs / 3_600_000)} h is over)`, last_status: lastStatus, next_attempt_at: null }
+          : { status: 'pending', attempts, last_error: verdict.error, last_status: lastStatus, next_attempt_at: new Date(at).toISOString() }
+    }
+    await this.deps.outbox.update(d.id, patch)
+    // A retry is routine (debug); giving up needs the owner's attention (warn).
+    const log = { deliveryId: d.id, instanceId: d.instance_id, attempts, error: patch.last_error }
+    if (patch.status === 'failed') this.deps.logger.warn(log, 'webhook delivery failed; kept for a manual retry')
+    else if (patch.status === 'pending') this.deps.logger.debug({ ...log, next: patch.next_attempt_at }, 'webhook delivery will be retried')
+  }
+
+  /** Sends the request; answers what happened, 'aborted' when close()/delete cut it short. */
+  private async send(
+    d: WebhookDelivery,
+    target: DeliveryTarget,
+    controller: AbortController
+  ): Promise<AttemptResult | { kind: 'invalid'; error: string } | 'aborted'> {
+    const body = JSON.stringify(d.payload)
+    const now = this.deps.clock.now()
+    let headers: Headers
+    try {
+      const signature = new Webhook(normalizeSecret(target.secret)).sign(d.id, new Date(now), body)
+      // requestConfig headers first, so they can never replace the signature or the content type.
+      headers = new Headers(target.headers)
+      headers.set('content-type', 'application/json')
+      headers.set('user-agent', USER_AGENT)
+      headers.set('webhook-id', d.id)
+      headers.set('webhook-timestamp', String(Math.floor(now / 1000)))
+      headers.set('webhook-signature', signature)
+    } catch (err) {
+      // A bad header or secret will not get better by retrying.
+      return { kind: 'invalid', error: `cannot build the request: ${(err as Error).message}` }
+    }
+    let timedOut = false
+    const timer = this.deps.clock.setTimeout(() => {
+      timedOut = true
+      controller.abort(new Error('timeout'))
+    }, target.timeoutMs)
+    try {
+      const res = await this.deps.fetch(d.url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' })
+      const ok = res.status >= 200 && res.status < 300
+      const text = ok ? (await res.body?.cancel(), '') : await readSnippet(res)
+      return { kind: 'response', status: res.status, retryAfter: res.headers.get('retry-after'), body: text }
+    } catch (err) {
+      if (timedOut) return { kind: 'timeout', timeoutMs: target.timeoutMs }
+      if (controller.signal.aborted) return 'aborted'
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause
+      return { kind: 'network', error: cause?.code ?? cause?.message ?? (err as Error).message }
+    } finally {
+      this.deps.clock.clearTimeout(timer)
+    }
+  }
+}
+
+/** The first characters of an answer's body, for last_error; never reads more than it keeps. */
+async function readSnippet(res: Response): Promise<string> {
+  if (!res.body) return ''
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    while (size < BODY_SNIPPET * 4) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      size += value.length
+    }
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+  const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim()
+  return text.length > BODY_SNIPPET ? `${text.slice(0, BODY_SNIPPET)}…` : text
+}

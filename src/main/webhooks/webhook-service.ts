@@ -1,0 +1,205 @@
+/**
+ * Webhooks (DESIGN.md §11): turns the core's events into deliveries and exposes them.
+ *
+ * - `message` events → `onMessage` (inbound from contacts) and `onAnyMessage` (every message, inbound
+ *   and outbound: API sends, bot replies, phone); `state` events → `onConnection` — each only when the
+ *   instance has actions.send_webhook on, a webhook URL, and the event in webhook.events.
+ * - Each delivery is written to the outbox (fsynced) before the dispatcher may attempt it.
+ * - `list` and `retry` serve the deliveries API and the desktop UI.
+ * - Deleting an instance drops its deliveries and aborts its requests in flight.
+ */
+import type { CoreEventBus, CoreEvents } from '../events'
+import { newObjectId } from '../ids'
+import type { Logger } from '../logger'
+import type { Storage } from '../store/storage'
+import { conflict, notFound } from '../services/errors'
+import type { Instance, WebhookEvent } from '../../shared/schemas/records'
+import type { DeliveryFilter, WebhookDelivery } from '../../shared/schemas/webhooks'
+import { WebhookDispatcher, systemClock, type Clock, type DeliveryTarget } from './dispatcher'
+import { WebhookOutbox, type OutboxLimits } from './outbox'
+import {
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIMEOUT_MS,
+  buildPayload,
+  messageEvents,
+  normalizeSecret,
+  shouldDeliver,
+  type ConnectionData,
+  type RetryPolicy
+} from './policy'
+
+/** Tunables and test seams of the webhook service; every member optional. */
+export interface WebhookOptions {
+  fetch?: typeof fetch
+  clock?: Clock
+  random?: () => number
+  /** Retry timing (partial: the rest from DEFAULT_RETRY_POLICY). */
+  policy?: Partial<RetryPolicy>
+  limits?: Partial<OutboxLimits>
+  /** Requests in flight at most. */
+  concurrency?: number
+}
+
+export interface WebhookServiceDeps extends WebhookOptions {
+  storage: Storage
+  events: CoreEventBus
+  logger: Logger
+}
+
+export class WebhookService {
+  private readonly dispatcher: WebhookDispatcher
+  private readonly clock: Clock
+  private readonly writes = new Set<Promise<unknown>>()
+  private unsubscribe: Array<() => void> = []
+
+  private constructor(
+    private readonly deps: WebhookServiceDeps,
+    private readonly outbox: WebhookOutbox
+  ) {
+    this.clock = deps.clock ?? systemClock
+    this.dispatcher = new WebhookDispatcher({
+      outbox,
+      target: (id) => this.target(id),
+      fetch: deps.fetch ?? ((...args) => fetch(...args)),
+      clock: this.clock,
+      random: deps.random ?? Math.random,
+      policy: { ...DEFAULT_RETRY_POLICY, ...deps.policy },
+      logger: deps.logger,
+      concurrency: deps.concurrency
+    })
+  }
+
+  /** Opens the outbox (`storage.paths.webhookOutbox`). Throws DataFileError when it is unreadable. Not started yet. */
+  static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
+    const outbox = await WebhookOutbox.open(deps.storage.paths.webhookOutbox, deps.limits)
+    return new WebhookService(deps, outbox)
+  }
+
+  /** The outbox file's path. */
+  get file(): string {
+    return this.outbox.file
+  }
+
+  /**
+   * Follows the event bus and starts the dispatcher; deliveries left pending by the last run go out
+   * (due ones at once); those of instances that no longer exist are dropped. Also rewrites URL-safe secrets of older instances in standard base64 (the
+   * same key), so the owner's Standard Webhooks library can verify with the secret it is shown.
+   */
+  async start(): Promise<void> {
+    const instances = this.deps.storage.config.data.instances
+    if (instances.some((i) => normalizeSecret(i.settings.webhook.secret) !== i.settings.webhook.secret)) {
+      await this.deps.storage.config.update(() => {
+        for (const i of instances) i.settings.webhook.secret = normalizeSecret(i.settings.webhook.secret)
+      })
+    }
+    // Deliveries of instances that no longer exist would wait forever for a target.
+    const known = new Set(instances.map((i) => i._id))
+    for (const id of this.outbox.instanceIds()) if (!known.has(id)) await this.outbox.removeInstance(id)
+    const { events } = this.deps
+    this.unsubscribe = [
+      events.on('message', (e) => this.onMessage(e)),
+      events.on('state', (e) => this.onState(e)),
+      events.on('changed', (e) => {
+        if (e.what === 'deleted') this.dropInstance(e.instanceId)
+      })
+    ]
+    this.dispatcher.start()
+  }
+
+  /** An instance's deliveries, newest first (default at most 50), optionally of one status. */
+  list(instanceId: string, filter: DeliveryFilter = {}): WebhookDelivery[] {
+    return this.outbox.list(instanceId, filter).map((d) => structuredClone(d))
+  }
+
+  /**
+   * Requeues a failed or pending delivery of `instanceId` for an attempt now, to the instance's
+   * current webhook URL (so a corrected URL applies). A retry of a delivery older than the 24 h window
+   * makes one attempt; a transient failure then fails it again. 404 for an unknown id or another
+   * instance's delivery; 409 when it was already delivered.
+   */
+  async retry(instanceId: string, deliveryId: string): Promise<WebhookDelivery> {
+    const d = this.outbox.get(deliveryId)
+    if (!d || d.instance_id !== instanceId) throw notFound('Webhook delivery')
+    if (d.status === 'delivered') throw conflict('This webhook delivery was already delivered.')
+    if (!this.dispatcher.isInFlight(d.id)) {
+      const url = this.instance(instanceId)?.settings.webhook.url || d.url
+      await this.track(this.outbox.update(d.id, { status: 'pending', url, next_attempt_at: new Date(this.clock.now()).toISOString() }))
+      this.dispatcher.kick()
+    }
+    return structuredClone(d)
+  }
+
+  /** Stops following events and the dispatcher (no timer left), then waits for outbox writes. */
+  async close(): Promise<void> {
+    for (const off of this.unsubscribe) off()
+    this.unsubscribe = []
+    await this.dispatcher.close()
+    while (this.writes.size > 0) await Promise.allSettled([...this.writes])
+    await this.outbox.close()
+  }
+
+  private onMessage({ instanceId, message }: CoreEvents['message']): void {
+    const inst = this.instance(instanceId)
+    if (!inst) return
+    this.enqueue(inst, messageEvents(message), message)
+  }
+
+  private onState({ instanceId, state, previous, reason }: CoreEvents['state']): void {
+    const inst = this.instance(instanceId)
+    if (!inst) return
+    const data: ConnectionData = { state, previous, reason: reason ?? null }
+    this.enqueue(inst, ['onConnection'], data)
+  }
+
+  /** Writes one delivery per wanted event to the outbox, then lets the dispatcher send them. */
+  private enqueue(inst: Instance, events: WebhookEvent[], data: Parameters<typeof buildPayload>[2]): void {
+    const wanted = events.filter((e) => shouldDeliver(inst, e))
+    if (wanted.length === 0) return
+    const now = this.clock.now()
+    const created = new Date(now).toISOString()
+    const records: WebhookDelivery[] = wanted.map((event) => ({
+      // Standard Webhooks message id: the same on every attempt, for the receiver to deduplicate.
+      id: `msg_${newObjectId()}`,
+      instance_id: inst._id,
+      event,
+      url: inst.settings.webhook.url!,
+      payload: buildPayload(inst, event, data, now),
+      status: 'pending',
+      attempts: 0,
+      last_error: null,
+      last_status: null,
+      next_attempt_at: created,
+      created_at: created,
+      delivered_at: null
+    }))
+    // The dispatcher only sees them once on disk: kick() after the write, never before.
+    void this.track(this.outbox.add(records))
+      .then(() => this.dispatcher.kick())
+      .catch((err) => this.deps.logger.error({ err, instanceId: inst._id }, 'could not queue webhook deliveries'))
+  }
+
+  private dropInstance(instanceId: string): void {
+    this.dispatcher.abortInstance(instanceId)
+    this.track(this.outbox.removeInstance(instanceId)).catch((err) =>
+      this.deps.logger.error({ err, instanceId }, 'could not drop the webhook deliveries of a deleted instance')
+    )
+  }
+
+  private instance(instanceId: string): Instance | undefined {
+    return this.deps.storage.config.data.instances.find((i) => i._id === instanceId)
+  }
+
+  private target(instanceId: string): DeliveryTarget | undefined {
+    const inst = this.instance(instanceId)
+    if (!inst) return undefined
+    const w = inst.settings.webhook
+    return { secret: w.secret, headers: w.requestConfig.headers ?? {}, timeoutMs: w.requestConfig.timeout_ms ?? DEFAULT_TIMEOUT_MS }
+  }
+
+  /** Remembers a write until it settles, so close() can wait for it. */
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.writes.add(p)
+    void p.finally(() => this.writes.delete(p)).catch(() => {})
+    return p
+  }
+}

@@ -1,0 +1,451 @@
+/**
+ * Webhooks end to end (DESIGN.md §11, issue 3): a real local HTTP receiver gets signed deliveries of
+ * sandbox traffic and verifies them with the `standardwebhooks` library. Time runs on a manual clock,
+ * so retries of seconds to minutes happen without waiting; after every test no timer is left armed.
+ */
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { Webhook } from 'standardwebhooks'
+import { makeHarness, type Harness } from '../helpers/harness'
+import { ManualClock } from '../helpers/manual-clock'
+import { freePort, startReceiver, verify, type Receiver } from '../helpers/webhook-receiver'
+import type { WebhookDelivery } from '../../src/shared/schemas/webhooks'
+
+let h: Harness
+let rx: Receiver
+let clock: ManualClock
+const opts = () => ({ webhooks: { clock, random: () => 0.5 } })
+
+beforeEach(async () => {
+  clock = new ManualClock()
+  h = await makeHarness(opts())
+  rx = await startReceiver()
+})
+afterEach(async () => {
+  await h.close()
+  await rx.stop()
+  // core.close() stops the dispatcher: no retry or timeout timer survives it.
+  expect(clock.pending).toBe(0)
+})
+
+const WAIT = { timeout: 5000, interval: 5 }
+const CUSTOMER = '15550001111'
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A connected sandbox instance with its webhook set and send_webhook on (bot replies off: only our traffic). */
+async function webhookInstance(url: string, events: string[], requestConfig?: object) {
+  const { inst, creds, qs } = await h.connectedInstance()
+  const set = await h.call({ method: 'PUT', url: `/chatapp/setWebhook?${qs}`, payload: { webhook_url: url, events, ...(requestConfig ? { requestConfig } : {}) } })
+  expect(set.statusCode, set.body).toBe(200)
+  const acts = await h.call({ method: 'PUT', url: `/chatapp/updateActions?${qs}`, payload: { send_webhook: true, reply_msgs: false, send_default_msg: false } })
+  expect(acts.statusCode).toBe(200)
+  return { inst, creds, qs, secret: set.json.data.secret as string }
+}
+
+async function inbound(qs: string, payload: Record<string, unknown>) {
+  const res = await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${qs}`, payload: { chatId: CUSTOMER, ...payload } })
+  expect(res.statusCode, res.body).toBe(200)
+}
+
+async function sendText(qs: string, message: string) {
+  const res = await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: CUSTOMER, message } })
+  expect(res.statusCode, res.body).toBe(200)
+}
+
+/** Waits until the delivery's attempt `n` is recorded and, when it stays pending, its retry timer armed. */
+async function attempted(instanceId: string, n: number): Promise<WebhookDelivery> {
+  await vi.waitFor(() => {
+    const d = only(instanceId)
+    expect(d.attempts).toBe(n)
+    if (d.status === 'pending') expect(clock.pending).toBe(1)
+  }, WAIT)
+  return only(instanceId)
+}
+
+function only(instanceId: string): WebhookDelivery {
+  const list = h.core.webhooks.list(instanceId)
+  expect(list).toHaveLength(1)
+  return list[0]!
+}
+
+describe('delivery', () => {
+  it('signs onMessage and onAnyMessage for inbound, API and bot messages; requestConfig headers come along', async () => {
+    const { inst, qs, secret } = await webhookInstance(rx.url, ['onMessage', 'onAnyMessage'], { headers: { 'X-Api-Key': 'k-123' } })
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+    await inbound(qs, { message: 'Hello there', pushName: 'Ann', senderLid: '98765432@lid' })
+    await sendText(qs, 'From the API')
+    await h.core.messages.send(h.core.instances.get(inst._id), `${CUSTOMER}@s.whatsapp.net`, { kind: 'text', text: 'From the bot' }, { source: 'bot' })
+
+    await vi.waitFor(() => expect(rx.requests).toHaveLength(4), WAIT)
+    const bodies = rx.requests.map((r) => verify(r, secret))
+    expect(bodies.map((b) => `${b.event} ${b.data.source} ${b.data.text}`).sort()).toEqual([
+      'onAnyMessage api From the API',
+      'onAnyMessage bot From the bot',
+      'onAnyMessage inbound Hello there',
+      'onMessage inbound Hello there'
+    ])
+    for (const r of rx.requests) {
+      expect(r.method).toBe('POST')
+      expect(r.path).toBe('/hook')
+      expect(r.headers['x-api-key']).toBe('k-123')
+      expect(r.headers['content-type']).toBe('application/json')
+      expect(r.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{24}$/)
+      expect(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60)
+    }
+    const onMessage = bodies.find((b) => b.event === 'onMessage')
+    expect(onMessage).toMatchObject({
+      instance_id: inst._id,
+      session_id: inst.session_id,
+      data: {
+        chatId: `${CUSTOMER}@s.whatsapp.net`,
+        fromMe: false,
+        pushName: 'Ann',
+        type: 'text',
+        source: 'inbound',
+        senderId: `${CUSTOMER}@s.whatsapp.net`,
+        senderPn: `${CUSTOMER}@s.whatsapp.net`,
+        senderLid: '98765432@lid'
+      }
+    })
+    expect(new Date(onMessage.timestamp).toISOString()).toBe(onMessage.timestamp)
+    // The signature covers the body and the id: a changed byte or another secret does not verify.
+    const r0 = rx.requests[0]!
+    expect(() => new Webhook(secret).verify(r0.body.replace('"event"', '"evenT"'), r0.headers as Record<string, string>)).toThrow()
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(r0.body, r0.headers as Record<string, string>)).toThrow()
+
+    await vi.waitFor(() => expect(h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(4), WAIT)
+    const res = await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${qs}` })
+    expect(res.statusCode).toBe(200)
+    expect(res.json.message).toBe('Webhook deliveries fetched successfully!')
+    const list: WebhookDelivery[] = res.json.data
+    expect(new Set(list.map((d) => d.id))).toEqual(new Set(rx.requests.map((r) => r.headers['webhook-id'])))
+    for (const d of list) {
+      expect(d).toMatchObject({ instance_id: inst._id, url: rx.url, status: 'delivered', attempts: 1, last_status: 200, last_error: null, next_attempt_at: null })
+      expect(d.delivered_at).not.toBeNull()
+    }
+    // Newest first: the bot's message was the last event.
+    expect(list[0]!.payload.data.text).toBe('From the bot')
+    expect(list.map((d) => d.created_at)).toEqual([...list.map((d) => d.created_at)].sort().reverse())
+  })
+
+  it('follows the instance’s events and send_webhook', async () => {
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage'])
+    await inbound(qs, { message: 'one' })
+    await sendText(qs, 'outbound, not subscribed')
+    // Queued synchronously with the event: what is not listed now was never queued.
+    expect(h.core.webhooks.list(inst._id).map((d) => `${d.event} ${d.payload.data.text}`)).toEqual(['onMessage one'])
+
+    await h.call({ method: 'PUT', url: `/chatapp/setWebhook?${qs}`, payload: { webhook_url: rx.url, events: ['onAnyMessage'] } })
+    await inbound(qs, { message: 'two' })
+    await sendText(qs, 'three')
+    expect(h.core.webhooks.list(inst._id).map((d) => `${d.event} ${d.payload.data.text}`)).toEqual(['onAnyMessage three', 'onAnyMessage two', 'onMessage one'])
+
+    await h.call({ method: 'PUT', url: `/chatapp/updateActions?${qs}`, payload: { send_webhook: false } })
+    await inbound(qs, { message: 'four' })
+    await sendText(qs, 'five')
+    expect(h.core.webhooks.list(inst._id)).toHaveLength(3)
+
+    await vi.waitFor(() => expect(h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(3), WAIT)
+    expect(rx.requests.map((r) => `${r.json.event} ${r.json.data.text}`).sort()).toEqual(['onAnyMessage three', 'onAnyMessage two', 'onMessage one'])
+    // status and limit filter the list.
+    const res = await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${qs}&status=delivered&limit=2` })
+    expect(res.json.data.map((d: WebhookDelivery) => d.payload.data.text)).toEqual(['three', 'two'])
+    expect((await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${qs}&status=failed` })).json.data).toEqual([])
+    expect((await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${qs}&status=lost` })).statusCode).toBe(400)
+  })
+
+  it('sends onConnection for each state change of init, scan and logout', async () => {
+    const inst = await h.createInstance()
+    const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
+    const qs = new URLSearchParams(creds).toString()
+    const set = await h.call({ method: 'PUT', url: `/chatapp/setWebhook?${qs}`, payload: { webhook_url: rx.url, events: ['onConnection'] } })
+    await h.call({ method: 'PUT', url: `/chatapp/updateActions?${qs}`, payload: { send_webhook: true, reply_msgs: false, send_default_msg: false } })
+    await h.call({ method: 'POST', url: '/chatapp/init', payload: creds })
+    await h.call({ method: 'POST', url: `/chatapp/sandbox/scan?${qs}` })
+    await inbound(qs, { message: 'not an onConnection event' })
+    await h.call({ method: 'GET', url: `/chatapp/instance/logout/${inst._id}?${qs}` })
+
+    const expected = [
+      { state: 'CONNECTING', previous: 'DISCONNECTED' },
+      { state: 'QR', previous: 'CONNECTING' },
+      { state: 'CONNECTED', previous: 'QR' },
+      { state: 'LOGGED_OUT', previous: 'CONNECTED' }
+    ]
+    await vi.waitFor(() => expect(rx.requests).toHaveLength(expected.length), WAIT)
+    const bodies = rx.requests.map((r) => verify(r, set.json.data.secret))
+    expect(bodies.every((b) => b.event === 'onConnection' && b.instance_id === inst._id)).toBe(true)
+    const sent = h.core.webhooks.list(inst._id).reverse().map((d) => d.payload.data)
+    expect(sent.map(({ state, previous }) => ({ state, previous }))).toEqual(expected)
+    expect(sent.every((d) => 'reason' in d)).toBe(true)
+    expect(bodies.map((b) => b.data.state).sort()).toEqual(expected.map((e) => e.state).sort())
+  })
+})
+
+describe('retries', () => {
+  it('retries a 500 with backoff (1 s, then 2 s) and delivers on the 200, same webhook-id each time', async () => {
+    const { inst, qs, secret } = await webhookInstance(rx.url, ['onMessage'])
+    rx.respond = (_, n) => (n <= 2 ? { status: 500, body: 'oops, try later' } : { status: 200 })
+    await inbound(qs, { message: 'retry me' })
+
+    let d = await attempted(inst._id, 1)
+    expect(d).toMatchObject({ status: 'pending', last_status: 500, last_error: 'HTTP 500: oops, try later' })
+    const wait1 = Date.parse(d.next_attempt_at!) - clock.now()
+    expect(wait1).toBeGreaterThan(500)
+    expect(wait1).toBeLessThanOrEqual(1000)
+    clock.advance(100)
+    await sleep(30)
+    expect(rx.requests).toHaveLength(1)
+
+    clock.advance(900)
+    d = await attempted(inst._id, 2)
+    expect(Date.parse(d.next_attempt_at!) - clock.now()).toBeGreaterThan(1500)
+    clock.advance(2000)
+    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    d = only(inst._id)
+    expect(d).toMatchObject({ attempts: 3, last_status: 200, last_error: null, next_attempt_at: null })
+    expect(rx.requests).toHaveLength(3)
+    expect(new Set(rx.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([d.id]))
+    for (const r of rx.requests) verify(r, secret)
+    const ts = rx.requests.map((r) => Number(r.headers['webhook-timestamp']))
+    expect(ts[2]! - ts[0]!).toBeGreaterThanOrEqual(2)
+  })
+
+  it('honours Retry-After on a 429', async () => {
+    const { inst, qs, secret } = await webhookInstance(rx.url, ['onMessage'])
+    rx.respond = (_, n) => (n === 1 ? { status: 429, headers: { 'Retry-After': '120' } } : { status: 204 })
+    await inbound(qs, { message: 'slow down' })
+    await attempted(inst._id, 1)
+    expect(only(inst._id)).toMatchObject({ status: 'pending', last_status: 429, last_error: 'HTTP 429' })
+    expect(Date.parse(only(inst._id).next_attempt_at!) - clock.now()).toBeGreaterThan(119_000)
+
+    clock.advance(60_000)
+    await sleep(30)
+    expect(rx.requests).toHaveLength(1)
+    clock.advance(60_000)
+    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    expect(rx.requests).toHaveLength(2)
+    verify(rx.requests[1]!, secret)
+  })
+
+  it('retries a request that times out (requestConfig.timeout_ms)', async () => {
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage'], { timeout_ms: 5000 })
+    rx.respond = (_, n) => (n === 1 ? { status: 200, delayMs: 60_000 } : { status: 200 })
+    await inbound(qs, { message: 'are you there?' })
+    await vi.waitFor(() => expect(rx.requests).toHaveLength(1), WAIT)
+    await sleep(20)
+    expect(only(inst._id)).toMatchObject({ status: 'pending', attempts: 0 })
+
+    clock.advance(5000)
+    await attempted(inst._id, 1)
+    expect(only(inst._id)).toMatchObject({ status: 'pending', last_error: 'timed out after 5000 ms', last_status: null })
+    clock.advance(1000)
+    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    expect(only(inst._id).attempts).toBe(2)
+  })
+
+  it('fails a 400 at once, lists it, and redelivers it on a manual retry', async () => {
+    const { inst, qs, secret } = await webhookInstance(rx.url, ['onMessage'])
+    rx.respond = () => ({ status: 400, body: 'unknown field' })
+    await inbound(qs, { message: 'rejected' })
+    const d = await attempted(inst._id, 1)
+    expect(d).toMatchObject({ status: 'failed', last_status: 400, last_error: 'HTTP 400: unknown field', next_attempt_at: null, delivered_at: null })
+    // No retry scheduled, and none comes.
+    expect(clock.pending).toBe(0)
+    clock.advance(60_000)
+    await sleep(20)
+    expect(rx.requests).toHaveLength(1)
+
+    const failed = await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${qs}&status=failed` })
+    expect(failed.json.data.map((x: WebhookDelivery) => x.id)).toEqual([d.id])
+
+    // Another instance cannot see or retry it; unknown ids are 404 too.
+    const other = await h.connectedInstance()
+    expect((await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${other.qs}` })).json.data).toEqual([])
+    const foreign = await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/${d.id}/retry?${other.qs}` })
+    expect(foreign.statusCode).toBe(404)
+    expect(foreign.json.error.code).toBe('NOT_FOUND')
+    expect((await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/msg_000000000000000000000000/retry?${qs}` })).statusCode).toBe(404)
+
+    rx.respond = () => ({ status: 200 })
+    expect((await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/${d.id}/retry` })).statusCode).toBe(400)
+    const ok = await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/${d.id}/retry?${qs}` })
+    expect(ok.statusCode, ok.body).toBe(200)
+    expect(ok.json.message).toBe('Webhook delivery queued for retry')
+    expect(ok.json.data).toMatchObject({ id: d.id, status: 'pending' })
+    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    expect(only(inst._id)).toMatchObject({ attempts: 2, last_status: 200, last_error: null })
+    expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([d.id, d.id])
+    verify(rx.requests[1]!, secret)
+    const again = await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/${d.id}/retry?${qs}` })
+    expect(again.statusCode).toBe(409)
+  })
+
+  it('a manual retry goes to the corrected webhook URL', async () => {
+    const { inst, qs } = await webhookInstance(`${rx.url}/wrong`, ['onMessage'])
+    rx.respond = (req) => (req.path === '/hook' ? { status: 200 } : { status: 404 })
+    await inbound(qs, { message: 'lost' })
+    await vi.waitFor(() => expect(only(inst._id).status).toBe('failed'), WAIT)
+    await h.call({ method: 'PUT', url: `/chatapp/setWebhook?${qs}`, payload: { webhook_url: rx.url, events: ['onMessage'] } })
+    const d = only(inst._id)
+    expect((await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/${d.id}/retry?${qs}` })).statusCode).toBe(200)
+    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    expect(rx.requests.map((r) => r.path)).toEqual(['/hook/wrong', '/hook'])
+    expect(only(inst._id).url).toBe(rx.url)
+  })
+})
+
+describe('persistence', () => {
+  it('keeps queued deliveries in their own file across a restart and sends them once the receiver is up', async () => {
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}/hook`
+    const { inst, qs, secret } = await webhookInstance(url, ['onMessage', 'onAnyMessage'])
+    await inbound(qs, { message: 'while down' })
+    await vi.waitFor(() => expect(h.core.webhooks.list(inst._id).map((d) => d.attempts)).toEqual([1, 1]), WAIT)
+    const queued = h.core.webhooks.list(inst._id)
+    for (const d of queued) expect(d).toMatchObject({ status: 'pending', last_status: null, last_error: expect.stringMatching(/^network error: ECONNREFUSED/) })
+
+    const dir = h.dataDir
+    await h.close(true)
+    expect(clock.pending).toBe(0)
+    // The outbox is its own file; the configuration file never holds deliveries.
+    expect(h.core.webhooks.file).toBe(join(dir, 'webhook-outbox.json'))
+    const outbox = JSON.parse(await readFile(join(dir, 'webhook-outbox.json'), 'utf8'))
+    expect(outbox.deliveries.map((d: WebhookDelivery) => d.id).sort()).toEqual(queued.map((d) => d.id).sort())
+    const config = await readFile(join(dir, 'chatapp.json'), 'utf8')
+    for (const d of queued) expect(config).not.toContain(d.id)
+    expect(config).not.toContain('while down')
+
+    // Time passes while the app is off: the retries are due at the next start and go at once.
+    clock.offset += 10_000
+    const up = await startReceiver(port)
+    try {
+      h = await makeHarness(opts(), dir)
+      await vi.waitFor(() => expect(up.requests).toHaveLength(2), WAIT)
+      await vi.waitFor(() => expect(h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(2), WAIT)
+      expect(up.requests.map((r) => verify(r, secret).event).sort()).toEqual(['onAnyMessage', 'onMessage'])
+      expect(new Set(up.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set(queued.map((d) => d.id)))
+      expect(h.core.webhooks.list(inst._id).map((d) => d.attempts)).toEqual([2, 2])
+    } finally {
+      await up.stop()
+    }
+  })
+
+  it('writes a delivery to disk before its first attempt', async () => {
+    const seen: boolean[] = []
+    await h.close()
+    h = await makeHarness({
+      webhooks: {
+        clock,
+        fetch: async (_url, init) => {
+          const id = new Headers(init?.headers).get('webhook-id')!
+          seen.push((await readFile(join(h.dataDir, 'webhook-outbox.json'), 'utf8')).includes(id))
+          return new Response(null, { status: 200 })
+        }
+      }
+    })
+    const { inst, qs } = await webhookInstance('http://127.0.0.1:9/never-called', ['onMessage', 'onAnyMessage'])
+    await inbound(qs, { message: 'a' })
+    await sendText(qs, 'b')
+    await vi.waitFor(() => expect(h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(3), WAIT)
+    expect(seen).toEqual([true, true, true])
+  })
+
+  it('deleting an instance drops its queued deliveries and leaves the others', async () => {
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}/hook`
+    const a = await webhookInstance(url, ['onMessage'])
+    const b = await webhookInstance(url, ['onMessage'])
+    await inbound(a.qs, { message: 'for a' })
+    await inbound(b.qs, { message: 'for b' })
+    await vi.waitFor(() => expect(h.core.webhooks.list(a.inst._id)[0]?.attempts).toBe(1), WAIT)
+    await vi.waitFor(() => expect(h.core.webhooks.list(b.inst._id)[0]?.attempts).toBe(1), WAIT)
+
+    expect((await h.call({ method: 'DELETE', url: `/chatapp/${a.inst._id}` })).statusCode).toBe(200)
+    expect(h.core.webhooks.list(a.inst._id)).toEqual([])
+    expect(h.core.webhooks.list(b.inst._id)).toHaveLength(1)
+    const dir = h.dataDir
+    await h.close(true)
+    const outbox = JSON.parse(await readFile(join(dir, 'webhook-outbox.json'), 'utf8'))
+    expect(outbox.deliveries.map((d: WebhookDelivery) => d.instance_id)).toEqual([b.inst._id])
+    h = await makeHarness(opts(), dir)
+  })
+
+  it('gives up after 24 h of transient failures and keeps the delivery as failed', async () => {
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage'])
+    rx.respond = () => ({ status: 503, body: 'maintenance' })
+    await inbound(qs, { message: 'never lands' })
+    for (let n = 1; n < 60; n++) {
+      if ((await attempted(inst._id, n)).status !== 'pending') break
+      clock.advance(clock.nextIn()!)
+    }
+    const d = only(inst._id)
+    expect(d.status).toBe('failed')
+    expect(d.last_error).toMatch(/^HTTP 503: maintenance \(gave up: retry window of 24 h is over\)$/)
+    expect(d.attempts).toBeGreaterThan(20)
+    expect(d.attempts).toBeLessThan(40)
+    expect(rx.requests).toHaveLength(d.attempts)
+    expect(clock.offset).toBeGreaterThan(20 * 3_600_000)
+    expect(clock.offset).toBeLessThanOrEqual(24 * 3_600_000)
+  })
+})
+
+describe('edge cases', () => {
+  it('fails at once when a requestConfig header cannot be sent', async () => {
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage'], { headers: { 'bad header': 'x' } })
+    await inbound(qs, { message: 'hi' })
+    const d = await attempted(inst._id, 1)
+    expect(d).toMatchObject({ status: 'failed', last_status: null, last_error: expect.stringMatching(/^cannot build the request/) })
+    expect(rx.requests).toHaveLength(0)
+  })
+
+  it('rewrites an older URL-safe secret in standard base64 (same key) and drops deliveries of vanished instances', async () => {
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage'])
+    await inbound(qs, { message: 'first' })
+    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    const key = Buffer.from(Array.from({ length: 32 }, (_, i) => 255 - i))
+    await h.core.storage.config.update(() => {
+      h.core.instances.get(inst._id).settings.webhook.secret = `whsec_${key.toString('base64url')}`
+    })
+    const dir = h.dataDir
+    await h.close(true)
+    const file = join(dir, 'webhook-outbox.json')
+    const outbox = JSON.parse(await readFile(file, 'utf8'))
+    outbox.deliveries.push({ ...h.core.webhooks.list(inst._id)[0], id: 'msg_orphan', instance_id: 'gone', status: 'pending' })
+    await writeFile(file, JSON.stringify(outbox))
+
+    h = await makeHarness(opts(), dir)
+    const secret = h.core.instances.get(inst._id).settings.webhook.secret
+    expect(secret).toBe(`whsec_${key.toString('base64')}`)
+    expect(JSON.parse(await readFile(file, 'utf8')).deliveries.map((d: WebhookDelivery) => d.id)).not.toContain('msg_orphan')
+    await inbound(qs, { message: 'signed with the old key' })
+    await vi.waitFor(() => expect(rx.requests).toHaveLength(2), WAIT)
+    expect(verify(rx.requests[1]!, secret).data.text).toBe('signed with the old key')
+    // Same key bytes as before the rewrite.
+    expect(Buffer.from(secret.slice(6), 'base64').equals(key)).toBe(true)
+  })
+})
+
+describe('OpenAPI', () => {
+  it('documents the deliveries routes with their schemas', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    const list = doc.paths['/chatapp/webhook/deliveries'].get
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['session_id', 'access_token', 'status', 'limit']))
+    const item = list.responses['200'].content['application/json'].schema.properties.data.items
+    expect(Object.keys(item.properties)).toEqual([
+      'id',
+      'instance_id',
+      'event',
+      'url',
+      'payload',
+      'status',
+      'attempts',
+      'last_error',
+      'last_status',
+      'next_attempt_at',
+      'created_at',
+      'delivered_at'
+    ])
+    expect(doc.paths['/chatapp/webhook/deliveries/{delivery_id}/retry'].post.responses['404']).toBeDefined()
+  })
+})
