@@ -32,6 +32,7 @@ it('walks an instance from creation to a logged conversation', async () => {
   const customer = '15550001111'
   const inbound = await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${qs}`, payload: { chatId: customer, message: 'Hi, are you open?', pushName: 'Ann' } })
   expect(inbound.json.message).toBe('Message received successfully')
+  expect(inbound.json.data.replies).toEqual([expect.objectContaining({ source: 'bot', text: expect.stringMatching(/^(Hi|Hello) Ann, thanks for your message!/) })])
   expect(inbound.json.data.message).toMatchObject({ chatId: `${customer}@s.whatsapp.net`, fromMe: false, pushName: 'Ann', text: 'Hi, are you open?', source: 'inbound' })
   const group = await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${qs}`, payload: { chatId: '120363000000000001@g.us', participant: '15550003333', message: 'group hello' } })
   expect(group.json.data.message).toMatchObject({ chatId: '120363000000000001@g.us', senderId: '15550003333@s.whatsapp.net' })
@@ -58,6 +59,7 @@ it('walks an instance from creation to a logged conversation', async () => {
   const log = (await h.call({ method: 'GET', url: `/chatapp/messages?${qs}&chatId=${customer}` })).json.data
   expect(log.map((m: { type: string; source: string }) => `${m.source}:${m.type}`)).toEqual([
     'inbound:text',
+    'bot:text', // the default message, once per contact per day
     'inbound:text',
     'api:text',
     'api:image',
@@ -70,7 +72,7 @@ it('walks an instance from creation to a logged conversation', async () => {
     'api:text'
   ])
   const all = (await h.call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data
-  expect(all).toHaveLength(12)
+  expect(all).toHaveLength(14) // + the group message and its default reply
 })
 
 it('refuses the sandbox routes on a real-channel instance', async () => {

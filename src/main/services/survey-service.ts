@@ -7,6 +7,8 @@ import { newObjectId } from '../ids'
 import type { Storage } from '../store/storage'
 import type { Instance, Survey, SurveyRun } from '../../shared/schemas/records'
 import type { CreateSurveyBody, DeleteResult, UpdateSurveyBody } from '../../shared/schemas/operations'
+import { stringify } from 'csv-stringify/sync'
+import { orderSteps } from '../bot/survey-flow'
 import { checkAction } from './action-check'
 import { notFound } from './errors'
 
@@ -22,11 +24,6 @@ export type SurveyResponse = Pick<SurveyRun, 'chatId' | 'pushName' | 'status' | 
 
 function toSortId(v: number | string): number {
   return typeof v === 'number' ? v : Number.parseInt(v.trim(), 10)
-}
-
-/** Steps of one survey in asking order: sort_id, then creation. */
-export function orderSteps(steps: Survey[]): Survey[] {
-  return [...steps].sort((a, b) => a.sort_id - b.sort_id || a.createdAt.localeCompare(b.createdAt) || a._id.localeCompare(b._id))
 }
 
 export class SurveyService {
@@ -101,6 +98,30 @@ export class SurveyService {
     })
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: id })
     return { n: 1, ok: 1, deletedCount: 1 }
+  }
+
+  /**
+   * The runs as CSV for a spreadsheet: one row per run, one column per step (its question), in step
+   * order; answers to steps since deleted get their own columns at the end.
+   */
+  responsesCsv(inst: Instance, stepId: string): string {
+    const step = this.get(inst, stepId)
+    const runs = this.responses(inst, stepId)
+    const columns = this.stepsOf(inst, step.title).map((s) => ({ id: s._id, question: s.reply }))
+    for (const run of runs) {
+      for (const a of run.answers) if (!columns.some((c) => c.id === a.step_id)) columns.push({ id: a.step_id, question: a.question })
+    }
+    const header = ['run_id', 'chatId', 'pushName', 'status', 'startedAt', 'completedAt', ...columns.map((c) => c.question)]
+    const rows = runs.map((r) => [
+      r._id,
+      r.chatId,
+      r.pushName ?? '',
+      r.status,
+      r.startedAt,
+      r.completedAt ?? '',
+      ...columns.map((c) => r.answers.filter((a) => a.step_id === c.id).at(-1)?.answer ?? '')
+    ])
+    return stringify([header, ...rows])
   }
 
   /** Runs of the survey that `stepId` belongs to, oldest first (DESIGN.md §9). */

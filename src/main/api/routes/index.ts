@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Core } from '../../core'
 import { attachmentRoutes } from './attachments'
+import { botRoutes } from './bot'
 import { instanceRoutes } from './instances'
 import { intentRoutes } from './intents'
 import { messageRoutes } from './messages'
@@ -24,5 +25,6 @@ export async function registerRoutes(app: FastifyInstance, core: Core, version: 
   attachmentRoutes(app, core)
   messageRoutes(app, core)
   sandboxRoutes(app, core)
+  botRoutes(app, core)
   webhookRoutes(app, core)
 }

@@ -65,7 +65,7 @@ export function sandboxRoutes(root: FastifyInstance, core: Core): void {
       schema: {
         tags,
         summary: 'Deliver an inbound message to a sandbox instance',
-        description: 'Answers once the message is logged and the bot has handled it; the bot’s replies are in the message log.',
+        description: 'Answers once the message is logged and the bot has handled it, with the bot’s replies to that chat.',
         querystring: CredentialsQuery,
         body: SandboxInboundBody,
         response: responses('Message received successfully', Type.Object({ message: LoggedMessage, replies: Type.Array(LoggedMessage) }), {
@@ -80,7 +80,7 @@ export function sandboxRoutes(root: FastifyInstance, core: Core): void {
       const session = sandboxSession(core, inst)
       const replies: LoggedMessage[] = []
       const stop = core.events.on('message', (e) => {
-        if (e.instanceId === inst._id && e.message.fromMe && e.message.chatId === chatId) replies.push(e.message)
+        if (e.instanceId === inst._id && e.message.source === 'bot' && e.message.chatId === chatId) replies.push(e.message)
       })
       try {
         const inbound = await channelCall(() => session.simulateInbound({ ...req.body, chatId }))

@@ -73,13 +73,25 @@ export function surveyRoutes(root: FastifyInstance, core: Core): void {
     {
       schema: {
         tags,
-        summary: 'Runs of the survey a step belongs to',
+        summary: 'Runs of the survey a step belongs to (format=csv for a spreadsheet)',
         params,
         querystring: SurveyResponsesQuery,
         body: Type.Optional(CredentialsBody),
         response: responses('Survey responses fetched successfully!', Type.Array(SurveyResponse), NF)
       }
     },
-    async (req) => ok('Survey responses fetched successfully!', surveys.responses(requestInstance(req), req.params.survey_id as string))
+    async (req, reply) => {
+      const inst = requestInstance(req)
+      const id = req.params.survey_id as string
+      if (req.query.format === 'csv') {
+        const title = surveys.get(inst, id).title.replace(/[^\w.-]+/g, '_')
+        // The typed 200 is the JSON form; this branch answers the CSV file.
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('Content-Disposition', `attachment; filename="${title}-responses.csv"`)
+          .send(surveys.responsesCsv(inst, id) as never)
+      }
+      return ok('Survey responses fetched successfully!', surveys.responses(inst, id))
+    }
   )
 }
