@@ -18,7 +18,7 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions, 'plugins' | 'publicPrefixes'> = {}): Promise<RunningApp> {
+export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions, 'plugins' | 'publicPrefixes' | 'publicPaths'> = {}): Promise<RunningApp> {
   const logger = createLogger(config.logLevel)
   const core = await startCore({
     dataDir: config.dataDir,

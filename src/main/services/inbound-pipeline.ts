@@ -25,6 +25,11 @@ export class InboundPipeline {
 
   constructor(private readonly deps: InboundPipelineDeps) {}
 
+  /** How many handlers consume inbound messages (the UI tells whether a bot engine answers). */
+  get handlerCount(): number {
+    return this.handlers.length
+  }
+
   /** Adds a handler; handlers run in registration order. */
   use(handler: InboundHandler): void {
     this.handlers.push(handler)
