@@ -1,0 +1,2 @@
+/** Electron entry (placeholder until the shell lands). */
+export {}
