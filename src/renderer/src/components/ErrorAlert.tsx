@@ -10,7 +10,8 @@ export function errorMessage(error: unknown): string {
 export function fieldError(error: unknown, field: string): string | undefined {
   if (!(error instanceof ContractError)) return undefined
   const d = error.details?.find((p) => p.field === field || p.field.startsWith(`${field}.`))
-  return d ? `${d.field} ${d.problem}` : undefined
+  // The input already names the field; a nested field keeps its sub-path (e.g. rows.0.title).
+  return d ? (d.field === field ? d.problem : `${d.field.slice(field.length + 1)} ${d.problem}`) : undefined
 }
 
 export function ErrorAlert({ error, title = 'Something went wrong' }: { error: unknown; title?: string }) {
