@@ -59,7 +59,7 @@ function createWindow(): void {
     webPreferences: secureWebPreferences(PRELOAD)
   })
   if (bounds.maximized) win.maximize()
-  hardenWebContents(win.webContents, isAppUrl, (url) => void shell.openExternal(url))
+  // Navigation and new-window rules come from the app-wide 'web-contents-created' hook in main().
   const save = () => win && !win.isDestroyed() && saveWindowState(stateFile, { ...win.getNormalBounds(), maximized: win.isMaximized() })
   win.on('close', save)
   win.on('closed', () => (win = null))

@@ -5,6 +5,7 @@ import { ErrorAlert } from '../components/ErrorAlert'
 import { useAction, useContract } from '../hooks'
 import { useDesk, useSelectedInstance, call } from '../store'
 import { curlExamples } from '../curl-examples'
+import { TOKEN_KEY } from '../Login'
 
 export function ApiTab() {
   const info = useDesk((s) => s.info)
@@ -52,7 +53,9 @@ export function ApiTab() {
               <Text fw={500}>{ex.title}</Text>
               <CopyButton value={ex.command}>{({ copied, copy }) => <Button size="compact-xs" variant="default" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
             </Group>
-            <Code block>{ex.command}</Code>
+            <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+              {ex.command}
+            </Code>
           </Card>
         ))}
       <Modal opened={confirm} onClose={() => setConfirm(false)} title="Regenerate the API token?">
@@ -66,9 +69,12 @@ export function ApiTab() {
             onClick={() =>
               regen.run(async () => {
                 setConfirm(false)
-                await call('apiToken.regenerate', {})
-                // In web mode the session's token must follow, or the next call would be refused.
-                location.reload()
+                const { token: fresh } = await call('apiToken.regenerate', {})
+                // In web mode this session logs in with the token, so it must follow the change.
+                if (info?.mode === 'web') {
+                  sessionStorage.setItem(TOKEN_KEY, fresh)
+                  location.reload()
+                } else await token.reload()
               })
             }
           >

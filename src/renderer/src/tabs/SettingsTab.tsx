@@ -151,6 +151,9 @@ function InstanceSettings({ inst }: { inst: Instance }) {
       </Section>
 
       <WebhookSettings inst={inst} />
+      <Card withBorder>
+        <DeliveryLog instanceId={inst._id} />
+      </Card>
     </>
   )
 }
@@ -206,7 +209,6 @@ function WebhookSettings({ inst }: { inst: Instance }) {
       <Text size="xs" c="dimmed">
         Sending is switched on by “Send webhooks” in Bot actions ({inst.settings.actions.send_webhook ? 'on' : 'off'} now).
       </Text>
-      <DeliveryLog instanceId={inst._id} />
     </Section>
   )
 }
@@ -217,9 +219,7 @@ function DeliveryLog({ instanceId }: { instanceId: string }) {
   const webhookLog = useDesk((s) => s.info?.webhookLog)
   return (
     <Stack gap="xs">
-      <Text fw={600} size="sm">
-        Delivery log
-      </Text>
+      <Title order={5}>Webhook delivery log</Title>
       <ErrorAlert error={log.error ?? retry.error} />
       {log.data?.length === 0 && (
         <EmptyState size="sm" title="No deliveries yet" description={webhookLog ? 'Deliveries appear here with their result.' : 'This build does not track webhook deliveries yet.'} />
