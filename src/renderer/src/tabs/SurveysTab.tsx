@@ -57,7 +57,7 @@ function SurveyCard({ instanceId, title, steps, onEdit, onChanged }: { instanceI
       <Group justify="space-between" mb="sm">
         <Group>
           <Title order={5}>{title}</Title>
-          <Badge variant="light">{steps.length} steps</Badge>
+          <Badge variant="light">{steps.length === 1 ? '1 step' : `${steps.length} steps`}</Badge>
         </Group>
         <Group gap="xs">
           <Button size="xs" variant="light" onClick={() => onEdit({ step: null, title, sortId: (steps.at(-1)?.sort_id ?? 0) + 1 })}>
