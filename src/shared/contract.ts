@@ -237,6 +237,8 @@ export type ContractEvent =
   | { type: 'message'; instanceId: string; message: LoggedMessage }
   | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }
   | { type: 'delivery'; instanceId: string; delivery: WebhookDelivery }
+  /** Sent by a transport (never by main) after its event stream reconnected: events may have been missed, reload. */
+  | { type: 'resync' }
 
 /** The error both transports carry: DESIGN.md §4 codes, a message for the owner, field details. */
 export interface ContractErrorShape {

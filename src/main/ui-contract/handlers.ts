@@ -29,6 +29,7 @@ import {
 import type { SmtpSettings } from '../store/storage'
 import { summariseChats } from './chat-summary'
 import { webhookLogOf } from './webhook-log'
+import { APP_VERSION } from '../version'
 
 export interface HandlerOptions {
   /** Base URL of the local HTTP API (known once it listens). */
@@ -75,7 +76,7 @@ export function createHandlers(core: Core, opts: HandlerOptions): ContractHandle
   return {
     async 'app.info'() {
       return {
-        version: (await import('../version')).APP_VERSION,
+        version: APP_VERSION,
         baseUrl: opts.baseUrl(),
         mode: opts.mode,
         botEngine: hasBotEngine(core),

@@ -40,12 +40,12 @@ export function useContract<M extends ContractMethod>(
     } finally {
       setLoading(false)
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `key` stands for `input` (a new object each render); reloading on identity would loop.
   }, [method, key])
   useEffect(() => {
     void reload()
   }, [reload])
-  useEffect(() => onContractEvent((e) => reloadRef.current?.(e) && void reload()), [reload])
+  useEffect(() => onContractEvent((e) => (e.type === 'resync' || reloadRef.current?.(e)) && void reload()), [reload])
   return { data, error, loading, reload }
 }
 

@@ -42,7 +42,7 @@ export const useDesk = create<DeskState>((set, get) => ({
     set({ client })
     unsubscribe = client.subscribe((e) => {
       if (e.type === 'qr') set((s) => ({ qr: { ...s.qr, [e.instanceId]: e.qrDataUrl } }))
-      if (e.type === 'state' || (e.type === 'changed' && (e.what === 'instance' || e.what === 'deleted'))) void get().refreshInstances()
+      if (e.type === 'state' || e.type === 'resync' || (e.type === 'changed' && (e.what === 'instance' || e.what === 'deleted'))) void get().refreshInstances()
       for (const l of listeners) l(e)
     })
     const info = await client.call('app.info', {})

@@ -107,3 +107,25 @@ describe('POST /rpc/{method}', () => {
     await reading
   })
 })
+
+describe('the renderer HTTP client against the server', () => {
+  it('calls methods, raises ContractErrors with details, and receives events', async () => {
+    const { createHttpClient, tokenWorks } = await import('../../../src/renderer/src/transport/http-client')
+    const { ContractError } = await import('../../../src/shared/contract')
+    expect(await tokenWorks('wrong-token-000000000000', base)).toBe(false)
+    expect(await tokenWorks(TOKEN, base)).toBe(true)
+    const client = createHttpClient(TOKEN, base)
+    const events: ContractEvent[] = []
+    const unsubscribe = client.subscribe((e) => events.push(e))
+    // Let the stream connect before acting, so no event is missed.
+    await new Promise((r) => setTimeout(r, 200))
+    const inst = await client.call('instances.create', { channel: 'sandbox' })
+    await expect.poll(() => events.some((e) => e.type === 'changed' && e.instanceId === inst._id)).toBe(true)
+    const err = await client.call('settings.updateGeneral', { instanceId: inst._id, bot_timezone: 'Mars/Olympus' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ContractError)
+    expect(err).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'bot_timezone' }] })
+    const missing = await client.call('instances.init', { instanceId: 'nope' }).catch((e: unknown) => e)
+    expect(missing).toMatchObject({ code: 'NOT_FOUND' })
+    unsubscribe()
+  })
+})

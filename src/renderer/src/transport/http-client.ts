@@ -33,12 +33,16 @@ export function createHttpClient(token: string, base = ''): ContractClient {
     subscribe(listener: (event: ContractEvent) => void) {
       const ctrl = new AbortController()
       let delay = 500
+      let connectedBefore = false
       const run = async () => {
         while (!ctrl.signal.aborted) {
           try {
             const res = await fetch(`${base}/rpc/events`, { headers, signal: ctrl.signal })
             if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`)
             delay = 500
+            // Events sent while the stream was down are lost: tell the UI to reload what it shows.
+            if (connectedBefore) listener({ type: 'resync' })
+            connectedBefore = true
             const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
             const parser = new SseParser()
             for (;;) {
