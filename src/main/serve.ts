@@ -36,7 +36,11 @@ async function main(): Promise<void> {
   url = app.url
   console.log(`Chatapp API listening on ${app.url}`)
   console.log(ui ? `Web UI: ${app.url}/ (log in with the API token)` : `Web UI not built (run npm run build to serve it at ${app.url}/)`)
-  if (!config.apiToken) console.log(`API token: ${app.core.account.token()}`)
+  if (!config.apiToken) {
+    console.log(`API token: ${app.core.account.token()}`)
+    // The fragment never reaches the server; the page reads the token from it and forgets it.
+    if (ui) console.log(`Log in directly: ${app.url}/#token=${encodeURIComponent(app.core.account.token())}`)
+  }
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return
