@@ -117,10 +117,20 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await dialog.waitFor({ state: 'detached' })
     const row = page.getByTestId('intent-row')
     await expect.poll(() => row.count()).toBe(1)
-    expect(await row.textContent()).toContain('send_location')
+    expect(await row.textContent()).toContain('Location')
+    // Search filters the table; an edit keeps the action.
+    await page.getByLabel('Search intents').fill('zzz')
+    await page.getByText('No intent matches').waitFor()
+    await page.getByLabel('Search intents').fill('open')
+    await expect.poll(() => row.count()).toBe(1)
+    await row.getByRole('button', { name: 'Edit' }).click()
+    await dialog.getByLabel('Reply').fill('{Hi|Hello} [name], we are open 9-17.')
+    await dialog.getByRole('button', { name: 'Save intent' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect.poll(() => row.textContent()).toContain('we are open 9-17')
     const [inst] = await rpc('instances.list', {})
     const [intent] = await rpc('intents.list', { instanceId: inst._id })
-    expect(intent).toMatchObject({ keyword: 'hours, open', action: { send_location: { lat: '28.6139', lng: '77.2090', loc: 'Our shop' } } })
+    expect(intent).toMatchObject({ keyword: 'hours, open', reply: '{Hi|Hello} [name], we are open 9-17.', action: { send_location: { lat: '28.6139', lng: '77.2090', loc: 'Our shop' } } })
     await shot('06-intents')
   })
 
@@ -133,7 +143,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     const { botEngine } = await rpc('app.info', {})
     if (botEngine) {
       // The bot engine answers with the intent's reply and its location action.
-      await log.getByText('We are open 9-17, Test customer.').waitFor()
+      await log.getByText(/(Hi|Hello) Test customer, we are open 9-17\./).waitFor()
     } else {
       // Without the engine (issue 3), prove the live path: an outbound message to this chat, sent
       // elsewhere, appears here through the event stream without a reload.
@@ -228,6 +238,16 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Show' }).click()
     expect(await page.getByTestId('api-token').textContent()).toBe(serve.token)
     await shot('11-api')
+  })
+
+  it('moves between tabs with the keyboard', async () => {
+    await page.getByRole('tab', { name: 'API' }).focus()
+    await page.keyboard.press('ArrowLeft')
+    await expect.poll(() => page.getByRole('tab', { name: 'Test chat' }).getAttribute('aria-selected')).toBe('true')
+    // Home only moves the focus (Mantine); Enter activates the focused tab.
+    await page.keyboard.press('Home')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByRole('tab', { name: 'Instances' }).getAttribute('aria-selected')).toBe('true')
   })
 
   it('deletes an instance only after confirmation', async () => {

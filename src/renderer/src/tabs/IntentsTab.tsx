@@ -11,6 +11,17 @@ import { NeedInstance } from '../components/NeedInstance'
 import { useAction, useContract } from '../hooks'
 import { call, useSelectedInstance } from '../store'
 
+/** Names of the follow-up actions as the table shows them. */
+const ACTION_LABELS: Record<string, string> = {
+  send_location: 'Location',
+  send_contact: 'Contact',
+  send_photo: 'Photo',
+  send_file: 'File',
+  send_notification: 'Notify me',
+  add_to_group: 'Add to group',
+  start_survey: 'Start survey'
+}
+
 /** Comma-separated keywords (the stored form) to chips and back. */
 export const splitKeywords = (csv: string) => csv.split(',').map((k) => k.trim()).filter(Boolean)
 
@@ -56,7 +67,7 @@ export function IntentsTab() {
                 <Table.Td>
                   <Group gap={4}>
                     {splitKeywords(i.keyword).map((k) => (
-                      <Badge key={k} variant="outline" size="sm">
+                      <Badge key={k} variant="outline" size="sm" tt="none">
                         {k}
                       </Badge>
                     ))}
@@ -68,7 +79,7 @@ export function IntentsTab() {
                   </Text>
                 </Table.Td>
                 <Table.Td>
-                  <Text size="xs">{Object.keys(i.action ?? {}).join(', ') || '—'}</Text>
+                  <Text size="xs">{Object.keys(i.action ?? {}).map((k) => ACTION_LABELS[k] ?? k).join(', ') || '—'}</Text>
                 </Table.Td>
                 <Table.Td>
                   <Group gap="xs" justify="flex-end" wrap="nowrap">
