@@ -7,6 +7,28 @@
 import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
+import type { Plugin } from 'vite'
+import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from './src/shared/csp'
+
+/**
+ * Writes the CSP meta tag of index.html from src/shared/csp.ts (one source for the meta tag, the
+ * server header and the Electron header); the dev server gets the relaxed development policy.
+ */
+function cspMeta(): Plugin {
+  let dev = false
+  return {
+    name: 'chatapp-csp-meta',
+    configResolved(config) {
+      dev = config.command === 'serve'
+    },
+    transformIndexHtml(html) {
+      const policy = dev ? DEV_CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY
+      // frame-ancestors is ignored (and warned about) in a meta tag; the header carries it.
+      const meta = policy.replace(/; frame-ancestors [^;]+/, '')
+      return html.replace(/(<meta\s+http-equiv="Content-Security-Policy"\s+content=")[^"]*(")/, `$1${meta}$2`)
+    }
+  }
+}
 
 export default defineConfig({
   main: {
@@ -33,7 +55,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'src/renderer'),
-    plugins: [react()],
+    plugins: [react(), cspMeta()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
       emptyOutDir: true,

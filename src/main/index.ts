@@ -18,6 +18,7 @@ import { readServeConfig } from './config'
 import { createHandlers } from './ui-contract/handlers'
 import { subscribeContractEvents } from './ui-contract/event-bridge'
 import { IPC_EVENT_CHANNEL } from '../shared/contract'
+import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from '../shared/csp'
 import { appSenderCheck, registerIpcTransport } from './electron/ipc-transport'
 import { hardenSession, hardenWebContents, secureWebPreferences } from './electron/security'
 import { fitBounds, loadWindowState, saveWindowState, windowStateFile } from './electron/window-state'
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
   }
   app.on('second-instance', showWindow)
   await app.whenReady()
-  hardenSession(session.defaultSession)
+  hardenSession(session.defaultSession, DEV_URL ? DEV_CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY)
   app.on('web-contents-created', (_e, contents) => hardenWebContents(contents, isAppUrl, (url) => void shell.openExternal(url)))
 
   const config = readServeConfig()

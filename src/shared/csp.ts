@@ -15,3 +15,13 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'"
 ].join('; ')
+
+/**
+ * Development only (`npm run dev`): Vite's React refresh injects an inline module script and talks to
+ * its server over a WebSocket, so scripts allow 'unsafe-inline' and connections allow ws:. Never in a
+ * build: the production policy above is what ships.
+ */
+export const DEV_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace(
+  "connect-src 'self'",
+  "connect-src 'self' ws: http://localhost:*"
+)

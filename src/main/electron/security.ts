@@ -52,9 +52,9 @@ export function hardenWebContents(contents: Pick<WebContents, 'on' | 'setWindowO
 }
 
 /** Refuses every permission request (camera, notifications from pages, …) and adds the CSP header. */
-export function hardenSession(session: Pick<Session, 'setPermissionRequestHandler' | 'webRequest'>): void {
+export function hardenSession(session: Pick<Session, 'setPermissionRequestHandler' | 'webRequest'>, csp = CONTENT_SECURITY_POLICY): void {
   session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
   session.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } })
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } })
   })
 }
