@@ -204,7 +204,22 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     const [inst] = await rpc('instances.list', {})
     const [sent] = await rpc('messages.list', { instanceId: inst._id, chatId: '15550100002' })
     expect(sent).toMatchObject({ type: 'image', text: 'Our new logo', fromMe: true, source: 'api' })
+    const files = page.getByTestId('files-card')
+    await files.getByText('photo.png').waitFor()
     await shot('09-messages')
+    // The buttons builder: body, two reply buttons and a footer, delivered as numbered text.
+    await compose.getByText('Buttons', { exact: true }).click()
+    await compose.getByTestId('compose-text').fill('What would you like?')
+    await compose.getByLabel('Button title').fill('Menu')
+    await compose.getByRole('button', { name: 'Add button' }).click()
+    await compose.getByLabel('Button title').nth(1).fill('Opening hours')
+    await compose.getByLabel('Footer').fill('Reply with a number')
+    await compose.getByRole('button', { name: 'Send buttons' }).click()
+    await conv.getByText('2. Opening hours', { exact: false }).waitFor()
+    await files.getByRole('button', { name: 'Delete photo.png' }).click()
+    await page.getByRole('dialog', { name: 'Delete file?' }).getByRole('button', { name: 'Delete' }).click()
+    await files.getByText('No files yet', { exact: false }).waitFor()
+    expect(await rpc('attachments.list', { instanceId: inst._id })).toEqual([])
   })
 
   it('shows the Surveys and API tabs', async () => {

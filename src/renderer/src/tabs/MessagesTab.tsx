@@ -8,6 +8,7 @@ import { useState } from 'react'
 import type { LoggedMessage } from '../../../shared/schemas/records'
 import { AttachmentPicker } from '../components/AttachmentPicker'
 import { ChatLog } from '../components/ChatLog'
+import { FilesCard } from '../components/FilesCard'
 import { ErrorAlert, fieldError } from '../components/ErrorAlert'
 import { NeedInstance } from '../components/NeedInstance'
 import { useAction, useContract } from '../hooks'
@@ -50,6 +51,7 @@ export function MessagesTab() {
             ))}
           </ScrollArea>
         </Card>
+        <FilesCard instanceId={inst._id} />
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 8 }}>
         {chatId ? (
