@@ -19,7 +19,7 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions, 'plugins' | 'publicPrefixes'> = {}): Promise<RunningApp> {
+export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions, 'plugins' | 'publicPrefixes' | 'publicPaths'> = {}): Promise<RunningApp> {
   const logger = createLogger(config.logLevel)
   if (config.waRootKey) {
     applyTestRootKey(config.waRootKey)

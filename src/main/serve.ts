@@ -1,19 +1,46 @@
 /**
- * Headless entry (`npm run serve`, DESIGN.md §2): the core and the HTTP API with no Electron.
+ * Headless entry (`npm run serve`, DESIGN.md §2): the core and the HTTP API with no Electron, plus the
+ * web UI at `/` (when built: `npm run build`) driven over the HTTP transport of the UI contract.
  * Prints `Chatapp API listening on http://HOST:PORT` when ready; SIGTERM/SIGINT close cleanly (no
  * write lost, sessions closed). Exits 1 with a clear message on bad configuration, a data dir owned
  * by another process, or an unreadable data file.
  */
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
 import { startApp } from './app'
 import { ConfigError, readServeConfig } from './config'
+import type { Core } from './core'
 import { DataFileError } from './store/atomic-json-file'
 import { DataDirLockedError } from './store/data-dir-lock'
+import { createHandlers } from './ui-contract/handlers'
+import { rpcPlugin } from './ui-contract/http-transport'
+import { hasBuiltUi, webUiPlugin, webUiPublicPaths } from './ui-contract/web-ui'
+
+/** Where `npm run build` puts the renderer; `CHATAPP_UI_DIR` overrides it. */
+const UI_DIR = process.env.CHATAPP_UI_DIR?.trim() || fileURLToPath(new URL('../../out/renderer', import.meta.url))
 
 async function main(): Promise<void> {
   const config = readServeConfig()
-  const app = await startApp(config)
-  // The token first: scripts that wait for the ready line have it by then.
-  if (!config.apiToken) console.log(`API token: ${app.core.account.token()}`)
+  let url = ''
+  // The core exists only inside startApp; plugins run after it started, so they reach it through the server.
+  const rpc = async (server: FastifyInstance) => {
+    const core: Core = server.core
+    const handlers = createHandlers(core, { baseUrl: () => url, mode: 'web', defaultChannel: config.channel })
+    await rpcPlugin(core, handlers)(server)
+  }
+  const ui = hasBuiltUi(UI_DIR)
+  const app = await startApp(config, {
+    plugins: ui ? [rpc, webUiPlugin(UI_DIR)] : [rpc],
+    ...(ui ? webUiPublicPaths(UI_DIR) : {})
+  })
+  url = app.url
+  console.log(ui ? `Web UI: ${app.url}/ (log in with the API token)` : `Web UI not built (run npm run build to serve it at ${app.url}/)`)
+  // The token before the ready line: scripts that wait for that line have it by then.
+  if (!config.apiToken) {
+    console.log(`API token: ${app.core.account.token()}`)
+    // The fragment never reaches the server; the page reads the token from it and forgets it.
+    if (ui) console.log(`Log in directly: ${app.url}/#token=${encodeURIComponent(app.core.account.token())}`)
+  }
   console.log(`Chatapp API listening on ${app.url}`)
   let closing = false
   const shutdown = (signal: string) => {

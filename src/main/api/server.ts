@@ -28,6 +28,8 @@ export interface ApiServerOptions {
   version: string
   /** Paths served without the bearer token besides /health and the docs (e.g. the web UI). */
   publicPrefixes?: string[]
+  /** Exact paths served without the bearer token (e.g. `/` and `/index.html` of the web UI). */
+  publicPaths?: string[]
   /** Registers extra routes (e.g. the web UI and its RPC transport). */
   plugins?: Array<(app: FastifyInstance) => Promise<void> | void>
   logger?: boolean
@@ -103,7 +105,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   })
 
   const publicPrefixes = ['/docs', ...(opts.publicPrefixes ?? [])]
-  const publicExact = new Set(['/health', '/openapi.json'])
+  const publicExact = new Set(['/health', '/openapi.json', ...(opts.publicPaths ?? [])])
   app.addHook('onRequest', async (req, reply) => {
     if (!hostAllowed(req.headers.host, opts.host)) {
       return reply.status(403).send(errorBody(new AppError('UNAUTHORIZED', 'Host not allowed; use http://127.0.0.1 or http://localhost.')))

@@ -51,6 +51,8 @@ export interface DispatcherDeps {
   logger: Logger
   /** Requests in flight at most (default 8). */
   concurrency?: number
+  /** Told each recorded attempt outcome (the UI's live delivery log). */
+  onRecorded?: (delivery: WebhookDelivery) => void
 }
 
 /** Sent as User-Agent, so receivers can tell these requests apart. */
@@ -138,6 +140,12 @@ export class WebhookDispatcher {
     this.inflight.set(d.id, { instanceId: d.instance_id, controller, done })
   }
 
+  private async record(id: string, patch: Partial<WebhookDelivery>): Promise<void> {
+    if (!(await this.deps.outbox.update(id, patch))) return
+    const recorded = this.deps.outbox.get(id)
+    if (recorded) this.deps.onRecorded?.(recorded)
+  }
+
   /** One attempt: send, classify, record. */
   private async attempt(d: WebhookDelivery, controller: AbortController): Promise<void> {
     const { clock, policy } = this.deps
@@ -149,7 +157,7 @@ export class WebhookDispatcher {
     const attempts = d.attempts + 1
     const lastStatus = result.kind === 'response' ? result.status : null
     if (result.kind === 'invalid') {
-      await this.deps.outbox.update(d.id, { status: 'failed', attempts, last_error: result.error, last_status: null, next_attempt_at: null })
+      await this.record(d.id, { status: 'failed', attempts, last_error: result.error, last_status: null, next_attempt_at: null })
       this.deps.logger.warn({ deliveryId: d.id, instanceId: d.instance_id, error: result.error }, 'webhook delivery failed; kept for a manual retry')
       return
     }
@@ -166,7 +174,7 @@ export class WebhookDispatcher {
           ? { status: 'failed', attempts, last_error: `${verdict.error} (gave up: retry window of ${Math.round(policy.maxAgeMs / 3_600_000)} h is over)`, last_status: lastStatus, next_attempt_at: null }
           : { status: 'pending', attempts, last_error: verdict.error, last_status: lastStatus, next_attempt_at: new Date(at).toISOString() }
     }
-    await this.deps.outbox.update(d.id, patch)
+    await this.record(d.id, patch)
     // A retry is routine (debug); giving up needs the owner's attention (warn).
     const log = { deliveryId: d.id, instanceId: d.instance_id, attempts, error: patch.last_error }
     if (patch.status === 'failed') this.deps.logger.warn(log, 'webhook delivery failed; kept for a manual retry')

@@ -65,7 +65,8 @@ export class WebhookService {
       random: deps.random ?? Math.random,
       policy: { ...DEFAULT_RETRY_POLICY, ...deps.policy },
       logger: deps.logger,
-      concurrency: deps.concurrency
+      concurrency: deps.concurrency,
+      onRecorded: (delivery) => deps.events.emit('delivery', { instanceId: delivery.instance_id, delivery })
     })
   }
 

@@ -1,0 +1,65 @@
+/**
+ * Build of the three Electron parts (DESIGN.md §12) into out/:
+ * - main: src/main/index.ts as ESM (the thin shell; the core is bundled with it),
+ * - preload: src/preload/index.ts as CommonJS `.cjs`, because sandboxed preloads cannot be ESM,
+ * - renderer: src/renderer (React + Mantine), also served by the headless server's web mode.
+ */
+import { resolve } from 'node:path'
+import { defineConfig } from 'electron-vite'
+import react from '@vitejs/plugin-react'
+import type { Plugin } from 'vite'
+import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from './src/shared/csp'
+
+/**
+ * Writes the CSP meta tag of index.html from src/shared/csp.ts (one source for the meta tag, the
+ * server header and the Electron header); the dev server gets the relaxed development policy.
+ */
+function cspMeta(): Plugin {
+  let dev = false
+  return {
+    name: 'chatapp-csp-meta',
+    configResolved(config) {
+      dev = config.command === 'serve'
+    },
+    transformIndexHtml(html) {
+      const policy = dev ? DEV_CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY
+      // frame-ancestors is ignored (and warned about) in a meta tag; the header carries it.
+      const meta = policy.replace(/; frame-ancestors [^;]+/, '')
+      return html.replace(/(<meta\s+http-equiv="Content-Security-Policy"\s+content=")[^"]*(")/, `$1${meta}$2`)
+    }
+  }
+}
+
+export default defineConfig({
+  main: {
+    build: {
+      // The core's runtime dependencies ship in node_modules (electron-builder packs `dependencies`).
+      externalizeDeps: true,
+      outDir: 'out/main',
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'src/main/index.ts') },
+        output: { format: 'es' }
+      }
+    }
+  },
+  preload: {
+    build: {
+      // A sandboxed preload can require only `electron`: bundle everything else into it.
+      externalizeDeps: false,
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'src/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' }
+      }
+    }
+  },
+  renderer: {
+    root: resolve(__dirname, 'src/renderer'),
+    plugins: [react(), cspMeta()],
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      emptyOutDir: true,
+      rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } }
+    }
+  }
+})

@@ -1,0 +1,42 @@
+/**
+ * Pure: what the tray shows (a one-line summary of the instances' states) and when a native
+ * notification is due (an instance that was connected got disconnected or logged out).
+ */
+import type { Instance } from '../../shared/schemas/records'
+
+/** e.g. "2 connected · 1 waiting for a scan · 1 offline"; "No instances" when empty. */
+export function traySummary(instances: Instance[]): string {
+  if (instances.length === 0) return 'No instances'
+  const count = (pred: (s: string) => boolean) => instances.filter((i) => pred(i.settings.status)).length
+  const parts: Array<[number, string]> = [
+    [count((s) => s === 'CONNECTED'), 'connected'],
+    [count((s) => s === 'QR'), 'waiting for a scan'],
+    [count((s) => s === 'CONNECTING'), 'connecting'],
+    [count((s) => s === 'DISCONNECTED' || s === 'LOGGED_OUT'), 'offline']
+  ]
+  return parts
+    .filter(([n]) => n > 0)
+    .map(([n, label]) => `${n} ${label}`)
+    .join(' · ')
+}
+
+export interface Notice {
+  title: string
+  body: string
+}
+
+/**
+ * The notification for a state change, or null. Only losses of a working link notify: CONNECTED →
+ * DISCONNECTED/CONNECTING (connection lost; it reconnects by itself) and any → LOGGED_OUT (the phone
+ * removed the device; it needs a new scan). Shutting down (`reason` stopped) does not notify.
+ */
+export function stateNotice(change: { state: string; previous: string; reason?: string }, botName: string): Notice | null {
+  if (change.reason === 'stopped') return null
+  if (change.state === 'LOGGED_OUT' && change.previous !== 'LOGGED_OUT') {
+    return { title: `${botName} was logged out`, body: 'The device is no longer linked. Open Chatapp Desk and pair it again.' }
+  }
+  if (change.previous === 'CONNECTED' && (change.state === 'DISCONNECTED' || change.state === 'CONNECTING')) {
+    return { title: `${botName} disconnected`, body: change.reason ? `Connection lost (${change.reason}). Reconnecting…` : 'Connection lost. Reconnecting…' }
+  }
+  return null
+}

@@ -1,0 +1,23 @@
+/**
+ * Turns core events (CoreEventBus) into the UI contract's events, for both transports: QR payloads
+ * become PNG data URLs, recorded webhook delivery attempts become `delivery`.
+ */
+import QRCode from 'qrcode'
+import type { Core } from '../core'
+import type { ContractEvent } from '../../shared/contract'
+
+/** Subscribes `listener` to every UI event; returns the unsubscribe function. */
+export function subscribeContractEvents(core: Core, listener: (event: ContractEvent) => void): () => void {
+  const offs = [
+    core.events.on('state', (e) => listener({ type: 'state', instanceId: e.instanceId, state: e.state, previous: e.previous, reason: e.reason })),
+    core.events.on('message', (e) => listener({ type: 'message', instanceId: e.instanceId, message: e.message })),
+    core.events.on('changed', (e) => listener({ type: 'changed', instanceId: e.instanceId, what: e.what })),
+    core.events.on('delivery', (e) => listener({ type: 'delivery', instanceId: e.instanceId, delivery: e.delivery })),
+    core.events.on('qr', (e) => {
+      QRCode.toDataURL(e.qr, { margin: 1, width: 320 })
+        .then((qrDataUrl) => listener({ type: 'qr', instanceId: e.instanceId, qrDataUrl }))
+        .catch((err) => core.logger.warn({ err }, 'could not render a QR code'))
+    })
+  ]
+  return () => offs.forEach((off) => off())
+}

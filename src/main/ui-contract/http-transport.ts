@@ -1,0 +1,65 @@
+/**
+ * The UI contract over HTTP, for the headless server's web UI (DESIGN.md §1 third face):
+ *
+ * - `POST /rpc/{method}` with the input as the JSON body answers `{ok:true, data}` or
+ *   `{ok:false, error:{code, message, details?}}` with the DESIGN.md §4 status of the code.
+ * - `GET /rpc/events` streams the contract's events as server-sent events (`data: <json>` frames,
+ *   a comment heartbeat every 15 s).
+ *
+ * Both need `Authorization: Bearer <token>` (the API's auth hook covers `/rpc`). EventSource cannot
+ * set headers, so the web UI reads the SSE stream with fetch() and a ReadableStream instead: the token
+ * never lands in a URL (server logs, browser history, Referer).
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Core } from '../core'
+import { HTTP_STATUS, type ErrorCode } from '../services/errors'
+import type { ContractHandlers } from '../../shared/contract'
+import { dispatch } from './handlers'
+import { subscribeContractEvents } from './event-bridge'
+
+/** SSE heartbeat, so proxies and the browser keep the stream open (ms). */
+export const SSE_HEARTBEAT_MS = 15_000
+
+/** A Fastify plugin (for `startApp`'s `plugins`) that adds the RPC and SSE routes. */
+export function rpcPlugin(core: Core, handlers: ContractHandlers) {
+  return async (app: FastifyInstance): Promise<void> => {
+    const log = (err: unknown) => core.logger.error({ err }, 'UI contract call failed')
+    // Uploads travel as base64 in JSON: allow the file limit plus the encoding's third.
+    const bodyLimit = Math.ceil((core.limits.fileBytes * 4) / 3) + 64 * 1024
+    // Open event streams, ended at shutdown so `server.close()` does not wait for browsers.
+    const streams = new Set<() => void>()
+    app.addHook('preClose', async () => {
+      for (const end of [...streams]) end()
+    })
+
+    app.post('/rpc/:method', { bodyLimit, schema: { hide: true } }, async (req, reply) => {
+      const { method } = req.params as { method: string }
+      const result = await dispatch(handlers, method, req.body, log)
+      if (!result.ok) void reply.status(HTTP_STATUS[result.error.code as ErrorCode] ?? 500)
+      return result
+    })
+
+    app.get('/rpc/events', { schema: { hide: true } }, (req, reply) => {
+      reply.hijack()
+      const res = reply.raw
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no'
+      })
+      res.write(': connected\n\n')
+      const off = subscribeContractEvents(core, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`))
+      const beat = setInterval(() => res.write(': ping\n\n'), SSE_HEARTBEAT_MS)
+      beat.unref()
+      const end = () => {
+        clearInterval(beat)
+        off()
+        streams.delete(end)
+        if (!res.writableEnded) res.end()
+      }
+      streams.add(end)
+      req.raw.on('close', end)
+    })
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The app shell: picks the transport (the preload's IPC bridge inside Electron, else HTTP with a
+ * login), then shows the header (instance picker, live status) and the tabs.
+ */
+import { AppShell, Button, Center, Group, Loader, Select, Tabs, Text, Title } from '@mantine/core'
+import { useEffect, useState } from 'react'
+import { Login, TOKEN_KEY } from './Login'
+import { useDesk, useSelectedInstance } from './store'
+import { createHttpClient } from './transport/http-client'
+import { createIpcClient, preloadBridge } from './transport/ipc-client'
+import { ErrorAlert } from './components/ErrorAlert'
+import { StatusBadge } from './components/StatusBadge'
+import { InstancesTab } from './tabs/InstancesTab'
+import { PairingTab } from './tabs/PairingTab'
+import { SettingsTab } from './tabs/SettingsTab'
+import { IntentsTab } from './tabs/IntentsTab'
+import { SurveysTab } from './tabs/SurveysTab'
+import { MessagesTab } from './tabs/MessagesTab'
+import { TestChatTab } from './tabs/TestChatTab'
+import { ApiTab } from './tabs/ApiTab'
+
+const TABS = [
+  ['instances', 'Instances', InstancesTab],
+  ['pairing', 'Pairing', PairingTab],
+  ['settings', 'Settings', SettingsTab],
+  ['intents', 'Intents', IntentsTab],
+  ['surveys', 'Surveys', SurveysTab],
+  ['messages', 'Messages', MessagesTab],
+  ['testchat', 'Test chat', TestChatTab],
+  ['api', 'API', ApiTab]
+] as const
+
+type TabId = (typeof TABS)[number][0]
+
+function tokenFromFragment(): string | null {
+  const m = /[#&]token=([^&]+)/.exec(window.location.hash)
+  if (!m) return null
+  history.replaceState(null, '', window.location.pathname)
+  return decodeURIComponent(m[1]!)
+}
+
+export function App() {
+  const bridge = preloadBridge()
+  const [token, setToken] = useState<string | null>(() => (bridge ? null : (tokenFromFragment() ?? sessionStorage.getItem(TOKEN_KEY))))
+  const [error, setError] = useState<unknown>()
+  const client = useDesk((s) => s.client)
+  const connect = useDesk((s) => s.connect)
+
+  useEffect(() => {
+    if (!bridge && !token) return
+    const c = bridge ? createIpcClient(bridge) : createHttpClient(token!)
+    connect(c).catch((err) => {
+      setError(err)
+      if (!bridge) {
+        sessionStorage.removeItem(TOKEN_KEY)
+        setToken(null)
+      }
+    })
+  }, [bridge, token, connect])
+
+  if (!bridge && !token) {
+    return (
+      <Login
+        onToken={(t) => {
+          sessionStorage.setItem(TOKEN_KEY, t)
+          setError(undefined)
+          setToken(t)
+        }}
+      />
+    )
+  }
+  if (error && !client) return <ErrorAlert error={error} title="Could not reach the app" />
+  if (!client) {
+    return (
+      <Center mih="100vh">
+        <Loader />
+      </Center>
+    )
+  }
+  return <Desk onLogout={bridge ? undefined : () => (sessionStorage.removeItem(TOKEN_KEY), useDesk.getState().disconnect(), setToken(null))} />
+}
+
+function Desk({ onLogout }: { onLogout?: () => void }) {
+  const [tab, setTab] = useState<TabId>(() => (localStorage.getItem('chatapp.tab') as TabId) || 'instances')
+  const instances = useDesk((s) => s.instances)
+  const selectedId = useDesk((s) => s.selectedId)
+  const select = useDesk((s) => s.select)
+  const selected = useSelectedInstance()
+  const change = (v: string | null) => {
+    const t = (v ?? 'instances') as TabId
+    localStorage.setItem('chatapp.tab', t)
+    setTab(t)
+  }
+  return (
+    <AppShell header={{ height: 60 }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Title order={3}>Chatapp Desk</Title>
+          <Group>
+            <Select
+              aria-label="Instance"
+              placeholder={instances.length ? 'Pick an instance' : 'No instances yet'}
+              data={instances.map((i) => ({ value: i._id, label: `${i.settings.bot_name} · ${i.settings.bot_number ?? i._id.slice(-6)}` }))}
+              value={selectedId}
+              onChange={select}
+              w={280}
+              data-testid="instance-picker"
+            />
+            {selected && <StatusBadge status={selected.settings.status} />}
+            {onLogout && (
+              <Button variant="subtle" onClick={onLogout}>
+                Log out
+              </Button>
+            )}
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Main>
+        <Tabs value={tab} onChange={change} keepMounted={false}>
+          <Tabs.List mb="md">
+            {TABS.map(([id, label]) => (
+              <Tabs.Tab key={id} value={id}>
+                {label}
+              </Tabs.Tab>
+            ))}
+          </Tabs.List>
+          {TABS.map(([id, , Panel]) => (
+            <Tabs.Panel key={id} value={id}>
+              <Panel goTo={change} />
+            </Tabs.Panel>
+          ))}
+        </Tabs>
+        <Text c="dimmed" size="xs" mt="xl" ta="center">
+          {useDesk.getState().info?.mode === 'web' ? 'Web mode' : 'Desktop'} · v{useDesk.getState().info?.version}
+        </Text>
+      </AppShell.Main>
+    </AppShell>
+  )
+}
+
+/** Props every tab gets: switch to another tab (e.g. Instances → Pairing). */
+export interface TabProps {
+  goTo(tab: TabId): void
+}

@@ -1,0 +1,47 @@
+/** A conversation as bubbles (own messages right), newest at the bottom, scrolled to the end. */
+import { Badge, Group, Paper, ScrollArea, Stack, Text } from '@mantine/core'
+import { useEffect, useRef } from 'react'
+import type { LoggedMessage } from '../../../shared/schemas/records'
+
+export function ChatLog({ messages, height = 420, empty, testId }: { messages: LoggedMessage[]; height?: number; empty: string; testId?: string }) {
+  const viewport = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    viewport.current?.scrollTo({ top: viewport.current.scrollHeight })
+  }, [messages.length])
+  return (
+    <ScrollArea h={height} viewportRef={viewport} type="auto" bg="gray.0" p="sm" style={{ borderRadius: 8 }} data-testid={testId}>
+      {messages.length === 0 && (
+        <Text c="dimmed" ta="center" mt="xl">
+          {empty}
+        </Text>
+      )}
+      <Stack gap={6}>
+        {messages.map((m) => (
+          <Group key={m.id} justify={m.fromMe ? 'flex-end' : 'flex-start'}>
+            <Paper
+              shadow="xs"
+              px="sm"
+              py={6}
+              maw="75%"
+              bg={m.fromMe ? 'teal.0' : 'white'}
+              data-testid={m.fromMe ? 'bubble-out' : 'bubble-in'}
+              data-source={m.source}
+            >
+              {m.type !== 'text' && m.type !== 'extendedText' && (
+                <Badge size="xs" variant="light" mb={4}>
+                  {m.type}
+                </Badge>
+              )}
+              <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+                {m.text || <i>({m.type})</i>}
+              </Text>
+              <Text size="xs" c="dimmed" ta="right">
+                {m.fromMe ? m.source : (m.pushName ?? '')} · {new Date(m.timestamp).toLocaleTimeString()}
+              </Text>
+            </Paper>
+          </Group>
+        ))}
+      </Stack>
+    </ScrollArea>
+  )
+}

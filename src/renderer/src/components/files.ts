@@ -1,0 +1,18 @@
+/** Browser file helpers: a picked File to the base64 the contract's upload takes. */
+
+/** The file's bytes as base64 (no data: prefix). */
+export function fileToBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader()
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''))
+    reader.onerror = () => reject(reader.error ?? new Error('Could not read the file'))
+    reader.readAsDataURL(file)
+  })
+}
+
+/** A size for people: 1.2 MB. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`
+  return `${(n / 1024 / 1024).toFixed(1)} MB`
+}

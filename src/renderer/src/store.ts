@@ -1,0 +1,82 @@
+/**
+ * The UI state (zustand): the contract client, app info, the instance list kept live from events, the
+ * selected instance and the latest QR per instance. One event subscription feeds everything; tabs
+ * listen through {@link onContractEvent} instead of opening their own streams.
+ */
+import { create } from 'zustand'
+import type { AppInfo, ContractClient, ContractEvent, ContractInput, ContractMethod, ContractOutput } from '../../shared/contract'
+import type { Instance } from '../../shared/schemas/records'
+
+interface DeskState {
+  client: ContractClient | null
+  info: AppInfo | null
+  instances: Instance[]
+  instancesLoaded: boolean
+  selectedId: string | null
+  /** Latest QR data URL per instance, from `qr` events. */
+  qr: Record<string, string>
+  connect(client: ContractClient): Promise<void>
+  disconnect(): void
+  refreshInstances(): Promise<void>
+  select(id: string | null): void
+}
+
+const listeners = new Set<(e: ContractEvent) => void>()
+let unsubscribe: (() => void) | null = null
+
+/** Listens to every contract event; returns the unsubscribe function. */
+export function onContractEvent(listener: (e: ContractEvent) => void): () => void {
+  listeners.add(listener)
+  return () => listeners.delete(listener)
+}
+
+export const useDesk = create<DeskState>((set, get) => ({
+  client: null,
+  info: null,
+  instances: [],
+  instancesLoaded: false,
+  selectedId: localStorage.getItem('chatapp.selected'),
+  qr: {},
+  async connect(client) {
+    unsubscribe?.()
+    set({ client })
+    unsubscribe = client.subscribe((e) => {
+      if (e.type === 'qr') set((s) => ({ qr: { ...s.qr, [e.instanceId]: e.qrDataUrl } }))
+      if (e.type === 'state' || e.type === 'resync' || (e.type === 'changed' && (e.what === 'instance' || e.what === 'deleted'))) void get().refreshInstances()
+      for (const l of listeners) l(e)
+    })
+    const info = await client.call('app.info', {})
+    set({ info })
+    await get().refreshInstances()
+  },
+  disconnect() {
+    unsubscribe?.()
+    unsubscribe = null
+    set({ client: null, info: null, instances: [], instancesLoaded: false })
+  },
+  async refreshInstances() {
+    const client = get().client
+    if (!client) return
+    const instances = await client.call('instances.list', {})
+    const selected = get().selectedId
+    set({ instances, instancesLoaded: true })
+    if (!selected || !instances.some((i) => i._id === selected)) get().select(instances[0]?._id ?? null)
+  },
+  select(id) {
+    if (id) localStorage.setItem('chatapp.selected', id)
+    else localStorage.removeItem('chatapp.selected')
+    set({ selectedId: id })
+  }
+}))
+
+/** Calls a contract method with the connected client. */
+export function call<M extends ContractMethod>(method: M, input: ContractInput<M>): Promise<ContractOutput<M>> {
+  const client = useDesk.getState().client
+  if (!client) return Promise.reject(new Error('Not connected'))
+  return client.call(method, input)
+}
+
+/** The selected instance record, if any. */
+export function useSelectedInstance(): Instance | undefined {
+  return useDesk((s) => s.instances.find((i) => i._id === s.selectedId))
+}

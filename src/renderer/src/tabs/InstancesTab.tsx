@@ -1,0 +1,110 @@
+/** Instances: cards with live status and bot number; create (real or sandbox), init, logout, delete. */
+import { Button, Card, EmptyState, Group, Modal, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { useState } from 'react'
+import type { Instance } from '../../../shared/schemas/records'
+import type { TabProps } from '../App'
+import { ErrorAlert } from '../components/ErrorAlert'
+import { StatusBadge } from '../components/StatusBadge'
+import { useAction } from '../hooks'
+import { call, useDesk } from '../store'
+
+export function InstancesTab({ goTo }: TabProps) {
+  const instances = useDesk((s) => s.instances)
+  const loaded = useDesk((s) => s.instancesLoaded)
+  const info = useDesk((s) => s.info)
+  const [channel, setChannel] = useState<string>(info?.defaultChannel ?? 'sandbox')
+  const action = useAction()
+  const create = () =>
+    action.run(async () => {
+      const inst = await call('instances.create', { channel: channel as 'sandbox' | 'baileys' })
+      await useDesk.getState().refreshInstances()
+      useDesk.getState().select(inst._id)
+    })
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={4}>Instances</Title>
+        <Group>
+          <SegmentedControl
+            aria-label="Channel of the new instance"
+            value={channel}
+            onChange={setChannel}
+            data={[
+              { value: 'sandbox', label: 'Sandbox' },
+              { value: 'baileys', label: 'WhatsApp' }
+            ]}
+          />
+          <Button onClick={create} loading={action.busy}>
+            Create instance
+          </Button>
+        </Group>
+      </Group>
+      <ErrorAlert error={action.error} />
+      {loaded && instances.length === 0 && (
+        <EmptyState
+          title="No instances yet"
+          description="An instance is one bot linked to one phone number. Create a sandbox instance to try bots without a phone."
+        />
+      )}
+      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+        {instances.map((i) => (
+          <InstanceCard key={i._id} inst={i} onPair={() => (useDesk.getState().select(i._id), goTo('pairing'))} />
+        ))}
+      </SimpleGrid>
+    </Stack>
+  )
+}
+
+function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
+  const selectedId = useDesk((s) => s.selectedId)
+  const [confirm, setConfirm] = useState(false)
+  const action = useAction()
+  const s = inst.settings
+  const run = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), await useDesk.getState().refreshInstances()))
+  return (
+    <Card withBorder shadow={selectedId === inst._id ? 'md' : 'xs'} data-testid="instance-card" data-instance-id={inst._id}>
+      <Group justify="space-between" mb="xs">
+        <Text fw={600}>{s.bot_name}</Text>
+        <StatusBadge status={s.status} />
+      </Group>
+      <Text size="sm" c="dimmed">
+        {s.channel === 'sandbox' ? 'Sandbox' : 'WhatsApp'} · {s.bot_number ? `+${s.bot_number}` : 'no number linked'}
+      </Text>
+      <Text size="xs" c="dimmed" ff="monospace">
+        {inst._id}
+      </Text>
+      <ErrorAlert error={action.error} />
+      <Group mt="md" gap="xs">
+        <Button size="xs" variant="light" onClick={() => useDesk.getState().select(inst._id)} disabled={selectedId === inst._id}>
+          {selectedId === inst._id ? 'Selected' : 'Select'}
+        </Button>
+        {s.status !== 'CONNECTED' && (
+          <Button size="xs" onClick={() => run(async () => (await call('instances.init', { instanceId: inst._id }), onPair()))} loading={action.busy}>
+            Init & pair
+          </Button>
+        )}
+        {(s.status === 'CONNECTED' || s.status === 'CONNECTING' || s.status === 'QR') && (
+          <Button size="xs" variant="default" onClick={() => run(() => call('instances.logout', { instanceId: inst._id }))} loading={action.busy}>
+            Log out
+          </Button>
+        )}
+        <Button size="xs" color="red" variant="subtle" onClick={() => setConfirm(true)}>
+          Delete
+        </Button>
+      </Group>
+      <Modal opened={confirm} onClose={() => setConfirm(false)} title="Delete this instance?">
+        <Text size="sm">
+          This logs out {s.bot_name} and deletes its intents, surveys, attachments and message log. This cannot be undone.
+        </Text>
+        <Group justify="flex-end" mt="lg">
+          <Button variant="default" onClick={() => setConfirm(false)}>
+            Cancel
+          </Button>
+          <Button color="red" onClick={() => run(async () => (setConfirm(false), await call('instances.delete', { instanceId: inst._id })))}>
+            Delete instance
+          </Button>
+        </Group>
+      </Modal>
+    </Card>
+  )
+}

@@ -1,0 +1,224 @@
+/**
+ * Surveys of the selected instance, grouped by title with their ordered steps (move up/down to
+ * reorder), a step editor (question, keywords as chips, action), the responses table and CSV export.
+ */
+import { ActionIcon, Badge, Button, Card, EmptyState, Group, Modal, NumberInput, Stack, Table, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { useState } from 'react'
+import type { Action, Survey } from '../../../shared/schemas/records'
+import { ActionEditor } from '../components/ActionEditor'
+import { ErrorAlert, fieldError } from '../components/ErrorAlert'
+import { NeedInstance } from '../components/NeedInstance'
+import { responsesToCsv } from '../csv'
+import { useAction, useContract } from '../hooks'
+import { call, useSelectedInstance } from '../store'
+import { splitKeywords } from './IntentsTab'
+
+type Editing = { step: Survey | null; title: string; sortId: number } | null
+
+export function SurveysTab() {
+  const inst = useSelectedInstance()
+  const id = inst?._id
+  const list = useContract('surveys.list', id ? { instanceId: id } : null, (e) => e.type === 'changed' && e.what === 'surveys' && e.instanceId === id)
+  const [editing, setEditing] = useState<Editing>(null)
+  if (!inst) return <NeedInstance />
+  const groups = new Map<string, Survey[]>()
+  for (const s of list.data ?? []) groups.set(s.title, [...(groups.get(s.title) ?? []), s])
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={4}>Surveys</Title>
+        <Button onClick={() => setEditing({ step: null, title: '', sortId: 1 })}>New survey</Button>
+      </Group>
+      <ErrorAlert error={list.error} />
+      {list.data?.length === 0 && (
+        <EmptyState title="No surveys yet" description="A survey asks questions one after another. Its first step's keywords start it; later steps may limit the accepted answers." />
+      )}
+      {[...groups.entries()].map(([title, steps]) => (
+        <SurveyCard key={title} instanceId={inst._id} title={title} steps={steps} onEdit={setEditing} onChanged={list.reload} />
+      ))}
+      {editing && <StepEditor instanceId={inst._id} editing={editing} onClose={() => setEditing(null)} onSaved={() => (setEditing(null), void list.reload())} />}
+    </Stack>
+  )
+}
+
+function SurveyCard({ instanceId, title, steps, onEdit, onChanged }: { instanceId: string; title: string; steps: Survey[]; onEdit(e: Editing): void; onChanged(): Promise<void> }) {
+  const act = useAction()
+  const [showResponses, setShowResponses] = useState(false)
+  const [deleting, setDeleting] = useState<Survey | null>(null)
+  const move = (i: number, by: number) =>
+    act.run(async () => {
+      const ids = steps.map((s) => s._id)
+      ;[ids[i], ids[i + by]] = [ids[i + by]!, ids[i]!]
+      await call('surveys.reorder', { instanceId, stepIds: ids })
+      await onChanged()
+    })
+  return (
+    <Card withBorder data-testid="survey-card">
+      <Group justify="space-between" mb="sm">
+        <Group>
+          <Title order={5}>{title}</Title>
+          <Badge variant="light">{steps.length === 1 ? '1 step' : `${steps.length} steps`}</Badge>
+        </Group>
+        <Group gap="xs">
+          <Button size="xs" variant="light" onClick={() => onEdit({ step: null, title, sortId: (steps.at(-1)?.sort_id ?? 0) + 1 })}>
+            Add step
+          </Button>
+          <Button size="xs" variant="default" onClick={() => setShowResponses((v) => !v)}>
+            {showResponses ? 'Hide responses' : 'Responses'}
+          </Button>
+        </Group>
+      </Group>
+      <ErrorAlert error={act.error} />
+      <Table>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th w={60}>#</Table.Th>
+            <Table.Th>Question</Table.Th>
+            <Table.Th>Keywords / accepted answers</Table.Th>
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {steps.map((s, i) => (
+            <Table.Tr key={s._id}>
+              <Table.Td>{s.sort_id}</Table.Td>
+              <Table.Td>{s.reply}</Table.Td>
+              <Table.Td>
+                <Text size="sm">{s.keyword || (i === 0 ? '—' : 'any answer')}</Text>
+              </Table.Td>
+              <Table.Td>
+                <Group gap={4} justify="flex-end" wrap="nowrap">
+                  <ActionIcon variant="subtle" aria-label="Move step up" disabled={i === 0 || act.busy} onClick={() => move(i, -1)}>
+                    ↑
+                  </ActionIcon>
+                  <ActionIcon variant="subtle" aria-label="Move step down" disabled={i === steps.length - 1 || act.busy} onClick={() => move(i, 1)}>
+                    ↓
+                  </ActionIcon>
+                  <Button size="compact-sm" variant="light" onClick={() => onEdit({ step: s, title, sortId: s.sort_id })}>
+                    Edit
+                  </Button>
+                  <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(s)}>
+                    Delete
+                  </Button>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {showResponses && <Responses instanceId={instanceId} steps={steps} />}
+      <Modal opened={!!deleting} onClose={() => setDeleting(null)} title="Delete step?">
+        <Text size="sm">“{deleting?.reply}” will be removed from {title}.</Text>
+        <Group justify="flex-end" mt="lg">
+          <Button variant="default" onClick={() => setDeleting(null)}>
+            Cancel
+          </Button>
+          <Button color="red" onClick={() => act.run(async () => (await call('surveys.delete', { instanceId, id: deleting!._id }), setDeleting(null), await onChanged()))}>
+            Delete
+          </Button>
+        </Group>
+      </Modal>
+    </Card>
+  )
+}
+
+function Responses({ instanceId, steps }: { instanceId: string; steps: Survey[] }) {
+  const r = useContract('surveys.responses', { instanceId, id: steps[0]!._id })
+  const questions = steps.map((s) => ({ id: s._id, question: s.reply }))
+  const exportCsv = () => {
+    const blob = new Blob([responsesToCsv(r.data ?? [], questions)], { type: 'text/csv' })
+    const a = document.createElement('a')
+    a.href = URL.createObjectURL(blob)
+    a.download = `${steps[0]!.title.replace(/[^\w-]+/g, '_')}-responses.csv`
+    a.click()
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000)
+  }
+  return (
+    <Stack mt="md" gap="xs">
+      <Group justify="space-between">
+        <Text fw={600}>Responses</Text>
+        <Button size="xs" variant="default" onClick={exportCsv} disabled={!r.data?.length}>
+          Export CSV
+        </Button>
+      </Group>
+      <ErrorAlert error={r.error} />
+      {r.data?.length === 0 && <Text c="dimmed" size="sm">Nobody has answered yet.</Text>}
+      {!!r.data?.length && (
+        <Table.ScrollContainer minWidth={600}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Contact</Table.Th>
+                <Table.Th>Status</Table.Th>
+                {questions.map((q) => (
+                  <Table.Th key={q.id}>{q.question}</Table.Th>
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {r.data.map((run) => (
+                <Table.Tr key={run._id}>
+                  <Table.Td>{run.pushName ?? run.chatId.split('@')[0]}</Table.Td>
+                  <Table.Td>{run.status}</Table.Td>
+                  {questions.map((q) => (
+                    <Table.Td key={q.id}>{run.answers.find((a) => a.step_id === q.id)?.answer ?? ''}</Table.Td>
+                  ))}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Stack>
+  )
+}
+
+function StepEditor({ instanceId, editing, onClose, onSaved }: { instanceId: string; editing: NonNullable<Editing>; onClose(): void; onSaved(): void }) {
+  const { step } = editing
+  const [title, setTitle] = useState(editing.title)
+  const [reply, setReply] = useState(step?.reply ?? '')
+  const [keywords, setKeywords] = useState<string[]>(step ? splitKeywords(step.keyword) : [])
+  const [sortId, setSortId] = useState<number | string>(editing.sortId)
+  const [action, setAction] = useState<Action | undefined>(step?.action)
+  const save = useAction()
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault()
+    void save.run(async () => {
+      const body = { title: title.trim(), reply, keyword: keywords.join(', '), sort_id: Number(sortId) }
+      if (step) await call('surveys.update', { instanceId, id: step._id, ...body, action: action ?? null })
+      else await call('surveys.create', { instanceId, ...body, ...(action ? { action } : {}) })
+      onSaved()
+    })
+  }
+  return (
+    <Modal opened onClose={onClose} title={step ? 'Edit step' : editing.title ? `New step of ${editing.title}` : 'New survey'} size="xl">
+      <form onSubmit={submit}>
+        <Stack>
+          <Group grow>
+            <TextInput label="Survey title" required value={title} onChange={(e) => setTitle(e.currentTarget.value)} error={fieldError(save.error, 'title')} />
+            <NumberInput label="Step order" value={sortId} onChange={setSortId} error={fieldError(save.error, 'sort_id')} />
+          </Group>
+          <Textarea label="Question" required autosize minRows={2} value={reply} onChange={(e) => setReply(e.currentTarget.value)} error={fieldError(save.error, 'reply')} />
+          <TagsInput
+            label="Keywords"
+            description="First step: the words that start the survey. Later steps: the accepted answers (none = any answer)."
+            value={keywords}
+            onChange={setKeywords}
+            splitChars={[',']}
+            error={fieldError(save.error, 'keyword')}
+          />
+          <ActionEditor instanceId={instanceId} value={action} onChange={setAction} error={save.error} />
+          <ErrorAlert error={save.error} title="Not saved" />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={save.busy}>
+              Save step
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  )
+}

@@ -1,0 +1,75 @@
+/**
+ * The UI contract over HTTP (web mode): `POST /rpc/{method}` with the bearer token, and the event
+ * stream `GET /rpc/events` read with fetch() (EventSource cannot send the Authorization header; see
+ * src/main/ui-contract/http-transport.ts). The stream reconnects with a short backoff.
+ */
+import { ContractError, type ContractClient, type ContractEvent, type ContractResult } from '../../../shared/contract'
+import { SseParser } from './sse-parser'
+
+/** Builds a client for the server at `base` ('' = same origin) with `token`. */
+export function createHttpClient(token: string, base = ''): ContractClient {
+  const headers = { authorization: `Bearer ${token}` }
+  return {
+    async call(method, input) {
+      const res = await fetch(`${base}/rpc/${method}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(input ?? {})
+      })
+      let body: unknown
+      try {
+        body = await res.json()
+      } catch {
+        throw new ContractError({ code: 'INTERNAL', message: `The server answered ${res.status} without JSON.` })
+      }
+      const result = body as ContractResult<never> | { status: false; message: string; error: { code: string; details?: [] } }
+      if ('ok' in result) {
+        if (result.ok) return result.data
+        throw new ContractError(result.error)
+      }
+      // Errors raised before the RPC handler (auth, body limit) come in the API's envelope.
+      throw new ContractError({ code: result.error?.code ?? 'INTERNAL', message: result.message, details: result.error?.details })
+    },
+    subscribe(listener: (event: ContractEvent) => void) {
+      const ctrl = new AbortController()
+      let delay = 500
+      let connectedBefore = false
+      const run = async () => {
+        while (!ctrl.signal.aborted) {
+          try {
+            const res = await fetch(`${base}/rpc/events`, { headers, signal: ctrl.signal })
+            if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`)
+            delay = 500
+            // Events sent while the stream was down are lost: tell the UI to reload what it shows.
+            if (connectedBefore) listener({ type: 'resync' })
+            connectedBefore = true
+            const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+            const parser = new SseParser()
+            for (;;) {
+              const { value, done } = await reader.read()
+              if (done) break
+              for (const data of parser.push(value)) listener(JSON.parse(data) as ContractEvent)
+            }
+          } catch {
+            if (ctrl.signal.aborted) return
+          }
+          await new Promise((r) => setTimeout(r, delay))
+          delay = Math.min(delay * 2, 10_000)
+        }
+      }
+      void run()
+      return () => ctrl.abort()
+    }
+  }
+}
+
+/** Checks a token by calling `app.info`; answers false on UNAUTHORIZED. */
+export async function tokenWorks(token: string, base = ''): Promise<boolean> {
+  try {
+    await createHttpClient(token, base).call('app.info', {})
+    return true
+  } catch (err) {
+    if (err instanceof ContractError && err.code === 'UNAUTHORIZED') return false
+    throw err
+  }
+}

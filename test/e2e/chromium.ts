@@ -1,0 +1,18 @@
+/**
+ * Debian's Chromium driven by playwright-core (no downloaded browsers). `.ci/run` installs it with
+ * `apt-get install -y chromium`; CHROMIUM_PATH overrides the path.
+ */
+import { existsSync } from 'node:fs'
+import { chromium, type Browser } from 'playwright-core'
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}. Install Debian's package: apt-get install -y chromium (or set CHROMIUM_PATH).`)
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run']
+  })
+}

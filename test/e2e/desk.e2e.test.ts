@@ -1,0 +1,281 @@
+/**
+ * End to end: Debian's Chromium against the real headless server (`src/main/serve.ts`, sandbox
+ * channel) serving the built web UI. Walks a sandbox bot from creation to a live conversation the way
+ * the owner does, with no curl: log in, create, pair through the QR screen and the sandbox scan,
+ * create an intent with an action, chat in Test chat, change settings and reload, send an image.
+ * Saves a screenshot of each tab to test-artifacts/ (git-ignored).
+ *
+ * Needs `npm run build` first (npm test does it) and /usr/bin/chromium.
+ */
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import sharp from 'sharp'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from './chromium'
+import { startServe, type ServeProcess } from './serve-process'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const ARTIFACTS = join(ROOT, 'test-artifacts')
+const UI_BUILT = existsSync(join(ROOT, 'out', 'renderer', 'index.html'))
+
+let serve: ServeProcess
+let browser: Browser
+let page: Page
+const pageErrors: string[] = []
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
+}
+
+async function openTab(name: string): Promise<void> {
+  await page.getByRole('tab', { name, exact: true }).click()
+}
+
+/** Calls the contract over HTTP as the UI does (for checks the UI itself does not show). */
+async function rpc(method: string, input: unknown): Promise<any> {
+  const res = await fetch(`${serve.url}/rpc/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input)
+  })
+  const body = (await res.json()) as { ok: boolean; data: unknown; error?: unknown }
+  if (!body.ok) throw new Error(JSON.stringify(body.error))
+  return body.data
+}
+
+describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
+  beforeAll(async () => {
+    if (!UI_BUILT) throw new Error('The web UI is not built: run `npm run build` first (npm test does).')
+    await mkdir(ARTIFACTS, { recursive: true })
+    serve = await startServe()
+    browser = await launchChromium()
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await serve?.stop()
+  })
+
+  it('refuses a wrong token, then logs in with the right one', async () => {
+    await page.goto(serve.url)
+    await page.getByLabel('API token').fill('not-the-token-0000000000')
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not valid')
+    await shot('00-login')
+    await page.getByLabel('API token').fill(serve.token)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByText('No instances yet', { exact: true }).first().waitFor()
+    await shot('01-instances-empty')
+  })
+
+  it('creates a sandbox instance and pairs it through the QR screen and the sandbox scan', async () => {
+    await page.getByRole('button', { name: 'Create instance' }).click()
+    const card = page.getByTestId('instance-card')
+    await expect.poll(() => card.count()).toBe(1)
+    await expect.poll(() => card.getByTestId('status-badge').textContent()).toBe('DISCONNECTED')
+    await card.getByRole('button', { name: 'Init & pair' }).click()
+    // Init switches to the Pairing tab, which shows the live QR.
+    const qr = page.getByTestId('qr-image')
+    await qr.waitFor()
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/)
+    await shot('02-pairing-qr')
+    await page.getByRole('button', { name: 'Simulate phone scan (sandbox)' }).click()
+    await page.getByTestId('paired').waitFor()
+    expect(await page.getByTestId('paired').textContent()).toMatch(/Connected as \+\d+/)
+    await shot('03-pairing-connected')
+    await openTab('Instances')
+    await expect.poll(() => page.getByTestId('instance-card').getByTestId('status-badge').textContent()).toBe('CONNECTED')
+    await shot('04-instances')
+  })
+
+  it('creates an intent with keywords and a location action', async () => {
+    await openTab('Intents')
+    await page.getByText('No intents yet').waitFor()
+    await page.getByRole('button', { name: 'New intent' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Title').fill('Opening hours')
+    const keywords = dialog.getByTestId('intent-keywords')
+    await keywords.fill('hours')
+    await keywords.press('Enter')
+    await keywords.fill('open')
+    await keywords.press('Enter')
+    await dialog.getByLabel('Reply').fill('We are open 9-17, [name].')
+    await dialog.getByText('Location', { exact: true }).click()
+    await dialog.getByLabel('Latitude').fill('north')
+    await dialog.getByLabel('Longitude').fill('77.2090')
+    await dialog.getByLabel('Place name').fill('Our shop')
+    await dialog.getByRole('button', { name: 'Save intent' }).click()
+    // The server's validation message shows next to the field, and nothing is saved.
+    await dialog.getByText('must be a decimal number', { exact: false }).first().waitFor()
+    await shot('05-intent-validation')
+    await dialog.getByLabel('Latitude').fill('28.6139')
+    await dialog.getByRole('button', { name: 'Save intent' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    const row = page.getByTestId('intent-row')
+    await expect.poll(() => row.count()).toBe(1)
+    expect(await row.textContent()).toContain('Location')
+    // Search filters the table; an edit keeps the action.
+    await page.getByLabel('Search intents').fill('zzz')
+    await page.getByText('No intent matches').waitFor()
+    await page.getByLabel('Search intents').fill('open')
+    await expect.poll(() => row.count()).toBe(1)
+    await row.getByRole('button', { name: 'Edit' }).click()
+    await dialog.getByLabel('Reply').fill('{Hi|Hello} [name], we are open 9-17.')
+    await dialog.getByRole('button', { name: 'Save intent' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect.poll(() => row.textContent()).toContain('we are open 9-17')
+    const [inst] = await rpc('instances.list', {})
+    const [intent] = await rpc('intents.list', { instanceId: inst._id })
+    expect(intent).toMatchObject({ keyword: 'hours, open', reply: '{Hi|Hello} [name], we are open 9-17.', action: { send_location: { lat: '28.6139', lng: '77.2090', loc: 'Our shop' } } })
+    await shot('06-intents')
+  })
+
+  it('talks to the bot in Test chat and sees the conversation live', async () => {
+    await openTab('Test chat')
+    await page.getByTestId('test-chat-input').fill('What are your opening hours?')
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    const log = page.getByTestId('test-chat-log')
+    await log.getByText('What are your opening hours?').waitFor()
+    // The bot engine answers with the intent's reply, then its location action.
+    await log.getByText(/(Hi|Hello) Test customer, we are open 9-17\./).waitFor()
+    await log.getByText('Our shop').waitFor()
+    // Live path: a message sent elsewhere to this chat appears without a reload.
+    const [inst] = await rpc('instances.list', {})
+    await rpc('messages.sendText', { instanceId: inst._id, chatId: '15550100001', message: 'A reply from the shop' })
+    await log.getByText('A reply from the shop').waitFor()
+    expect(await log.getByTestId('bubble-in').count()).toBe(1)
+    await shot('07-test-chat')
+  })
+
+  it('changes settings, shows validation messages, and keeps them after a reload', async () => {
+    await openTab('Settings')
+    const general = page.getByRole('form', { name: 'General' })
+    await general.getByLabel('Time zone').fill('Mars/Olympus')
+    await general.getByRole('button', { name: 'Save' }).click()
+    await general.getByText('must be an IANA time zone', { exact: false }).first().waitFor()
+    await general.getByLabel('Time zone').fill('Asia/Kolkata')
+    await general.getByLabel('Bot name').fill('Desk Bot')
+    await general.getByRole('button', { name: 'Save' }).click()
+    await general.getByRole('status').waitFor()
+    const days = page.getByRole('form', { name: 'Active days' })
+    await days.getByLabel('Sunday').uncheck()
+    await days.getByRole('button', { name: 'Save' }).click()
+    await days.getByRole('status').waitFor()
+    const hours = page.getByRole('form', { name: 'Active hours' })
+    await hours.getByLabel('Always active').uncheck()
+    await hours.getByLabel('From').fill('8:30')
+    await hours.getByLabel('To').fill('18:00')
+    await hours.getByRole('button', { name: 'Save' }).click()
+    await hours.getByRole('status').waitFor()
+
+    await page.reload()
+    await page.getByRole('form', { name: 'General' }).waitFor()
+    expect(await page.getByRole('form', { name: 'General' }).getByLabel('Bot name').inputValue()).toBe('Desk Bot')
+    expect(await page.getByRole('form', { name: 'General' }).getByLabel('Time zone').inputValue()).toBe('Asia/Kolkata')
+    expect(await page.getByRole('form', { name: 'Active days' }).getByLabel('Sunday').isChecked()).toBe(false)
+    expect(await page.getByRole('form', { name: 'Active days' }).getByLabel('Monday').isChecked()).toBe(true)
+    expect(await page.getByRole('form', { name: 'Active hours' }).getByLabel('From').inputValue()).toBe('8:30')
+    await shot('08-settings')
+  })
+
+  it('sends an image from Messages (upload, pick, caption) and shows it in the conversation', async () => {
+    const png = join(serve.dataDir, 'photo.png')
+    await writeFile(png, await sharp({ create: { width: 64, height: 48, channels: 3, background: '#e03131' } }).png().toBuffer())
+    await openTab('Messages')
+    await page.getByTestId('new-chat').fill('15550100002')
+    await page.getByRole('button', { name: 'Open' }).click()
+    const compose = page.getByRole('form', { name: 'Compose' })
+    await compose.getByText('Image', { exact: true }).click()
+    await compose.locator('input[type=file]').setInputFiles(png)
+    await expect.poll(() => compose.getByTestId('media-picker').inputValue()).toContain('photo.png')
+    await compose.getByTestId('compose-text').fill('Our new logo')
+    await compose.getByRole('button', { name: 'Send image' }).click()
+    const conv = page.getByTestId('conversation')
+    await conv.getByText('Our new logo').waitFor()
+    expect(await conv.getByTestId('bubble-out').first().textContent()).toContain('image')
+    const [inst] = await rpc('instances.list', {})
+    const [sent] = await rpc('messages.list', { instanceId: inst._id, chatId: '15550100002' })
+    expect(sent).toMatchObject({ type: 'image', text: 'Our new logo', fromMe: true, source: 'api' })
+    const files = page.getByTestId('files-card')
+    await files.getByText('photo.png').waitFor()
+    await shot('09-messages')
+    // The buttons builder: body, two reply buttons and a footer, delivered as numbered text.
+    await compose.getByText('Buttons', { exact: true }).click()
+    await compose.getByTestId('compose-text').fill('What would you like?')
+    await compose.getByLabel('Button title').fill('Menu')
+    await compose.getByRole('button', { name: 'Add button' }).click()
+    await compose.getByLabel('Button title').nth(1).fill('Opening hours')
+    await compose.getByLabel('Footer').fill('Reply with a number')
+    await compose.getByRole('button', { name: 'Send buttons' }).click()
+    await conv.getByText('2. Opening hours', { exact: false }).waitFor()
+    await files.getByRole('button', { name: 'Delete photo.png' }).click()
+    await page.getByRole('dialog', { name: 'Delete file?' }).getByRole('button', { name: 'Delete' }).click()
+    await files.getByText('No files yet', { exact: false }).waitFor()
+    expect(await rpc('attachments.list', { instanceId: inst._id })).toEqual([])
+  })
+
+  it('shows the Surveys and API tabs', async () => {
+    await openTab('Surveys')
+    await page.getByText('No surveys yet').waitFor()
+    await page.getByRole('button', { name: 'New survey' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Survey title').fill('Feedback')
+    await dialog.getByLabel('Question').fill('How did we do?')
+    await dialog.getByRole('button', { name: 'Save step' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    const card = page.getByTestId('survey-card')
+    await card.waitFor()
+    await card.getByRole('button', { name: 'Add step' }).click()
+    await dialog.getByLabel('Question').fill('Anything else?')
+    await dialog.getByRole('button', { name: 'Save step' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect.poll(() => card.locator('tbody tr').count()).toBe(2)
+    // Reorder: the second step moves up, and the new order is what the server keeps.
+    await card.getByRole('button', { name: 'Move step up' }).nth(1).click()
+    await expect.poll(() => card.locator('tbody tr').first().textContent()).toContain('Anything else?')
+    const [inst] = await rpc('instances.list', {})
+    const steps = await rpc('surveys.list', { instanceId: inst._id })
+    expect(steps.map((s: { reply: string; sort_id: number }) => [s.reply, s.sort_id])).toEqual([
+      ['Anything else?', 1],
+      ['How did we do?', 2]
+    ])
+    await shot('10-surveys')
+    await openTab('API')
+    expect(await page.getByTestId('base-url').textContent()).toBe(serve.url)
+    await page.getByRole('button', { name: 'Show' }).click()
+    expect(await page.getByTestId('api-token').textContent()).toBe(serve.token)
+    await shot('11-api')
+  })
+
+  it('moves between tabs with the keyboard', async () => {
+    await page.getByRole('tab', { name: 'API' }).focus()
+    await page.keyboard.press('ArrowLeft')
+    await expect.poll(() => page.getByRole('tab', { name: 'Test chat' }).getAttribute('aria-selected')).toBe('true')
+    // Home only moves the focus (Mantine); Enter activates the focused tab.
+    await page.keyboard.press('Home')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByRole('tab', { name: 'Instances' }).getAttribute('aria-selected')).toBe('true')
+  })
+
+  it('deletes an instance only after confirmation', async () => {
+    await openTab('Instances')
+    await page.getByRole('button', { name: 'Create instance' }).click()
+    const cards = page.getByTestId('instance-card')
+    await expect.poll(() => cards.count()).toBe(2)
+    const second = cards.nth(1)
+    await second.getByRole('button', { name: 'Delete' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete this instance?' })
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    expect(await cards.count()).toBe(2)
+    await second.getByRole('button', { name: 'Delete' }).click()
+    await page.getByRole('dialog', { name: 'Delete this instance?' }).getByRole('button', { name: 'Delete instance' }).click()
+    await expect.poll(() => cards.count()).toBe(1)
+    expect((await rpc('instances.list', {})).length).toBe(1)
+    expect(pageErrors).toEqual([])
+  })
+})

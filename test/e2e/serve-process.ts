@@ -1,0 +1,63 @@
+/**
+ * Starts `src/main/serve.ts` (the real headless server, as `npm run serve` does) as a child process on
+ * a fresh data dir with the sandbox channel, a known token and any free port; answers once it printed
+ * its ready line `Chatapp API listening on http://HOST:PORT`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface ServeProcess {
+  url: string
+  token: string
+  dataDir: string
+  output(): string
+  /** SIGTERM, wait for exit, remove the data dir. */
+  stop(): Promise<void>
+}
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+export async function startServe(): Promise<ServeProcess> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'chatapp-e2e-'))
+  const token = 'e2e-token-0123456789abcdef'
+  // tsx's own binary, not `npx`, so the child is the server itself and SIGTERM reaches it.
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'main', 'serve.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: token, CHATAPP_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let out = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 30 s:\n${out}`)), 30_000)
+    const onData = (d: Buffer) => {
+      out += d.toString()
+      const m = /Chatapp API listening on (http:\/\/\S+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve(m[1]!)
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`serve exited with ${code}:\n${out}`))
+    })
+  })
+  return {
+    url,
+    token,
+    dataDir,
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r))
+        child.kill('SIGTERM')
+        await exited
+      }
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * IPC wiring of the UI contract with the mocked electron module (vitest aliases `electron`): every
+ * contract method is registered and reaches its handler (and, with the real handlers, the core); a
+ * foreign sender is refused; the sender check accepts only the app's own top frame.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ipcMain } from 'electron'
+import type { IpcMainInvokeEvent } from 'electron'
+import { appSenderCheck, registerIpcTransport } from '../../../src/main/electron/ipc-transport'
+import { createHandlers } from '../../../src/main/ui-contract/handlers'
+import { startCore } from '../../../src/main/core'
+import { CONTRACT_METHODS, ipcChannel, type ContractHandlers, type ContractInput, type ContractMethod } from '../../../src/shared/contract'
+
+const mockIpc = ipcMain as unknown as typeof ipcMain & { _handlers: Map<string, (...args: unknown[]) => Promise<any>> }
+
+/** A valid input per method; typed so that a new contract method fails to compile until listed here. */
+const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
+  'app.info': {},
+  'instances.list': {},
+  'instances.create': { channel: 'sandbox' },
+  'instances.delete': { instanceId: 'i1' },
+  'instances.init': { instanceId: 'i1' },
+  'instances.logout': { instanceId: 'i1' },
+  'pairing.qr': { instanceId: 'i1' },
+  'pairing.code': { instanceId: 'i1', phone: '+1 555 000 1111' },
+  'pairing.sandboxScan': { instanceId: 'i1' },
+  'settings.updateGeneral': { instanceId: 'i1', bot_name: 'Bot' },
+  'settings.updateActions': { instanceId: 'i1', reply_msgs: true },
+  'settings.updateActiveDays': { instanceId: 'i1', sunday: false },
+  'settings.updateActiveHours': { instanceId: 'i1', from: '9:00', to: '17:00' },
+  'settings.setWebhook': { instanceId: 'i1', webhook_url: 'https://example.com/hook', events: ['onMessage'] },
+  'webhookDeliveries.list': { instanceId: 'i1' },
+  'webhookDeliveries.retry': { instanceId: 'i1', deliveryId: 'd1' },
+  'intents.list': { instanceId: 'i1' },
+  'intents.create': { instanceId: 'i1', title: 'T', keyword: 'hi', reply: 'Hello' },
+  'intents.update': { instanceId: 'i1', id: 'x', reply: 'Hey' },
+  'intents.delete': { instanceId: 'i1', id: 'x' },
+  'surveys.list': { instanceId: 'i1' },
+  'surveys.create': { instanceId: 'i1', title: 'S', keyword: 'start', reply: 'Q1?', sort_id: 1 },
+  'surveys.update': { instanceId: 'i1', id: 'x', reply: 'Q?' },
+  'surveys.delete': { instanceId: 'i1', id: 'x' },
+  'surveys.reorder': { instanceId: 'i1', stepIds: ['a', 'b'] },
+  'surveys.responses': { instanceId: 'i1', id: 'x' },
+  'attachments.list': { instanceId: 'i1' },
+  'attachments.upload': { instanceId: 'i1', filename: 'a.txt', dataBase64: 'aGk=' },
+  'attachments.delete': { instanceId: 'i1', id: 'x' },
+  'messages.list': { instanceId: 'i1', chatId: '1555', limit: 10 },
+  'messages.chats': { instanceId: 'i1' },
+  'messages.sendText': { instanceId: 'i1', chatId: '1555', message: 'hi' },
+  'messages.sendMedia': { instanceId: 'i1', chatId: '1555', kind: 'image', attachmentId: 'a1' },
+  'messages.sendButtons': { instanceId: 'i1', chatId: '1555', btndata: { text: 'Pick', buttons: [{ type: 'replyButton', title: 'A' }] } },
+  'messages.sendList': { instanceId: 'i1', chatId: '1555', msgdata: { text: 'Menu', sections: [{ rows: [{ title: 'One' }] }] } },
+  'messages.sendContact': { instanceId: 'i1', chatId: '1555', vcard: { fullName: 'Ann', phoneNumber: '+15550001111' } },
+  'sandbox.inbound': { instanceId: 'i1', chatId: '1555', message: 'hello' },
+  'apiToken.get': {},
+  'apiToken.regenerate': {},
+  'appSettings.get': {},
+  'appSettings.setSmtp': { smtp: { host: 'smtp.example.com', port: 587, secure: false, from: 'bot@example.com' } }
+}
+
+const APP_URL = 'file:///opt/chatapp/resources/app/out/renderer/index.html'
+
+function event(opts: { id?: number; url?: string; subframe?: boolean } = {}): IpcMainInvokeEvent {
+  return {
+    sender: { id: opts.id ?? 1 },
+    senderFrame: { url: opts.url ?? APP_URL, parent: opts.subframe ? {} : null }
+  } as unknown as IpcMainInvokeEvent
+}
+
+const trusted = appSenderCheck((id) => id === 1, ['file:///opt/chatapp/resources/app/out/renderer/'])
+let unregister: (() => void) | undefined
+
+afterEach(() => {
+  unregister?.()
+  unregister = undefined
+})
+
+/** Handlers that record which method was called with what. */
+function spyHandlers() {
+  const calls: Array<[string, unknown]> = []
+  const handlers = Object.fromEntries(
+    CONTRACT_METHODS.map((m) => [m, vi.fn(async (input: unknown) => (calls.push([m, input]), `result of ${m}`))])
+  ) as unknown as ContractHandlers
+  return { handlers, calls }
+}
+
+describe('registerIpcTransport', () => {
+  it('registers one channel per contract method, and removes them again', () => {
+    const { handlers } = spyHandlers()
+    unregister = registerIpcTransport(mockIpc, handlers, trusted, () => {})
+    expect([...mockIpc._handlers.keys()].sort()).toEqual(CONTRACT_METHODS.map(ipcChannel).sort())
+    unregister()
+    unregister = undefined
+    expect(mockIpc._handlers.size).toBe(0)
+  })
+
+  it('routes every method to its own handler with the validated input', async () => {
+    const { handlers, calls } = spyHandlers()
+    unregister = registerIpcTransport(mockIpc, handlers, trusted, () => {})
+    for (const m of CONTRACT_METHODS) {
+      const res = await mockIpc._handlers.get(ipcChannel(m))!(event(), SAMPLE[m])
+      expect(res, m).toEqual({ ok: true, data: `result of ${m}` })
+    }
+    expect(calls.map(([m]) => m)).toEqual(CONTRACT_METHODS)
+    expect(calls.find(([m]) => m === 'settings.updateActiveHours')![1]).toEqual(SAMPLE['settings.updateActiveHours'])
+  })
+
+  it('refuses a foreign sender (other window, subframe, navigated page) without calling the handler', async () => {
+    const { handlers, calls } = spyHandlers()
+    unregister = registerIpcTransport(mockIpc, handlers, trusted, () => {})
+    const call = mockIpc._handlers.get(ipcChannel('apiToken.get'))!
+    for (const e of [event({ id: 2 }), event({ subframe: true }), event({ url: 'https://evil.example/' })]) {
+      expect(await call(e, {})).toEqual({ ok: false, error: expect.objectContaining({ code: 'UNAUTHORIZED' }) })
+    }
+    expect(calls).toEqual([])
+  })
+
+  it('answers validation errors as data (IPC drops error properties)', async () => {
+    const { handlers, calls } = spyHandlers()
+    unregister = registerIpcTransport(mockIpc, handlers, trusted, () => {})
+    const res = await mockIpc._handlers.get(ipcChannel('settings.updateActiveHours'))!(event(), { instanceId: 'i1', from: 'noon', to: 'always' })
+    expect(res.ok).toBe(false)
+    expect(res.error.code).toBe('VALIDATION_ERROR')
+    expect(res.error.details).toEqual([expect.objectContaining({ field: 'from' })])
+    expect(calls).toEqual([])
+  })
+
+  it('reaches the core with the real handlers: create, init, scan and chat over IPC', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chatapp-ipc-'))
+    const core = await startCore({ dataDir: dir, defaultChannel: 'sandbox' })
+    try {
+      unregister = registerIpcTransport(mockIpc, createHandlers(core, { baseUrl: () => 'http://127.0.0.1:1', mode: 'desktop', defaultChannel: 'sandbox' }), trusted, () => {})
+      const invoke = (m: ContractMethod, input: unknown) => mockIpc._handlers.get(ipcChannel(m))!(event(), input)
+      const created = await invoke('instances.create', { channel: 'sandbox' })
+      expect(core.instances.list().map((i) => i._id)).toEqual([created.data._id])
+      await invoke('instances.init', { instanceId: created.data._id })
+      expect((await invoke('pairing.sandboxScan', { instanceId: created.data._id })).ok).toBe(true)
+      expect(core.instances.get(created.data._id).settings.status).toBe('CONNECTED')
+      await invoke('settings.updateGeneral', { instanceId: created.data._id, bot_name: 'Desk Bot' })
+      expect(core.instances.get(created.data._id).settings.bot_name).toBe('Desk Bot')
+      const missing = await invoke('intents.list', { instanceId: 'nope' })
+      expect(missing).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'Instance not found' } })
+    } finally {
+      await core.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('appSenderCheck', () => {
+  it('accepts the app window top frame on an allowed origin only', () => {
+    expect(trusted(event())).toBe(true)
+    expect(trusted(event({ id: 3 }))).toBe(false)
+    expect(trusted(event({ subframe: true }))).toBe(false)
+    expect(trusted(event({ url: 'file:///tmp/other.html' }))).toBe(false)
+    expect(trusted({ sender: { id: 1 }, senderFrame: null } as unknown as IpcMainInvokeEvent)).toBe(false)
+  })
+})

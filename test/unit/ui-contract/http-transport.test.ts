@@ -1,0 +1,132 @@
+/**
+ * The UI contract over HTTP: POST /rpc/{method} (bearer token, validation, error codes) and the SSE
+ * event stream, on a real listening server with a sandbox core.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { buildApiServer } from '../../../src/main/api/server'
+import { startCore, type Core } from '../../../src/main/core'
+import { createHandlers } from '../../../src/main/ui-contract/handlers'
+import { rpcPlugin } from '../../../src/main/ui-contract/http-transport'
+import type { ContractEvent } from '../../../src/shared/contract'
+
+let core: Core
+let app: FastifyInstance
+let base: string
+let dir: string
+const TOKEN = 'test-token-0123456789abcdef'
+
+async function rpc(method: string, body: unknown, token = TOKEN) {
+  const res = await fetch(`${base}/rpc/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body)
+  })
+  return { status: res.status, json: (await res.json()) as any }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'chatapp-rpc-'))
+  core = await startCore({ dataDir: dir, defaultChannel: 'sandbox', apiToken: TOKEN })
+  let url = ''
+  const handlers = createHandlers(core, { baseUrl: () => url, mode: 'web', defaultChannel: 'sandbox' })
+  app = await buildApiServer(core, { host: '127.0.0.1', version: 'test', plugins: [rpcPlugin(core, handlers)] })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  base = url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  await app.close()
+  await core.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('POST /rpc/{method}', () => {
+  it('refuses a missing or wrong bearer token', async () => {
+    const res = await rpc('instances.list', {}, 'wrong-token-000000000000')
+    expect(res.status).toBe(401)
+  })
+
+  it('answers app.info with the base URL and mode', async () => {
+    const res = await rpc('app.info', {})
+    expect(res.status).toBe(200)
+    expect(res.json).toMatchObject({ ok: true, data: { baseUrl: base, mode: 'web', defaultChannel: 'sandbox' } })
+  })
+
+  it('answers 404 for an unknown method and 400 with field details for a bad input', async () => {
+    expect((await rpc('instances.explode', {})).status).toBe(404)
+    const bad = await rpc('settings.updateActiveHours', { instanceId: 'x', from: '25:00', to: 'always' })
+    expect(bad.status).toBe(400)
+    expect(bad.json.ok).toBe(false)
+    expect(bad.json.error.code).toBe('VALIDATION_ERROR')
+    expect(bad.json.error.details[0].field).toBe('from')
+  })
+
+  it('walks an instance from create to a logged conversation, with events on the SSE stream', async () => {
+    const events: ContractEvent[] = []
+    const ctrl = new AbortController()
+    const stream = await fetch(`${base}/rpc/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: ctrl.signal })
+    expect(stream.headers.get('content-type')).toContain('text/event-stream')
+    const reader = stream.body!.getReader()
+    const reading = (async () => {
+      const dec = new TextDecoder()
+      let buf = ''
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
+        if (done) return
+        buf += dec.decode(value, { stream: true })
+        let i
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const frame = buf.slice(0, i)
+          buf = buf.slice(i + 2)
+          if (frame.startsWith('data: ')) events.push(JSON.parse(frame.slice(6)))
+        }
+      }
+    })()
+
+    const inst = (await rpc('instances.create', { channel: 'sandbox' })).json.data
+    expect(inst.settings.status).toBe('DISCONNECTED')
+    expect((await rpc('instances.init', { instanceId: inst._id })).json.data.status).toBe('QR')
+    const qr = await rpc('pairing.qr', { instanceId: inst._id })
+    expect(qr.json.data.qrDataUrl).toMatch(/^data:image\/png;base64,/)
+    const scan = await rpc('pairing.sandboxScan', { instanceId: inst._id })
+    expect(scan.json.data.bot_number).toMatch(/^\d+$/)
+    const inbound = await rpc('sandbox.inbound', { instanceId: inst._id, chatId: '15550001111', message: 'hello', pushName: 'Ann' })
+    expect(inbound.json.data.message).toMatchObject({ text: 'hello', fromMe: false, pushName: 'Ann' })
+    const chats = await rpc('messages.chats', { instanceId: inst._id })
+    // The inbound message and the bot's default reply.
+    expect(chats.json.data).toEqual([expect.objectContaining({ chatId: '15550001111@s.whatsapp.net', name: 'Ann', count: 2 })])
+
+    // State events are emitted once the status is on disk, so they may trail the message event.
+    await expect.poll(() => events.map((e) => e.type)).toEqual(expect.arrayContaining(['changed', 'state', 'qr', 'message']))
+    await expect.poll(() => events.some((e) => e.type === 'state' && e.state === 'CONNECTED')).toBe(true)
+    ctrl.abort()
+    await reading
+  })
+})
+
+describe('the renderer HTTP client against the server', () => {
+  it('calls methods, raises ContractErrors with details, and receives events', async () => {
+    const { createHttpClient, tokenWorks } = await import('../../../src/renderer/src/transport/http-client')
+    const { ContractError } = await import('../../../src/shared/contract')
+    expect(await tokenWorks('wrong-token-000000000000', base)).toBe(false)
+    expect(await tokenWorks(TOKEN, base)).toBe(true)
+    const client = createHttpClient(TOKEN, base)
+    const events: ContractEvent[] = []
+    const unsubscribe = client.subscribe((e) => events.push(e))
+    // Let the stream connect before acting, so no event is missed.
+    await new Promise((r) => setTimeout(r, 200))
+    const inst = await client.call('instances.create', { channel: 'sandbox' })
+    await expect.poll(() => events.some((e) => e.type === 'changed' && e.instanceId === inst._id)).toBe(true)
+    const err = await client.call('settings.updateGeneral', { instanceId: inst._id, bot_timezone: 'Mars/Olympus' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ContractError)
+    expect(err).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'bot_timezone' }] })
+    const missing = await client.call('instances.init', { instanceId: 'nope' }).catch((e: unknown) => e)
+    expect(missing).toMatchObject({ code: 'NOT_FOUND' })
+    unsubscribe()
+  })
+})

@@ -1,0 +1,57 @@
+/**
+ * Web mode serving: the built UI at `/` (and its assets) without the token and with the CSP header,
+ * while the API and RPC routes still need the bearer token.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { buildApiServer } from '../../../src/main/api/server'
+import { startCore, type Core } from '../../../src/main/core'
+import { webUiPlugin, webUiPublicPaths } from '../../../src/main/ui-contract/web-ui'
+import { rpcPlugin } from '../../../src/main/ui-contract/http-transport'
+import { createHandlers } from '../../../src/main/ui-contract/handlers'
+import { CONTENT_SECURITY_POLICY } from '../../../src/shared/csp'
+
+let core: Core
+let app: FastifyInstance
+let dir: string
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'chatapp-webui-'))
+  const ui = join(dir, 'ui')
+  await mkdir(join(ui, 'assets'), { recursive: true })
+  await writeFile(join(ui, 'index.html'), '<!doctype html><title>UI</title>')
+  await writeFile(join(ui, 'favicon.png'), 'png')
+  await writeFile(join(ui, 'assets', 'app.js'), 'console.log(1)')
+  core = await startCore({ dataDir: join(dir, 'data'), defaultChannel: 'sandbox' })
+  const handlers = createHandlers(core, { baseUrl: () => '', mode: 'web', defaultChannel: 'sandbox' })
+  app = await buildApiServer(core, { host: '127.0.0.1', version: 'test', plugins: [rpcPlugin(core, handlers), webUiPlugin(ui)], ...webUiPublicPaths(ui) })
+  await app.ready()
+})
+afterAll(async () => {
+  await app.close()
+  await core.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('web UI plugin', () => {
+  it('serves the UI files without the token, with the CSP on the page', async () => {
+    const page = await app.inject({ url: '/' })
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('<title>UI</title>')
+    expect(page.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY)
+    expect((await app.inject({ url: '/assets/app.js' })).statusCode).toBe(200)
+    expect((await app.inject({ url: '/favicon.png' })).statusCode).toBe(200)
+  })
+
+  it('keeps the API, the RPC and the event stream behind the token', async () => {
+    expect((await app.inject({ url: '/chatapp' })).statusCode).toBe(401)
+    expect((await app.inject({ method: 'POST', url: '/rpc/instances.list', payload: {} })).statusCode).toBe(401)
+    expect((await app.inject({ url: '/rpc/events' })).statusCode).toBe(401)
+    expect((await app.inject({ url: '/assets/../../data/chatapp.json' })).statusCode).not.toBe(200)
+    const ok = await app.inject({ method: 'POST', url: '/rpc/instances.list', payload: {}, headers: { authorization: `Bearer ${core.account.token()}` } })
+    expect(ok.json()).toEqual({ ok: true, data: [] })
+  })
+})
