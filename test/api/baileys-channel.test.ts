@@ -100,6 +100,20 @@ describe('Baileys channel through the core', () => {
     expect(again.statusCode).toBe(409)
   })
 
+  it('a failing connection shows its reason in instance info and in the scan answer while it retries', async () => {
+    const t = await setup()
+    await t.h.call({ method: 'POST', url: '/chatapp/init', payload: t.creds })
+    const s1 = await t.socket(1)
+    s1.connecting()
+    await s1.close(503, 'Stream Errored (unknown)')
+    await vi.waitFor(() => expect(t.h.core.sessions.stateReason(t.inst._id)).toMatch(/retrying in/))
+    const info = await t.h.call({ method: 'GET', url: `/chatapp/instance?${t.qs}` })
+    expect(info.json.data.instance_data).toMatchObject({ status: 'CONNECTING', phone_connected: false, status_reason: expect.stringMatching(/503.*retrying in 1(\.0)? s/) })
+    const scan = await t.h.call({ method: 'GET', url: `/chatapp/scan?${t.qs}` })
+    expect(scan.statusCode).toBe(409)
+    expect(scan.json.message).toMatch(/^No QR code yet \(status CONNECTING: .*503.*retrying in/)
+  })
+
   it('inbound goes to the message log once, even when a reconnect redelivers it', async () => {
     const t = await setup()
     const s2 = await link(t)

@@ -108,7 +108,8 @@ describe('instances', () => {
           phone_connected: true,
           webhookUrl: null,
           user: { id: `${scan.json.data.bot_number}@s.whatsapp.net`, name: 'Sandbox' },
-          status: 'CONNECTED'
+          status: 'CONNECTED',
+          status_reason: null
         }
       }
     })

@@ -154,7 +154,10 @@ export class InstanceService {
     if (!this.deps.sessions.get(inst._id)) {
       throw conflict(`The instance is not started (status ${status}). Call POST /chatapp/init first.`)
     }
-    if (!qr || status !== 'QR') throw conflict(`No QR code yet (status ${status}); try again in a moment.`)
+    if (!qr || status !== 'QR') {
+      const reason = this.deps.sessions.stateReason(inst._id)
+      throw conflict(`No QR code yet (status ${status}${reason ? `: ${reason}` : ''}); try again in a moment.`)
+    }
     return { qr, status }
   }
 
@@ -181,7 +184,9 @@ export class InstanceService {
         phone_connected: inst.settings.status === 'CONNECTED',
         webhookUrl: inst.settings.webhook.url,
         user: inst.settings.user ?? { id: '', name: '' },
-        status: inst.settings.status
+        status: inst.settings.status,
+        // Why it is in that state, e.g. the last connection error while reconnecting.
+        status_reason: this.deps.sessions.stateReason(inst._id) ?? null
       }
     }
   }

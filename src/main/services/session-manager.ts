@@ -32,6 +32,8 @@ export interface SessionManagerDeps {
 export class SessionManager {
   private readonly sessions = new Map<string, ChannelSession>()
   private readonly qrs = new Map<string, string>()
+  /** Why each instance is in its state (e.g. the last connection error while reconnecting). */
+  private readonly reasons = new Map<string, string>()
   private closing = false
 
   constructor(private readonly deps: SessionManagerDeps) {}
@@ -44,6 +46,11 @@ export class SessionManager {
   /** The latest QR payload of an instance in state QR. */
   latestQr(instanceId: string): string | undefined {
     return this.qrs.get(instanceId)
+  }
+
+  /** The reason the channel gave with the current state, if any. */
+  stateReason(instanceId: string): string | undefined {
+    return this.reasons.get(instanceId)
   }
 
   /** Starts the instance's session (idempotent). Throws CONFLICT when its channel is unavailable. */
@@ -129,6 +136,8 @@ export class SessionManager {
     if (!inst) return
     const previous = inst.settings.status as ConnectionState
     if (update.state !== 'QR') this.qrs.delete(instanceId)
+    if (update.reason) this.reasons.set(instanceId, update.reason)
+    else this.reasons.delete(instanceId)
     if (!this.closing) {
       await this.deps.storage.config.update(() => {
         inst.settings.status = update.state

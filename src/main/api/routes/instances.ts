@@ -143,7 +143,8 @@ export function instanceRoutes(root: FastifyInstance, core: Core): void {
               phone_connected: Type.Boolean(),
               webhookUrl: Type.Union([Type.String(), Type.Null()]),
               user: Type.Object({ id: Type.String(), name: Type.String() }),
-              status: Type.String()
+              status: Type.String(),
+              status_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is in that state (e.g. the last connection error).' })
             })
           })
         )
