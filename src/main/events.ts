@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { ConnectionState, InboundMessage } from './channel/types'
-import type { LoggedMessage } from '../shared/schemas/records'
+import type { BotActivity, LoggedMessage } from '../shared/schemas/records'
 import type { WebhookDelivery } from '../shared/schemas/webhooks'
 
 export interface CoreEvents {
@@ -14,6 +14,8 @@ export interface CoreEvents {
   qr: { instanceId: string; qr: string }
   /** A message entered the log (inbound or outbound). */
   message: { instanceId: string; message: LoggedMessage; inbound?: InboundMessage }
+  /** The bot ran the actions of an intent or survey step (outcomes included). */
+  activity: { instanceId: string; entry: BotActivity }
   /** A webhook delivery attempt was recorded (delivered, retrying or failed). */
   delivery: { instanceId: string; delivery: WebhookDelivery }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */

@@ -9,7 +9,7 @@
  * (the local owner is trusted after the transport's own check), so no instance credentials travel.
  */
 import Type, { type Static, type TSchema } from 'typebox'
-import type { Attachment, Instance, Intent, LoggedMessage, Survey } from './schemas/records'
+import type { Attachment, BotActivity, Instance, Intent, LoggedMessage, Survey } from './schemas/records'
 import { Action, RequestConfig } from './schemas/records'
 import {
   CreateIntentBody,
@@ -171,6 +171,9 @@ export const CONTRACT = {
   'messages.sendList': op<{ id: string }>()(Type.Object({ ...InstanceId, ...withoutCredentials(SendListBody.properties) })),
   'messages.sendContact': op<{ id: string }>()(Type.Object({ ...InstanceId, ...withoutCredentials(SendContactBody.properties) })),
 
+  /** What the bot's actions did, newest last (failures included). */
+  'bot.activity': op<BotActivity[]>()(OnlyInstance),
+
   /** Test chat: a customer writes to a sandbox instance. Answers the logged inbound message. */
   'sandbox.inbound': op<{ message: LoggedMessage | null }>()(
     Type.Object({
@@ -221,6 +224,7 @@ export type ContractEvent =
   | { type: 'message'; instanceId: string; message: LoggedMessage }
   | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }
   | { type: 'delivery'; instanceId: string; delivery: WebhookDelivery }
+  | { type: 'activity'; instanceId: string; entry: BotActivity }
   /** Sent by a transport (never by main) after its event stream reconnected: events may have been missed, reload. */
   | { type: 'resync' }
 

@@ -143,6 +143,10 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     // The bot engine answers with the intent's reply, then its location action.
     await log.getByText(/(Hi|Hello) Test customer, we are open 9-17\./).waitFor()
     await log.getByText('Our shop').waitFor()
+    // The action's outcome shows in the bot activity card.
+    const activity = page.getByTestId('bot-activity')
+    await activity.getByText('intent "Opening hours"', { exact: false }).waitFor()
+    expect(await activity.getByText('Location').count()).toBe(1)
     // Live path: a message sent elsewhere to this chat appears without a reload.
     const [inst] = await rpc('instances.list', {})
     await rpc('messages.sendText', { instanceId: inst._id, chatId: '15550100001', message: 'A reply from the shop' })

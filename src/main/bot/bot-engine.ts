@@ -287,6 +287,7 @@ export class BotEngine {
         d.botActivity = d.botActivity.filter((a) => !drop.has(a))
       }
     })
+    this.deps.events.emit('activity', { instanceId: inst._id, entry })
     return outcomes
   }
 }

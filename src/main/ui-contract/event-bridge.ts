@@ -13,6 +13,7 @@ export function subscribeContractEvents(core: Core, listener: (event: ContractEv
     core.events.on('message', (e) => listener({ type: 'message', instanceId: e.instanceId, message: e.message })),
     core.events.on('changed', (e) => listener({ type: 'changed', instanceId: e.instanceId, what: e.what })),
     core.events.on('delivery', (e) => listener({ type: 'delivery', instanceId: e.instanceId, delivery: e.delivery })),
+    core.events.on('activity', (e) => listener({ type: 'activity', instanceId: e.instanceId, entry: e.entry })),
     core.events.on('qr', (e) => {
       QRCode.toDataURL(e.qr, { margin: 1, width: 320 })
         .then((qrDataUrl) => listener({ type: 'qr', instanceId: e.instanceId, qrDataUrl }))

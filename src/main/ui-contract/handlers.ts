@@ -209,6 +209,9 @@ export function createHandlers(core: Core, opts: HandlerOptions): ContractHandle
       const [inst, query] = split(core, input)
       return core.messages.list(inst, query)
     },
+    async 'bot.activity'({ instanceId }) {
+      return core.bot.activity(I.get(instanceId)._id)
+    },
     async 'messages.chats'({ instanceId }) {
       const inst = I.get(instanceId)
       return summariseChats(await core.storage.messages.list(inst._id, { limit: Number.MAX_SAFE_INTEGER }))

@@ -49,6 +49,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'attachments.delete': { instanceId: 'i1', id: 'x' },
   'messages.list': { instanceId: 'i1', chatId: '1555', limit: 10 },
   'messages.chats': { instanceId: 'i1' },
+  'bot.activity': { instanceId: 'i1' },
   'messages.sendText': { instanceId: 'i1', chatId: '1555', message: 'hi' },
   'messages.sendMedia': { instanceId: 'i1', chatId: '1555', kind: 'image', attachmentId: 'a1' },
   'messages.sendButtons': { instanceId: 'i1', chatId: '1555', btndata: { text: 'Pick', buttons: [{ type: 'replyButton', title: 'A' }] } },

@@ -3,9 +3,9 @@
  * messages go in through `sandbox.inbound` (exactly as a real inbound message); replies arrive as
  * `message` events and show in the same conversation.
  */
-import { Alert, Button, Card, Group, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Alert, Badge, Button, Card, Group, List, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useState } from 'react'
-import type { LoggedMessage } from '../../../shared/schemas/records'
+import type { BotActivity, LoggedMessage } from '../../../shared/schemas/records'
 import { ChatLog } from '../components/ChatLog'
 import { ErrorAlert } from '../components/ErrorAlert'
 import { NeedInstance } from '../components/NeedInstance'
@@ -62,6 +62,56 @@ export function TestChatTab() {
           Messages go through the same path as real ones: message log, bot, webhooks.
         </Text>
       </Card>
+      <BotActivityCard instanceId={inst._id} />
     </Stack>
+  )
+}
+
+const ACTION_LABELS: Record<string, string> = {
+  send_location: 'Location',
+  send_contact: 'Contact card',
+  send_photo: 'Photo',
+  send_file: 'File',
+  send_notification: 'Notification',
+  add_to_group: 'Add to group',
+  start_survey: 'Start survey'
+}
+
+/** The bot's recent actions with the outcome of each, so a failing action is visible at once. */
+function BotActivityCard({ instanceId }: { instanceId: string }) {
+  const activity = useContract('bot.activity', { instanceId }, (e) => e.type === 'activity' && e.instanceId === instanceId)
+  const entries = ((activity.data ?? []) as BotActivity[]).slice(-10).reverse()
+  return (
+    <Card withBorder data-testid="bot-activity">
+      <Title order={5} mb="xs">
+        Bot actions
+      </Title>
+      {entries.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          Actions of matched intents and survey steps show here, with any error.
+        </Text>
+      ) : (
+        <Stack gap="xs">
+          {entries.map((a) => (
+            <div key={`${a.messageId}-${a.at}`}>
+              <Text size="sm">
+                {a.matched} · {new Date(a.at).toLocaleTimeString()}
+              </Text>
+              <List size="sm" spacing={2}>
+                {a.actions.map((o) => (
+                  <List.Item key={o.action}>
+                    <Badge size="xs" color={o.ok ? 'teal' : 'red'} mr={6}>
+                      {o.ok ? 'ok' : 'failed'}
+                    </Badge>
+                    {ACTION_LABELS[o.action] ?? o.action}
+                    {o.error ? `: ${o.error}` : ''}
+                  </List.Item>
+                ))}
+              </List>
+            </div>
+          ))}
+        </Stack>
+      )}
+    </Card>
   )
 }
