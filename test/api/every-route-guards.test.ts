@@ -48,6 +48,8 @@ const INSTANCE_ROUTES: Array<[string, string]> = [
   ['GET', '/chatapp/instance'],
   ['GET', `/chatapp/instance/logout/${ID}`],
   ['GET', '/chatapp/messages'],
+  ['GET', `/chatapp/messages/${ID}/media`],
+  ['GET', '/chatapp/bot/activity'],
   ['POST', '/chatapp/message'],
   ['POST', '/chatapp/message/fileurl'],
   ['POST', '/chatapp/message/button'],

@@ -82,3 +82,21 @@ it('refuses the sandbox routes on a real-channel instance', async () => {
   expect(res.statusCode).toBe(409)
   expect(res.json.message).toMatch(/real channel/)
 })
+
+it('takes inbound media and serves its file on demand', async () => {
+  const { qs } = await h.connectedInstance()
+  const { multipart, png } = await import('../helpers/fixtures')
+  const photo = await png(30, 20)
+  const att = (await h.call({ method: 'POST', url: `/attachment?${qs}`, ...multipart({}, { filename: 'receipt.png', contentType: 'image/png', data: photo }) })).json.data
+  const res = await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${qs}`, payload: { chatId: '15550001111', message: 'my receipt', attachmentId: att._id } })
+  expect(res.json.data.message).toMatchObject({ type: 'image', text: 'my receipt', media: { mimetype: 'image/png', fileName: 'receipt.png', size: photo.length } })
+  const file = await h.call({ method: 'GET', url: `/chatapp/messages/${res.json.data.message.id}/media?${qs}` })
+  expect(file.statusCode).toBe(200)
+  expect(file.headers['content-type']).toBe('image/png')
+  expect(file.rawPayload.equals(photo)).toBe(true)
+  const text = await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${qs}`, payload: { chatId: '15550001111', message: 'just text' } })
+  expect((await h.call({ method: 'GET', url: `/chatapp/messages/${text.json.data.message.id}/media?${qs}` })).statusCode).toBe(404)
+  expect((await h.call({ method: 'GET', url: `/chatapp/messages/NOPE/media?${qs}` })).statusCode).toBe(404)
+  const bad = await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${qs}`, payload: { chatId: '15550001111', message: 'x', attachmentId: 'nope' } })
+  expect(bad.json.error.details).toEqual([{ field: 'attachmentId', problem: 'names no attachment of this instance' }])
+})

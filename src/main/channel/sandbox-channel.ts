@@ -14,13 +14,14 @@ import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { newMessageId } from '../ids'
 import { readImageInfo } from '../media/image-info'
-import { digestFile } from '../media/media-inspect'
+import { digestFile, kindOfMime } from '../media/media-inspect'
 import { toJid } from './jid'
 import {
   ChannelError,
   type ChannelContext,
   type ChannelSession,
   type ConnectionState,
+  type DownloadedMedia,
   type GroupAddResult,
   type InboundMessage,
   type LinkedAccount,
@@ -53,7 +54,12 @@ export interface SandboxInbound {
   selectedId?: string
   /** Sender LID, to simulate v7 addressing. */
   senderLid?: string
+  /** A file the customer sends (a media message with `message` as its caption). */
+  media?: MediaSource
 }
+
+/** Inbound media files remembered for download, like the real channel's recent-message store. */
+const MEDIA_MEMORY = 500
 
 export class SandboxSession implements ChannelSession {
   readonly kind = 'sandbox' as const
@@ -63,6 +69,7 @@ export class SandboxSession implements ChannelSession {
   private qrRef = ''
   private pairingCode: string | null = null
   private pairingPhone: string | null = null
+  private readonly inboundMedia = new Map<string, MediaSource>()
 
   constructor(private readonly ctx: ChannelContext) {}
 
@@ -135,16 +142,23 @@ export class SandboxSession implements ChannelSession {
     const chatId = toJid(input.chatId)!
     const participant = input.participant ? toJid(input.participant)! : undefined
     const senderId = chatId.endsWith('@g.us') && participant ? participant : chatId
+    const id = input.id ?? newMessageId()
+    const media = input.media
+    if (media) {
+      this.inboundMedia.set(id, media)
+      if (this.inboundMedia.size > MEDIA_MEMORY) this.inboundMedia.delete(this.inboundMedia.keys().next().value!)
+    }
     const message: InboundMessage = {
-      id: input.id ?? newMessageId(),
+      id,
       chatId,
       senderId,
       senderPn: senderId.endsWith('@s.whatsapp.net') ? senderId : undefined,
       senderLid: input.senderLid,
       fromMe: input.fromMe ?? false,
       pushName: input.pushName,
-      type: input.selectedId ? 'button_reply' : 'text',
+      type: media ? kindOfMime(media.mimetype) : input.selectedId ? 'button_reply' : 'text',
       text: input.message,
+      ...(media ? { media: { mimetype: media.mimetype, fileName: media.fileName, size: media.size } } : {}),
       selectedId: input.selectedId,
       timestamp: Math.floor(Date.now() / 1000),
       offline: input.offline ?? false
@@ -160,6 +174,17 @@ export class SandboxSession implements ChannelSession {
       message: await this.buildMessage(content),
       messageTimestamp: String(Math.floor(Date.now() / 1000)),
       status: 'PENDING'
+    }
+  }
+
+  /** The bytes of an inbound media message (as the real channel downloads them on demand). */
+  async downloadMedia(messageId: string): Promise<DownloadedMedia> {
+    const media = this.inboundMedia.get(messageId)
+    if (!media) throw new ChannelError('MEDIA_UNAVAILABLE', `No recent message ${messageId} with media.`)
+    try {
+      return { data: await readFile(media.path), mimetype: media.mimetype, ...(media.fileName ? { fileName: media.fileName } : {}) }
+    } catch {
+      throw new ChannelError('MEDIA_UNAVAILABLE', `The media of ${messageId} is no longer available.`)
     }
   }
 

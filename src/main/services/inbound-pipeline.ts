@@ -57,7 +57,8 @@ export class InboundPipeline {
       source: message.fromMe ? 'phone' : 'inbound',
       senderId: message.senderId,
       ...(message.senderPn ? { senderPn: message.senderPn } : {}),
-      ...(message.senderLid ? { senderLid: message.senderLid } : {})
+      ...(message.senderLid ? { senderLid: message.senderLid } : {}),
+      ...(message.media ? { media: message.media } : {})
     }
     await this.deps.storage.messages.append(instanceId, logged)
     this.deps.events.emit('message', { instanceId, message: logged, inbound: message })

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { rm } from 'node:fs/promises'
 import { renderButtons, renderList, type RenderedOption } from '../channel/interactive-text'
 import { toJid } from '../channel/jid'
-import { ChannelError, type ChannelSession, type MediaSource, type OutboundContent, type SentMessage } from '../channel/types'
+import { ChannelError, type ChannelSession, type DownloadedMedia, type MediaSource, type OutboundContent, type SentMessage } from '../channel/types'
 import { buildVCard } from '../channel/vcard'
 import type { CoreEventBus } from '../events'
 import { newObjectId } from '../ids'
@@ -25,7 +25,7 @@ import type {
   SendTextBody
 } from '../../shared/schemas/operations'
 import type { AttachmentService } from './attachment-service'
-import { conflict, invalid } from './errors'
+import { AppError, conflict, invalid, notFound } from './errors'
 import type { SessionManager } from './session-manager'
 
 export interface MessageServiceDeps {
@@ -232,6 +232,24 @@ export class MessageService {
     const displayName = v.displayName || v.fullName
     const vcard = buildVCard({ fullName: v.fullName, organization: v.organization, phoneNumber: v.phoneNumber })
     return this.send(inst, jid, { kind: 'contact', displayName, vcard }, { source: 'api' })
+  }
+
+  /**
+   * The bytes of an inbound media message, downloaded on demand through the channel. 404 when the
+   * message is not in the log, has no media, or the network no longer has it; 409 when not started.
+   */
+  async inboundMedia(inst: Instance, messageId: string): Promise<DownloadedMedia> {
+    const logged = await this.deps.storage.messages.find(inst._id, messageId)
+    if (!logged) throw notFound('Message')
+    if (!logged.media) throw new AppError('NOT_FOUND', 'That message has no media.')
+    const session = this.deps.sessions.get(inst._id)
+    if (!session?.downloadMedia) throw conflict(`The instance is not started (status ${inst.settings.status}); media is fetched through its connection.`)
+    try {
+      return await session.downloadMedia(messageId)
+    } catch (err) {
+      if (err instanceof ChannelError && err.code === 'MEDIA_UNAVAILABLE') throw new AppError('NOT_FOUND', err.message)
+      throw err
+    }
   }
 
   /** Log entries of an instance (DESIGN.md §7). */

@@ -314,6 +314,7 @@ export const SandboxInboundBody = Type.Object({
   offline: Type.Optional(Type.Boolean({ description: 'Simulates a message delivered while the instance was offline.' })),
   fromMe: Type.Optional(Type.Boolean({ description: 'Simulates a message sent from the linked phone.' })),
   selectedId: Type.Optional(Type.String({ description: 'Payload / rowId of a pressed button or list row.' })),
-  senderLid: Type.Optional(Type.String())
+  senderLid: Type.Optional(Type.String()),
+  attachmentId: Type.Optional(Type.String({ description: 'Simulates a media message: an attachment of this instance as the file, `message` as its caption.' }))
 })
 export type SandboxInboundBody = Static<typeof SandboxInboundBody>

@@ -180,6 +180,12 @@ export const LoggedMessage = Type.Object({
   senderId: Type.Optional(Type.String()),
   senderPn: Type.Optional(Type.String()),
   senderLid: Type.Optional(Type.String()),
+  media: Type.Optional(
+    Type.Object(
+      { mimetype: Type.String(), fileName: Type.Optional(Type.String()), size: Type.Optional(Type.Integer()) },
+      { description: 'Inbound media: fetch the bytes from GET /chatapp/messages/{id}/media.' }
+    )
+  ),
   options: Type.Optional(
     Type.Array(
       Type.Object({ title: Type.String(), id: Type.Optional(Type.String()) }),

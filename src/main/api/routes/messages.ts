@@ -14,6 +14,7 @@ import {
   CredentialsBody,
   CredentialsQuery,
   DocFields,
+  IdParam,
   FileUrlFields,
   MediaFields,
   MessagesQuery,
@@ -167,6 +168,30 @@ export function messageRoutes(root: FastifyInstance, core: Core): void {
   }
   app.post('/chatapp/message/sendText', deprecated, sendDeprecated)
   app.post('/chatapp/sendText', deprecated, sendDeprecated)
+
+  app.get(
+    '/chatapp/messages/:message_id/media',
+    {
+      schema: {
+        tags,
+        summary: 'The file of an inbound media message (downloaded on demand)',
+        params: IdParam('message_id'),
+        querystring: CredentialsQuery,
+        body: Type.Optional(CredentialsBody),
+        response: {
+          ...responses('', Type.Null(), { 404: 'No such message, no media, or no longer available', 409: 'Instance not started' }),
+          200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }
+        }
+      }
+    },
+    async (req, reply) => {
+      const media = await m.inboundMedia(requestInstance(req), req.params.message_id as string)
+      reply.type(media.mimetype)
+      if (media.fileName) reply.header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(media.fileName)}`)
+      // The typed 200 is JSON for other routes; this one answers the file's bytes.
+      return reply.send(media.data as never)
+    }
+  )
 
   app.get(
     '/chatapp/messages',

@@ -8,7 +8,7 @@ import Type from 'typebox'
 import type { Core } from '../../core'
 import { SandboxSession } from '../../channel/sandbox-channel'
 import { ChannelError } from '../../channel/types'
-import { conflict } from '../../services/errors'
+import { conflict, invalid } from '../../services/errors'
 import type { Instance } from '../../../shared/schemas/records'
 import { LoggedMessage } from '../../../shared/schemas/records'
 import { CredentialsBody, CredentialsQuery, SandboxInboundBody } from '../../../shared/schemas/operations'
@@ -22,6 +22,14 @@ function sandboxSession(core: Core, inst: Instance): SandboxSession {
   const session = core.sessions.get(inst._id)
   if (!(session instanceof SandboxSession)) throw conflict(`The instance is not started (status ${inst.settings.status}). Call POST /chatapp/init first.`)
   return session
+}
+
+function attachmentOf(core: Core, inst: Instance, id: string) {
+  try {
+    return core.attachments.get(inst, id)
+  } catch {
+    throw invalid('attachmentId', 'names no attachment of this instance')
+  }
 }
 
 async function channelCall<T>(fn: () => Promise<T>): Promise<T> {
@@ -77,13 +85,15 @@ export function sandboxRoutes(root: FastifyInstance, core: Core): void {
       const inst = requestInstance(req)
       const chatId = core.messages.resolveChat(req.body.chatId)
       if (req.body.participant !== undefined) core.messages.resolveChat(req.body.participant, 'participant')
+      const attachment = req.body.attachmentId !== undefined ? attachmentOf(core, inst, req.body.attachmentId) : undefined
       const session = sandboxSession(core, inst)
       const replies: LoggedMessage[] = []
       const stop = core.events.on('message', (e) => {
         if (e.instanceId === inst._id && e.message.source === 'bot' && e.message.chatId === chatId) replies.push(e.message)
       })
       try {
-        const inbound = await channelCall(() => session.simulateInbound({ ...req.body, chatId }))
+        const media = attachment && { path: core.attachments.filePath(attachment._id), mimetype: attachment.mimetype, size: attachment.size, fileName: attachment.filename }
+        const inbound = await channelCall(() => session.simulateInbound({ ...req.body, chatId, media }))
         const logged = (await core.storage.messages.find(inst._id, inbound.id)) ?? null
         return ok('Message received successfully', { message: logged, replies })
       } finally {
