@@ -9,6 +9,7 @@ import type { Instance, Intent } from '../../shared/schemas/records'
 import type { CreateIntentBody, DeleteResult, UpdateIntentBody } from '../../shared/schemas/operations'
 import { checkAction } from './action-check'
 import { invalid, notFound } from './errors'
+import { applyRecordPatch } from './record-update'
 
 export interface IntentServiceDeps {
   storage: Storage
@@ -64,15 +65,7 @@ export class IntentService {
     const intent = this.get(inst, id)
     if (body.keyword !== undefined) requireKeywords('keyword', body.keyword)
     checkAction(body.action, inst, this.data)
-    await this.deps.storage.config.update(() => {
-      if (body.title !== undefined) intent.title = body.title
-      if (body.keyword !== undefined) intent.keyword = body.keyword
-      if (body.reply !== undefined) intent.reply = body.reply
-      if (body.action === null) delete intent.action
-      else if (body.action !== undefined) intent.action = body.action
-      intent.updatedAt = new Date().toISOString()
-      intent.__v += 1
-    })
+    await this.deps.storage.config.update(() => applyRecordPatch(intent, body))
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: intent._id })
     return intent
   }

@@ -11,6 +11,7 @@ import { stringify } from 'csv-stringify/sync'
 import { orderSteps } from '../bot/survey-flow'
 import { checkAction } from './action-check'
 import { notFound } from './errors'
+import { applyRecordPatch } from './record-update'
 
 export interface SurveyServiceDeps {
   storage: Storage
@@ -78,14 +79,8 @@ export class SurveyService {
     const step = this.get(inst, id)
     checkAction(body.action, inst, this.data)
     await this.deps.storage.config.update(() => {
-      if (body.title !== undefined) step.title = body.title
-      if (body.keyword !== undefined) step.keyword = body.keyword
-      if (body.reply !== undefined) step.reply = body.reply
       if (body.sort_id !== undefined) step.sort_id = toSortId(body.sort_id)
-      if (body.action === null) delete step.action
-      else if (body.action !== undefined) step.action = body.action
-      step.updatedAt = new Date().toISOString()
-      step.__v += 1
+      applyRecordPatch(step, body)
     })
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: step._id })
     return step
