@@ -144,6 +144,8 @@ export const CONTRACT = {
   /** Gives the steps of one survey sort_ids 1..n in the order given. */
   'surveys.reorder': op<Survey[]>()(Type.Object({ ...InstanceId, stepIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) })),
   'surveys.responses': op<SurveyResponseView[]>()(ById),
+  /** The same runs as CSV (the API's `?format=csv`): one row per run, one column per question. */
+  'surveys.responsesCsv': op<{ fileName: string; csv: string }>()(ById),
 
   'attachments.list': op<Attachment[]>()(OnlyInstance),
   /** The file's bytes as base64 (both transports carry JSON-safe values). */

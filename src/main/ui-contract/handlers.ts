@@ -183,6 +183,11 @@ export function createHandlers(core: Core, opts: HandlerOptions): ContractHandle
     async 'surveys.responses'({ instanceId, id }) {
       return core.surveys.responses(I.get(instanceId), id)
     },
+    async 'surveys.responsesCsv'({ instanceId, id }) {
+      const inst = I.get(instanceId)
+      const title = core.surveys.get(inst, id).title
+      return { fileName: `${title.replace(/[^\w-]+/g, '_')}-responses.csv`, csv: core.surveys.responsesCsv(inst, id) }
+    },
 
     async 'attachments.list'({ instanceId }) {
       return core.attachments.list(I.get(instanceId))

@@ -44,6 +44,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'surveys.delete': { instanceId: 'i1', id: 'x' },
   'surveys.reorder': { instanceId: 'i1', stepIds: ['a', 'b'] },
   'surveys.responses': { instanceId: 'i1', id: 'x' },
+  'surveys.responsesCsv': { instanceId: 'i1', id: 'x' },
   'attachments.list': { instanceId: 'i1' },
   'attachments.upload': { instanceId: 'i1', filename: 'a.txt', dataBase64: 'aGk=' },
   'attachments.delete': { instanceId: 'i1', id: 'x' },

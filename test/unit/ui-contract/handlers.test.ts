@@ -52,6 +52,17 @@ describe('contract handlers', () => {
     await expect(h['surveys.reorder']({ instanceId: id, stepIds: [a._id, other._id] })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
   })
 
+  it('exports survey responses as the same CSV file the API gives', async () => {
+    const id = await connected()
+    await h['settings.updateActions']({ instanceId: id, send_default_msg: false })
+    const q1 = await h['surveys.create']({ instanceId: id, title: 'Visit feedback', keyword: 'feedback', reply: 'How was it?', sort_id: 1 })
+    for (const message of ['feedback', 'Great, thanks']) await h['sandbox.inbound']({ instanceId: id, chatId: '15550001111', message, pushName: 'Ann' })
+    const file = await h['surveys.responsesCsv']({ instanceId: id, id: q1._id })
+    expect(file.fileName).toBe('Visit_feedback-responses.csv')
+    expect(file.csv).toBe(core.surveys.responsesCsv(core.instances.get(id), q1._id))
+    expect(file.csv.split('\n')[1]).toMatch(/,Ann,completed,.*,"Great, thanks"$/)
+  })
+
   it('uploads an image as base64 and sends it by attachment id; a PDF as an image is a 415', async () => {
     const id = await connected()
     const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#123456' } }).png().toBuffer()

@@ -8,7 +8,6 @@ import type { Action, Survey } from '../../../shared/schemas/records'
 import { ActionEditor } from '../components/ActionEditor'
 import { ErrorAlert, fieldError } from '../components/ErrorAlert'
 import { NeedInstance } from '../components/NeedInstance'
-import { responsesToCsv } from '../csv'
 import { useAction, useContract } from '../hooks'
 import { call, useSelectedInstance } from '../store'
 import { splitKeywords } from './IntentsTab'
@@ -125,11 +124,13 @@ function SurveyCard({ instanceId, title, steps, onEdit, onChanged }: { instanceI
 function Responses({ instanceId, steps }: { instanceId: string; steps: Survey[] }) {
   const r = useContract('surveys.responses', { instanceId, id: steps[0]!._id })
   const questions = steps.map((s) => ({ id: s._id, question: s.reply }))
-  const exportCsv = () => {
-    const blob = new Blob([responsesToCsv(r.data ?? [], questions)], { type: 'text/csv' })
+  const download = useAction()
+  const exportCsv = async () => {
+    // The core writes the CSV (the same file as the API's ?format=csv); the page only saves it.
+    const { fileName, csv } = await call('surveys.responsesCsv', { instanceId, id: steps[0]!._id })
     const a = document.createElement('a')
-    a.href = URL.createObjectURL(blob)
-    a.download = `${steps[0]!.title.replace(/[^\w-]+/g, '_')}-responses.csv`
+    a.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }))
+    a.download = fileName
     a.click()
     setTimeout(() => URL.revokeObjectURL(a.href), 1000)
   }
@@ -137,11 +138,11 @@ function Responses({ instanceId, steps }: { instanceId: string; steps: Survey[] 
     <Stack mt="md" gap="xs">
       <Group justify="space-between">
         <Text fw={600}>Responses</Text>
-        <Button size="xs" variant="default" onClick={exportCsv} disabled={!r.data?.length}>
+        <Button size="xs" variant="default" onClick={() => void download.run(exportCsv)} loading={download.busy} disabled={!r.data?.length}>
           Export CSV
         </Button>
       </Group>
-      <ErrorAlert error={r.error} />
+      <ErrorAlert error={r.error ?? download.error} />
       {r.data?.length === 0 && <Text c="dimmed" size="sm">Nobody has answered yet.</Text>}
       {!!r.data?.length && (
         <Table.ScrollContainer minWidth={600}>
