@@ -15,6 +15,7 @@ import { InstanceService } from './services/instance-service'
 import { IntentService } from './services/intent-service'
 import { MessageService } from './services/message-service'
 import { SessionManager } from './services/session-manager'
+import { SandboxService } from './services/sandbox-service'
 import { SurveyService } from './services/survey-service'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
 import { mkdir } from 'node:fs/promises'
@@ -68,6 +69,7 @@ export interface Core {
   attachments: AttachmentService
   messages: MessageService
   bot: BotEngine
+  sandbox: SandboxService
   /** Webhook deliveries (DESIGN.md §11): outbox, dispatcher, list and retry. */
   webhooks: WebhookService
   /** Stops sessions and waits for every pending write; releases the data-dir lock. */
@@ -131,6 +133,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     attachments,
     messages,
     bot,
+    sandbox: new SandboxService({ storage, events, sessions, messages, attachments }),
     webhooks,
     async close() {
       bot.close()

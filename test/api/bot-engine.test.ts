@@ -15,7 +15,6 @@ let h: Harness
 let now: Date
 let qs: string
 let creds: { session_id: string; access_token: string }
-let instanceId: string
 
 const mails: Array<{ to: string[]; data: string }> = []
 let smtp: SMTPServer
@@ -46,7 +45,6 @@ beforeEach(async () => {
   h = await makeHarness({ clock: () => now, bot: { surveyIdleMs: 30 * 60_000, defaultMessageWindowMs: 24 * 3600_000 } })
   const c = await h.connectedInstance()
   ;({ qs, creds } = c)
-  instanceId = c.inst._id
   await put('/chatapp/updateGeneral', { bot_timezone: 'UTC' })
 })
 afterEach(async () => {

@@ -64,7 +64,6 @@ const MEDIA_MEMORY = 500
 export class SandboxSession implements ChannelSession {
   readonly kind = 'sandbox' as const
   private state: ConnectionState = 'DISCONNECTED'
-  private account: LinkedAccount | null = null
   private rotateTimer: NodeJS.Timeout | null = null
   private qrRef = ''
   private pairingCode: string | null = null
@@ -84,7 +83,6 @@ export class SandboxSession implements ChannelSession {
     // The session may have been stopped while reading.
     if ((this.state as ConnectionState) !== 'CONNECTING') return
     if (creds) {
-      this.account = creds.account
       this.setState({ state: 'CONNECTED', account: creds.account })
       return
     }
@@ -100,7 +98,6 @@ export class SandboxSession implements ChannelSession {
 
   async logout(): Promise<void> {
     this.clearTimer()
-    this.account = null
     await rm(this.ctx.authDir, { recursive: true, force: true })
     this.setState({ state: 'LOGGED_OUT', reason: 'logged out' })
   }
@@ -131,7 +128,6 @@ export class SandboxSession implements ChannelSession {
     await mkdir(this.ctx.authDir, { recursive: true })
     const creds: SandboxCreds = { account, pairedAt: new Date().toISOString() }
     await writeFileAtomic(join(this.ctx.authDir, 'sandbox-creds.json'), JSON.stringify(creds))
-    this.account = account
     this.setState({ state: 'CONNECTED', account })
     return account
   }

@@ -10,11 +10,9 @@ import { createHash } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import QRCode from 'qrcode'
-import { SandboxSession } from '../channel/sandbox-channel'
-import { ChannelError } from '../channel/types'
 import type { Core } from '../core'
 import { newObjectId } from '../ids'
-import { AppError, conflict, invalid } from '../services/errors'
+import { AppError, invalid } from '../services/errors'
 import { strictAjv, ajvProblems, validationError } from '../api/validation'
 import type { Instance } from '../../shared/schemas/records'
 import {
@@ -41,22 +39,6 @@ export interface HandlerOptions {
 function split<T extends { instanceId: string }>(core: Core, input: T): [Instance, Omit<T, 'instanceId'>] {
   const { instanceId, ...rest } = input
   return [core.instances.get(instanceId), rest]
-}
-
-async function channelCall<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn()
-  } catch (err) {
-    if (err instanceof ChannelError) throw conflict(err.message)
-    throw err
-  }
-}
-
-function sandboxSession(core: Core, inst: Instance): SandboxSession {
-  if (inst.settings.channel !== 'sandbox') throw conflict('This instance runs on the real channel; only sandbox instances can be scanned or chatted with here.')
-  const session = core.sessions.get(inst._id)
-  if (!(session instanceof SandboxSession)) throw conflict(`The instance is not started (status ${inst.settings.status}). Press Init first.`)
-  return session
 }
 
 function smtpView(s: SmtpSettings | null): SmtpView | null {
@@ -104,7 +86,7 @@ export function createHandlers(core: Core, opts: HandlerOptions): ContractHandle
     },
     async 'pairing.sandboxScan'({ instanceId }) {
       const inst = I.get(instanceId)
-      const account = await channelCall(() => sandboxSession(core, inst).simulateScan())
+      const account = await core.sandbox.scan(inst)
       return { bot_number: account.phone }
     },
 
@@ -258,10 +240,8 @@ export function createHandlers(core: Core, opts: HandlerOptions): ContractHandle
     },
 
     async 'sandbox.inbound'({ instanceId, chatId, message, pushName }) {
-      const inst = I.get(instanceId)
-      const jid = core.messages.resolveChat(chatId)
-      const inbound = await channelCall(() => sandboxSession(core, inst).simulateInbound({ chatId: jid, message, pushName }))
-      return { message: (await core.storage.messages.find(inst._id, inbound.id)) ?? null }
+      const { message: logged } = await core.sandbox.inbound(I.get(instanceId), { chatId, message, pushName })
+      return { message: logged }
     },
 
     async 'apiToken.get'() {

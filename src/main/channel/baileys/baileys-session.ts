@@ -28,7 +28,7 @@
  * caches are per session, bounded, and survive reconnects (the retry counter must).
  */
 import { release } from 'node:os'
-import { Browsers, DEFAULT_CONNECTION_CONFIG, downloadMediaMessage, fetchLatestWaWebVersion, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type GroupMetadata, type UserFacingSocketConfig, type WABrowserDescription, type WAVersion } from 'baileys'
+import { DEFAULT_CONNECTION_CONFIG, downloadMediaMessage, fetchLatestWaWebVersion, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type GroupMetadata, type UserFacingSocketConfig, type WABrowserDescription, type WAVersion } from 'baileys'
 import { pino } from 'pino'
 import type { Logger } from '../../logger'
 import { PRODUCT_NAME } from '../../version'

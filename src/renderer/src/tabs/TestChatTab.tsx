@@ -10,7 +10,7 @@ import { ChatLog } from '../components/ChatLog'
 import { ErrorAlert } from '../components/ErrorAlert'
 import { NeedInstance } from '../components/NeedInstance'
 import { useAction, useContract } from '../hooks'
-import { call, useDesk, useSelectedInstance } from '../store'
+import { call, useSelectedInstance } from '../store'
 
 /** The pretend customer's number; any sandbox chat id works. */
 const DEFAULT_CUSTOMER = '15550100001'

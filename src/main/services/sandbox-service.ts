@@ -1,0 +1,79 @@
+/**
+ * Driving sandbox instances (DESIGN.md §6): the phone's scan and a customer's inbound message, for
+ * the HTTP routes and the UI's Test chat alike. Inbound messages take the real path (message log, bot
+ * engine, webhooks); the answer waits for the bot and carries its replies to that chat.
+ */
+import { SandboxSession, type SandboxInbound } from '../channel/sandbox-channel'
+import { ChannelError, type LinkedAccount } from '../channel/types'
+import type { CoreEventBus } from '../events'
+import type { Storage } from '../store/storage'
+import type { Instance, LoggedMessage } from '../../shared/schemas/records'
+import type { AttachmentService } from './attachment-service'
+import { conflict, invalid } from './errors'
+import type { MessageService } from './message-service'
+import type { SessionManager } from './session-manager'
+
+export interface SandboxServiceDeps {
+  storage: Storage
+  events: CoreEventBus
+  sessions: SessionManager
+  messages: MessageService
+  attachments: AttachmentService
+}
+
+/** A customer's message: the route's body without credentials; `attachmentId` makes it a media message. */
+export type SandboxInboundInput = Omit<SandboxInbound, 'media'> & { attachmentId?: string }
+
+export class SandboxService {
+  constructor(private readonly deps: SandboxServiceDeps) {}
+
+  /** The phone scans the QR: links the device. 409 when not a started sandbox or already linked. */
+  scan(inst: Instance): Promise<LinkedAccount> {
+    return this.call(() => this.session(inst).simulateScan())
+  }
+
+  /** Delivers a customer's message; answers it as logged and the bot's replies to that chat. */
+  async inbound(inst: Instance, input: SandboxInboundInput): Promise<{ message: LoggedMessage | null; replies: LoggedMessage[] }> {
+    const chatId = this.deps.messages.resolveChat(input.chatId)
+    if (input.participant !== undefined) this.deps.messages.resolveChat(input.participant, 'participant')
+    const { attachmentId, ...rest } = input
+    const media = attachmentId === undefined ? undefined : this.media(inst, attachmentId)
+    const session = this.session(inst)
+    const replies: LoggedMessage[] = []
+    const stop = this.deps.events.on('message', (e) => {
+      if (e.instanceId === inst._id && e.message.source === 'bot' && e.message.chatId === chatId) replies.push(e.message)
+    })
+    try {
+      const inbound = await this.call(() => session.simulateInbound({ ...rest, chatId, media }))
+      return { message: (await this.deps.storage.messages.find(inst._id, inbound.id)) ?? null, replies }
+    } finally {
+      stop()
+    }
+  }
+
+  private media(inst: Instance, attachmentId: string) {
+    let a
+    try {
+      a = this.deps.attachments.get(inst, attachmentId)
+    } catch {
+      throw invalid('attachmentId', 'names no attachment of this instance')
+    }
+    return { path: this.deps.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename }
+  }
+
+  private session(inst: Instance): SandboxSession {
+    if (inst.settings.channel !== 'sandbox') throw conflict('This instance runs on the real channel; only sandbox instances can be driven this way.')
+    const session = this.deps.sessions.get(inst._id)
+    if (!(session instanceof SandboxSession)) throw conflict(`The instance is not started (status ${inst.settings.status}); init it first.`)
+    return session
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (err) {
+      if (err instanceof ChannelError) throw conflict(err.message)
+      throw err
+    }
+  }
+}
