@@ -29,6 +29,8 @@ export interface CoreEvents {
 
 export class CoreEventBus {
   private readonly emitter = new EventEmitter()
+  /** Listeners whose work must be on disk before a durable emit returns (the webhook outbox). */
+  private readonly durable = new Map<keyof CoreEvents, Set<(payload: never) => Promise<void>>>()
 
   constructor() {
     // Every window, SSE client and service may listen; there is no leak to warn about.
@@ -40,7 +42,28 @@ export class CoreEventBus {
     return () => this.emitter.off(event, listener)
   }
 
+  /**
+   * A listener that returns a promise which {@link emitDurable} awaits; it must not reject (it logs
+   * its own failures). Plain {@link emit} runs it without waiting.
+   */
+  onDurable<K extends keyof CoreEvents>(event: K, listener: (payload: CoreEvents[K]) => Promise<void>): () => void {
+    let set = this.durable.get(event)
+    if (!set) this.durable.set(event, (set = new Set()))
+    set.add(listener as (payload: never) => Promise<void>)
+    return () => set.delete(listener as (payload: never) => Promise<void>)
+  }
+
   emit<K extends keyof CoreEvents>(event: K, payload: CoreEvents[K]): void {
+    void this.emitDurable(event, payload)
+  }
+
+  /**
+   * Emits and resolves once every durable listener's work is done, so that what they persist (a
+   * queued webhook) is on disk before the caller answers: at-least-once across a crash.
+   */
+  async emitDurable<K extends keyof CoreEvents>(event: K, payload: CoreEvents[K]): Promise<void> {
     this.emitter.emit(event, payload)
+    const set = this.durable.get(event)
+    if (set?.size) await Promise.all([...set].map((l) => (l as (p: CoreEvents[K]) => Promise<void>)(payload)))
   }
 }

@@ -331,6 +331,17 @@ describe('persistence', () => {
     }
   })
 
+  it('has a message’s deliveries on disk by the time its send or receipt is answered (no crash window)', async () => {
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage', 'onAnyMessage'])
+    const onDisk = async () => JSON.parse(await readFile(join(h.dataDir, 'webhook-outbox.json'), 'utf8')).deliveries as WebhookDelivery[]
+    await sendText(qs, 'answered after queueing')
+    const afterSend = await onDisk()
+    expect(afterSend.filter((d) => d.instance_id === inst._id).map((d) => d.event)).toEqual(['onAnyMessage'])
+    await inbound(qs, { message: 'hello' })
+    const events = (await onDisk()).map((d) => `${d.event}:${(d.payload.data as { text: string }).text}`).sort()
+    expect(events).toEqual(['onAnyMessage:answered after queueing', 'onAnyMessage:hello', 'onMessage:hello'])
+  })
+
   it('writes a delivery to disk before its first attempt', async () => {
     const seen: boolean[] = []
     await h.close()

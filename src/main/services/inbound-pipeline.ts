@@ -61,7 +61,7 @@ export class InboundPipeline {
       ...(message.media ? { media: message.media } : {})
     }
     await this.deps.storage.messages.append(instanceId, logged)
-    this.deps.events.emit('message', { instanceId, message: logged, inbound: message })
+    await this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message })
     for (const handler of this.handlers) {
       try {
         await handler(instanceId, message, logged)

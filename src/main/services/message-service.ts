@@ -118,7 +118,7 @@ export class MessageService {
       ...(opts.options ? { options: opts.options } : {})
     }
     await this.deps.storage.messages.append(inst._id, entry)
-    this.deps.events.emit('message', { instanceId: inst._id, message: entry })
+    await this.deps.events.emitDurable('message', { instanceId: inst._id, message: entry })
     return sent
   }
 

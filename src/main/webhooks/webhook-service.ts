@@ -98,8 +98,9 @@ export class WebhookService {
     for (const id of this.outbox.instanceIds()) if (!known.has(id)) await this.outbox.removeInstance(id)
     const { events } = this.deps
     this.unsubscribe = [
-      events.on('message', (e) => this.onMessage(e)),
-      events.on('state', (e) => this.onState(e)),
+      // Durable: a message's deliveries are in the outbox before its send or receipt is answered.
+      events.onDurable('message', (e) => this.onMessage(e)),
+      events.onDurable('state', (e) => this.onState(e)),
       events.on('changed', (e) => {
         if (e.what === 'deleted') this.dropInstance(e.instanceId)
       })
@@ -139,21 +140,19 @@ export class WebhookService {
     await this.outbox.close()
   }
 
-  private onMessage({ instanceId, message }: CoreEvents['message']): void {
+  private async onMessage({ instanceId, message }: CoreEvents['message']): Promise<void> {
     const inst = this.instance(instanceId)
-    if (!inst) return
-    this.enqueue(inst, messageEvents(message), message)
+    if (inst) await this.enqueue(inst, messageEvents(message), message)
   }
 
-  private onState({ instanceId, state, previous, reason }: CoreEvents['state']): void {
+  private async onState({ instanceId, state, previous, reason }: CoreEvents['state']): Promise<void> {
     const inst = this.instance(instanceId)
-    if (!inst) return
     const data: ConnectionData = { state, previous, reason: reason ?? null }
-    this.enqueue(inst, ['onConnection'], data)
+    if (inst) await this.enqueue(inst, ['onConnection'], data)
   }
 
-  /** Writes one delivery per wanted event to the outbox, then lets the dispatcher send them. */
-  private enqueue(inst: Instance, events: WebhookEvent[], data: Parameters<typeof buildPayload>[2]): void {
+  /** Writes one delivery per wanted event to the outbox, then lets the dispatcher send them. Never rejects. */
+  private async enqueue(inst: Instance, events: WebhookEvent[], data: Parameters<typeof buildPayload>[2]): Promise<void> {
     const wanted = events.filter((e) => shouldDeliver(inst, e))
     if (wanted.length === 0) return
     const now = this.clock.now()
@@ -174,9 +173,12 @@ export class WebhookService {
       delivered_at: null
     }))
     // The dispatcher only sees them once on disk: kick() after the write, never before.
-    void this.track(this.outbox.add(records))
-      .then(() => this.dispatcher.kick())
-      .catch((err) => this.deps.logger.error({ err, instanceId: inst._id }, 'could not queue webhook deliveries'))
+    try {
+      await this.track(this.outbox.add(records))
+      this.dispatcher.kick()
+    } catch (err) {
+      this.deps.logger.error({ err, instanceId: inst._id }, 'could not queue webhook deliveries')
+    }
   }
 
   private dropInstance(instanceId: string): void {
