@@ -83,7 +83,9 @@ function SurveyCard({ instanceId, title, steps, onEdit, onChanged }: { instanceI
               <Table.Td>{s.sort_id}</Table.Td>
               <Table.Td>{s.reply}</Table.Td>
               <Table.Td>
-                <Text size="sm">{s.keyword || (i === 0 ? '—' : 'any answer')}</Text>
+                <Text size="sm" c={s.keyword ? undefined : 'dimmed'}>
+                  {i === 0 ? (s.keyword ? `starts on: ${s.keyword}` : 'no trigger (started by an action only)') : s.keyword || 'any answer'}
+                </Text>
               </Table.Td>
               <Table.Td>
                 <Group gap={4} justify="flex-end" wrap="nowrap">
