@@ -14,10 +14,12 @@ import { Action, RequestConfig } from './schemas/records'
 import {
   CreateIntentBody,
   CreateSurveyBody,
+  FileUrlFields,
   PairingCodeBody,
   SendButtonsBody,
   SendContactBody,
   SendListBody,
+  SendMediaButtonBody,
   SendTextBody,
   SetWebhookBody,
   UpdateActionsBody,
@@ -172,6 +174,8 @@ export const CONTRACT = {
   'messages.sendButtons': op<{ id: string }>()(Type.Object({ ...InstanceId, ...withoutCredentials(SendButtonsBody.properties) })),
   'messages.sendList': op<{ id: string }>()(Type.Object({ ...InstanceId, ...withoutCredentials(SendListBody.properties) })),
   'messages.sendContact': op<{ id: string }>()(Type.Object({ ...InstanceId, ...withoutCredentials(SendContactBody.properties) })),
+  'messages.sendFileUrl': op<{ id: string }>()(Type.Object({ ...InstanceId, ...withoutCredentials(FileUrlFields.properties) })),
+  'messages.sendMediaButtons': op<{ id: string }>()(Type.Object({ ...InstanceId, ...withoutCredentials(SendMediaButtonBody.properties) })),
 
   /** What the bot's actions did, newest last (failures included). */
   'bot.activity': op<BotActivity[]>()(OnlyInstance),

@@ -196,6 +196,14 @@ export function createHandlers(core: Core, opts: HandlerOptions): ContractHandle
       const [inst, query] = split(core, input)
       return core.messages.list(inst, query)
     },
+    async 'messages.sendFileUrl'(input) {
+      const [inst, body] = split(core, input)
+      return { id: (await core.messages.sendFileUrl(inst, body)).key.id }
+    },
+    async 'messages.sendMediaButtons'(input) {
+      const [inst, body] = split(core, input)
+      return { id: (await core.messages.sendMediaButton(inst, body)).key.id }
+    },
     async 'bot.activity'({ instanceId }) {
       return core.bot.activity(I.get(instanceId)._id)
     },

@@ -51,6 +51,8 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'messages.list': { instanceId: 'i1', chatId: '1555', limit: 10 },
   'messages.chats': { instanceId: 'i1' },
   'bot.activity': { instanceId: 'i1' },
+  'messages.sendFileUrl': { instanceId: 'i1', chatId: '1555', url: 'https://x.example/a.png', type: 'image' },
+  'messages.sendMediaButtons': { instanceId: 'i1', chatId: '1555', btndata: { text: 'x', buttons: [{ type: 'replyButton', title: 'a' }], image: 'https://x.example/a.png' } },
   'messages.sendText': { instanceId: 'i1', chatId: '1555', message: 'hi' },
   'messages.sendMedia': { instanceId: 'i1', chatId: '1555', kind: 'image', attachmentId: 'a1' },
   'messages.sendButtons': { instanceId: 'i1', chatId: '1555', btndata: { text: 'Pick', buttons: [{ type: 'replyButton', title: 'A' }] } },

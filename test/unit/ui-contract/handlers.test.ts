@@ -52,6 +52,27 @@ describe('contract handlers', () => {
     await expect(h['surveys.reorder']({ instanceId: id, stepIds: [a._id, other._id] })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
   })
 
+  it('sends a file by URL and an image with buttons', async () => {
+    const id = await connected()
+    const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#abcdef' } }).png().toBuffer()
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/menu.png`
+      await h['messages.sendFileUrl']({ instanceId: id, chatId: '15550001111', url, type: 'image', caption: 'Menu' })
+      await h['messages.sendMediaButtons']({ instanceId: id, chatId: '15550001111', btndata: { text: 'Today', buttons: [{ type: 'replyButton', title: 'Order' }], image: url } })
+      const log = await h['messages.list']({ instanceId: id, chatId: '15550001111' })
+      expect(log.map((m) => [m.type, m.text])).toEqual([
+        ['image', 'Menu'],
+        ['buttons', 'Today\n\n1. Order']
+      ])
+      await expect(h['messages.sendFileUrl']({ instanceId: id, chatId: '15550001111', url, type: 'document', caption: 'x' })).resolves.toMatchObject({ id: expect.any(String) })
+      await expect(h['messages.sendFileUrl']({ instanceId: id, chatId: '15550001111', url, type: 'video' })).rejects.toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' })
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()))
+    }
+  })
+
   it('exports survey responses as the same CSV file the API gives', async () => {
     const id = await connected()
     await h['settings.updateActions']({ instanceId: id, send_default_msg: false })

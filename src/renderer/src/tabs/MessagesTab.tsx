@@ -1,9 +1,9 @@
 /**
  * Messages: the chats of the selected instance and the conversation log of one (live), and a composer
- * for every send kind: text, image, video, audio, document (attachment pickers), location, contact,
- * buttons and list (builders).
+ * for every send kind: text, image, video, audio, document (attachment pickers), a file by URL,
+ * location, contact, buttons, list and an image with buttons (builders).
  */
-import { ActionIcon, Button, Card, EmptyState, Grid, Group, NavLink, ScrollArea, SegmentedControl, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { ActionIcon, Button, Card, Chip, EmptyState, Grid, Group, NavLink, ScrollArea, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { LoggedMessage } from '../../../shared/schemas/records'
 import { AttachmentPicker } from '../components/AttachmentPicker'
@@ -77,8 +77,22 @@ function Conversation({ instanceId, chatId, connected }: { instanceId: string; c
   )
 }
 
-const KINDS = ['text', 'image', 'video', 'audio', 'document', 'location', 'contact', 'buttons', 'list'] as const
+const KINDS = ['text', 'image', 'video', 'audio', 'document', 'fileUrl', 'location', 'contact', 'buttons', 'list', 'mediaButtons'] as const
 type Kind = (typeof KINDS)[number]
+const KIND_LABELS: Record<Kind, string> = {
+  text: 'Text',
+  image: 'Image',
+  video: 'Video',
+  audio: 'Audio',
+  document: 'Document',
+  fileUrl: 'File URL',
+  location: 'Location',
+  contact: 'Contact',
+  buttons: 'Buttons',
+  list: 'List',
+  mediaButtons: 'Image + buttons'
+}
+type UrlType = 'image' | 'video' | 'audio' | 'document'
 type ButtonRow = { type: 'replyButton' | 'urlButton' | 'callButton'; title: string; payload: string }
 type Section = { title: string; rows: Array<{ title: string; description: string }> }
 
@@ -87,6 +101,8 @@ function Composer({ instanceId, chatId, onSent }: { instanceId: string; chatId: 
   const [text, setText] = useState('')
   const [attachmentId, setAttachmentId] = useState<string | null>(null)
   const [voiceNote, setVoiceNote] = useState(false)
+  const [url, setUrl] = useState('')
+  const [urlType, setUrlType] = useState<UrlType>('image')
   const [loc, setLoc] = useState({ lat: '', lng: '', name: '' })
   const [contact, setContact] = useState({ fullName: '', phoneNumber: '', organization: '' })
   const [footer, setFooter] = useState('')
@@ -114,12 +130,16 @@ function Composer({ instanceId, chatId, onSent }: { instanceId: string; chatId: 
         case 'contact':
           await call('messages.sendContact', { ...base, vcard: { fullName: contact.fullName, phoneNumber: contact.phoneNumber, ...(contact.organization ? { organization: contact.organization } : {}) } })
           break
-        case 'buttons':
-          await call('messages.sendButtons', {
-            ...base,
-            btndata: { text, ...(footer ? { footerText: footer } : {}), buttons: buttons.map((b) => ({ type: b.type, title: b.title, ...(b.payload ? { payload: b.payload } : {}) })) }
-          })
+        case 'fileUrl':
+          await call('messages.sendFileUrl', { ...base, url, type: urlType, ...(text ? { caption: text } : {}) })
           break
+        case 'buttons':
+        case 'mediaButtons': {
+          const btndata = { text, ...(footer ? { footerText: footer } : {}), buttons: buttons.map((b) => ({ type: b.type, title: b.title, ...(b.payload ? { payload: b.payload } : {}) })) }
+          if (kind === 'buttons') await call('messages.sendButtons', { ...base, btndata })
+          else await call('messages.sendMediaButtons', { ...base, btndata: { ...btndata, image: url, mediaType: 'image' as const } })
+          break
+        }
         case 'list':
           await call('messages.sendList', {
             ...base,
@@ -138,9 +158,45 @@ function Composer({ instanceId, chatId, onSent }: { instanceId: string; chatId: 
   return (
     <Card withBorder component="form" onSubmit={submit} aria-label="Compose">
       <Stack gap="sm">
-        <SegmentedControl value={kind} onChange={(v) => setKind(v as Kind)} data={KINDS.map((k) => ({ value: k, label: k[0]!.toUpperCase() + k.slice(1) }))} data-testid="send-kind" />
+        <Chip.Group multiple={false} value={kind} onChange={(v) => setKind(v as Kind)}>
+          <Group gap={6} data-testid="send-kind" role="radiogroup" aria-label="Message kind">
+            {KINDS.map((k) => (
+              <Chip key={k} value={k} size="sm" radius="sm">
+                {KIND_LABELS[k]}
+              </Chip>
+            ))}
+          </Group>
+        </Chip.Group>
         {(kind === 'image' || kind === 'video' || kind === 'audio' || kind === 'document') && (
           <AttachmentPicker instanceId={instanceId} label={`${kind[0]!.toUpperCase() + kind.slice(1)} file`} imagesOnly={kind === 'image'} value={attachmentId} onChange={setAttachmentId} error={err('attachmentId')} testId="media-picker" />
+        )}
+        {(kind === 'fileUrl' || kind === 'mediaButtons') && (
+          <Group gap="xs" align="flex-start" wrap="nowrap">
+            <TextInput
+              label={kind === 'fileUrl' ? 'File URL' : 'Image URL'}
+              placeholder="https://…"
+              value={url}
+              onChange={(e) => setUrl(e.currentTarget.value)}
+              error={err('url') ?? err('btndata.image')}
+              style={{ flex: 1 }}
+              data-testid="compose-url"
+            />
+            {kind === 'fileUrl' && (
+              <Select
+                label="Send as"
+                w={150}
+                allowDeselect={false}
+                value={urlType}
+                onChange={(v) => setUrlType(v as UrlType)}
+                data={[
+                  { value: 'image', label: 'Image' },
+                  { value: 'video', label: 'Video' },
+                  { value: 'audio', label: 'Audio' },
+                  { value: 'document', label: 'Document' }
+                ]}
+              />
+            )}
+          </Group>
         )}
         {kind === 'audio' && <Switch label="Send as voice note" checked={voiceNote} onChange={(e) => setVoiceNote(e.currentTarget.checked)} />}
         {kind === 'location' && (
@@ -159,7 +215,7 @@ function Composer({ instanceId, chatId, onSent }: { instanceId: string; chatId: 
         )}
         {kind !== 'location' && kind !== 'contact' && kind !== 'audio' && (
           <Textarea
-            label={kind === 'text' ? 'Message' : kind === 'buttons' || kind === 'list' ? 'Body text' : 'Caption'}
+            label={kind === 'text' ? 'Message' : kind === 'buttons' || kind === 'list' || kind === 'mediaButtons' ? 'Body text' : 'Caption'}
             autosize
             minRows={2}
             value={text}
@@ -168,7 +224,7 @@ function Composer({ instanceId, chatId, onSent }: { instanceId: string; chatId: 
             data-testid="compose-text"
           />
         )}
-        {kind === 'buttons' && (
+        {(kind === 'buttons' || kind === 'mediaButtons') && (
           <Stack gap={6}>
             {buttons.map((b, i) => (
               <Group key={i} gap="xs" wrap="nowrap">
