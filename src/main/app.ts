@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApiServer, type ApiServerOptions } from './api/server'
-import { applyTestRootKey, createBaileysChannel, createBaileysSession } from './channel/baileys'
+import { applyTestRootKey, createBaileysChannel } from './channel/baileys'
 import type { ServeConfig } from './config'
 import { startCore, type Core } from './core'
 import { createLogger } from './logger'
@@ -31,7 +31,15 @@ export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions
     defaultChannel: config.channel,
     apiToken: config.apiToken,
     logger,
-    factories: { baileys: config.waWebSocketUrl ? createBaileysChannel({ waWebSocketUrl: config.waWebSocketUrl }) : createBaileysSession }
+    limits: { fileBytes: config.tuning.fileBytes, jsonBytes: config.tuning.jsonBytes },
+    messageLogLimit: config.tuning.messageLogLimit,
+    bot: { surveyIdleMs: config.tuning.surveyIdleMs, defaultMessageWindowMs: config.tuning.defaultMessageWindowMs },
+    factories: {
+      baileys: createBaileysChannel({
+        sendPacing: config.tuning.sendPacing,
+        ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {})
+      })
+    }
   })
   let server: FastifyInstance
   try {

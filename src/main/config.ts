@@ -20,6 +20,47 @@ export interface ServeConfig {
   waWebSocketUrl?: string
   /** `CHATAPP_WA_ROOT_KEY`: Curve25519 public key replacing WA_CERT_DETAILS.PUBLIC_KEY. Tests only. */
   waRootKey?: Buffer
+  tuning: Tuning
+}
+
+/** Limits and pacing the owner may change (DESIGN.md §4, §7, §9, §10; issue 4 send queue). */
+export interface Tuning {
+  /** `CHATAPP_MAX_FILE_MB`: uploads and downloads, bytes (default 64 MiB). */
+  fileBytes: number
+  /** `CHATAPP_MAX_JSON_KB`: JSON bodies, bytes (default 1 MiB). */
+  jsonBytes: number
+  /** `CHATAPP_MESSAGE_LOG_LIMIT`: log entries kept per instance (default 1000). */
+  messageLogLimit: number
+  /** `CHATAPP_SURVEY_IDLE_MIN`: a survey run expires after this idle time, ms (default 30 min). */
+  surveyIdleMs: number
+  /** `CHATAPP_DEFAULT_MSG_WINDOW_H`: one default message per contact per window, ms (default 24 h). */
+  defaultMessageWindowMs: number
+  /** `CHATAPP_SEND_INTERVAL_MS` / `CHATAPP_SEND_JITTER_MS`: pacing of WhatsApp sends per instance. */
+  sendPacing: { minIntervalMs: number; jitterMs: number }
+}
+
+/** A number from the environment within [min, max]; `fallback` when unset. Throws ConfigError. */
+function envNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n < min || n > max) throw new ConfigError(`${name} must be a number from ${min} to ${max}, got "${raw}"`)
+  return n
+}
+
+/** Reads the tunables (defaults as documented in the README). */
+export function readTuning(env: NodeJS.ProcessEnv = process.env): Tuning {
+  return {
+    fileBytes: Math.round(envNumber(env, 'CHATAPP_MAX_FILE_MB', 64, 1, 2048) * 1024 * 1024),
+    jsonBytes: Math.round(envNumber(env, 'CHATAPP_MAX_JSON_KB', 1024, 16, 65536) * 1024),
+    messageLogLimit: Math.round(envNumber(env, 'CHATAPP_MESSAGE_LOG_LIMIT', 1000, 10, 1_000_000)),
+    surveyIdleMs: envNumber(env, 'CHATAPP_SURVEY_IDLE_MIN', 30, 1, 7 * 24 * 60) * 60_000,
+    defaultMessageWindowMs: envNumber(env, 'CHATAPP_DEFAULT_MSG_WINDOW_H', 24, 0.01, 24 * 365) * 3_600_000,
+    sendPacing: {
+      minIntervalMs: envNumber(env, 'CHATAPP_SEND_INTERVAL_MS', 1000, 0, 60_000),
+      jitterMs: envNumber(env, 'CHATAPP_SEND_JITTER_MS', 500, 0, 60_000)
+    }
+  }
 }
 
 /** A configuration problem; the message names the variable. */
@@ -65,6 +106,7 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
     port,
     apiToken: token || undefined,
     channel,
-    logLevel: env.CHATAPP_LOG_LEVEL?.trim() || 'info'
+    logLevel: env.CHATAPP_LOG_LEVEL?.trim() || 'info',
+    tuning: readTuning(env)
   }
 }
