@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import { WA_CERT_DETAILS } from 'baileys'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { applyTestRootKey, createBaileysChannel } from '../../src/main/channel/baileys'
+import { applyTestRootKey, createBaileysChannel, type BaileysSession } from '../../src/main/channel/baileys'
 import type { Instance } from '../../src/shared/schemas/records'
 import { makeHarness } from '../helpers/harness'
 import { startWaTestServer } from '../wa-server/server'
@@ -68,5 +68,55 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(true)
     const again = await t.h.call({ method: 'GET', url: `/chatapp/scan?${t.qs}` })
     expect(again.statusCode).toBe(409)
+  })
+
+  it('POST /chatapp/message: the contact decrypts the text; the phone gets its own-device copy', async () => {
+    const t = await setup()
+    await link(t)
+    const ana = t.server.contact('15551234567', 'Ana')
+    const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '+1 555 123 4567', message: 'Your order is ready' } })
+    expect(res.statusCode, res.body).toBe(200)
+    await vi.waitFor(() => expect(ana.received()).toEqual(['Your order is ready']), { timeout: 5000 })
+    expect(t.server.phone.received()).toEqual(['Your order is ready'])
+    const list = await t.h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}` })
+    // Only the send is logged: the phone's history-sync notification is protocol traffic, not a message.
+    expect(list.json.data).toEqual([expect.objectContaining({ chatId: '15551234567@s.whatsapp.net', text: 'Your order is ready', source: 'api', fromMe: true })])
+  })
+
+  it('a contact writes "hi": inbound in /chatapp/messages, and the bot\'s intent reply reaches the contact decrypted', async () => {
+    const t = await setup()
+    const intent = await t.h.call({ method: 'POST', url: '/intent', payload: { ...t.creds, title: 'Greeting', keyword: 'hi', reply: 'Hello from the desk!' } })
+    expect(intent.statusCode, intent.body).toBe(200)
+    await link(t)
+    const ana = t.server.contact('15551234567', 'Ana')
+    const id = await ana.sendText('hi')
+    await vi.waitFor(() => expect(ana.received()).toEqual(['Hello from the desk!']), { timeout: 5000 })
+    // The reply is logged once the send returned, which may be just after the contact read it.
+    await vi.waitFor(async () => {
+      const list = await t.h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}` })
+      expect(list.json.data).toEqual([
+        expect.objectContaining({ id, chatId: '15551234567@s.whatsapp.net', fromMe: false, text: 'hi', source: 'inbound', pushName: 'Ana' }),
+        expect.objectContaining({ chatId: '15551234567@s.whatsapp.net', fromMe: true, text: 'Hello from the desk!', source: 'bot' })
+      ])
+    })
+    // A second message goes over the now established session (a plain Signal message, not a pre-key one).
+    await ana.sendText('hi')
+    await vi.waitFor(() => expect(ana.received()).toEqual(['Hello from the desk!', 'Hello from the desk!']), { timeout: 5000 })
+  })
+
+  it('GET /chatapp/instance/logout/{id}: the device is unlinked on the server, LOGGED_OUT, creds deleted', async () => {
+    const t = await setup()
+    await link(t)
+    expect(t.server.phone.linked).toBe(true)
+    const session = t.h.core.sessions.get(t.inst._id) as BaileysSession
+    expect(session.hasSocket).toBe(true)
+    const out = await t.h.call({ method: 'GET', url: `/chatapp/instance/logout/${t.inst._id}?${t.qs}` })
+    expect(out.statusCode, out.body).toBe(200)
+    expect(out.json.data.status).toBe('LOGGED_OUT')
+    expect(t.server.phone.linked).toBe(false)
+    expect(t.record().settings.status).toBe('LOGGED_OUT')
+    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
+    expect(session.hasSocket).toBe(false)
+    expect(session.reconnectPending).toBe(false)
   })
 })
