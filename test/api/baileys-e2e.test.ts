@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { applyTestRootKey, createBaileysChannel, type BaileysSession } from '../../src/main/channel/baileys'
 import type { Instance } from '../../src/shared/schemas/records'
 import { makeHarness } from '../helpers/harness'
+import { decodeQr } from '../helpers/qr'
 import { startWaTestServer } from '../wa-server/server'
 
 // Each test server signs its chain with its own root (set in setup()); the library's is put back after.
@@ -49,8 +50,10 @@ async function link(t: Ctx): Promise<void> {
   const scan = await t.h.call({ method: 'GET', url: `/chatapp/scan?format=base64text&${t.qs}` })
   expect(scan.statusCode).toBe(200)
   expect(scan.json.data).toEqual({ qrcode: expect.stringMatching(/^data:image\/png;base64,/), status: 'QR' })
-  const qr = t.h.core.sessions.latestQr(t.inst._id)
+  // The fake phone reads the QR image the API serves.
+  const qr = await decodeQr(scan.json.data.qrcode)
   expect(qr).toMatch(/^https:\/\/wa\.me\/settings\/linked_devices#TESTREF/)
+  expect(qr).toBe(t.h.core.sessions.latestQr(t.inst._id))
   await t.server.phone.scan(qr!)
   await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 5000 })
 }
