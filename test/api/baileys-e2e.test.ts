@@ -107,6 +107,31 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     await vi.waitFor(() => expect(ana.received()).toEqual(['Hello from the desk!', 'Hello from the desk!']), { timeout: 5000 })
   })
 
+  it('an app restart logs in again from the saved credentials (no QR) and keeps the Signal sessions', async () => {
+    const t = await setup()
+    await link(t)
+    const ana = t.server.contact('15551234567', 'Ana')
+    const send = (h: typeof t.h, message: string) => h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', message } })
+    const inbound = async (h: typeof t.h) =>
+      (await h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}` })).json.data.filter((m: { fromMe: boolean }) => !m.fromMe).map((m: { text: string }) => m.text)
+    expect((await send(t.h, 'before the restart')).statusCode).toBe(200)
+    await vi.waitFor(() => expect(ana.received()).toEqual(['before the restart']))
+    await ana.sendText('thanks')
+    await vi.waitFor(async () => expect(await inbound(t.h)).toEqual(['thanks']))
+
+    const h2 = await t.h.restart()
+    cleanup.push(() => h2.close())
+    await vi.waitFor(() => expect(h2.core.instances.get(t.inst._id).settings.status).toBe('CONNECTED'), { timeout: 5000 })
+    expect(h2.core.sessions.latestQr(t.inst._id)).toBeFalsy()
+    expect(t.server.connections).toBe(3) // pairing, login, and the login after the restart
+    // Ana writes over the session she has: the restarted client decrypts it with the session it saved.
+    await ana.sendText('still there?')
+    await vi.waitFor(async () => expect(await inbound(h2)).toEqual(['thanks', 'still there?']))
+    expect(ana.sentTypes()).toEqual(['msg', 'msg'])
+    expect((await send(h2, 'after the restart')).statusCode).toBe(200)
+    await vi.waitFor(() => expect(ana.received()).toContain('after the restart'))
+  })
+
   it('GET /chatapp/instance/logout/{id}: the device is unlinked on the server, LOGGED_OUT, creds deleted', async () => {
     const t = await setup()
     await link(t)
@@ -121,5 +146,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
     expect(session.hasSocket).toBe(false)
     expect(session.reconnectPending).toBe(false)
+    await vi.waitFor(() => expect(t.server.openConnections).toBe(0))
+    expect(t.server.connections).toBe(2) // no reconnect after the 401
   })
 })

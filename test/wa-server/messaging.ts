@@ -40,11 +40,12 @@ export async function inboundMessage(
   fromJid: string,
   message: proto.IMessage,
   opts: { pushName?: string; type?: string; recipient?: string } = {}
-): Promise<{ id: string; node: BinaryNode }> {
+): Promise<{ id: string; type: string; node: BinaryNode }> {
   const { type, ciphertext } = await peer.encryptMessage(CLIENT_ADDRESS, message)
   const id = newMessageId()
   return {
     id,
+    type,
     node: node(
       'message',
       {

@@ -44,6 +44,10 @@ export interface FakeContact {
   sendText(text: string): Promise<string>
   /** Texts the client sent to this contact, decrypted, in order. */
   received(): string[]
+  /** How each of those arrived: `pkmsg` (a new Signal session) or `msg` (an existing one). */
+  receivedTypes(): string[]
+  /** How each text this contact sent went out: `pkmsg` or `msg`. */
+  sentTypes(): string[]
 }
 
 export interface FakePhone {
@@ -68,8 +72,9 @@ export interface WaTestServer {
   readonly phone: FakePhone
   /** The contact with phone number `pn` (digits), made on first use. */
   contact(pn: string, name?: string): FakeContact
-  /** Client connections opened so far (each reconnect is one more). */
+  /** Client connections opened so far (each reconnect is one more), and those still open. */
   readonly connections: number
+  readonly openConnections: number
   /** Stanzas seen, for failure messages (`WA_TEST_DEBUG=1` prints them). */
   readonly log: string[]
   close(): Promise<void>
@@ -81,6 +86,8 @@ interface Contact {
   lid: string
   name: string
   texts: string[]
+  types: string[]
+  sent: string[]
 }
 
 export interface WaTestServerOptions {
@@ -107,7 +114,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   const companionDevice = 12
   let linked = false
   let uploaded: UploadedKeys | null = null
-  let phoneHistorySent = false
+  const historySent = new WeakSet<WaConnection>()
   const contacts = new Map<string, Contact>()
   const conns = new Set<WaConnection>()
   const pairing = new Map<string, WaConnection>()
@@ -157,26 +164,21 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       loggedIn = conn
       conn.send(node('success', { t: Math.floor(Date.now() / 1000), lid: `${accountLid}@lid`, creation: Math.floor(Date.now() / 1000) - 3600 }))
       conn.send(node('ib', {}, [node('offline', { count: '0' })]))
+      // A later login: the keys are known already.
+      if (uploaded) void sendHistoryNotification(conn).catch((err) => debug(String(err)))
     },
     async onNode(conn: WaConnection, n: BinaryNode) {
       if (n.tag === 'iq') {
         const answer = answerIq(n, dir)
         if (answer) conn.send(answer)
-        // After the first pre-key upload, the phone sends its history-sync notification.
-        if (answer && uploaded && !phoneHistorySent && conn === loggedIn && child(n, 'list')) {
-          phoneHistorySent = true
-          await sendFromPhone(conn, {
-            protocolMessage: {
-              type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
-              historySyncNotification: { syncType: proto.HistorySync.HistorySyncType.FULL }
-            }
-          })
-        }
+        // A first login: the phone can write once the client uploaded its pre-keys.
+        if (answer && uploaded && conn === loggedIn && child(n, 'list')) await sendHistoryNotification(conn)
         return
       }
       if (n.tag === 'message') {
         conn.send(messageAck(n))
         for (const part of encryptedParts(n)) {
+          debug(`   part ${part.jid} ${part.type}`)
           const found = dir.peerFor(part.jid)
           if (!found) {
             debug(`message part for unknown ${part.jid}`)
@@ -187,13 +189,34 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
             const text = textOf(msg)
             if (text === undefined) continue
             if (found.peer === phonePeer) phoneTexts.push(text)
-            else contacts.get(found.pn)?.texts.push(text)
+            else {
+              contacts.get(found.pn)?.texts.push(text)
+              contacts.get(found.pn)?.types.push(part.type)
+            }
           } catch (err) {
             debug(`could not decrypt for ${part.jid}: ${String(err)}`)
           }
         }
       }
     }
+  }
+
+  /**
+   * Once per login, the phone's history-sync notification, of type FULL, which the client does not
+   * sync (`shouldSyncHistoryMessage`): it ends the client's initial-sync buffering at once
+   * (lib/Socket/chats.js AwaitingInitialSync) instead of after its 20 s timeout. (A real phone sends
+   * the history sync after pairing and the client then runs an app-state sync, which this server
+   * does not serve.)
+   */
+  async function sendHistoryNotification(conn: WaConnection): Promise<void> {
+    if (historySent.has(conn)) return
+    historySent.add(conn)
+    await sendFromPhone(conn, {
+      protocolMessage: {
+        type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+        historySyncNotification: { syncType: proto.HistorySync.HistorySyncType.FULL }
+      }
+    })
   }
 
   /** A message from the account's own phone (device 0) to the companion. */
@@ -235,7 +258,6 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       if (!child(reply, 'pair-device-sign')) throw new Error(`the client refused the pairing: ${describeNode(reply)}`)
       linked = true
       uploaded = null
-      phoneHistorySent = false
       // WhatsApp asks a freshly paired client to reconnect and log in.
       conn.send(node('stream:error', { code: '515' }))
     }
@@ -250,11 +272,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     get connections() {
       return connections
     },
+    get openConnections() {
+      return conns.size
+    },
     log,
     contact(pn, name = 'Ana') {
       let c = contacts.get(pn)
       if (!c) {
-        c = { peer: new SignalPeer(), pn, lid: String(nextLid++), name, texts: [] }
+        c = { peer: new SignalPeer(), pn, lid: String(nextLid++), name, texts: [], types: [], sent: [] }
         contacts.set(pn, c)
       }
       const contact = c
@@ -263,11 +288,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         lid: `${contact.lid}@lid`,
         name: contact.name,
         received: () => [...contact.texts],
+        receivedTypes: () => [...contact.types],
+        sentTypes: () => [...contact.sent],
         async sendText(text) {
           const conn = loggedIn
           if (!conn || !uploaded) throw new Error('no logged-in client to send to')
           if (!contact.peer.hasSession(CLIENT_ADDRESS)) await contact.peer.initFromUpload(CLIENT_ADDRESS, uploaded)
-          const { id, node: msg } = await inboundMessage(contact.peer, `${pn}@s.whatsapp.net`, { conversation: text }, { pushName: contact.name })
+          const { id, type, node: msg } = await inboundMessage(contact.peer, `${pn}@s.whatsapp.net`, { conversation: text }, { pushName: contact.name })
+          contact.sent.push(type)
           conn.send(msg)
           return id
         }
