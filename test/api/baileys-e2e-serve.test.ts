@@ -7,12 +7,14 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, expect, it, vi } from 'vitest'
 import { decodeQr } from '../helpers/qr'
 import { startServe, type ServeProcess } from '../helpers/serve-process'
+import { quietLibsignal } from '../wa-server/quiet-libsignal'
 import { startWaTestServer } from '../wa-server/server'
 
 const TOKEN = 'test-token-0123456789abcdef'
+afterAll(quietLibsignal())
 const cleanup: Array<() => Promise<unknown>> = []
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})

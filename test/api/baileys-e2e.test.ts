@@ -12,12 +12,15 @@ import { applyTestRootKey, createBaileysChannel, type BaileysSession } from '../
 import type { Instance } from '../../src/shared/schemas/records'
 import { makeHarness } from '../helpers/harness'
 import { decodeQr } from '../helpers/qr'
+import { quietLibsignal } from '../wa-server/quiet-libsignal'
 import { startWaTestServer } from '../wa-server/server'
 
 // Each test server signs its chain with its own root (set in setup()); the library's is put back after.
 const realRootKey = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)
+const loud = quietLibsignal()
 afterAll(() => {
   WA_CERT_DETAILS.PUBLIC_KEY = realRootKey
+  loud()
 })
 
 const cleanup: Array<() => Promise<void>> = []

@@ -31,7 +31,7 @@ export class WaConnection {
   readonly id = nextId++
   private readonly noise: NoiseServer
   private stage: 'hello' | 'finish' | 'transport' = 'hello'
-  private readonly waiters = new Map<string, (n: BinaryNode) => void>()
+  private readonly waiters = new Map<string, { resolve: (n: BinaryNode) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>()
   /** Frames are decoded one after another, in order. */
   private chain: Promise<void> = Promise.resolve()
   closed = false
@@ -51,6 +51,11 @@ export class WaConnection {
     })
     ws.on('close', () => {
       this.closed = true
+      for (const w of this.waiters.values()) {
+        clearTimeout(w.timer)
+        w.reject(new Error('the client closed the connection'))
+      }
+      this.waiters.clear()
       handlers.onClose(this)
     })
     ws.on('error', () => undefined)
@@ -72,9 +77,13 @@ export class WaConnection {
         this.waiters.delete(id)
         reject(new Error(`no answer to ${describe(iq)}`))
       }, timeoutMs)
-      this.waiters.set(id, (n) => {
-        clearTimeout(timer)
-        resolve(n)
+      this.waiters.set(id, {
+        resolve: (n) => {
+          clearTimeout(timer)
+          resolve(n)
+        },
+        reject,
+        timer
       })
       this.send(iq)
     })
@@ -106,7 +115,7 @@ export class WaConnection {
         const waiter = n.tag === 'iq' && (n.attrs.type === 'result' || n.attrs.type === 'error') ? this.waiters.get(n.attrs.id ?? '') : undefined
         if (waiter) {
           this.waiters.delete(n.attrs.id!)
-          waiter(n)
+          waiter.resolve(n)
         } else {
           await this.handlers.onNode(this, n)
         }
