@@ -6,12 +6,14 @@
  * logout. The server's test root key replaces WA_CERT_DETAILS.PUBLIC_KEY for these tests only.
  */
 import { existsSync } from 'node:fs'
-import { WA_CERT_DETAILS } from 'baileys'
+import { createRequire } from 'node:module'
+import { proto, WA_CERT_DETAILS } from 'baileys'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { applyTestRootKey, createBaileysChannel, type BaileysSession } from '../../src/main/channel/baileys'
 import type { Instance } from '../../src/shared/schemas/records'
 import { makeHarness } from '../helpers/harness'
 import { decodeQr } from '../helpers/qr'
+import { makeServerIdentity } from '../wa-server/noise'
 import { quietLibsignal } from '../wa-server/quiet-libsignal'
 import { startWaTestServer } from '../wa-server/server'
 
@@ -22,6 +24,9 @@ afterAll(() => {
   WA_CERT_DETAILS.PUBLIC_KEY = realRootKey
   loud()
 })
+
+/** libsignal's verifier, which returns whether the signature holds. */
+const strictCurve = createRequire(import.meta.url)('libsignal/src/curve') as { verifySignature(key: Buffer, msg: Buffer, sig: Buffer): boolean }
 
 const cleanup: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -62,6 +67,18 @@ async function link(t: Ctx): Promise<void> {
 }
 
 describe('the real Baileys socket against the local WhatsApp protocol test server', () => {
+  it("the server's certificate chain is really signed by its test root (checked strictly: rc14's Curve.verify ignores the result)", () => {
+    const identity = makeServerIdentity()
+    const chain = proto.CertChain.decode(identity.certChain)
+    const intermediate = proto.CertChain.NoiseCertificate.Details.decode(chain.intermediate!.details!)
+    const verify = (key: Uint8Array, cert: proto.CertChain.INoiseCertificate) =>
+      strictCurve.verifySignature(Buffer.concat([Buffer.from([5]), key]), Buffer.from(cert.details!), Buffer.from(cert.signature!))
+    expect(intermediate.issuerSerial).toBe(WA_CERT_DETAILS.SERIAL)
+    expect(verify(identity.root.public, chain.intermediate!)).toBe(true)
+    expect(verify(intermediate.key!, chain.leaf!)).toBe(true)
+    expect(verify(realRootKey, chain.intermediate!)).toBe(false)
+  })
+
   it('init → QR on /chatapp/scan → the phone scans → 515 restart → CONNECTED with bot_number and user', async () => {
     const t = await setup()
     await link(t)

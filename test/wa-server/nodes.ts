@@ -57,9 +57,3 @@ export function iqResult(iq: BinaryNode, content?: BinaryNode[]): BinaryNode {
 export function jidUser(jid: string): string {
   return jid.split('@')[0]!.split(':')[0]!.split('_')[0]!
 }
-
-/** The device of a JID: `123:4@s.whatsapp.net` → 4; none → 0. */
-export function jidDevice(jid: string): number {
-  const dev = jid.split('@')[0]!.split(':')[1]
-  return dev ? Number(dev) : 0
-}

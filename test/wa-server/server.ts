@@ -1,6 +1,6 @@
 /**
  * A local WhatsApp-Web-like protocol test server for the real Baileys socket (test code, not shipped).
- * See /work/shared/notes/wa-test-server.md (DESIGN.md §5 "Testing the real channel offline").
+ * See DESIGN.md §5 "Testing the real channel offline" and notes/wa-test-server.md beside it.
  *
  * It listens on 127.0.0.1 (`ws://127.0.0.1:PORT/ws/chat`, port 0) with its own test root key: the
  * client accepts the server's certificate chain once `WA_CERT_DETAILS.PUBLIC_KEY` is that key
@@ -8,9 +8,9 @@
  *
  * - registration: a client without credentials gets `<pair-device>` refs and shows a QR;
  *   {@link WaTestServer.phone}`.scan(qr)` pairs it (`<pair-success>`), then asks for the restart (515);
- * - login: `<success>`, `<ib><offline count="0"/></ib>`, every query answered ({@link answerIq}); once the
- *   client uploaded its pre-keys, the phone sends a history-sync notification (type FULL, which the
- *   client skips) so the client leaves its initial-sync buffering at once instead of after 20 s;
+ * - login: `<success>`, `<ib><offline count="0"/></ib>`, every query answered ({@link answerIq}); once
+ *   the client's pre-keys are known, the phone sends a history-sync notification (type FULL, which
+ *   the client skips) so the client leaves its initial-sync buffering at once instead of after 20 s;
  * - messages: contacts ({@link WaTestServer.contact}) are libsignal peers that decrypt what the client
  *   sends them and send it encrypted texts; the phone receives the client's own-device copies;
  * - logout: the client's `remove-companion-device` unlinks the device.
@@ -51,7 +51,7 @@ export interface FakeContact {
 }
 
 export interface FakePhone {
-  /** The account's number and JIDs (known from the start; the device JID once paired). */
+  /** The account's number, phone-number JID and LID (the linked device gets device 12 of both). */
   readonly number: string
   readonly jid: string
   readonly lid: string
