@@ -1,0 +1,62 @@
+/**
+ * 1:1 messages through the protocol test server (test code).
+ *
+ * Client → server: `<message to id type><participants><to jid><enc v="2" type="pkmsg|msg">…</enc></to>…</participants></message>`
+ * (or a single `<enc>` child); each `<to>` is decrypted by the peer it names. The client also fans the
+ * message out to its own phone as `deviceSentMessage` (lib/Socket/messages-send.js relayMessage).
+ * The server acks with `<ack class="message">`.
+ *
+ * Server → client: `<message from id type="text" t notify><enc v="2" type>…</enc></message>`, decrypted
+ * by the client in lib/Utils/decode-wa-message.js and emitted as `messages.upsert`.
+ */
+import { proto, type BinaryNode } from 'baileys'
+import { bytes, children, node } from './nodes'
+import type { SignalPeer } from './peer'
+
+/** The client's device, as peers name it in their session stores. */
+export const CLIENT_ADDRESS = 'companion'
+
+let nextMessage = 1
+export const newMessageId = (): string => `3EB0TEST${String(nextMessage++).padStart(8, '0')}`
+
+/** Each `<enc>` of a client message with the JID it is for. */
+export function encryptedParts(msg: BinaryNode): Array<{ jid: string; type: string; ciphertext: Buffer }> {
+  const parts: Array<{ jid: string; type: string; ciphertext: Buffer }> = []
+  for (const to of children(children(msg, 'participants')[0], 'to')) {
+    for (const enc of children(to, 'enc')) parts.push({ jid: to.attrs.jid ?? '', type: enc.attrs.type ?? '', ciphertext: bytes(enc) })
+  }
+  for (const enc of children(msg, 'enc')) parts.push({ jid: msg.attrs.to ?? '', type: enc.attrs.type ?? '', ciphertext: bytes(enc) })
+  return parts
+}
+
+/** The server's ack of a client message. */
+export function messageAck(msg: BinaryNode): BinaryNode {
+  return node('ack', { class: 'message', id: msg.attrs.id, from: msg.attrs.to, t: Math.floor(Date.now() / 1000) })
+}
+
+/** An encrypted message from `fromJid` (a contact, or the account's own phone) to the client. */
+export async function inboundMessage(
+  peer: SignalPeer,
+  fromJid: string,
+  message: proto.IMessage,
+  opts: { pushName?: string; type?: string; recipient?: string } = {}
+): Promise<{ id: string; type: string; node: BinaryNode }> {
+  const { type, ciphertext } = await peer.encryptMessage(CLIENT_ADDRESS, message)
+  const id = newMessageId()
+  return {
+    id,
+    type,
+    node: node(
+      'message',
+      {
+        from: fromJid,
+        id,
+        type: opts.type ?? 'text',
+        t: Math.floor(Date.now() / 1000),
+        notify: opts.pushName,
+        recipient: opts.recipient
+      },
+      [node('enc', { v: '2', type }, ciphertext)]
+    )
+  }
+}

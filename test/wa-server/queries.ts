@@ -1,0 +1,79 @@
+/**
+ * How the protocol test server answers the client's queries (test code). Each answer is what the
+ * client parses in node_modules/baileys/lib:
+ * - `encrypt` `<count>` → `<count value>` (Socket/socket.js getAvailablePreKeysOnServer); a pre-key
+ *   upload (`<list>`, `<skey>`) → empty result, the keys are kept for peers that write first;
+ *   `<digest>` → a `<digest>` child (digestKeyBundle); `<key><user jid/>` → a bundle per user
+ *   (Utils/signal.js parseAndInjectE2ESessions);
+ * - `usync` → per user a device list and `<lid val>` (WAUSync/Protocols: devices, lid): v7 maps
+ *   phone-number JIDs to LIDs before fetching pre-keys and drops users without a mapping;
+ * - `md` `<remove-companion-device>` (logout) → result; the client then ends with 401;
+ * - `privacy`, `blocklist`, `abt` → their empty containers; anything else → an empty result.
+ */
+import type { BinaryNode } from 'baileys'
+import { child, children, iqResult, jidUser, node } from './nodes'
+import { parseKeyUpload, type SignalPeer, type UploadedKeys } from './peer'
+
+/** What the answers need from the server: who exists, and where uploads go. */
+export interface Directory {
+  /** The peer (phone or contact) behind a JID's user, PN or LID. */
+  peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string } | undefined
+  onKeyUpload(keys: UploadedKeys): void
+  onLogout(): void
+  uploadedPreKeyCount(): number
+}
+
+/** The answer to an iq, or undefined when it is not a query (type result/error). */
+export function answerIq(iq: BinaryNode, dir: Directory): BinaryNode | undefined {
+  const type = iq.attrs.type
+  if (type !== 'get' && type !== 'set') return undefined
+  const xmlns = iq.attrs.xmlns
+  if (xmlns === 'encrypt') {
+    if (child(iq, 'count')) return iqResult(iq, [node('count', { value: dir.uploadedPreKeyCount() })])
+    if (child(iq, 'list') && child(iq, 'skey')) {
+      dir.onKeyUpload(parseKeyUpload(iq))
+      return iqResult(iq)
+    }
+    if (child(iq, 'digest')) return iqResult(iq, [node('digest', {})])
+    const key = child(iq, 'key')
+    if (key) {
+      const users = children(key, 'user').flatMap((u) => {
+        const jid = u.attrs.jid ?? ''
+        const found = dir.peerFor(jid)
+        return found ? [found.peer.bundleNode(jid)] : [node('user', { jid }, [node('error', { code: '404', text: 'item-not-found' })])]
+      })
+      return iqResult(iq, [node('list', {}, users)])
+    }
+    return iqResult(iq)
+  }
+  if (xmlns === 'usync') return iqResult(iq, [usyncAnswer(iq, dir)])
+  if (xmlns === 'md' && child(iq, 'remove-companion-device')) {
+    dir.onLogout()
+    return iqResult(iq)
+  }
+  if (xmlns === 'privacy') return iqResult(iq, [node('privacy', {}, [])])
+  if (xmlns === 'blocklist') return iqResult(iq, [node('list', {}, [])])
+  if (xmlns === 'abt') return iqResult(iq, [node('props', { protocol: '1' }, [])])
+  return iqResult(iq)
+}
+
+function usyncAnswer(iq: BinaryNode, dir: Directory): BinaryNode {
+  const usync = child(iq, 'usync')
+  const wanted = new Set(children(child(usync, 'query')).map((q) => q.tag))
+  const users = children(child(usync, 'list'), 'user').map((u) => {
+    const jid = u.attrs.jid ?? ''
+    const found = dir.peerFor(jid)
+    const content: BinaryNode[] = []
+    if (wanted.has('devices')) {
+      const devices = found ? [node('device', { id: 0 })] : []
+      content.push(node('devices', {}, [node('device-list', {}, devices), node('key-index-list', { ts: Math.floor(Date.now() / 1000) })]))
+    }
+    if (wanted.has('lid') && found && !jid.endsWith('@lid')) content.push(node('lid', { val: `${found.lid}@lid` }))
+    if (wanted.has('contact')) content.push(node('contact', { type: found ? 'in' : 'out' }))
+    return node('user', { jid: jid.includes('@') ? jid : `${jidUser(jid)}@s.whatsapp.net` }, content)
+  })
+  return node('usync', { sid: usync?.attrs.sid, mode: usync?.attrs.mode, context: usync?.attrs.context, last: 'true', index: '0' }, [
+    node('result', {}, []),
+    node('list', {}, users)
+  ])
+}
