@@ -9,25 +9,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, expect, it, vi } from 'vitest'
 import { decodeQr } from '../helpers/qr'
-import { startServe, type ServeProcess } from '../helpers/serve-process'
+import { startServe, type ServeProcess, SERVE_TOKEN, serveApi } from '../helpers/serve-process'
 import { quietLibsignal } from '../wa-server/quiet-libsignal'
 import { startWaTestServer } from '../wa-server/server'
 
-const TOKEN = 'test-token-0123456789abcdef'
+const TOKEN = SERVE_TOKEN
+const api = serveApi
 afterAll(quietLibsignal())
 const cleanup: Array<() => Promise<unknown>> = []
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})
 })
 
-async function api(url: string, method: string, path: string, body?: object) {
-  const res = await fetch(url + path, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined
-  })
-  return { status: res.status, json: (await res.json()) as any }
-}
 
 it('serve with CHATAPP_WA_WS_URL + CHATAPP_WA_ROOT_KEY: QR → scan → CONNECTED → a text the contact decrypts', async () => {
   const wa = await startWaTestServer({ accountNumber: '15550002222' })

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { startCore } from '../../src/main/core'
-import { startServe, type ServeProcess } from '../helpers/serve-process'
+import { startServe, type ServeProcess, SERVE_TOKEN, serveApi } from '../helpers/serve-process'
 
 let dir: string
 const started: ServeProcess[] = []
@@ -27,16 +27,9 @@ async function serve(env: Record<string, string>): Promise<ServeProcess> {
   return s
 }
 
-const TOKEN = 'test-token-0123456789abcdef'
+const TOKEN = SERVE_TOKEN
+const api = serveApi
 
-async function api(url: string, method: string, path: string, body?: object) {
-  const res = await fetch(url + path, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined
-  })
-  return { status: res.status, json: (await res.json()) as any }
-}
 
 it('starts, answers /health, shuts down cleanly on SIGTERM, refuses a second process', async () => {
   const srv = await serve({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox' })
