@@ -132,6 +132,14 @@ describe('malformed input', () => {
     expect(res.json.message).toMatch(/Malformed JSON/)
   })
 
+  it('an empty body sent as JSON counts as no body; a prototype-poisoning body is refused', async () => {
+    const empty = await h.call({ method: 'POST', url: '/chatapp/createNewChatapp', headers: { 'content-type': 'application/json' }, payload: '' })
+    expect(empty.statusCode).toBe(200)
+    const poisoned = await h.call({ method: 'POST', url: '/chatapp/createNewChatapp', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"admin":true}}' })
+    expect(poisoned.statusCode).toBe(400)
+    expect(poisoned.json.error.code).toBe('VALIDATION_ERROR')
+  })
+
   it('a JSON body over the limit is a 413', async () => {
     const big = 'x'.repeat(1024 * 1024 + 10)
     const res = await h.call({ method: 'POST', url: '/intent', payload: { title: big } })

@@ -51,8 +51,6 @@ function handleError(this: FastifyInstance, err: FastifyError | AppError | Error
       appErr = new AppError('PAYLOAD_TOO_LARGE', code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'The request body is larger than the limit.' : 'The upload is larger than the limit.')
     } else if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || status === 415) {
       appErr = new AppError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Type ${req.headers['content-type'] ?? '(none)'}; send application/json${code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ? ' or multipart/form-data' : ''}.`)
-    } else if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      appErr = new AppError('VALIDATION_ERROR', 'The JSON body is empty; send an object or no Content-Type.', [{ field: '(body)', problem: 'is empty' }])
     } else if (err instanceof SyntaxError || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
       appErr = new AppError('VALIDATION_ERROR', `Malformed JSON body: ${err.message}`, [{ field: '(body)', problem: 'is not valid JSON' }])
     } else if (status >= 400 && status < 500) {
@@ -89,6 +87,13 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   })
   // The seed sends credentials in GET bodies; let Fastify parse them.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true })
+  // Scripts often send `Content-Type: application/json` with no body at all (curl -X POST -H …):
+  // treat that as no body, and parse everything else with Fastify's own (prototype-safe) parser.
+  const jsonParser = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') done(null, undefined)
+    else jsonParser(req, body as string, done)
+  })
 
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
   // Response schemas document the API; answers are serialised as they are.
