@@ -112,6 +112,16 @@ describe('Baileys channel through the core', () => {
     const scan = await t.h.call({ method: 'GET', url: `/chatapp/scan?${t.qs}` })
     expect(scan.statusCode).toBe(409)
     expect(scan.json.message).toMatch(/^No QR code yet \(status CONNECTING: .*503.*retrying in/)
+    // Further retries report CONNECTING again: the reason follows, the data file is not rewritten.
+    const writes = vi.spyOn(t.h.core.storage.config, 'update')
+    const firstReason = t.h.core.sessions.stateReason(t.inst._id)
+    t.clock.fireNext()
+    const s2 = await t.socket(2)
+    s2.connecting()
+    await s2.close(503, 'Stream Errored (unknown)')
+    await vi.waitFor(() => expect(t.h.core.sessions.stateReason(t.inst._id)).not.toBe(firstReason))
+    expect(t.record().settings.status).toBe('CONNECTING')
+    expect(writes).not.toHaveBeenCalled()
   })
 
   it('inbound goes to the message log once, even when a reconnect redelivers it', async () => {

@@ -138,17 +138,17 @@ export class SessionManager {
     if (update.state !== 'QR') this.qrs.delete(instanceId)
     if (update.reason) this.reasons.set(instanceId, update.reason)
     else this.reasons.delete(instanceId)
-    if (!this.closing) {
+    const s = inst.settings
+    const user = update.account ? { id: update.account.id, name: update.account.name } : update.state === 'LOGGED_OUT' ? null : s.user
+    const botNumber = update.account?.phone ?? s.bot_number
+    const changed = previous !== update.state || botNumber !== s.bot_number || JSON.stringify(user) !== JSON.stringify(s.user)
+    // A reconnecting channel reports CONNECTING again on every retry: only real changes are written.
+    if (changed && !this.closing) {
       await this.deps.storage.config.update(() => {
-        inst.settings.status = update.state
-        if (update.account) {
-          inst.settings.bot_number = update.account.phone
-          inst.settings.user = { id: update.account.id, name: update.account.name }
-        }
-        if (update.state === 'LOGGED_OUT') inst.settings.user = null
-        if (previous !== update.state || update.account) {
-          inst.updatedAt = new Date().toISOString()
-        }
+        s.status = update.state
+        s.bot_number = botNumber
+        s.user = user
+        inst.updatedAt = new Date().toISOString()
       })
     }
     if (previous !== update.state) {
