@@ -17,6 +17,7 @@
 import { pathToFileURL } from 'node:url'
 import { KeywordIndex } from '../src/main/bot/intent-matcher'
 import { normalizeText } from '../src/main/bot/text-normalize'
+import { mulberry32 } from '../test/helpers/seeded-random'
 
 export interface MatchBenchRow {
   intents: number
@@ -45,14 +46,6 @@ export interface MatchBenchOptions {
   print?: boolean
 }
 
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const DOMAIN = `pizza pasta burger salad coffee espresso latte tea juice smoothie dessert cake cookie bread
 sandwich wrap soup noodles rice curry sushi taco burrito steak chicken fish vegan vegetarian gluten

@@ -3,13 +3,12 @@
  * one instance's credentials never sees or changes another instance's intents: those are 404s.
  */
 import type { CoreEventBus } from '../events'
-import { newObjectId } from '../ids'
 import type { Storage } from '../store/storage'
 import type { Instance, Intent } from '../../shared/schemas/records'
 import type { CreateIntentBody, DeleteResult, UpdateIntentBody } from '../../shared/schemas/operations'
 import { checkAction } from './action-check'
 import { invalid, notFound } from './errors'
-import { applyRecordPatch } from './record-update'
+import { applyRecordPatch, newKeywordRecord } from './keyword-record'
 
 export interface IntentServiceDeps {
   storage: Storage
@@ -41,19 +40,7 @@ export class IntentService {
   async create(inst: Instance, body: CreateIntentBody): Promise<Intent> {
     requireKeywords('keyword', body.keyword)
     checkAction(body.action, inst, this.data)
-    const now = new Date().toISOString()
-    const intent: Intent = {
-      _id: newObjectId(),
-      client_id: inst.user_id,
-      instance_id: inst._id,
-      title: body.title,
-      keyword: body.keyword,
-      reply: body.reply,
-      ...(body.action ? { action: body.action } : {}),
-      createdAt: now,
-      updatedAt: now,
-      __v: 0
-    }
+    const intent: Intent = newKeywordRecord(inst, body)
     await this.deps.storage.config.update((d) => {
       d.intents.push(intent)
     })

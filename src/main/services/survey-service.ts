@@ -3,7 +3,6 @@
  * survey, ordered by sort_id. Runs are kept in the runtime store and listed per survey.
  */
 import type { CoreEventBus } from '../events'
-import { newObjectId } from '../ids'
 import type { Storage } from '../store/storage'
 import type { Instance, Survey, SurveyRun } from '../../shared/schemas/records'
 import type { CreateSurveyBody, DeleteResult, UpdateSurveyBody } from '../../shared/schemas/operations'
@@ -11,7 +10,7 @@ import { stringify } from 'csv-stringify/sync'
 import { orderSteps } from '../bot/survey-flow'
 import { checkAction } from './action-check'
 import { notFound } from './errors'
-import { applyRecordPatch } from './record-update'
+import { applyRecordPatch, newKeywordRecord } from './keyword-record'
 
 export interface SurveyServiceDeps {
   storage: Storage
@@ -54,20 +53,7 @@ export class SurveyService {
 
   async create(inst: Instance, body: CreateSurveyBody): Promise<Survey> {
     checkAction(body.action, inst, this.data)
-    const now = new Date().toISOString()
-    const step: Survey = {
-      _id: newObjectId(),
-      client_id: inst.user_id,
-      instance_id: inst._id,
-      title: body.title,
-      keyword: body.keyword,
-      reply: body.reply,
-      sort_id: toSortId(body.sort_id),
-      ...(body.action ? { action: body.action } : {}),
-      createdAt: now,
-      updatedAt: now,
-      __v: 0
-    }
+    const step: Survey = { ...newKeywordRecord(inst, body), sort_id: toSortId(body.sort_id) }
     await this.deps.storage.config.update((d) => {
       d.surveys.push(step)
     })

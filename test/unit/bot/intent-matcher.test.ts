@@ -6,6 +6,7 @@ import {
   tokenize,
   tokenizeWithSegmenter
 } from '../../../src/main/bot/intent-matcher'
+import { mulberry32 } from '../../helpers/seeded-random'
 
 function indexOf(entries: [id: string, keywords: string[], order?: number][]): KeywordIndex<string> {
   const idx = new KeywordIndex<string>()
@@ -276,16 +277,6 @@ describe('findKeyword', () => {
 })
 
 describe('KeywordIndex: agrees with a brute-force reference under random edits', () => {
-  // Seeded PRNG so a failure reproduces.
-  function mulberry32(seed: number): () => number {
-    return () => {
-      seed = (seed + 0x6d2b79f5) | 0
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-    }
-  }
-
   it('gives the same winner as checking every keyword of every entry', () => {
     const rnd = mulberry32(42)
     const words = ['a', 'b', 'ab', 'cd', 'menu', 'price', 'नमस्ते', '你', '好', '👍', 'x!']
