@@ -115,7 +115,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const attachments = new AttachmentService({ storage, events })
   const messages = new MessageService({ storage, sessions, events, attachments, limits })
   const mailer = opts.mailer ?? createSmtpMailer(() => storage.config.data.appSettings.smtp)
-  const bot = new BotEngine({ storage, events, logger, messages, sessions, attachments, mailer, clock: opts.clock, options: opts.bot })
+  const bot = new BotEngine({ storage, events, logger, messages, attachments, mailer, clock: opts.clock, options: opts.bot })
   inbound.use(async (instanceId, message) => {
     await bot.handle(instanceId, message)
   })

@@ -10,7 +10,6 @@ import { buildVCard } from '../channel/vcard'
 import type { Logger } from '../logger'
 import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/message-service'
-import type { SessionManager } from '../services/session-manager'
 import type { Action, Instance } from '../../shared/schemas/records'
 import type { Mailer } from './mailer'
 
@@ -48,7 +47,6 @@ export interface ActionOutcome {
 
 export interface ActionRunnerDeps {
   messages: MessageService
-  sessions: SessionManager
   attachments: AttachmentService
   mailer: Mailer
   /** Starts a survey run at a step for the contact (asks its question). */

@@ -22,7 +22,6 @@ import { newObjectId } from '../ids'
 import type { Logger } from '../logger'
 import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/message-service'
-import type { SessionManager } from '../services/session-manager'
 import type { Storage } from '../store/storage'
 import type { Action, BotActivity, Instance, Survey, SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
@@ -57,7 +56,6 @@ export interface BotEngineDeps {
   events: CoreEventBus
   logger: Logger
   messages: MessageService
-  sessions: SessionManager
   attachments: AttachmentService
   mailer: Mailer
   clock?: () => Date
@@ -91,7 +89,6 @@ export class BotEngine {
     )
     this.actions = new ActionRunner({
       messages: deps.messages,
-      sessions: deps.sessions,
       attachments: deps.attachments,
       mailer: deps.mailer,
       logger: deps.logger,

@@ -42,8 +42,3 @@ export function toGroupJid(input: string): string | null {
 export function isGroupJid(jid: string): boolean {
   return jid.endsWith('@g.us')
 }
-
-/** The digits of a user or LID JID (`15551234567@s.whatsapp.net` → `15551234567`). */
-export function jidUser(jid: string): string {
-  return jid.split('@')[0]!.split(':')[0]!
-}

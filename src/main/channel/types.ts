@@ -10,13 +10,6 @@ import type { Logger } from '../logger'
 /** Connection states of DESIGN.md §5. */
 export type ConnectionState = 'DISCONNECTED' | 'CONNECTING' | 'QR' | 'CONNECTED' | 'LOGGED_OUT'
 
-export const CONNECTION_STATES: readonly ConnectionState[] = [
-  'DISCONNECTED',
-  'CONNECTING',
-  'QR',
-  'CONNECTED',
-  'LOGGED_OUT'
-]
 
 /** Which implementation an instance runs on (`settings.channel`). */
 export type ChannelKind = 'baileys' | 'sandbox'

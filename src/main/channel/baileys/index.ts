@@ -19,9 +19,6 @@ export function createBaileysChannel(opts: BaileysChannelOptions = {}): ChannelF
   return (ctx: ChannelContext) => new BaileysSession(ctx, opts)
 }
 
-/** The production factory: real sockets to WhatsApp, default pacing and backoff. */
-export const createBaileysSession: ChannelFactory = createBaileysChannel()
-
 /** Makes Baileys accept a test server's certificate chain signed by `key` (tests only). */
 export function applyTestRootKey(key: Buffer): void {
   WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(key.length === 33 ? key.subarray(1) : key)
