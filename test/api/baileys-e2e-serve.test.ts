@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { afterAll, afterEach, expect, it, vi } from 'vitest'
 import { decodeQr } from '../helpers/qr'
 import { startServe, type ServeProcess, SERVE_TOKEN, serveApi } from '../helpers/serve-process'
-import { quietLibsignal } from '../wa-server/quiet-libsignal'
-import { startWaTestServer } from '../wa-server/server'
+import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
+import { startWaTestServer } from '../support/wa-server/server'
 
 const TOKEN = SERVE_TOKEN
 const api = serveApi

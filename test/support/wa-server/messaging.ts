@@ -13,8 +13,8 @@ import { proto, type BinaryNode } from 'baileys'
 import { bytes, children, node } from './nodes'
 import type { SignalPeer } from './peer'
 
-/** The client's device, as peers name it in their session stores. */
-export const CLIENT_ADDRESS = 'companion'
+/** The Signal address peers use for the linked client (companion device 12) of the account `number` (libsignal refuses dots in addresses). */
+export const companionAddress = (number: string): string => `companion-${number}`
 
 let nextMessage = 1
 export const newMessageId = (): string => `3EB0TEST${String(nextMessage++).padStart(8, '0')}`
@@ -34,14 +34,15 @@ export function messageAck(msg: BinaryNode): BinaryNode {
   return node('ack', { class: 'message', id: msg.attrs.id, from: msg.attrs.to, t: Math.floor(Date.now() / 1000) })
 }
 
-/** An encrypted message from `fromJid` (a contact, or the account's own phone) to the client. */
+/** An encrypted message from `fromJid` (a contact, or the account's own phone) to the client at `clientAddress`. */
 export async function inboundMessage(
   peer: SignalPeer,
+  clientAddress: string,
   fromJid: string,
   message: proto.IMessage,
   opts: { pushName?: string; type?: string; recipient?: string } = {}
 ): Promise<{ id: string; type: string; node: BinaryNode }> {
-  const { type, ciphertext } = await peer.encryptMessage(CLIENT_ADDRESS, message)
+  const { type, ciphertext } = await peer.encryptMessage(clientAddress, message)
   const id = newMessageId()
   return {
     id,

@@ -1,6 +1,6 @@
 /**
  * The REAL Baileys channel (makeWASocket over a real websocket) end to end through the core and
- * the HTTP API, against the local protocol test server in test/wa-server (no internet): QR pairing,
+ * the HTTP API, against the local protocol test server in test/support/wa-server (no internet): QR pairing,
  * the 515 restart, login, an encrypted text sent to a contact and decrypted by it, an encrypted text
  * received from a contact (message log, bot engine, the bot's reply decrypted by the contact), and
  * logout. The server's test root key replaces WA_CERT_DETAILS.PUBLIC_KEY for these tests only.
@@ -13,9 +13,9 @@ import { applyTestRootKey, createBaileysChannel, type BaileysSession } from '../
 import type { Instance } from '../../src/shared/schemas/records'
 import { makeHarness } from '../helpers/harness'
 import { decodeQr } from '../helpers/qr'
-import { makeServerIdentity } from '../wa-server/noise'
-import { quietLibsignal } from '../wa-server/quiet-libsignal'
-import { startWaTestServer } from '../wa-server/server'
+import { makeServerIdentity } from '../support/wa-server/noise'
+import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
+import { startWaTestServer } from '../support/wa-server/server'
 
 // Each test server signs its chain with its own root (set in setup()); the library's is put back after.
 const realRootKey = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)

@@ -1,0 +1,21 @@
+/**
+ * `npm run wa-test-server`: the protocol test server on its own, with its HTTP control API
+ * (./control.ts), for benchmarks and for trying the app against it by hand:
+ *
+ *   npm run wa-test-server            # prints the url, the root key and the env lines for the app
+ *   CHATAPP_CHANNEL=baileys CHATAPP_WA_WS_URL=… CHATAPP_WA_ROOT_KEY=… npm run serve
+ *
+ * The first stdout line is JSON (`{url, httpUrl, rootKey}`) for programs that spawn it.
+ * `WA_TEST_ACCOUNT` sets the first account's number.
+ */
+import { quietLibsignal } from './quiet-libsignal'
+import { startWaTestServer } from './server'
+
+quietLibsignal()
+const server = await startWaTestServer({ control: true, accountNumber: process.env.WA_TEST_ACCOUNT || undefined })
+console.log(JSON.stringify({ url: server.url, httpUrl: server.httpUrl, rootKey: server.rootPublicKeyB64 }))
+console.error(`WhatsApp protocol test server on ${server.url} (control API: ${server.httpUrl}/control)`)
+console.error(`  CHATAPP_CHANNEL=baileys CHATAPP_WA_WS_URL=${server.url} CHATAPP_WA_ROOT_KEY=${server.rootPublicKeyB64} npm run serve`)
+const stop = (): void => void server.close().then(() => process.exit(0))
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)

@@ -1,0 +1,439 @@
+/**
+ * A local WhatsApp-Web-like protocol test server for the real Baileys socket (test support, never
+ * shipped). See DESIGN.md §5 "Testing the real channel offline" and notes/wa-test-server.md beside it.
+ *
+ * It listens on 127.0.0.1 (`ws://127.0.0.1:PORT/ws/chat`, port 0) with its own test root key: the
+ * client accepts the server's certificate chain once `WA_CERT_DETAILS.PUBLIC_KEY` is that key
+ * (`applyTestRootKey(rootPublicKey)`, or `CHATAPP_WA_ROOT_KEY` for a served app). The server holds
+ * WhatsApp accounts, each with a fake phone ({@link FakePhone}) that can link one companion (device 12):
+ *
+ * - registration: a client without credentials gets `<pair-device>` refs and shows a QR;
+ *   `phone.scan(qr)` pairs it (`<pair-success>`), then asks for the restart (515);
+ * - login: `<success>`, `<ib><offline count="0"/></ib>`, every query answered ({@link answerIq}); once
+ *   the client's pre-keys are known, the phone sends a history-sync notification (type FULL, which
+ *   the client skips) so the client leaves its initial-sync buffering at once instead of after 20 s;
+ * - messages: contacts ({@link WaTestServer.contact}) are libsignal peers that decrypt what the client
+ *   sends them and send it encrypted messages; the phone receives the client's own-device copies;
+ * - disconnects: {@link WaTestServer.disconnect} drops a logged-in connection (as a network loss) or
+ *   ends it with a stream error;
+ * - logout: the client's `remove-companion-device` unlinks the device.
+ *
+ * `control: true` also serves {@link handleControl}'s HTTP API on the same port, for a server in
+ * another process (benchmarks, `npm run wa-test-server`).
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createRequire } from 'node:module'
+import { proto, type BinaryNode } from 'baileys'
+import { describe as describeNode, WaConnection, type WsLike } from './connection'
+import { companionAddress, encryptedParts, inboundMessage, messageAck } from './messaging'
+import { child, jidUser, node, S_WHATSAPP_NET } from './nodes'
+import { makeServerIdentity, newKeyPair, type KeyPair } from './noise'
+import { pairSuccessIq, parsePairingQr } from './pairing'
+import { SignalPeer, textOf, type EncType, type UploadedKeys } from './peer'
+import { answerIq, type Directory } from './queries'
+import { handleControl } from './control'
+
+interface WsServerLike {
+  on(event: 'connection', fn: (ws: WsLike) => void): void
+  close(cb?: () => void): void
+}
+const { WebSocketServer } = createRequire(import.meta.url)('ws') as {
+  WebSocketServer: new (opts: { server: Server; path: string }) => WsServerLike
+}
+
+/** A message a peer (contact or phone) decrypted. */
+export interface ReceivedMessage {
+  /** The number of the account whose linked client sent it. */
+  account: string
+  /** `pkmsg` (a new Signal session) or `msg` (an existing one). */
+  type: EncType
+  /** The decrypted message; own-device copies are unwrapped from `deviceSentMessage`. */
+  message: proto.IMessage
+  /** The message id the client gave it. */
+  id: string
+  /** `performance.now()` when the server decrypted it (ms). */
+  at: number
+}
+
+export interface FakeContact {
+  /** Phone-number JID (`<pn>@s.whatsapp.net`) and LID (`<lid>@lid`). */
+  readonly jid: string
+  readonly lid: string
+  readonly name: string
+  /** Sends an encrypted text to the linked client of `to` (default: the first account); answers the message id. */
+  sendText(text: string, to?: FakePhone): Promise<string>
+  /** Sends any encrypted `proto.Message`; answers the message id. */
+  send(message: proto.IMessage, to?: FakePhone): Promise<string>
+  /** Texts linked clients sent to this contact, decrypted, in order. */
+  received(): string[]
+  /** Everything linked clients sent to this contact, decrypted, in order. */
+  messages(): ReceivedMessage[]
+  /** Resolves with the next message this contact receives (rejects after `timeoutMs`). */
+  nextMessage(timeoutMs?: number): Promise<ReceivedMessage>
+  /** How each of those arrived: `pkmsg` or `msg`. */
+  receivedTypes(): string[]
+  /** How each message this contact sent went out: `pkmsg` or `msg`. */
+  sentTypes(): string[]
+}
+
+export interface FakePhone {
+  /** The account's number, phone-number JID and LID (the linked device gets device 12 of both). */
+  readonly number: string
+  readonly jid: string
+  readonly lid: string
+  /** Scans a pairing QR shown by a client: pairs it, then the server asks it to restart (515). */
+  scan(qr: string): Promise<void>
+  /** Own-device copies of what the client sent (`deviceSentMessage`), decrypted texts. */
+  received(): string[]
+  messages(): ReceivedMessage[]
+  /** True while a companion is linked (false after its logout). */
+  readonly linked: boolean
+  /** True while the linked client is logged in on an open connection. */
+  readonly online: boolean
+}
+
+export interface WaTestServer {
+  /** `ws://127.0.0.1:PORT/ws/chat`, for Baileys' `waWebSocketUrl` / `CHATAPP_WA_WS_URL`. */
+  readonly url: string
+  /** `http://127.0.0.1:PORT`: the control API when started with `control: true`. */
+  readonly httpUrl: string
+  /** The test root key the certificate chain is signed with (32 bytes) and its base64 (`CHATAPP_WA_ROOT_KEY`). */
+  readonly rootPublicKey: Buffer
+  readonly rootPublicKeyB64: string
+  /** The first account's phone. */
+  readonly phone: FakePhone
+  /** Adds an account (default number: the next free one); answers its phone. */
+  addPhone(number?: string): FakePhone
+  /** The phone of account `number`, if any. */
+  phoneOf(number: string): FakePhone | undefined
+  /** Every account's phone, the first one first. */
+  phones(): FakePhone[]
+  /** The contact with phone number `pn` (digits), made on first use. */
+  contact(pn: string, name?: string): FakeContact
+  /**
+   * Ends the logged-in connection of `phone` (default: every account's): without `code` the socket is
+   * cut as by a network loss; with it the server first sends `<stream:error code>`. Answers how many ended.
+   */
+  disconnect(opts?: { phone?: FakePhone; code?: number }): number
+  /** Client connections opened so far (each reconnect is one more), and those still open. */
+  readonly connections: number
+  readonly openConnections: number
+  /** Stanzas seen, for failure messages (`WA_TEST_DEBUG=1` prints them). */
+  readonly log: string[]
+  close(): Promise<void>
+}
+
+export interface WaTestServerOptions {
+  /** The first account's phone number (digits). */
+  accountNumber?: string
+  /** Serve the HTTP control API ({@link handleControl}) beside the websocket. */
+  control?: boolean
+}
+
+const COMPANION_DEVICE = 12
+
+interface Account {
+  number: string
+  lid: string
+  keys: KeyPair
+  /** The phone (device 0) as a Signal peer: it receives the client's own-device copies. */
+  peer: SignalPeer
+  phoneMessages: ReceivedMessage[]
+  linked: boolean
+  uploaded: UploadedKeys | null
+  loggedIn: WaConnection | null
+  dir: Directory
+  phone: FakePhone
+}
+
+interface Contact {
+  peer: SignalPeer
+  pn: string
+  lid: string
+  name: string
+  messages: ReceivedMessage[]
+  sent: string[]
+  waiters: Array<(m: ReceivedMessage) => void>
+}
+
+export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise<WaTestServer> {
+  const identity = makeServerIdentity()
+  const debugOn = process.env.WA_TEST_DEBUG === '1'
+  const log: string[] = []
+  const debug = (msg: string): void => {
+    log.push(msg)
+    if (log.length > 500) log.shift()
+    if (debugOn) console.log(`[wa-server] ${msg}`)
+  }
+
+  const accounts = new Map<string, Account>()
+  const contacts = new Map<string, Contact>()
+  const conns = new Set<WaConnection>()
+  const pairing = new Map<string, WaConnection>()
+  const accountOf = new WeakMap<WaConnection, Account>()
+  const historySent = new WeakSet<WaConnection>()
+  let connections = 0
+  let nextAccount = 15550001111
+  let nextAccountLid = 210000000000001
+  let nextContactLid = 220000000000001
+
+  /** The phone or contact behind a JID's user (PN or LID). */
+  function peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; account?: Account; contact?: Contact } | undefined {
+    const user = jidUser(jid)
+    for (const a of accounts.values()) if (a.number === user || a.lid === user) return { peer: a.peer, pn: a.number, lid: a.lid, account: a }
+    for (const c of contacts.values()) if (c.pn === user || c.lid === user) return { peer: c.peer, pn: c.pn, lid: c.lid, contact: c }
+    return undefined
+  }
+
+  function addAccount(number = String(nextAccount++)): Account {
+    if (accounts.has(number)) throw new Error(`account ${number} exists`)
+    const keys = newKeyPair()
+    const account: Account = {
+      number,
+      lid: String(nextAccountLid++),
+      keys,
+      peer: new SignalPeer(keys),
+      phoneMessages: [],
+      linked: false,
+      uploaded: null,
+      loggedIn: null,
+      dir: {
+        peerFor,
+        onKeyUpload: (keys) => void (account.uploaded = keys),
+        onLogout: () => {
+          account.linked = false
+          account.uploaded = null
+        },
+        uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0
+      },
+      phone: undefined as unknown as FakePhone
+    }
+    account.phone = {
+      number,
+      jid: `${number}@s.whatsapp.net`,
+      lid: `${account.lid}@lid`,
+      get linked() {
+        return account.linked
+      },
+      get online() {
+        return account.loggedIn !== null
+      },
+      received: () => account.phoneMessages.flatMap((m) => textOf(m.message) ?? []),
+      messages: () => [...account.phoneMessages],
+      scan: (qr) => scan(account, qr)
+    }
+    accounts.set(number, account)
+    return account
+  }
+
+  async function scan(account: Account, qr: string): Promise<void> {
+    const data = parsePairingQr(qr)
+    const conn = pairing.get(data.ref)
+    if (!conn || conn.closed) throw new Error(`no client is showing the QR ref ${data.ref}`)
+    const reply = await conn.query(
+      pairSuccessIq(`pair-success-${conn.id}`, data, account.keys, {
+        jid: `${account.number}:${COMPANION_DEVICE}@s.whatsapp.net`,
+        lid: `${account.lid}:${COMPANION_DEVICE}@lid`,
+        keyIndex: 1
+      })
+    )
+    if (!child(reply, 'pair-device-sign')) throw new Error(`the client refused the pairing: ${describeNode(reply)}`)
+    account.linked = true
+    account.uploaded = null
+    // WhatsApp asks a freshly paired client to reconnect and log in.
+    conn.send(node('stream:error', { code: '515' }))
+  }
+
+  const handlers = {
+    debug,
+    onClose(conn: WaConnection) {
+      conns.delete(conn)
+      for (const [ref, c] of pairing) if (c === conn) pairing.delete(ref)
+      const account = accountOf.get(conn)
+      if (account?.loggedIn === conn) account.loggedIn = null
+    },
+    onLogin(conn: WaConnection, payload: proto.ClientPayload) {
+      if (payload.devicePairingData) {
+        const refs = Array.from({ length: 6 }, (_, i) => `TESTREF${conn.id}-${i}-${Math.random().toString(36).slice(2, 10)}`)
+        for (const r of refs) pairing.set(r, conn)
+        void conn
+          .query(node('iq', { from: S_WHATSAPP_NET, type: 'set', id: `pair-device-${conn.id}`, xmlns: 'md' }, [
+            node('pair-device', {}, refs.map((r) => node('ref', {}, Buffer.from(r))))
+          ]))
+          .catch((err) => debug(String(err)))
+        return
+      }
+      const account = accounts.get(String(payload.username))
+      if (!account?.linked || payload.device !== COMPANION_DEVICE) {
+        debug(`login refused for ${payload.username}:${payload.device}`)
+        conn.send(node('failure', { reason: '401', location: 'test' }))
+        return
+      }
+      // One session per companion: a new login replaces an older connection, as WhatsApp does.
+      if (account.loggedIn && account.loggedIn !== conn) account.loggedIn.kill()
+      account.loggedIn = conn
+      accountOf.set(conn, account)
+      conn.send(node('success', { t: Math.floor(Date.now() / 1000), lid: `${account.lid}@lid`, creation: Math.floor(Date.now() / 1000) - 3600 }))
+      conn.send(node('ib', {}, [node('offline', { count: '0' })]))
+      // A later login: the keys are known already.
+      if (account.uploaded) void sendHistoryNotification(account, conn).catch((err) => debug(String(err)))
+    },
+    async onNode(conn: WaConnection, n: BinaryNode) {
+      const account = accountOf.get(conn)
+      if (!account) return
+      if (n.tag === 'iq') {
+        const answer = answerIq(n, account.dir)
+        if (answer) conn.send(answer)
+        // A first login: the phone can write once the client uploaded its pre-keys.
+        if (answer && account.uploaded && conn === account.loggedIn && child(n, 'list')) await sendHistoryNotification(account, conn)
+        return
+      }
+      if (n.tag === 'message') {
+        conn.send(messageAck(n))
+        for (const part of encryptedParts(n)) {
+          debug(`   part ${part.jid} ${part.type}`)
+          const found = peerFor(part.jid)
+          if (!found) {
+            debug(`message part for unknown ${part.jid}`)
+            continue
+          }
+          try {
+            const decrypted = await found.peer.decryptMessage(companionAddress(account.number), part.type, part.ciphertext)
+            const message = decrypted.deviceSentMessage?.message ?? decrypted
+            const received: ReceivedMessage = { account: account.number, type: part.type as EncType, message, id: n.attrs.id ?? '', at: performance.now() }
+            if (found.account) found.account.phoneMessages.push(received)
+            else if (found.contact) {
+              found.contact.messages.push(received)
+              for (const w of found.contact.waiters.splice(0)) w(received)
+            }
+          } catch (err) {
+            debug(`could not decrypt for ${part.jid}: ${String(err)}`)
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Once per login, the phone's history-sync notification, of type FULL, which the client does not
+   * sync (`shouldSyncHistoryMessage`): it ends the client's initial-sync buffering at once
+   * (lib/Socket/chats.js AwaitingInitialSync) instead of after its 20 s timeout. (A real phone sends
+   * the history sync after pairing and the client then runs an app-state sync, which this server
+   * does not serve.)
+   */
+  async function sendHistoryNotification(account: Account, conn: WaConnection): Promise<void> {
+    if (historySent.has(conn)) return
+    historySent.add(conn)
+    await sendTo(account, account.peer, account.phone.jid, {
+      protocolMessage: {
+        type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+        historySyncNotification: { syncType: proto.HistorySync.HistorySyncType.FULL }
+      }
+    })
+  }
+
+  /** Encrypts `message` from `peer` (as `fromJid`) to the logged-in client of `account` and sends it. */
+  async function sendTo(account: Account, peer: SignalPeer, fromJid: string, message: proto.IMessage, pushName?: string): Promise<{ id: string; type: string }> {
+    const conn = account.loggedIn
+    if (!conn || !account.uploaded) throw new Error(`account ${account.number} has no logged-in client to send to`)
+    const address = companionAddress(account.number)
+    if (!peer.hasSession(address)) await peer.initFromUpload(address, account.uploaded)
+    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName })
+    conn.send(msg)
+    return { id, type }
+  }
+
+  const first = addAccount(opts.accountNumber)
+
+  const api: WaTestServer = {
+    url: '',
+    httpUrl: '',
+    rootPublicKey: identity.root.public,
+    rootPublicKeyB64: identity.root.public.toString('base64'),
+    phone: first.phone,
+    addPhone: (number) => addAccount(number).phone,
+    phoneOf: (number) => accounts.get(number)?.phone,
+    phones: () => [...accounts.values()].map((a) => a.phone),
+    get connections() {
+      return connections
+    },
+    get openConnections() {
+      return conns.size
+    },
+    log,
+    contact(pn, name = 'Ana') {
+      let c = contacts.get(pn)
+      if (!c) {
+        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [] }
+        contacts.set(pn, c)
+      }
+      const contact = c
+      const send = async (message: proto.IMessage, to: FakePhone = first.phone): Promise<string> => {
+        const account = accounts.get(to.number)
+        if (!account) throw new Error(`no account ${to.number}`)
+        const { id, type } = await sendTo(account, contact.peer, `${pn}@s.whatsapp.net`, message, contact.name)
+        contact.sent.push(type)
+        return id
+      }
+      return {
+        jid: `${pn}@s.whatsapp.net`,
+        lid: `${contact.lid}@lid`,
+        name: contact.name,
+        received: () => contact.messages.flatMap((m) => textOf(m.message) ?? []),
+        messages: () => [...contact.messages],
+        receivedTypes: () => contact.messages.map((m) => m.type),
+        sentTypes: () => [...contact.sent],
+        nextMessage: (timeoutMs = 5000) =>
+          new Promise<ReceivedMessage>((resolve, reject) => {
+            const timer = setTimeout(() => {
+              contact.waiters = contact.waiters.filter((w) => w !== waiter)
+              reject(new Error(`${pn} received nothing within ${timeoutMs} ms`))
+            }, timeoutMs)
+            const waiter = (m: ReceivedMessage): void => {
+              clearTimeout(timer)
+              resolve(m)
+            }
+            contact.waiters.push(waiter)
+          }),
+        send,
+        sendText: (text, to) => send({ conversation: text }, to)
+      }
+    },
+    disconnect({ phone, code } = {}) {
+      let ended = 0
+      for (const a of accounts.values()) {
+        if (phone && a.number !== phone.number) continue
+        const conn = a.loggedIn
+        if (!conn) continue
+        ended++
+        if (code === undefined) conn.kill()
+        else {
+          conn.send(node('stream:error', { code: String(code) }))
+          conn.close()
+        }
+      }
+      return ended
+    },
+    async close() {
+      for (const c of conns) c.kill()
+      conns.clear()
+      await new Promise<void>((resolve) => wss.close(() => resolve()))
+      await new Promise<void>((resolve, reject) => http.close((err) => (err ? reject(err) : resolve())))
+    }
+  }
+
+  const http = createServer((req, res) => {
+    if (opts.control && req.url?.startsWith('/control')) return void handleControl(api, req, res)
+    res.writeHead(404).end()
+  })
+  const wss = new WebSocketServer({ server: http, path: '/ws/chat' })
+  wss.on('connection', (ws) => {
+    connections++
+    conns.add(new WaConnection(ws, identity, handlers))
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  const { port } = http.address() as AddressInfo
+  Object.assign(api, { url: `ws://127.0.0.1:${port}/ws/chat`, httpUrl: `http://127.0.0.1:${port}` })
+  return api
+}
