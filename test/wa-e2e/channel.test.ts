@@ -169,4 +169,52 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     await vi.waitFor(() => expect(t.server.openConnections).toBe(0))
     expect(t.server.connections).toBe(2) // no reconnect after the 401
   })
+
+  it('the server drops the connection: the instance goes CONNECTING, reconnects by itself without a QR, and messages flow again', async () => {
+    const t = await setup()
+    await link(t)
+    const ana = t.server.contact('15551234567', 'Ana')
+    const seen: string[] = []
+    t.h.core.events.on('state', (e) => {
+      if (e.instanceId === t.inst._id) seen.push(e.state)
+    })
+    expect(t.server.disconnect()).toBe(1)
+    await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTING'), { timeout: 2000 })
+    const info = await t.h.call({ method: 'GET', url: `/chatapp/instance?${t.qs}` })
+    expect(info.json.data.instance_data).toMatchObject({ status: 'CONNECTING', phone_connected: false })
+    // The owner sees why, and when the next attempt is.
+    expect(info.json.data.instance_data.status_reason).toMatch(/Connection Terminated \(428\).*retrying in/i)
+    await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 8000 })
+    expect(t.server.connections).toBe(3) // pairing, login, and one reconnect
+    expect(t.h.core.sessions.latestQr(t.inst._id)).toBeFalsy()
+    expect(seen).toEqual(['CONNECTING', 'CONNECTED'])
+    const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', message: 'after the drop' } })
+    expect(res.statusCode, res.body).toBe(200)
+    await vi.waitFor(() => expect(ana.received()).toEqual(['after the drop']), { timeout: 5000 })
+  })
+
+  it('a stream error 515 in the middle of a session: the client restarts the connection at once and stays linked', async () => {
+    const t = await setup()
+    await link(t)
+    expect(t.server.disconnect({ code: 515 })).toBe(1)
+    await vi.waitFor(() => expect(t.server.connections).toBe(3), { timeout: 3000 })
+    await vi.waitFor(() => expect(t.server.phone.online).toBe(true), { timeout: 5000 })
+    await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'))
+    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(true)
+  })
+
+  it('the owner removes the linked device on the phone: LOGGED_OUT, credentials deleted, no reconnect', async () => {
+    const t = await setup()
+    await link(t)
+    t.server.phone.removeDevice()
+    await vi.waitFor(() => expect(t.record().settings.status).toBe('LOGGED_OUT'), { timeout: 5000 })
+    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
+    const send = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', message: 'anyone?' } })
+    expect(send.statusCode).toBe(409)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(t.server.connections).toBe(2)
+    // init pairs again with a new QR.
+    await link(t)
+    expect(t.server.connections).toBe(4)
+  })
 })

@@ -91,6 +91,12 @@ export interface FakePhone {
   readonly linked: boolean
   /** True while the linked client is logged in on an open connection. */
   readonly online: boolean
+  /**
+   * The owner removes the linked device on the phone: the account forgets the companion and its
+   * open connection ends with `<stream:error code="401"><conflict type="device_removed"/>`
+   * (Baileys: lib/Utils/generics.js getErrorCodeFromStreamError → 401 loggedOut).
+   */
+  removeDevice(): void
 }
 
 export interface WaTestServer {
@@ -221,7 +227,15 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       },
       received: () => account.phoneMessages.flatMap((m) => textOf(m.message) ?? []),
       messages: () => [...account.phoneMessages],
-      scan: (qr) => scan(account, qr)
+      scan: (qr) => scan(account, qr),
+      removeDevice() {
+        account.linked = false
+        account.uploaded = null
+        const conn = account.loggedIn
+        if (!conn) return
+        conn.send(node('stream:error', { code: '401' }, [node('conflict', { type: 'device_removed' })]))
+        conn.close()
+      }
     }
     accounts.set(number, account)
     return account
