@@ -1,0 +1,107 @@
+/**
+ * Groups end to end: the REAL Baileys channel against the local protocol test server
+ * (test/support/wa-server, groups.ts). Members write to a group with their sender keys (the first
+ * message carries the SenderKeyDistributionMessage); the app logs it with the group as the chat and
+ * the member as the sender, announces it by webhook, and its bot answers in the group only with
+ * `reply_group_msgs` on (DESIGN.md §10). The client's group messages (bot replies, API sends to a
+ * group JID) are decrypted by every member with the sender key the client distributed.
+ */
+import { WA_CERT_DETAILS } from 'baileys'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { applyTestRootKey, createBaileysChannel } from '../../src/main/channel/baileys'
+import type { Instance } from '../../src/shared/schemas/records'
+import { makeHarness } from '../helpers/harness'
+import { decodeQr } from '../helpers/qr'
+import { startReceiver, verify } from '../helpers/webhook-receiver'
+import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
+import { startWaTestServer } from '../support/wa-server/server'
+
+const realRootKey = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)
+const loud = quietLibsignal()
+afterAll(() => {
+  WA_CERT_DETAILS.PUBLIC_KEY = realRootKey
+  loud()
+})
+
+const cleanup: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})
+})
+
+const WAIT = { timeout: 5000 }
+const ACCOUNT = '15550001111'
+
+/** A linked instance (init → QR → the phone scans → CONNECTED) and a group of the account, Ana and Ben. */
+async function setup(addressingMode: 'pn' | 'lid' = 'pn') {
+  const server = await startWaTestServer({ accountNumber: ACCOUNT })
+  cleanup.push(() => server.close())
+  applyTestRootKey(server.rootPublicKey)
+  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20 })
+  const h = await makeHarness({ factories: { baileys } })
+  cleanup.push(() => h.close())
+  const inst = await h.createInstance('baileys')
+  const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
+  const qs = `session_id=${encodeURIComponent(creds.session_id)}&access_token=${encodeURIComponent(creds.access_token)}`
+  const record = (): Instance => h.core.instances.get(inst._id)
+
+  const ana = server.contact('15551234567', 'Ana')
+  const ben = server.contact('15557654321', 'Ben')
+  const group = server.addGroup({ subject: 'Store team', participants: [server.phone, ana, ben], admins: [server.phone], addressingMode })
+
+  expect((await h.call({ method: 'POST', url: '/chatapp/init', payload: creds })).statusCode).toBe(200)
+  await vi.waitFor(() => expect(record().settings.status).toBe('QR'), WAIT)
+  const scan = await h.call({ method: 'GET', url: `/chatapp/scan?format=base64text&${qs}` })
+  await server.phone.scan((await decodeQr(scan.json.data.qrcode))!)
+  await vi.waitFor(() => expect(record().settings.status).toBe('CONNECTED'), WAIT)
+
+  const call = h.call
+  const actions = async (flags: Record<string, boolean>) => {
+    const res = await call({ method: 'PUT', url: `/chatapp/updateActions?${qs}`, payload: flags })
+    expect(res.statusCode, res.body).toBe(200)
+  }
+  const intent = async (keyword: string, reply: string) => {
+    const res = await call({ method: 'POST', url: '/intent', payload: { ...creds, title: keyword, keyword, reply } })
+    expect(res.statusCode, res.body).toBe(200)
+  }
+  const log = async (): Promise<Array<Record<string, unknown>>> => (await call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data
+  return { server, h, inst, creds, qs, ana, ben, group, actions, intent, log }
+}
+
+describe('groups on the local WhatsApp protocol test server', () => {
+  it('a member writes in a group: logged with the group as the chat and the member as the sender, and sent by webhook', async () => {
+    const t = await setup()
+    const rx = await startReceiver()
+    cleanup.push(() => rx.stop())
+    const hook = await t.h.call({ method: 'PUT', url: `/chatapp/setWebhook?${t.qs}`, payload: { webhook_url: rx.url, events: ['onMessage'] } })
+    expect(hook.statusCode, hook.body).toBe(200)
+    await t.actions({ send_webhook: true, reply_msgs: false })
+
+    const first = await t.ana.sendGroupText(t.group, 'Morning, who opens today?')
+    const second = await t.ana.sendGroupText(t.group, 'I can')
+    // The first message carried Ana's sender key (a new 1:1 session: pkmsg); the second only the skmsg.
+    expect(t.ana.sentTypes()).toEqual(['pkmsg+skmsg', 'skmsg'])
+    const member = {
+      chatId: t.group.jid,
+      fromMe: false,
+      pushName: 'Ana',
+      type: 'text',
+      source: 'inbound',
+      status: 'RECEIVED',
+      senderId: '15551234567@s.whatsapp.net',
+      senderPn: '15551234567@s.whatsapp.net',
+      senderLid: t.ana.lid
+    }
+    await vi.waitFor(async () => expect(await t.log()).toHaveLength(2), WAIT)
+    expect(await t.log()).toEqual([
+      { ...member, id: first, text: 'Morning, who opens today?', timestamp: expect.any(Number) },
+      { ...member, id: second, text: 'I can', timestamp: expect.any(Number) }
+    ])
+    const byChat = await t.h.call({ method: 'GET', url: `/chatapp/messages?chatId=${encodeURIComponent(t.group.jid)}&${t.qs}` })
+    expect(byChat.json.data.map((m: { id: string }) => m.id)).toEqual([first, second])
+
+    await vi.waitFor(() => expect(rx.requests).toHaveLength(2), WAIT)
+    const bodies = rx.requests.map((r) => verify(r, hook.json.data.secret))
+    expect(bodies.map((b) => b.event)).toEqual(['onMessage', 'onMessage'])
+    expect(bodies[0]!.data).toMatchObject({ ...member, id: first, text: 'Morning, who opens today?' })
+  })
+})
