@@ -13,6 +13,8 @@ import type { Instance } from '../../src/shared/schemas/records'
 import { makeHarness } from '../helpers/harness'
 import { decodeQr } from '../helpers/qr'
 import { startReceiver, verify } from '../helpers/webhook-receiver'
+import type { FakeGroup } from '../support/wa-server/groups'
+import { textOf } from '../support/wa-server/peer'
 import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
 import { startWaTestServer } from '../support/wa-server/server'
 
@@ -67,6 +69,9 @@ async function setup(addressingMode: 'pn' | 'lid' = 'pn') {
   return { server, h, inst, creds, qs, ana, ben, group, actions, intent, log }
 }
 
+/** Texts the members decrypted from the client's messages to `group`, as `member: text`. */
+const delivered = (group: FakeGroup): string[] => group.messages().map((m) => `${m.member.split('@')[0]}: ${textOf(m.message)}`)
+
 describe('groups on the local WhatsApp protocol test server', () => {
   it('a member writes in a group: logged with the group as the chat and the member as the sender, and sent by webhook', async () => {
     const t = await setup()
@@ -77,6 +82,9 @@ describe('groups on the local WhatsApp protocol test server', () => {
     await t.actions({ send_webhook: true, reply_msgs: false })
 
     const first = await t.ana.sendGroupText(t.group, 'Morning, who opens today?')
+    // Baileys handles inbound stanzas concurrently (messages-recv.js handleMessage stores LID mappings
+    // before its message mutex), so the second could overtake the first and its sender key: wait.
+    await vi.waitFor(async () => expect(await t.log()).toHaveLength(1), WAIT)
     const second = await t.ana.sendGroupText(t.group, 'I can')
     // The first message carried Ana's sender key (a new 1:1 session: pkmsg); the second only the skmsg.
     expect(t.ana.sentTypes()).toEqual(['pkmsg+skmsg', 'skmsg'])
@@ -103,5 +111,56 @@ describe('groups on the local WhatsApp protocol test server', () => {
     const bodies = rx.requests.map((r) => verify(r, hook.json.data.secret))
     expect(bodies.map((b) => b.event)).toEqual(['onMessage', 'onMessage'])
     expect(bodies[0]!.data).toMatchObject({ ...member, id: first, text: 'Morning, who opens today?' })
+  })
+
+  it('with reply_group_msgs off the bot stays silent in the group even when an intent matches', async () => {
+    const t = await setup()
+    await t.intent('hi', 'Hello from the desk!')
+    await t.actions({ reply_group_msgs: false })
+    const inGroup = await t.ana.sendGroupText(t.group, 'hi')
+    await vi.waitFor(async () => expect((await t.log()).map((m) => m.id)).toEqual([inGroup]), WAIT)
+    // The pipeline handles an instance's messages one at a time (logging, then the bot): once Ana's
+    // private "hi", sent after the group one was logged, is answered, the bot was done with the group one.
+    await t.ana.sendText('hi')
+    await vi.waitFor(() => expect(t.ana.received()).toEqual(['Hello from the desk!']), WAIT)
+    expect(t.ana.messages().map((m) => m.group)).toEqual([undefined])
+    expect(t.group.messages()).toEqual([])
+    await vi.waitFor(async () => expect(await t.log()).toHaveLength(3), WAIT)
+    expect((await t.log()).map((m) => [m.chatId, m.senderId, m.source, m.text])).toEqual([
+      [t.group.jid, t.ana.jid, 'inbound', 'hi'],
+      [t.ana.jid, t.ana.jid, 'inbound', 'hi'],
+      [t.ana.jid, undefined, 'bot', 'Hello from the desk!']
+    ])
+  })
+
+  it('with reply_group_msgs on the bot answers in the group: every member decrypts the reply with the sender key the client distributed', async () => {
+    const t = await setup()
+    await t.intent('hi', 'Hello from the desk!')
+    await t.intent('hours', 'We open at 9.')
+    await t.actions({ reply_group_msgs: true })
+    await t.ana.sendGroupText(t.group, 'hi')
+    // Every member, the account's own phone included (it holds the client's key as its device 0).
+    await vi.waitFor(
+      () => expect(delivered(t.group)).toEqual(['15550001111: Hello from the desk!', '15551234567: Hello from the desk!', '15557654321: Hello from the desk!']),
+      WAIT
+    )
+    // The reply went to the group, not to Ana privately: her copy says which group.
+    expect(t.ana.messages().map((m) => [m.group, m.type, textOf(m.message)])).toEqual([[t.group.jid, 'skmsg', 'Hello from the desk!']])
+    expect(t.ben.received()).toEqual(['Hello from the desk!'])
+    await vi.waitFor(async () =>
+      expect((await t.log()).map((m) => [m.chatId, m.senderId, m.source, m.text])).toEqual([
+        [t.group.jid, t.ana.jid, 'inbound', 'hi'],
+        [t.group.jid, undefined, 'bot', 'Hello from the desk!']
+      ])
+    )
+
+    // Ben writes for the first time (his own sender key comes along); the client's key is already with
+    // every member, so the second reply is a bare skmsg each member decrypts with the key it holds.
+    await t.ben.sendGroupText(t.group, 'hours?')
+    await vi.waitFor(() => expect(t.group.messages()).toHaveLength(6), WAIT)
+    expect(delivered(t.group).slice(3)).toEqual(['15550001111: We open at 9.', '15551234567: We open at 9.', '15557654321: We open at 9.'])
+    // Ben's key went over the 1:1 session the client opened with him to send its own key (a plain msg).
+    expect(t.ben.sentTypes()).toEqual(['msg+skmsg'])
+    expect(t.ana.messages().map((m) => m.type)).toEqual(['skmsg', 'skmsg'])
   })
 })
