@@ -163,4 +163,34 @@ describe('groups on the local WhatsApp protocol test server', () => {
     expect(t.ben.sentTypes()).toEqual(['msg+skmsg'])
     expect(t.ana.messages().map((m) => m.type)).toEqual(['skmsg', 'skmsg'])
   })
+
+  it('a LID-addressed group: the sender is the member\'s LID with the phone number beside it; POST /chatapp/message to the group JID reaches every member', async () => {
+    const t = await setup('lid')
+    await t.actions({ reply_msgs: false })
+    const id = await t.ben.sendGroupText(t.group, 'Stock count done')
+    await vi.waitFor(async () => expect(await t.log()).toHaveLength(1), WAIT)
+    expect((await t.log())[0]).toEqual({
+      id,
+      chatId: t.group.jid,
+      fromMe: false,
+      pushName: 'Ben',
+      type: 'text',
+      text: 'Stock count done',
+      timestamp: expect.any(Number),
+      status: 'RECEIVED',
+      source: 'inbound',
+      senderId: t.ben.lid,
+      senderPn: '15557654321@s.whatsapp.net',
+      senderLid: t.ben.lid
+    })
+
+    const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: t.group.jid, message: 'Thanks, team' } })
+    expect(res.statusCode, res.body).toBe(200)
+    await vi.waitFor(() => expect(delivered(t.group)).toEqual(['15550001111: Thanks, team', '15551234567: Thanks, team', '15557654321: Thanks, team']), WAIT)
+    await vi.waitFor(async () => expect(await t.log()).toHaveLength(2), WAIT)
+    const sent = (await t.log())[1]!
+    expect(sent).toMatchObject({ chatId: t.group.jid, text: 'Thanks, team', source: 'api', fromMe: true })
+    // One stanza to the group: every member read the same message id the app logged.
+    expect(t.group.messages().map((m) => m.id)).toEqual([sent.id, sent.id, sent.id])
+  })
 })
