@@ -66,7 +66,9 @@ async function setup(addressingMode: 'pn' | 'lid' = 'pn') {
     expect(res.statusCode, res.body).toBe(200)
   }
   const log = async (): Promise<Array<Record<string, unknown>>> => (await call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data
-  return { server, h, inst, creds, qs, ana, ben, group, actions, intent, log }
+  const activity = async (): Promise<Array<{ matched: string; actions: Array<{ action: string; ok: boolean; error?: string }> }>> =>
+    (await call({ method: 'GET', url: `/chatapp/bot/activity?${qs}` })).json.data
+  return { server, h, inst, creds, qs, ana, ben, group, actions, intent, log, activity }
 }
 
 /** Texts the members decrypted from the client's messages to `group`, as `member: text`. */
@@ -192,5 +194,28 @@ describe('groups on the local WhatsApp protocol test server', () => {
     expect(sent).toMatchObject({ chatId: t.group.jid, text: 'Thanks, team', source: 'api', fromMe: true })
     // One stanza to the group: every member read the same message id the app logged.
     expect(t.group.messages().map((m) => m.id)).toEqual([sent.id, sent.id, sent.id])
+  })
+
+  it('add_to_group: the bot reads the group metadata, adds the contact where it is an admin, and refuses where it is not', async () => {
+    const t = await setup()
+    const customers = t.server.addGroup({ subject: 'Customers', participants: [t.server.phone, t.ana] }) // the account is no admin here
+    const carla = t.server.contact('15550009999', 'Carla')
+    const withAction = async (keyword: string, group: string) => {
+      const res = await t.h.call({ method: 'POST', url: '/intent', payload: { ...t.creds, title: keyword, keyword, reply: `ok ${keyword}`, action: { add_to_group: group } } })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    await withAction('join', t.group.jid)
+    await withAction('vip', customers.jid)
+
+    await carla.sendText('join')
+    await vi.waitFor(async () => expect(await t.activity()).toHaveLength(1), WAIT)
+    expect((await t.activity())[0]).toMatchObject({ matched: 'intent "join"', actions: [{ action: 'add_to_group', ok: true }] })
+    expect(t.group.participants()).toEqual(['15550001111@s.whatsapp.net', '15551234567@s.whatsapp.net', '15557654321@s.whatsapp.net', carla.jid])
+
+    await carla.sendText('vip')
+    await vi.waitFor(async () => expect(await t.activity()).toHaveLength(2), WAIT)
+    expect((await t.activity())[1]).toMatchObject({ matched: 'intent "vip"', actions: [{ action: 'add_to_group', ok: false, error: expect.stringMatching(/not an admin/) }] })
+    expect(customers.participants()).toEqual(['15550001111@s.whatsapp.net', '15551234567@s.whatsapp.net'])
+    await vi.waitFor(() => expect(carla.received()).toEqual(['ok join', 'ok vip']), WAIT)
   })
 })

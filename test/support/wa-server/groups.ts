@@ -7,6 +7,9 @@
  *   `<group id subject creation creator s_t s_o addressing_mode size><participant jid type? lid|phone_number/>…</group>`
  *   (Socket/groups.js extractGroupMetadata); an unknown group → error 404, an account not in it → 403;
  *   `<participating>` (groupFetchAllParticipating) → `<groups>` with the account's groups;
+ * - adding members: `<iq xmlns="w:g2" type="set" to><add><participant jid/>…</add></iq>` →
+ *   `<add><participant jid error?/>…</add>` (groupParticipantsUpdate: no `error` is status 200); only an
+ *   admin may add (else error 403); a person the server does not know → 404, a member already → 409;
  * - contact → client: `<message from="<id>@g.us" participant id t type notify addressing_mode
  *   participant_lid|participant_pn>` with, the first time the contact writes to that client in the
  *   group, an `<enc type="pkmsg|msg">` carrying its SenderKeyDistributionMessage (1:1 Signal), then
@@ -151,11 +154,34 @@ const iqError = (iq: BinaryNode, code: number, text: string): BinaryNode =>
 
 /**
  * The answer to a `w:g2` iq from the client of `account` (its phone number, digits), or undefined for
- * one this server does not model (the caller answers it with an empty result).
+ * one this server does not model (the caller answers it with an empty result). `lookup` finds the
+ * people the server knows (for adds), by phone-number JID or LID.
  */
-export function answerGroupIq(iq: BinaryNode, groups: ReadonlyMap<string, GroupRecord>, account: string): BinaryNode | undefined {
-  if (iq.attrs.xmlns !== 'w:g2' || iq.attrs.type !== 'get') return undefined
+export function answerGroupIq(
+  iq: BinaryNode,
+  groups: ReadonlyMap<string, GroupRecord>,
+  account: string,
+  lookup: (jid: string) => { pn: string; lid: string } | undefined
+): BinaryNode | undefined {
+  if (iq.attrs.xmlns !== 'w:g2') return undefined
   const me = { pn: account }
+  if (iq.attrs.type === 'set') {
+    const add = child(iq, 'add')
+    const g = groups.get(iq.attrs.to ?? '')
+    if (!add) return undefined
+    if (!g) return iqError(iq, 404, 'item-not-found')
+    if (!g.members.some((m) => m.pn === account && m.admin)) return iqError(iq, 403, 'forbidden')
+    const results = children(add, 'participant').map((p) => {
+      const jid = p.attrs.jid ?? ''
+      const person = lookup(jid)
+      if (!person) return node('participant', { jid, error: '404' })
+      if (g.members.some((m) => m.pn === person.pn)) return node('participant', { jid, error: '409' })
+      g.members.push({ pn: person.pn, lid: person.lid })
+      return node('participant', { jid })
+    })
+    return iqResult(iq, [node('add', {}, results)])
+  }
+  if (iq.attrs.type !== 'get') return undefined
   if (child(iq, 'query')) {
     const g = groups.get(iq.attrs.to ?? '')
     if (!g) return iqError(iq, 404, 'item-not-found')

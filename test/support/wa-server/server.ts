@@ -221,7 +221,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           account.uploaded = null
         },
         uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0,
-        groupIq: (iq) => answerGroupIq(iq, groups, account.number)
+        groupIq: (iq) => answerGroupIq(iq, groups, account.number, peerFor)
       },
       phone: undefined as unknown as FakePhone
     }
