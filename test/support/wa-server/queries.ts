@@ -7,6 +7,7 @@
  *   (Utils/signal.js parseAndInjectE2ESessions);
  * - `usync` → per user a device list and `<lid val>` (WAUSync/Protocols: devices, lid): v7 maps
  *   phone-number JIDs to LIDs before fetching pre-keys and drops users without a mapping;
+ * - `w:g2` (groups) → {@link Directory.groupIq} (groups.ts), else an empty result;
  * - `md` `<remove-companion-device>` (logout) → result; the client then ends with 401;
  * - `privacy`, `blocklist`, `abt` → their empty containers; anything else → an empty result.
  */
@@ -21,6 +22,8 @@ export interface Directory {
   onKeyUpload(keys: UploadedKeys): void
   onLogout(): void
   uploadedPreKeyCount(): number
+  /** The answer to a `w:g2` (groups) query, if the server models it (groups.ts answerGroupIq). */
+  groupIq?(iq: BinaryNode): BinaryNode | undefined
 }
 
 /** The answer to an iq, or undefined when it is not a query (type result/error). */
@@ -46,6 +49,7 @@ export function answerIq(iq: BinaryNode, dir: Directory): BinaryNode | undefined
     }
     return iqResult(iq)
   }
+  if (xmlns === 'w:g2') return dir.groupIq?.(iq) ?? iqResult(iq)
   if (xmlns === 'usync') return iqResult(iq, [usyncAnswer(iq, dir)])
   if (xmlns === 'md' && child(iq, 'remove-companion-device')) {
     dir.onLogout()

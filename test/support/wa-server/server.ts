@@ -14,6 +14,8 @@
  *   the client skips) so the client leaves its initial-sync buffering at once instead of after 20 s;
  * - messages: contacts ({@link WaTestServer.contact}) are libsignal peers that decrypt what the client
  *   sends them and send it encrypted messages; the phone receives the client's own-device copies;
+ * - groups ({@link WaTestServer.addGroup}, groups.ts): metadata queries, members writing to the group
+ *   with sender keys, and the client's group messages decrypted by every member;
  * - disconnects: {@link WaTestServer.disconnect} drops a logged-in connection (as a network loss) or
  *   ends it with a stream error;
  * - logout: the client's `remove-companion-device` unlinks the device.
@@ -33,6 +35,8 @@ import { pairSuccessIq, parsePairingQr } from './pairing'
 import { SignalPeer, textOf, type EncType, type UploadedKeys } from './peer'
 import { answerIq, type Directory } from './queries'
 import { handleControl } from './control'
+import { answerGroupIq, deliverClientGroupMessage, fakeGroup, groupInboundMessage, makeGroup, type FakeGroup, type GroupRecord, type GroupSpec } from './groups'
+import { senderKeysOf } from './sender-keys'
 
 interface WsServerLike {
   on(event: 'connection', fn: (ws: WsLike) => void): void
@@ -46,14 +50,16 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws') as {
 export interface ReceivedMessage {
   /** The number of the account whose linked client sent it. */
   account: string
-  /** `pkmsg` (a new Signal session) or `msg` (an existing one). */
-  type: EncType
+  /** `pkmsg` (a new Signal session) or `msg` (an existing one); `skmsg` for a group message (sender key). */
+  type: EncType | 'skmsg'
   /** The decrypted message; own-device copies are unwrapped from `deviceSentMessage`. */
   message: proto.IMessage
   /** The message id the client gave it. */
   id: string
   /** `performance.now()` when the server decrypted it (ms). */
   at: number
+  /** The group JID (`<id>@g.us`) when the client sent it to a group this peer is in. */
+  group?: string
 }
 
 export interface FakeContact {
@@ -65,7 +71,13 @@ export interface FakeContact {
   sendText(text: string, to?: FakePhone): Promise<string>
   /** Sends any encrypted `proto.Message`; answers the message id. */
   send(message: proto.IMessage, to?: FakePhone): Promise<string>
-  /** Texts linked clients sent to this contact, decrypted, in order. */
+  /**
+   * Writes to `group` (this contact must be a member), to the linked client of `to` (default: the
+   * first account): with its sender key, distributed to that client the first time. Answers the id.
+   */
+  sendGroup(group: FakeGroup, message: proto.IMessage, to?: FakePhone): Promise<string>
+  sendGroupText(group: FakeGroup, text: string, to?: FakePhone): Promise<string>
+  /** Texts linked clients sent to this contact (or to a group it is in), decrypted, in order. */
   received(): string[]
   /** Everything linked clients sent to this contact, decrypted, in order. */
   messages(): ReceivedMessage[]
@@ -73,7 +85,7 @@ export interface FakeContact {
   nextMessage(timeoutMs?: number): Promise<ReceivedMessage>
   /** How each of those arrived: `pkmsg` or `msg`. */
   receivedTypes(): string[]
-  /** How each message this contact sent went out: `pkmsg` or `msg`. */
+  /** How each message this contact sent went out: `pkmsg` or `msg`; group messages `pkmsg+skmsg`, `msg+skmsg` or `skmsg`. */
   sentTypes(): string[]
 }
 
@@ -117,6 +129,8 @@ export interface WaTestServer {
   phones(): FakePhone[]
   /** The contact with phone number `pn` (digits), made on first use. */
   contact(pn: string, name?: string): FakeContact
+  /** Adds a group (see groups.ts); answers it. */
+  addGroup(spec: GroupSpec): FakeGroup
   /**
    * Ends the logged-in connection of `phone` (default: every account's): without `code` the socket is
    * cut as by a network loss; with it the server first sends `<stream:error code>`. Answers how many ended.
@@ -175,6 +189,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
 
   const accounts = new Map<string, Account>()
   const contacts = new Map<string, Contact>()
+  const groups = new Map<string, GroupRecord>()
   const conns = new Set<WaConnection>()
   const pairing = new Map<string, WaConnection>()
   const accountOf = new WeakMap<WaConnection, Account>()
@@ -211,7 +226,8 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           account.linked = false
           account.uploaded = null
         },
-        uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0
+        uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0,
+        groupIq: (iq) => answerGroupIq(iq, groups, account.number, peerFor)
       },
       phone: undefined as unknown as FakePhone
     }
@@ -305,6 +321,8 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       }
       if (n.tag === 'message') {
         conn.send(messageAck(n))
+        const group = groups.get(n.attrs.to ?? '')
+        if (group) return deliverClientGroupMessage(n, group, { account: account.number, peerFor, record, debug })
         for (const part of encryptedParts(n)) {
           debug(`   part ${part.jid} ${part.type}`)
           const found = peerFor(part.jid)
@@ -315,17 +333,21 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           try {
             const decrypted = await found.peer.decryptMessage(companionAddress(account.number), part.type, part.ciphertext)
             const message = decrypted.deviceSentMessage?.message ?? decrypted
-            const received: ReceivedMessage = { account: account.number, type: part.type as EncType, message, id: n.attrs.id ?? '', at: performance.now() }
-            if (found.account) found.account.phoneMessages.push(received)
-            else if (found.contact) {
-              found.contact.messages.push(received)
-              for (const w of found.contact.waiters.splice(0)) w(received)
-            }
+            record(found, { account: account.number, type: part.type as EncType, message, id: n.attrs.id ?? '', at: performance.now() })
           } catch (err) {
             debug(`could not decrypt for ${part.jid}: ${String(err)}`)
           }
         }
       }
+    }
+  }
+
+  /** Keeps a message a peer decrypted: the phone's own-device copies, or a contact's messages (waking its waiters). */
+  function record(found: { account?: Account; contact?: Contact }, received: ReceivedMessage): void {
+    if (found.account) found.account.phoneMessages.push(received)
+    else if (found.contact) {
+      found.contact.messages.push(received)
+      for (const w of found.contact.waiters.splice(0)) w(received)
     }
   }
 
@@ -358,6 +380,19 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     return { id, type }
   }
 
+  /** A contact's message to `group`, to the logged-in client of `account` (groups.ts groupInboundMessage). */
+  async function sendToGroup(account: Account, contact: Contact, group: GroupRecord, message: proto.IMessage): Promise<{ id: string; type: string }> {
+    const conn = account.loggedIn
+    if (!conn || !account.uploaded) throw new Error(`account ${account.number} has no logged-in client to send to`)
+    if (!group.members.some((m) => m.pn === contact.pn)) throw new Error(`${contact.pn} is not a member of ${group.jid}`)
+    const address = companionAddress(account.number)
+    const distribute = senderKeysOf(contact.peer).markDistributed(group.jid, account.number)
+    if (distribute && !contact.peer.hasSession(address)) await contact.peer.initFromUpload(address, account.uploaded)
+    const { id, types, node: msg } = await groupInboundMessage(group, contact, address, message, { distribute, pushName: contact.name })
+    conn.send(msg)
+    return { id, type: types.join('+') }
+  }
+
   const first = addAccount(opts.accountNumber)
 
   const api: WaTestServer = {
@@ -376,6 +411,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       return conns.size
     },
     log,
+    addGroup(spec) {
+      const g = makeGroup(spec)
+      if (groups.has(g.jid)) throw new Error(`group ${g.jid} exists`)
+      groups.set(g.jid, g)
+      return fakeGroup(g)
+    },
     contact(pn, name = 'Ana') {
       let c = contacts.get(pn)
       if (!c) {
@@ -387,6 +428,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         const account = accounts.get(to.number)
         if (!account) throw new Error(`no account ${to.number}`)
         const { id, type } = await sendTo(account, contact.peer, `${pn}@s.whatsapp.net`, message, contact.name)
+        contact.sent.push(type)
+        return id
+      }
+      const sendGroup = async (group: FakeGroup, message: proto.IMessage, to: FakePhone = first.phone): Promise<string> => {
+        const account = accounts.get(to.number)
+        const g = groups.get(group.jid)
+        if (!account || !g) throw new Error(`no account ${to.number} or group ${group.jid}`)
+        const { id, type } = await sendToGroup(account, contact, g, message)
         contact.sent.push(type)
         return id
       }
@@ -411,7 +460,9 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
             contact.waiters.push(waiter)
           }),
         send,
-        sendText: (text, to) => send({ conversation: text }, to)
+        sendText: (text, to) => send({ conversation: text }, to),
+        sendGroup,
+        sendGroupText: (group, text, to) => sendGroup(group, { conversation: text }, to)
       }
     },
     disconnect({ phone, code } = {}) {
