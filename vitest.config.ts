@@ -1,5 +1,34 @@
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+
+/**
+ * The test-only CA of the fake WhatsApp media host (test/support/wa-server/tls). Node reads
+ * NODE_EXTRA_CA_CERTS once, at process start, for both `https` and `fetch` (undici): setting it here,
+ * while the config loads, makes every forked test worker and every child process a test spawns trust
+ * the host, without touching product code. A CA file the caller already set is kept (both are trusted).
+ */
+function trustTestCa(): void {
+  const testCa = fileURLToPath(new URL('./test/support/wa-server/tls/ca.crt', import.meta.url))
+  const existing = process.env.NODE_EXTRA_CA_CERTS
+  if (!existing || existing === testCa) {
+    process.env.NODE_EXTRA_CA_CERTS = testCa
+    return
+  }
+  const bundle = `${readFileSync(existing, 'utf8')}\n${readFileSync(testCa, 'utf8')}`
+  // Named by content, so runs share one file instead of leaving one per run.
+  const combined = join(tmpdir(), `chatapp-test-ca-${createHash('sha256').update(bundle).digest('hex').slice(0, 16)}.pem`)
+  if (!existsSync(combined)) {
+    // Written aside, then renamed: two runs starting at once never read a half-written file.
+    writeFileSync(`${combined}.${process.pid}`, bundle)
+    renameSync(`${combined}.${process.pid}`, combined)
+  }
+  process.env.NODE_EXTRA_CA_CERTS = combined
+}
+trustTestCa()
 
 /**
  * Every test runs in plain Node. `electron` is aliased to a mock because the
