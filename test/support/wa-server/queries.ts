@@ -9,6 +9,9 @@
  *   phone-number JIDs to LIDs before fetching pre-keys and drops users without a mapping;
  * - `w:g2` (groups) → {@link Directory.groupIq} (groups.ts), else an empty result;
  * - `md` `<remove-companion-device>` (logout) → result; the client then ends with 401;
+ * - `w:m` `<media_conn/>` → `<media_conn auth ttl><host hostname/></media_conn>` naming the fake media host
+ *   (Socket/messages-send.js refreshMediaConn reads `auth`, `ttl` and each host's `hostname`, which
+ *   may carry a port; uploads then go to `https://<hostname>/mms/…`, see media-host.ts);
  * - `privacy`, `blocklist`, `abt` → their empty containers; anything else → an empty result.
  */
 import type { BinaryNode } from 'baileys'
@@ -24,6 +27,8 @@ export interface Directory {
   uploadedPreKeyCount(): number
   /** The answer to a `w:g2` (groups) query, if the server models it (groups.ts answerGroupIq). */
   groupIq?(iq: BinaryNode): BinaryNode | undefined
+  /** The media host to announce in `media_conn` (absent: an empty result, as before). */
+  mediaConn?(): { auth: string; ttlSeconds: number; hostname: string }
 }
 
 /** The answer to an iq, or undefined when it is not a query (type result/error). */
@@ -54,6 +59,10 @@ export function answerIq(iq: BinaryNode, dir: Directory): BinaryNode | undefined
   if (xmlns === 'md' && child(iq, 'remove-companion-device')) {
     dir.onLogout()
     return iqResult(iq)
+  }
+  if (xmlns === 'w:m' && child(iq, 'media_conn') && dir.mediaConn) {
+    const m = dir.mediaConn()
+    return iqResult(iq, [node('media_conn', { auth: m.auth, ttl: m.ttlSeconds }, [node('host', { hostname: m.hostname, maxContentLengthBytes: 104857600 })])])
   }
   if (xmlns === 'privacy') return iqResult(iq, [node('privacy', {}, [])])
   if (xmlns === 'blocklist') return iqResult(iq, [node('list', {}, [])])

@@ -18,7 +18,10 @@
  *   with sender keys, and the client's group messages decrypted by every member;
  * - disconnects: {@link WaTestServer.disconnect} drops a logged-in connection (as a network loss) or
  *   ends it with a stream error;
- * - logout: the client's `remove-companion-device` unlinks the device.
+ * - logout: the client's `remove-companion-device` unlinks the device;
+ * - media: `media_conn` names the fake HTTPS media host ({@link WaTestServer.media}, media-host.ts),
+ *   where the client uploads and from which it downloads; contacts read what the client sent
+ *   ({@link FakeContact.readMedia}) and send media themselves ({@link FakeContact.sendMedia}).
  *
  * `control: true` also serves {@link handleControl}'s HTTP API on the same port, for a server in
  * another process (benchmarks, `npm run wa-test-server`).
@@ -37,6 +40,8 @@ import { answerIq, type Directory } from './queries'
 import { handleControl } from './control'
 import { answerGroupIq, deliverClientGroupMessage, fakeGroup, groupInboundMessage, makeGroup, type FakeGroup, type GroupRecord, type GroupSpec } from './groups'
 import { senderKeysOf } from './sender-keys'
+import { buildMediaMessage, readMedia, type MediaExtras, type MediaKind } from './contact-media'
+import { startMediaHost, type MediaHost } from './media-host'
 
 interface WsServerLike {
   on(event: 'connection', fn: (ws: WsLike) => void): void
@@ -87,6 +92,16 @@ export interface FakeContact {
   receivedTypes(): string[]
   /** How each message this contact sent went out: `pkmsg` or `msg`; group messages `pkmsg+skmsg`, `msg+skmsg` or `skmsg`. */
   sentTypes(): string[]
+  /**
+   * Sends `bytes` as a `kind` message the way a phone does: encrypted, stored on the media host, and
+   * referenced (url, directPath, mediaKey, hashes, fileLength) with `extras` (caption, mimetype, …).
+   * Answers the message id.
+   */
+  sendMedia(kind: MediaKind, bytes: Buffer, extras?: MediaExtras, to?: FakePhone): Promise<string>
+  /** `sendMedia('image', …)`. */
+  sendImage(bytes: Buffer, extras?: MediaExtras, to?: FakePhone): Promise<string>
+  /** The file of a media message this contact received, fetched from the media host, checked and decrypted (contact-media.ts). */
+  readMedia(message: proto.IMessage): Promise<Buffer>
 }
 
 export interface FakePhone {
@@ -139,6 +154,8 @@ export interface WaTestServer {
   /** Client connections opened so far (each reconnect is one more), and those still open. */
   readonly connections: number
   readonly openConnections: number
+  /** The fake HTTPS media host the `media_conn` answer names (127.0.0.1, test CA in ./tls). */
+  readonly media: MediaHost
   /** Stanzas seen, for failure messages (`WA_TEST_DEBUG=1` prints them). */
   readonly log: string[]
   close(): Promise<void>
@@ -179,6 +196,7 @@ interface Contact {
 
 export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise<WaTestServer> {
   const identity = makeServerIdentity()
+  const media = await startMediaHost()
   const debugOn = process.env.WA_TEST_DEBUG === '1'
   const log: string[] = []
   const debug = (msg: string): void => {
@@ -227,7 +245,8 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           account.uploaded = null
         },
         uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0,
-        groupIq: (iq) => answerGroupIq(iq, groups, account.number, peerFor)
+        groupIq: (iq) => answerGroupIq(iq, groups, account.number, peerFor),
+        mediaConn: () => ({ auth: media.auth, ttlSeconds: 300, hostname: media.host })
       },
       phone: undefined as unknown as FakePhone
     }
@@ -410,6 +429,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     get openConnections() {
       return conns.size
     },
+    media,
     log,
     addGroup(spec) {
       const g = makeGroup(spec)
@@ -462,7 +482,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         send,
         sendText: (text, to) => send({ conversation: text }, to),
         sendGroup,
-        sendGroupText: (group, text, to) => sendGroup(group, { conversation: text }, to)
+        sendGroupText: (group, text, to) => sendGroup(group, { conversation: text }, to),
+        sendMedia: async (kind, bytes, extras, to) => send(await buildMediaMessage(media, kind, bytes, extras), to),
+        sendImage: async (bytes, extras, to) => send(await buildMediaMessage(media, 'image', bytes, extras), to),
+        readMedia: (message) => readMedia(media, message)
       }
     },
     disconnect({ phone, code } = {}) {
@@ -485,6 +508,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       conns.clear()
       await new Promise<void>((resolve) => wss.close(() => resolve()))
       await new Promise<void>((resolve, reject) => http.close((err) => (err ? reject(err) : resolve())))
+      await media.close()
     }
   }
 
