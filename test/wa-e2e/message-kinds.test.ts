@@ -339,6 +339,18 @@ describe('inbound media from a contact', () => {
     await vi.waitFor(() => expect(ana.received()).toEqual([expect.stringMatching(/^(Hi|Hello) Cal, thanks for your message! We will reply soon\.$/)]))
   })
 
+  it('a voice note and a video: logged as audio and video with their types; their bytes from the media route', async () => {
+    const ana = newContact('Eve')
+    const note = oggOpus()
+    const clip = mp4()
+    const noteId = await ana.sendMedia('audio', note, { mimetype: 'audio/ogg; codecs=opus', ptt: true, seconds: 3 })
+    const clipId = await ana.sendMedia('video', clip, { mimetype: 'video/mp4', caption: 'unboxing' })
+    expect(await logged(noteId)).toMatchObject({ type: 'audio', text: '', media: { mimetype: 'audio/ogg; codecs=opus', size: note.length } })
+    expect(await logged(clipId)).toMatchObject({ type: 'video', text: 'unboxing', media: { mimetype: 'video/mp4', size: clip.length } })
+    expect((await h.call({ method: 'GET', url: `/chatapp/messages/${noteId}/media?${qs}` })).rawPayload).toEqual(note)
+    expect((await h.call({ method: 'GET', url: `/chatapp/messages/${clipId}/media?${qs}` })).rawPayload).toEqual(clip)
+  })
+
   it("an image's caption is the text the bot matches: a keyword caption gets the intent's reply", async () => {
     const intent = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Stock', keyword: 'price list', reply: 'Here are our prices.' } })
     expect(intent.statusCode, intent.body).toBe(200)
