@@ -5,17 +5,22 @@
  *   npm run wa-test-server            # prints the url, the root key and the env lines for the app
  *   CHATAPP_CHANNEL=baileys CHATAPP_WA_WS_URL=… CHATAPP_WA_ROOT_KEY=… npm run serve
  *
- * The first stdout line is JSON (`{url, httpUrl, rootKey}`) for programs that spawn it.
+ * The first stdout line is JSON (`{url, httpUrl, rootKey, caFile}`) for programs that spawn it. Media
+ * go through the server's HTTPS media host: an app that sends or downloads media must trust the
+ * test CA (`NODE_EXTRA_CA_CERTS=<caFile>`, read by Node at start; vitest.config.ts sets it for tests).
  * `WA_TEST_ACCOUNT` sets the first account's number.
  */
+import { fileURLToPath } from 'node:url'
 import { quietLibsignal } from './quiet-libsignal'
 import { startWaTestServer } from './server'
 
 quietLibsignal()
 const server = await startWaTestServer({ control: true, accountNumber: process.env.WA_TEST_ACCOUNT || undefined })
-console.log(JSON.stringify({ url: server.url, httpUrl: server.httpUrl, rootKey: server.rootPublicKeyB64 }))
+const caFile = fileURLToPath(new URL('./tls/ca.crt', import.meta.url))
+console.log(JSON.stringify({ url: server.url, httpUrl: server.httpUrl, rootKey: server.rootPublicKeyB64, caFile }))
 console.error(`WhatsApp protocol test server on ${server.url} (control API: ${server.httpUrl}/control)`)
-console.error(`  CHATAPP_CHANNEL=baileys CHATAPP_WA_WS_URL=${server.url} CHATAPP_WA_ROOT_KEY=${server.rootPublicKeyB64} npm run serve`)
+console.error(`  media host: https://${server.media.host} (test CA ${caFile})`)
+console.error(`  NODE_EXTRA_CA_CERTS=${caFile} CHATAPP_CHANNEL=baileys CHATAPP_WA_WS_URL=${server.url} CHATAPP_WA_ROOT_KEY=${server.rootPublicKeyB64} npm run serve`)
 const stop = (): void => void server.close().then(() => process.exit(0))
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
