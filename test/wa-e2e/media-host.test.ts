@@ -5,6 +5,7 @@
  * downloadContentFromMessage decrypts, and what the library's encryptedStream makes a peer decrypts.
  */
 import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { readFile, rm } from 'node:fs/promises'
 import { request } from 'node:https'
 import { promisify } from 'node:util'
@@ -43,7 +44,7 @@ const collect = async (stream: AsyncIterable<Buffer>): Promise<Buffer> => {
 describe('fake media host', () => {
   it('this worker trusts the test CA for both https.request and fetch (NODE_EXTRA_CA_CERTS from vitest.config.ts)', async () => {
     const blob = Buffer.from('encrypted bytes')
-    const token = (await import('node:crypto')).createHash('sha256').update(blob).digest('base64url')
+    const token = createHash('sha256').update(blob).digest('base64url')
     const up = await post(`/mms/image/${token}?auth=${encodeURIComponent(host.auth)}&token=${token}`, blob)
     expect(up.status).toBe(200)
     const { url, direct_path } = JSON.parse(up.body) as { url: string; direct_path: string }
@@ -65,7 +66,7 @@ describe('fake media host', () => {
 
   it('refuses an upload with a wrong auth (401) or a body that is not the hash in the path (400)', async () => {
     const blob = Buffer.from('x')
-    const token = (await import('node:crypto')).createHash('sha256').update(blob).digest('base64url')
+    const token = createHash('sha256').update(blob).digest('base64url')
     expect((await post(`/mms/image/${token}?auth=wrong&token=${token}`, blob)).status).toBe(401)
     expect((await post(`/mms/image/${token}?auth=${encodeURIComponent(host.auth)}&token=${token}`, Buffer.from('y'))).status).toBe(400)
   })
@@ -89,7 +90,7 @@ describe('fake media host', () => {
       const changed = Buffer.from(blob)
       changed[3] = changed[3]! ^ 1
       await expect(decryptMedia(changed, fields, 'document')).rejects.toThrow(/fileEncSha256/)
-      await expect(decryptMedia(changed, { ...fields, fileEncSha256: (await import('node:crypto')).createHash('sha256').update(changed).digest() }, 'document')).rejects.toThrow(
+      await expect(decryptMedia(changed, { ...fields, fileEncSha256: createHash('sha256').update(changed).digest() }, 'document')).rejects.toThrow(
         /mac does not match/
       )
       await expect(decryptMedia(blob, { ...fields, fileLength: plain.length + 1 }, 'document')).rejects.toThrow(/fileLength/)
