@@ -6,7 +6,8 @@
  * §5 states, §11 webhooks):
  *
  * create → init → the QR PNG from /chatapp/scan, decoded → the fake phone pairs → CONNECTED with
- * bot_number and user → a text the contact decrypts → the contact's "hi" gets the intent's reply,
+ * bot_number and user → a text, an image (through the media host), a location and a contact card the
+ * contact decrypts → the contact's "hi" gets the intent's reply,
  * decrypted by the contact, and a signed onMessage webhook → the server drops the connection → the
  * instance reconnects by itself, no new QR → the app process restarts → it logs in from the saved
  * credentials → logout → LOGGED_OUT, the device unlinked and the credentials deleted.
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, expect, it, vi } from 'vitest'
+import { multipart, png } from '../helpers/fixtures'
 import { decodeQr } from '../helpers/qr'
 import { startServe, type ServeProcess, SERVE_TOKEN, serveApi as api } from '../helpers/serve-process'
 import { startReceiver } from '../helpers/webhook-receiver'
@@ -72,14 +74,14 @@ it('create → QR → pair → send → intent reply + signed webhook → droppe
   expect(init.json.data.status).toBe('CONNECTING')
 
   // The QR as a PNG image, read as a phone camera would.
-  let png = Buffer.alloc(0)
+  let qrPng = Buffer.alloc(0)
   await vi.waitFor(async () => {
     const res = await fetch(`${srv.url}/chatapp/scan?${qs}`, { headers: { authorization: `Bearer ${SERVE_TOKEN}` } })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('image/png')
-    png = Buffer.from(await res.arrayBuffer())
+    qrPng = Buffer.from(await res.arrayBuffer())
   }, WAIT)
-  const qr = await decodeQr(png)
+  const qr = await decodeQr(qrPng)
   expect(qr).toMatch(/^https:\/\/wa\.me\/settings\/linked_devices#TESTREF/)
   await wa.phone.scan(qr!)
   await vi.waitFor(async () => expect(await status()).toMatchObject({ status: 'CONNECTED', phone_connected: true }), WAIT)
@@ -97,6 +99,23 @@ it('create → QR → pair → send → intent reply + signed webhook → droppe
   expect(ana.messages()[0]!.id).toBe(sent.json.data.message.key.id)
   await vi.waitFor(() => expect(wa.phone.received()).toEqual(['Your order is ready']), WAIT)
 
+  // Media through the real process: uploaded to the server's media host (trusted through
+  // NODE_EXTRA_CA_CERTS, inherited from vitest.config.ts), then a location and a contact card.
+  const picture = await png(40, 30)
+  const form = multipart({ ...creds, chatId: '15551234567', caption: 'Our menu' }, { filename: 'menu.png', contentType: 'image/png', data: picture })
+  const image = await fetch(`${srv.url}/chatapp/message/image?${qs}`, { method: 'POST', headers: { authorization: `Bearer ${SERVE_TOKEN}`, ...form.headers }, body: form.payload })
+  expect(image.status, await image.clone().text()).toBe(200)
+  const location = await api(srv.url, 'POST', `/chatapp/message?${qs}`, { ...creds, chatId: '15551234567', location: { name: 'Main St shop', lat: '40.7127', lng: '-74.0059' } })
+  expect(location.status, JSON.stringify(location.json)).toBe(200)
+  const card = await api(srv.url, 'POST', `/chatapp/message/contact?${qs}`, { ...creds, chatId: '15551234567', vcard: { fullName: 'Bea Diaz', displayName: 'Bea', organization: 'Acme', phoneNumber: '+1 555 987 6543' } })
+  expect(card.status, JSON.stringify(card.json)).toBe(200)
+  await vi.waitFor(() => expect(ana.messages()).toHaveLength(4), WAIT)
+  const [, img, loc, contact] = ana.messages().map((m) => m.message)
+  expect(img!.imageMessage).toMatchObject({ caption: 'Our menu', mimetype: 'image/png', width: 40, height: 30 })
+  expect(await ana.readMedia(img!)).toEqual(picture)
+  expect(loc!.locationMessage).toMatchObject({ degreesLatitude: 40.7127, degreesLongitude: -74.0059, name: 'Main St shop' })
+  expect(contact!.contactMessage).toMatchObject({ displayName: 'Bea', vcard: expect.stringContaining('FN:Bea Diaz') })
+
   // The bot: an intent and a signed webhook.
   const hook = await api(srv.url, 'PUT', `/chatapp/setWebhook?${qs}`, { webhook_url: rx.url + '/hook', events: ['onMessage'] })
   expect(hook.status, JSON.stringify(hook.json)).toBe(200)
@@ -106,6 +125,7 @@ it('create → QR → pair → send → intent reply + signed webhook → droppe
   expect(intent.status, JSON.stringify(intent.json)).toBe(200)
   const hiId = await ana.sendText('hi')
   await vi.waitFor(() => expect(ana.received()).toEqual(['Your order is ready', 'Hello from the desk!']), WAIT)
+  expect(ana.messages()).toHaveLength(5)
   await vi.waitFor(() => expect(rx.requests).toHaveLength(1), WAIT)
   const delivery = new Webhook(secret).verify(rx.requests[0]!.body, rx.requests[0]!.headers as Record<string, string>) as { event: string; instance_id: string; data: Record<string, unknown> }
   expect(delivery).toMatchObject({
@@ -122,6 +142,7 @@ it('create → QR → pair → send → intent reply + signed webhook → droppe
   expect((await api(srv.url, 'GET', `/chatapp/scan?${qs}`)).status).toBe(409) // no QR: it is connected
   await ana.sendText('hi')
   await vi.waitFor(() => expect(ana.received()).toHaveLength(3), WAIT)
+  expect(ana.messages()).toHaveLength(6)
   expect(ana.received()[2]).toBe('Hello from the desk!')
 
   // The app process restarts: it logs in from the saved credentials.
