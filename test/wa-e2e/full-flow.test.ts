@@ -103,7 +103,7 @@ it('create → QR → pair → send → intent reply + signed webhook → droppe
   // NODE_EXTRA_CA_CERTS, inherited from vitest.config.ts), then a location and a contact card.
   const picture = await png(40, 30)
   const form = multipart({ ...creds, chatId: '15551234567', caption: 'Our menu' }, { filename: 'menu.png', contentType: 'image/png', data: picture })
-  const image = await fetch(`${srv.url}/chatapp/message/image?${qs}`, { method: 'POST', headers: { authorization: `Bearer ${SERVE_TOKEN}`, ...form.headers }, body: form.payload })
+  const image = await fetch(`${srv.url}/chatapp/message/image?${qs}`, { method: 'POST', headers: { authorization: `Bearer ${SERVE_TOKEN}`, ...form.headers }, body: new Uint8Array(form.payload) })
   expect(image.status, await image.clone().text()).toBe(200)
   const location = await api(srv.url, 'POST', `/chatapp/message?${qs}`, { ...creds, chatId: '15551234567', location: { name: 'Main St shop', lat: '40.7127', lng: '-74.0059' } })
   expect(location.status, JSON.stringify(location.json)).toBe(200)
