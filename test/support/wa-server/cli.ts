@@ -6,7 +6,9 @@
  *   CHATAPP_CHANNEL=baileys CHATAPP_WA_WS_URL=… CHATAPP_WA_ROOT_KEY=… npm run serve
  *
  * The first stdout line is JSON (`{url, httpUrl, rootKey}`) for programs that spawn it.
- * `WA_TEST_ACCOUNT` sets the first account's number.
+ * `WA_TEST_ACCOUNT` sets the first account's number. `WA_TEST_EXIT_ON_STDIN_END=1` stops the server
+ * when its stdin closes: a parent that spawns it with a stdin pipe cannot leave it behind, even when
+ * the parent is killed with SIGKILL (the benchmarks).
  */
 import { quietLibsignal } from './quiet-libsignal'
 import { startWaTestServer } from './server'
@@ -16,6 +18,14 @@ const server = await startWaTestServer({ control: true, accountNumber: process.e
 console.log(JSON.stringify({ url: server.url, httpUrl: server.httpUrl, rootKey: server.rootPublicKeyB64 }))
 console.error(`WhatsApp protocol test server on ${server.url} (control API: ${server.httpUrl}/control)`)
 console.error(`  CHATAPP_CHANNEL=baileys CHATAPP_WA_WS_URL=${server.url} CHATAPP_WA_ROOT_KEY=${server.rootPublicKeyB64} npm run serve`)
-const stop = (): void => void server.close().then(() => process.exit(0))
+let stopping = false
+const stop = (): void => {
+  if (stopping) return
+  stopping = true
+  void server.close().finally(() => process.exit(0))
+}
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
+if (process.env.WA_TEST_EXIT_ON_STDIN_END === '1') {
+  process.stdin.on('end', stop).on('close', stop).resume()
+}
