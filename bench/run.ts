@@ -1,11 +1,45 @@
 /**
- * `npm run bench`: every benchmark of the project, printed as tables. Speed targets are measured
- * here, not in timed tests.
+ * `npm run bench` (= `node --expose-gc --import tsx bench/run.ts`): every benchmark of the project,
+ * printed as markdown tables after one line describing the machine. Speed targets are measured
+ * here, not in timed tests. `npm run bench -- match` or `-- wa` runs one part only.
  *
  * - match: keyword index vs a naive regex loop at 10, 1,000 and 10,000 intents (issue 3 target:
  *   p99 < 0.2 ms and ≥ 50× faster at 10,000 intents).
+ * - wa: the real Baileys channel against the protocol test server (in a child process): memory per
+ *   connected instance at 1, 10 and 50 instances, bot reply latency over 1,000 messages, and API
+ *   send throughput with the send pacing at 0 (./wa-bench.ts). About a minute. It runs in a process
+ *   of its own (with --expose-gc): the match bench leaves hundreds of MB of RSS behind, which would
+ *   swamp the per-instance memory readings.
  */
+import { spawn } from 'node:child_process'
+import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { runMatchBench } from './match-bench'
 
-console.log('## Intent matching (KeywordIndex vs naive regex loop)\n')
-runMatchBench()
+const only = process.argv[2]
+if (only !== undefined && only !== 'match' && only !== 'wa') {
+  console.error(`unknown part "${only}": match or wa`)
+  process.exit(2)
+}
+const cpu = cpus()
+console.log(
+  `node ${process.version}, ${platform()} ${arch()}, ${cpu.length} CPUs (${cpu[0]?.model.trim() ?? 'unknown'}), ` +
+    `${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadavg()[0]!.toFixed(2)} at start\n`
+)
+
+if (only !== 'wa') {
+  console.log('## Intent matching (KeywordIndex vs naive regex loop)\n')
+  runMatchBench()
+}
+if (only !== 'match') {
+  console.log('\n## Real Baileys channel against the local protocol test server')
+  const script = fileURLToPath(new URL('./wa-bench.ts', import.meta.url))
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], { stdio: 'inherit' })
+  // Our SIGINT reaches the child too (same process group); it cleans up and exits on its own.
+  process.on('SIGINT', () => undefined)
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
+  if (code !== 0) {
+    console.error(`wa-bench failed (exit ${code})`)
+    process.exitCode = 1
+  }
+}

@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApiServer, type ApiServerOptions } from './api/server'
-import { applyTestRootKey, createBaileysChannel } from './channel/baileys'
+import { applyTestRootKey, createBaileysChannel, type BaileysChannelOptions } from './channel/baileys'
 import type { ServeConfig } from './config'
 import { startCore, type Core } from './core'
 import { createLogger } from './logger'
@@ -19,7 +19,15 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions, 'plugins' | 'publicPrefixes' | 'publicPaths'> = {}): Promise<RunningApp> {
+export interface StartAppExtra extends Pick<ApiServerOptions, 'plugins' | 'publicPrefixes' | 'publicPaths'> {
+  /**
+   * Baileys channel options over those from `config` (benchmarks: `composingMs: 0`, so a bot reply's
+   * "typing…" pause does not hide the pipeline's own latency). Unset in the products.
+   */
+  baileys?: BaileysChannelOptions
+}
+
+export async function startApp(config: ServeConfig, { baileys, ...extra }: StartAppExtra = {}): Promise<RunningApp> {
   const logger = createLogger(config.logLevel)
   if (config.waRootKey) {
     applyTestRootKey(config.waRootKey)
@@ -37,7 +45,8 @@ export async function startApp(config: ServeConfig, extra: Pick<ApiServerOptions
     factories: {
       baileys: createBaileysChannel({
         sendPacing: config.tuning.sendPacing,
-        ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {})
+        ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+        ...baileys
       })
     }
   })

@@ -1,7 +1,7 @@
 /**
  * The protocol test server's HTTP control API (test support): drives the fake phones and contacts of
  * a server running in another process (the benchmarks, `npm run wa-test-server`). JSON in and out;
- * errors answer `{error}` with 400/404.
+ * errors answer `{error}` with 400/404 (408: a wait timed out).
  *
  * - `GET  /control`                          → `{url, rootKey, phones: [{number, jid, lid, linked, online}]}`
  * - `POST /control/phones` `{number?}`       → a new account's phone
@@ -10,6 +10,8 @@
  * - `GET  /control/contacts/{pn}/messages`   → `{messages: [{account, type, id, text, message}]}`
  * - `POST /control/contacts/{pn}/roundtrip` `{text, to?, count?, timeoutMs?}` → `{durationsMs}`: per
  *   round, the time from the contact's message leaving the server to the client's reply decrypted
+ * - `POST /control/contacts/{pn}/wait` `{count, timeoutMs?}` → `{received}`: answers once the contact has
+ *   decrypted at least `count` messages in all (a long poll: no polling of the full list)
  * - `POST /control/disconnect` `{phone?, code?}` → `{ended}` ({@link WaTestServer.disconnect})
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -85,6 +87,20 @@ export async function handleControl(server: WaTestServer, req: IncomingMessage, 
           durationsMs.push((await next).at - start)
         }
         return reply(200, { durationsMs })
+      }
+      if (req.method === 'POST' && verb === 'wait') {
+        const count = Number(body.count)
+        if (!Number.isInteger(count) || count < 0) throw new ControlError(400, 'count must be a whole number')
+        const deadline = performance.now() + Number(body.timeoutMs ?? 30_000)
+        // nextMessage registers its waiter synchronously after the length check: nothing slips between.
+        while (contact.messages().length < count) {
+          const left = deadline - performance.now()
+          if (left <= 0) break
+          await contact.nextMessage(left).catch(() => undefined)
+        }
+        const received = contact.messages().length
+        if (received < count) throw new ControlError(408, `${id} decrypted ${received} of ${count} messages in time`)
+        return reply(200, { received })
       }
     }
     if (req.method === 'POST' && what === 'disconnect') {

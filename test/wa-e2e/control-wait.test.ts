@@ -1,0 +1,34 @@
+/**
+ * The protocol test server's control API long poll `POST /control/contacts/{pn}/wait` (used by the
+ * benchmarks): it answers at once when enough messages were decrypted, 408 when they do not come in
+ * time, 400 on a bad count. Delivery itself is covered by channel.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWaTestServer, type WaTestServer } from '../support/wa-server/server'
+
+let server: WaTestServer
+beforeAll(async () => {
+  server = await startWaTestServer({ control: true })
+})
+afterAll(() => server.close())
+
+const wait = (body: unknown) =>
+  fetch(`${server.httpUrl}/control/contacts/15557770002/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+describe('POST /control/contacts/{pn}/wait', () => {
+  it('answers the count at once when enough messages arrived', async () => {
+    const res = await wait({ count: 0 })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ received: 0 })
+  })
+
+  it('answers 408 when the messages do not come in time', async () => {
+    const res = await wait({ count: 1, timeoutMs: 50 })
+    expect(res.status).toBe(408)
+    expect((await res.json()).error).toMatch(/decrypted 0 of 1/)
+  })
+
+  it('answers 400 on a count that is not a whole number', async () => {
+    expect((await wait({ count: 'x' })).status).toBe(400)
+  })
+})
