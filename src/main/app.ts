@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApiServer, type ApiServerOptions } from './api/server'
 import { applyTestRootKey, createBaileysChannel, type BaileysChannelOptions } from './channel/baileys'
+import { routeLibsignalConsole } from './channel/baileys/libsignal-console'
 import type { ServeConfig } from './config'
 import { startCore, type Core } from './core'
 import { createLogger } from './logger'
@@ -29,33 +30,43 @@ export interface StartAppExtra extends Pick<ApiServerOptions, 'plugins' | 'publi
 
 export async function startApp(config: ServeConfig, { baileys, ...extra }: StartAppExtra = {}): Promise<RunningApp> {
   const logger = createLogger(config.logLevel)
+  // libsignal prints session records (private keys included) to the console; they go to the log instead.
+  const libsignalLog = logger.child({ lib: 'libsignal' })
+  const restoreConsole = routeLibsignalConsole((line) => libsignalLog.debug(line))
   if (config.waRootKey) {
     applyTestRootKey(config.waRootKey)
     logger.warn('CHATAPP_WA_ROOT_KEY is set: WhatsApp server certificates are checked against a TEST root key (tests only)')
   }
   if (config.waWebSocketUrl) logger.warn({ url: config.waWebSocketUrl }, 'CHATAPP_WA_WS_URL is set: the Baileys channel connects to a TEST server (tests only)')
-  const core = await startCore({
-    dataDir: config.dataDir,
-    defaultChannel: config.channel,
-    apiToken: config.apiToken,
-    logger,
-    limits: { fileBytes: config.tuning.fileBytes, jsonBytes: config.tuning.jsonBytes },
-    messageLogLimit: config.tuning.messageLogLimit,
-    bot: { surveyIdleMs: config.tuning.surveyIdleMs, defaultMessageWindowMs: config.tuning.defaultMessageWindowMs },
-    factories: {
-      baileys: createBaileysChannel({
-        sendPacing: config.tuning.sendPacing,
-        ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
-        ...baileys
-      })
-    }
-  })
+  let core: Core
+  try {
+    core = await startCore({
+      dataDir: config.dataDir,
+      defaultChannel: config.channel,
+      apiToken: config.apiToken,
+      logger,
+      limits: { fileBytes: config.tuning.fileBytes, jsonBytes: config.tuning.jsonBytes },
+      messageLogLimit: config.tuning.messageLogLimit,
+      bot: { surveyIdleMs: config.tuning.surveyIdleMs, defaultMessageWindowMs: config.tuning.defaultMessageWindowMs },
+      factories: {
+        baileys: createBaileysChannel({
+          sendPacing: config.tuning.sendPacing,
+          ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+          ...baileys
+        })
+      }
+    })
+  } catch (err) {
+    restoreConsole()
+    throw err
+  }
   let server: FastifyInstance
   try {
     server = await buildApiServer(core, { host: config.host, version: APP_VERSION, ...extra })
     await server.listen({ host: config.host, port: config.port })
   } catch (err) {
     await core.close()
+    restoreConsole()
     throw err
   }
   const { port } = server.server.address() as AddressInfo
@@ -67,6 +78,7 @@ export async function startApp(config: ServeConfig, { baileys, ...extra }: Start
     async close() {
       await server.close()
       await core.close()
+      restoreConsole()
     }
   }
 }
