@@ -9,21 +9,13 @@ import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { proto, WA_CERT_DETAILS } from 'baileys'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { applyTestRootKey, createBaileysChannel, type BaileysSession } from '../../src/main/channel/baileys'
-import type { Instance } from '../../src/shared/schemas/records'
-import { makeHarness } from '../helpers/harness'
-import { decodeQr } from '../helpers/qr'
+import type { BaileysSession } from '../../src/main/channel/baileys'
+import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
 import { makeServerIdentity } from '../support/wa-server/noise'
-import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
-import { startWaTestServer } from '../support/wa-server/server'
 
-// Each test server signs its chain with its own root (set in setup()); the library's is put back after.
+// The library's own root key, before any test server replaces it.
 const realRootKey = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)
-const loud = quietLibsignal()
-afterAll(() => {
-  WA_CERT_DETAILS.PUBLIC_KEY = realRootKey
-  loud()
-})
+afterAll(waTestFile())
 
 /** libsignal's verifier, which returns whether the signature holds. */
 const strictCurve = createRequire(import.meta.url)('libsignal/src/curve') as { verifySignature(key: Buffer, msg: Buffer, sig: Buffer): boolean }
@@ -33,38 +25,13 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})
 })
 
-async function setup() {
-  const server = await startWaTestServer({ accountNumber: '15550001111' })
-  cleanup.push(() => server.close())
-  applyTestRootKey(server.rootPublicKey)
-  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20 })
-  const h = await makeHarness({ factories: { baileys } })
-  cleanup.push(() => h.close())
-  const inst = await h.createInstance('baileys')
-  const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
-  const qs = `session_id=${encodeURIComponent(creds.session_id)}&access_token=${encodeURIComponent(creds.access_token)}`
-  const record = (): Instance => h.core.instances.get(inst._id)
-  return { server, h, inst, creds, qs, record }
+async function setup(): Promise<WaInstance> {
+  const t = await startWaInstance({ accountNumber: '15550001111' })
+  cleanup.push(() => t.close())
+  return t
 }
 
-type Ctx = Awaited<ReturnType<typeof setup>>
-
-/** init → QR → the fake phone scans → 515 restart → CONNECTED. */
-async function link(t: Ctx): Promise<void> {
-  const init = await t.h.call({ method: 'POST', url: '/chatapp/init', payload: t.creds })
-  expect(init.statusCode).toBe(200)
-  expect(init.json.data.status).toBe('CONNECTING')
-  await vi.waitFor(() => expect(t.record().settings.status).toBe('QR'), { timeout: 5000 })
-  const scan = await t.h.call({ method: 'GET', url: `/chatapp/scan?format=base64text&${t.qs}` })
-  expect(scan.statusCode).toBe(200)
-  expect(scan.json.data).toEqual({ qrcode: expect.stringMatching(/^data:image\/png;base64,/), status: 'QR' })
-  // The fake phone reads the QR image the API serves.
-  const qr = await decodeQr(scan.json.data.qrcode)
-  expect(qr).toMatch(/^https:\/\/wa\.me\/settings\/linked_devices#TESTREF/)
-  expect(qr).toBe(t.h.core.sessions.latestQr(t.inst._id))
-  await t.server.phone.scan(qr!)
-  await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 5000 })
-}
+const link = linkByQr
 
 describe('the real Baileys socket against the local WhatsApp protocol test server', () => {
   it("the server's certificate chain is really signed by its test root (checked strictly: rc14's Curve.verify ignores the result)", () => {

@@ -6,24 +6,13 @@
  * `reply_group_msgs` on (DESIGN.md §10). The client's group messages (bot replies, API sends to a
  * group JID) are decrypted by every member with the sender key the client distributed.
  */
-import { WA_CERT_DETAILS } from 'baileys'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { applyTestRootKey, createBaileysChannel } from '../../src/main/channel/baileys'
-import type { Instance } from '../../src/shared/schemas/records'
-import { makeHarness } from '../helpers/harness'
-import { decodeQr } from '../helpers/qr'
 import { startReceiver, verify } from '../helpers/webhook-receiver'
 import type { FakeGroup } from '../support/wa-server/groups'
 import { textOf } from '../support/wa-server/peer'
-import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
-import { startWaTestServer } from '../support/wa-server/server'
+import { linkByQr, startWaInstance, waTestFile } from '../helpers/wa-instance'
 
-const realRootKey = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)
-const loud = quietLibsignal()
-afterAll(() => {
-  WA_CERT_DETAILS.PUBLIC_KEY = realRootKey
-  loud()
-})
+afterAll(waTestFile())
 
 const cleanup: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -35,26 +24,15 @@ const ACCOUNT = '15550001111'
 
 /** A linked instance (init → QR → the phone scans → CONNECTED) and a group of the account, Ana and Ben. */
 async function setup(addressingMode: 'pn' | 'lid' = 'pn') {
-  const server = await startWaTestServer({ accountNumber: ACCOUNT })
-  cleanup.push(() => server.close())
-  applyTestRootKey(server.rootPublicKey)
-  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20 })
-  const h = await makeHarness({ factories: { baileys } })
-  cleanup.push(() => h.close())
-  const inst = await h.createInstance('baileys')
-  const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
-  const qs = `session_id=${encodeURIComponent(creds.session_id)}&access_token=${encodeURIComponent(creds.access_token)}`
-  const record = (): Instance => h.core.instances.get(inst._id)
+  const t = await startWaInstance({ accountNumber: ACCOUNT })
+  cleanup.push(() => t.close())
+  const { server, h, inst, creds, qs } = t
 
   const ana = server.contact('15551234567', 'Ana')
   const ben = server.contact('15557654321', 'Ben')
   const group = server.addGroup({ subject: 'Store team', participants: [server.phone, ana, ben], admins: [server.phone], addressingMode })
 
-  expect((await h.call({ method: 'POST', url: '/chatapp/init', payload: creds })).statusCode).toBe(200)
-  await vi.waitFor(() => expect(record().settings.status).toBe('QR'), WAIT)
-  const scan = await h.call({ method: 'GET', url: `/chatapp/scan?format=base64text&${qs}` })
-  await server.phone.scan((await decodeQr(scan.json.data.qrcode))!)
-  await vi.waitFor(() => expect(record().settings.status).toBe('CONNECTED'), WAIT)
+  await linkByQr(t)
 
   const call = h.call
   const actions = async (flags: Record<string, boolean>) => {

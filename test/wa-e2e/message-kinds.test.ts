@@ -11,21 +11,18 @@
 import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { proto, WA_CERT_DETAILS } from 'baileys'
+import { proto } from 'baileys'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { applyTestRootKey, createBaileysChannel } from '../../src/main/channel/baileys'
 import { renderButtons, renderList } from '../../src/main/channel/interactive-text'
 import { buildVCard } from '../../src/main/channel/vcard'
 import { jpeg, mp4, multipart, oggOpus, pdf, png, type FilePart } from '../helpers/fixtures'
-import { makeHarness, type Harness } from '../helpers/harness'
-import { decodeQr } from '../helpers/qr'
+import type { Harness } from '../helpers/harness'
+import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
 import type { FakeContact, ReceivedMessage, WaTestServer } from '../support/wa-server/server'
-import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
-import { startWaTestServer } from '../support/wa-server/server'
 
-const realRootKey = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)
-const loud = quietLibsignal()
+const restore = waTestFile()
 
+let t: WaInstance
 let server: WaTestServer
 let h: Harness
 let creds: { session_id: string; access_token: string }
@@ -37,20 +34,9 @@ let filesUrl = ''
 let nextContact = 15552000001
 
 beforeAll(async () => {
-  server = await startWaTestServer({ accountNumber: '15550001111' })
-  applyTestRootKey(server.rootPublicKey)
-  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20 })
-  h = await makeHarness({ factories: { baileys } })
-  const inst = await h.createInstance('baileys')
-  creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
-  qs = `session_id=${encodeURIComponent(creds.session_id)}&access_token=${encodeURIComponent(creds.access_token)}`
-  // init → QR → the phone scans → 515 → CONNECTED (as in channel.test.ts).
-  expect((await h.call({ method: 'POST', url: '/chatapp/init', payload: creds })).statusCode).toBe(200)
-  const status = () => h.core.instances.get(inst._id).settings.status
-  await vi.waitFor(() => expect(status()).toBe('QR'), { timeout: 5000 })
-  const scan = await h.call({ method: 'GET', url: `/chatapp/scan?format=base64text&${qs}` })
-  await server.phone.scan((await decodeQr(scan.json.data.qrcode))!)
-  await vi.waitFor(() => expect(status()).toBe('CONNECTED'), { timeout: 5000 })
+  t = await startWaInstance({ accountNumber: '15550001111' })
+  ;({ server, h, creds, qs } = t)
+  await linkByQr(t)
 
   files = createServer((req, res) => {
     const file = served.get(req.url ?? '')
@@ -62,11 +48,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await h?.close().catch(() => {})
-  await server?.close().catch(() => {})
+  await t?.close()
   await new Promise((resolve) => files?.close(resolve))
-  WA_CERT_DETAILS.PUBLIC_KEY = realRootKey
-  loud()
+  restore()
 })
 
 /** A contact no other test writes to. */

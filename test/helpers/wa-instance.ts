@@ -1,0 +1,84 @@
+/**
+ * One real-channel instance against the local WhatsApp protocol test server (test/support/wa-server),
+ * in process: a server with its test root key applied, the app's core and HTTP API (the test harness)
+ * with the REAL Baileys channel pointed at it (send pacing 0, a short "typing…" pause), and one
+ * `baileys` instance with its credentials. Shared by the test/wa-e2e files.
+ */
+import { WA_CERT_DETAILS } from 'baileys'
+import { expect, vi } from 'vitest'
+import { applyTestRootKey, createBaileysChannel } from '../../src/main/channel/baileys'
+import type { Instance } from '../../src/shared/schemas/records'
+import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
+import { startWaTestServer, type WaTestServer } from '../support/wa-server/server'
+import { makeHarness, type Harness } from './harness'
+import { decodeQr } from './qr'
+
+export interface WaInstance {
+  server: WaTestServer
+  h: Harness
+  inst: Instance
+  creds: { session_id: string; access_token: string }
+  /** `session_id=…&access_token=…` for URLs. */
+  qs: string
+  /** The instance record as stored now. */
+  record(): Instance
+  /** Closes the app, then the server. */
+  close(): Promise<void>
+}
+
+/** Starts a server (first account `accountNumber`) and the app with one instance, not yet linked. */
+export async function startWaInstance({ accountNumber = '15550001111' } = {}): Promise<WaInstance> {
+  const server = await startWaTestServer({ accountNumber })
+  applyTestRootKey(server.rootPublicKey)
+  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20 })
+  const h = await makeHarness({ factories: { baileys } }).catch(async (err) => {
+    await server.close()
+    throw err
+  })
+  const inst = await h.createInstance('baileys')
+  const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
+  return {
+    server,
+    h,
+    inst,
+    creds,
+    qs: new URLSearchParams(creds).toString(),
+    record: () => h.core.instances.get(inst._id),
+    async close() {
+      await h.close().catch(() => {})
+      await server.close().catch(() => {})
+    }
+  }
+}
+
+/**
+ * Links the instance as an owner does (seed 4.4): init → the QR image from /chatapp/scan, read as a
+ * phone camera would → the fake phone scans → 515 restart → login → CONNECTED.
+ */
+export async function linkByQr(t: WaInstance): Promise<void> {
+  const init = await t.h.call({ method: 'POST', url: '/chatapp/init', payload: t.creds })
+  expect(init.statusCode, init.body).toBe(200)
+  expect(init.json.data.status).toBe('CONNECTING')
+  await vi.waitFor(() => expect(t.record().settings.status).toBe('QR'), { timeout: 5000 })
+  const scan = await t.h.call({ method: 'GET', url: `/chatapp/scan?format=base64text&${t.qs}` })
+  expect(scan.statusCode).toBe(200)
+  expect(scan.json.data).toEqual({ qrcode: expect.stringMatching(/^data:image\/png;base64,/), status: 'QR' })
+  const qr = await decodeQr(scan.json.data.qrcode)
+  expect(qr).toMatch(/^https:\/\/wa\.me\/settings\/linked_devices#TESTREF/)
+  expect(qr).toBe(t.h.core.sessions.latestQr(t.inst._id))
+  await t.server.phone.scan(qr!)
+  await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 5000 })
+}
+
+/**
+ * For a test file's top level: drops libsignal's console lines while the file runs; answers the
+ * `afterAll` restore, which also puts back the library's root key (each server signs with its own).
+ */
+export function waTestFile(): () => void {
+  const realRootKey = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)
+  const loud = quietLibsignal()
+  return () => {
+    WA_CERT_DETAILS.PUBLIC_KEY = realRootKey
+    loud()
+  }
+}
