@@ -15,7 +15,7 @@
  * - `POST /control/disconnect` `{phone?, code?}` → `{ended}` ({@link WaTestServer.disconnect})
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { FakePhone, WaTestServer } from './server'
+import type { FakePhone, WaTestServer } from './types'
 import { textOf } from './peer'
 
 class ControlError extends Error {

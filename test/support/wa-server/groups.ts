@@ -25,7 +25,7 @@
  * what WhatsApp uses for most groups now).
  */
 import type { BinaryNode, proto } from 'baileys'
-import type { ReceivedMessage } from './server'
+import type { ReceivedMessage } from './types'
 import { companionAddress, encryptedParts, newMessageId } from './messaging'
 import { child, children, iqResult, jidUser, node } from './nodes'
 import type { SignalPeer } from './peer'

@@ -38,10 +38,11 @@ import { pairSuccessIq, parsePairingQr } from './pairing'
 import { SignalPeer, textOf, type EncType, type UploadedKeys } from './peer'
 import { answerIq, type Directory } from './queries'
 import { handleControl } from './control'
-import { answerGroupIq, deliverClientGroupMessage, fakeGroup, groupInboundMessage, makeGroup, type FakeGroup, type GroupRecord, type GroupSpec } from './groups'
+import { answerGroupIq, deliverClientGroupMessage, fakeGroup, groupInboundMessage, makeGroup, type FakeGroup, type GroupRecord } from './groups'
 import { senderKeysOf } from './sender-keys'
-import { buildMediaMessage, readMedia, type MediaExtras, type MediaKind } from './contact-media'
-import { startMediaHost, type MediaHost } from './media-host'
+import { buildMediaMessage, readMedia } from './contact-media'
+import { startMediaHost } from './media-host'
+import type { FakeContact, FakePhone, ReceivedMessage, WaTestServer, WaTestServerOptions } from './types'
 
 interface WsServerLike {
   on(event: 'connection', fn: (ws: WsLike) => void): void
@@ -51,122 +52,7 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws') as {
   WebSocketServer: new (opts: { server: Server; path: string }) => WsServerLike
 }
 
-/** A message a peer (contact or phone) decrypted. */
-export interface ReceivedMessage {
-  /** The number of the account whose linked client sent it. */
-  account: string
-  /** `pkmsg` (a new Signal session) or `msg` (an existing one); `skmsg` for a group message (sender key). */
-  type: EncType | 'skmsg'
-  /** The decrypted message; own-device copies are unwrapped from `deviceSentMessage`. */
-  message: proto.IMessage
-  /** The message id the client gave it. */
-  id: string
-  /** `performance.now()` when the server decrypted it (ms). */
-  at: number
-  /** The group JID (`<id>@g.us`) when the client sent it to a group this peer is in. */
-  group?: string
-}
-
-export interface FakeContact {
-  /** Phone-number JID (`<pn>@s.whatsapp.net`) and LID (`<lid>@lid`). */
-  readonly jid: string
-  readonly lid: string
-  readonly name: string
-  /** Sends an encrypted text to the linked client of `to` (default: the first account); answers the message id. */
-  sendText(text: string, to?: FakePhone): Promise<string>
-  /** Sends any encrypted `proto.Message`; answers the message id. */
-  send(message: proto.IMessage, to?: FakePhone): Promise<string>
-  /**
-   * Writes to `group` (this contact must be a member), to the linked client of `to` (default: the
-   * first account): with its sender key, distributed to that client the first time. Answers the id.
-   */
-  sendGroup(group: FakeGroup, message: proto.IMessage, to?: FakePhone): Promise<string>
-  sendGroupText(group: FakeGroup, text: string, to?: FakePhone): Promise<string>
-  /** Texts linked clients sent to this contact (or to a group it is in), decrypted, in order. */
-  received(): string[]
-  /** Everything linked clients sent to this contact, decrypted, in order. */
-  messages(): ReceivedMessage[]
-  /** Resolves with the next message this contact receives (rejects after `timeoutMs`). */
-  nextMessage(timeoutMs?: number): Promise<ReceivedMessage>
-  /** How each of those arrived: `pkmsg` or `msg`. */
-  receivedTypes(): string[]
-  /** How each message this contact sent went out: `pkmsg` or `msg`; group messages `pkmsg+skmsg`, `msg+skmsg` or `skmsg`. */
-  sentTypes(): string[]
-  /**
-   * Sends `bytes` as a `kind` message the way a phone does: encrypted, stored on the media host, and
-   * referenced (url, directPath, mediaKey, hashes, fileLength) with `extras` (caption, mimetype, …).
-   * Answers the message id.
-   */
-  sendMedia(kind: MediaKind, bytes: Buffer, extras?: MediaExtras, to?: FakePhone): Promise<string>
-  /** `sendMedia('image', …)`. */
-  sendImage(bytes: Buffer, extras?: MediaExtras, to?: FakePhone): Promise<string>
-  /** The file of a media message this contact received, fetched from the media host, checked and decrypted (contact-media.ts). */
-  readMedia(message: proto.IMessage): Promise<Buffer>
-}
-
-export interface FakePhone {
-  /** The account's number, phone-number JID and LID (the linked device gets device 12 of both). */
-  readonly number: string
-  readonly jid: string
-  readonly lid: string
-  /** Scans a pairing QR shown by a client: pairs it, then the server asks it to restart (515). */
-  scan(qr: string): Promise<void>
-  /** Own-device copies of what the client sent (`deviceSentMessage`), decrypted texts. */
-  received(): string[]
-  messages(): ReceivedMessage[]
-  /** True while a companion is linked (false after its logout). */
-  readonly linked: boolean
-  /** True while the linked client is logged in on an open connection. */
-  readonly online: boolean
-  /**
-   * The owner removes the linked device on the phone: the account forgets the companion and its
-   * open connection ends with `<stream:error code="401"><conflict type="device_removed"/>`
-   * (Baileys: lib/Utils/generics.js getErrorCodeFromStreamError → 401 loggedOut).
-   */
-  removeDevice(): void
-}
-
-export interface WaTestServer {
-  /** `ws://127.0.0.1:PORT/ws/chat`, for Baileys' `waWebSocketUrl` / `CHATAPP_WA_WS_URL`. */
-  readonly url: string
-  /** `http://127.0.0.1:PORT`: the control API when started with `control: true`. */
-  readonly httpUrl: string
-  /** The test root key the certificate chain is signed with (32 bytes) and its base64 (`CHATAPP_WA_ROOT_KEY`). */
-  readonly rootPublicKey: Buffer
-  readonly rootPublicKeyB64: string
-  /** The first account's phone. */
-  readonly phone: FakePhone
-  /** Adds an account (default number: the next free one); answers its phone. */
-  addPhone(number?: string): FakePhone
-  /** The phone of account `number`, if any. */
-  phoneOf(number: string): FakePhone | undefined
-  /** Every account's phone, the first one first. */
-  phones(): FakePhone[]
-  /** The contact with phone number `pn` (digits), made on first use. */
-  contact(pn: string, name?: string): FakeContact
-  /** Adds a group (see groups.ts); answers it. */
-  addGroup(spec: GroupSpec): FakeGroup
-  /**
-   * Ends the logged-in connection of `phone` (default: every account's): without `code` the socket is
-   * cut as by a network loss; with it the server first sends `<stream:error code>`. Answers how many ended.
-   */
-  disconnect(opts?: { phone?: FakePhone; code?: number }): number
-  /** Client connections opened so far (each reconnect is one more), and those still open. */
-  readonly connections: number
-  readonly openConnections: number
-  /** The fake HTTPS media host the `media_conn` answer names (127.0.0.1, test CA in ./tls). */
-  readonly media: MediaHost
-  /** Stanzas seen, for failure messages (`WA_TEST_DEBUG=1` prints them). */
-  readonly log: string[]
-  close(): Promise<void>
-}
-
-export interface WaTestServerOptions {
-  /** The first account's phone number (digits). */
-  accountNumber?: string
-  /** Serve the HTTP control API ({@link handleControl}) beside the websocket. */
-  control?: boolean
-}
+export type { FakeContact, FakePhone, ReceivedMessage, WaTestServer, WaTestServerOptions } from './types'
 
 const COMPANION_DEVICE = 12
 
