@@ -139,12 +139,13 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
 
   it('the server drops the connection: the instance goes CONNECTING, reconnects by itself without a QR, and messages flow again', async () => {
     const t = await setup()
-    await link(t)
-    const ana = t.server.contact('15551234567', 'Ana')
+    // Subscribed before linking: a state event is emitted once the state is on disk, just after the record changes.
     const seen: string[] = []
     t.h.core.events.on('state', (e) => {
       if (e.instanceId === t.inst._id) seen.push(e.state)
     })
+    await link(t)
+    const ana = t.server.contact('15551234567', 'Ana')
     expect(t.server.disconnect()).toBe(1)
     await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTING'), { timeout: 2000 })
     const info = await t.h.call({ method: 'GET', url: `/chatapp/instance?${t.qs}` })
@@ -154,7 +155,8 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 8000 })
     expect(t.server.connections).toBe(3) // pairing, login, and one reconnect
     expect(t.h.core.sessions.latestQr(t.inst._id)).toBeFalsy()
-    expect(seen).toEqual(['CONNECTING', 'CONNECTED'])
+    // init, the QR, the 515 restart after the scan, CONNECTED; then the drop and the reconnect: no QR.
+    await vi.waitFor(() => expect(seen).toEqual(['CONNECTING', 'QR', 'CONNECTING', 'CONNECTED', 'CONNECTING', 'CONNECTED']))
     const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', message: 'after the drop' } })
     expect(res.statusCode, res.body).toBe(200)
     await vi.waitFor(() => expect(ana.received()).toEqual(['after the drop']), { timeout: 5000 })
