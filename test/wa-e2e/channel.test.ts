@@ -53,8 +53,10 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     const rec = t.record()
     expect(rec.settings.bot_number).toBe('15550001111')
     expect(rec.settings.user).toMatchObject({ id: '15550001111@s.whatsapp.net' })
+    // The account's name comes with the phone's first message (its push name), as from WhatsApp.
+    await vi.waitFor(() => expect(t.record().settings.user).toEqual({ id: '15550001111@s.whatsapp.net', name: 'Test Shop' }))
     const info = await t.h.call({ method: 'GET', url: `/chatapp/instance?${t.qs}` })
-    expect(info.json.data.instance_data).toMatchObject({ phone_connected: true, status: 'CONNECTED' })
+    expect(info.json.data.instance_data).toMatchObject({ phone_connected: true, status: 'CONNECTED', user: { id: '15550001111@s.whatsapp.net', name: 'Test Shop' } })
     expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(true)
     const again = await t.h.call({ method: 'GET', url: `/chatapp/scan?${t.qs}` })
     expect(again.statusCode).toBe(409)

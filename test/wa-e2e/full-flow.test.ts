@@ -86,8 +86,10 @@ it('create → QR → pair → send → intent reply + signed webhook → droppe
   await wa.phone.scan(qr!)
   await vi.waitFor(async () => expect(await status()).toMatchObject({ status: 'CONNECTED', phone_connected: true }), WAIT)
   expect(wa.connections).toBe(2) // the pairing connection, then the login after the 515
-  const connected = (await api(srv.url, 'GET', `/chatapp?${qs}`)).json.data.find((i: { _id: string }) => i._id === inst._id)
-  expect(connected.settings).toMatchObject({ bot_number: '15550002222', user: { id: '15550002222@s.whatsapp.net' } })
+  await vi.waitFor(async () => {
+    const connected = (await api(srv.url, 'GET', `/chatapp?${qs}`)).json.data.find((i: { _id: string }) => i._id === inst._id)
+    expect(connected.settings).toMatchObject({ bot_number: '15550002222', user: { id: '15550002222@s.whatsapp.net', name: 'Test Shop' } })
+  }, WAIT)
 
   // A send the contact decrypts; the phone gets its own-device copy.
   const ana = wa.contact('15551234567', 'Ana')

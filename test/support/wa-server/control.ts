@@ -3,7 +3,7 @@
  * a server running in another process (the benchmarks, `npm run wa-test-server`). JSON in and out;
  * errors answer `{error}` with 400/404 (408: a wait timed out).
  *
- * - `GET  /control`                          → `{url, rootKey, phones: [{number, jid, lid, linked, online}]}`
+ * - `GET  /control`                          → `{url, rootKey, phones: [{number, name, jid, lid, linked, online}]}`
  * - `POST /control/phones` `{number?}`       → a new account's phone
  * - `POST /control/phones/{number}/scan` `{qr}` → pairs the client showing `qr` with that account
  * - `POST /control/contacts/{pn}/text` `{text, to?, name?}` → `{id}`: the contact writes to account `to`
@@ -38,7 +38,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   }
 }
 
-const phoneInfo = (p: FakePhone) => ({ number: p.number, jid: p.jid, lid: p.lid, linked: p.linked, online: p.online })
+const phoneInfo = (p: FakePhone) => ({ number: p.number, name: p.name, jid: p.jid, lid: p.lid, linked: p.linked, online: p.online })
 
 function phoneArg(server: WaTestServer, number: unknown): FakePhone {
   if (number === undefined) return server.phone

@@ -58,6 +58,7 @@ const COMPANION_DEVICE = 12
 
 interface Account {
   number: string
+  name: string
   lid: string
   keys: KeyPair
   /** The phone (device 0) as a Signal peer: it receives the client's own-device copies. */
@@ -111,11 +112,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     return undefined
   }
 
-  function addAccount(number = String(nextAccount++)): Account {
+  function addAccount(number = String(nextAccount++), name = `Test Shop ${number.slice(-4)}`): Account {
     if (accounts.has(number)) throw new Error(`account ${number} exists`)
     const keys = newKeyPair()
     const account: Account = {
       number,
+      name,
       lid: String(nextAccountLid++),
       keys,
       peer: new SignalPeer(keys),
@@ -138,6 +140,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     }
     account.phone = {
       number,
+      name,
       jid: `${number}@s.whatsapp.net`,
       lid: `${account.lid}@lid`,
       get linked() {
@@ -266,12 +269,19 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   async function sendHistoryNotification(account: Account, conn: WaConnection): Promise<void> {
     if (historySent.has(conn)) return
     historySent.add(conn)
-    await sendTo(account, account.peer, account.phone.jid, {
-      protocolMessage: {
-        type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
-        historySyncNotification: { syncType: proto.HistorySync.HistorySyncType.FULL }
-      }
-    })
+    // With the account's push name: the client takes it as its own name (lib/Socket/chats.js upsertMessage).
+    await sendTo(
+      account,
+      account.peer,
+      account.phone.jid,
+      {
+        protocolMessage: {
+          type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+          historySyncNotification: { syncType: proto.HistorySync.HistorySyncType.FULL }
+        }
+      },
+      account.name
+    )
   }
 
   /** Encrypts `message` from `peer` (as `fromJid`) to the logged-in client of `account` and sends it. */
@@ -298,7 +308,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     return { id, type: types.join('+') }
   }
 
-  const first = addAccount(opts.accountNumber)
+  const first = addAccount(opts.accountNumber, opts.accountName ?? 'Test Shop')
 
   const api: WaTestServer = {
     url: '',

@@ -64,6 +64,8 @@ export interface FakeContact {
 export interface FakePhone {
   /** The account's number, phone-number JID and LID (the linked device gets device 12 of both). */
   readonly number: string
+  /** The account's push name (the phone's own messages carry it; the client takes it as `creds.me.name`). */
+  readonly name: string
   readonly jid: string
   readonly lid: string
   /** Scans a pairing QR shown by a client: pairs it, then the server asks it to restart (515). */
@@ -121,6 +123,8 @@ export interface WaTestServer {
 export interface WaTestServerOptions {
   /** The first account's phone number (digits). */
   accountNumber?: string
+  /** The first account's push name; default `Test Shop`. */
+  accountName?: string
   /** Serve the HTTP control API (control.ts) beside the websocket. */
   control?: boolean
 }
