@@ -47,7 +47,6 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { startApp, type RunningApp } from '../src/main/app'
 import { readServeConfig } from '../src/main/config'
-import { quietLibsignal } from '../test/support/wa-server/quiet-libsignal'
 
 export interface WaBenchOptions {
   /** Instance counts at which memory is read (ascending; instances are added up to each). */
@@ -420,8 +419,6 @@ async function throughputBench(b: BenchApp, server: TestServer, inst: Linked, se
 export async function runWaBench(options: WaBenchOptions = {}): Promise<WaBenchResult> {
   const sizes = options.sizes ?? [1, 10, 50]
   const gc = getGc()
-  // libsignal prints whole session records (keys included) on routine re-keying; not for the tables.
-  const loud = quietLibsignal()
   const server = await startServerChild()
   const onSignal = (signal: NodeJS.Signals) => {
     // process.exit runs the exit handlers: the child is killed and the temp data dirs removed.
@@ -448,7 +445,6 @@ export async function runWaBench(options: WaBenchOptions = {}): Promise<WaBenchR
     process.removeListener('SIGINT', onSignal)
     process.removeListener('SIGTERM', onSignal)
     await server.stop()
-    loud()
   }
 }
 

@@ -31,8 +31,6 @@ async function setup(): Promise<WaInstance> {
   return t
 }
 
-const link = linkByQr
-
 describe('the real Baileys socket against the local WhatsApp protocol test server', () => {
   it("the server's certificate chain is really signed by its test root (checked strictly: rc14's Curve.verify ignores the result)", () => {
     const identity = makeServerIdentity()
@@ -48,7 +46,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
 
   it('init → QR on /chatapp/scan → the phone scans → 515 restart → CONNECTED with bot_number and user', async () => {
     const t = await setup()
-    await link(t)
+    await linkByQr(t)
     expect(t.server.connections).toBe(2) // the pairing connection, then the login after the 515
     const rec = t.record()
     expect(rec.settings.bot_number).toBe('15550001111')
@@ -64,7 +62,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
 
   it('POST /chatapp/message: the contact decrypts the text; the phone gets its own-device copy', async () => {
     const t = await setup()
-    await link(t)
+    await linkByQr(t)
     const ana = t.server.contact('15551234567', 'Ana')
     const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '+1 555 123 4567', message: 'Your order is ready' } })
     expect(res.statusCode, res.body).toBe(200)
@@ -79,7 +77,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     const t = await setup()
     const intent = await t.h.call({ method: 'POST', url: '/intent', payload: { ...t.creds, title: 'Greeting', keyword: 'hi', reply: 'Hello from the desk!' } })
     expect(intent.statusCode, intent.body).toBe(200)
-    await link(t)
+    await linkByQr(t)
     const ana = t.server.contact('15551234567', 'Ana')
     const id = await ana.sendText('hi')
     await vi.waitFor(() => expect(ana.received()).toEqual(['Hello from the desk!']), { timeout: 5000 })
@@ -98,7 +96,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
 
   it('an app restart logs in again from the saved credentials (no QR) and keeps the Signal sessions', async () => {
     const t = await setup()
-    await link(t)
+    await linkByQr(t)
     const ana = t.server.contact('15551234567', 'Ana')
     const send = (h: typeof t.h, message: string) => h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', message } })
     const inbound = async (h: typeof t.h) =>
@@ -123,7 +121,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
 
   it('GET /chatapp/instance/logout/{id}: the device is unlinked on the server, LOGGED_OUT, creds deleted', async () => {
     const t = await setup()
-    await link(t)
+    await linkByQr(t)
     expect(t.server.phone.linked).toBe(true)
     const session = t.h.core.sessions.get(t.inst._id) as BaileysSession
     expect(session.hasSocket).toBe(true)
@@ -146,7 +144,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     t.h.core.events.on('state', (e) => {
       if (e.instanceId === t.inst._id) seen.push(e.state)
     })
-    await link(t)
+    await linkByQr(t)
     const ana = t.server.contact('15551234567', 'Ana')
     expect(t.server.disconnect()).toBe(1)
     await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTING'), { timeout: 2000 })
@@ -166,7 +164,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
 
   it('a stream error 515 in the middle of a session: the client restarts the connection at once and stays linked', async () => {
     const t = await setup()
-    await link(t)
+    await linkByQr(t)
     expect(t.server.disconnect({ code: 515 })).toBe(1)
     await vi.waitFor(() => expect(t.server.connections).toBe(3), { timeout: 3000 })
     await vi.waitFor(() => expect(t.server.phone.online).toBe(true), { timeout: 5000 })
@@ -176,7 +174,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
 
   it('the owner removes the linked device on the phone: LOGGED_OUT, credentials deleted, no reconnect', async () => {
     const t = await setup()
-    await link(t)
+    await linkByQr(t)
     t.server.phone.removeDevice()
     await vi.waitFor(() => expect(t.record().settings.status).toBe('LOGGED_OUT'), { timeout: 5000 })
     expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
@@ -185,7 +183,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     await new Promise((r) => setTimeout(r, 300))
     expect(t.server.connections).toBe(2)
     // init pairs again with a new QR.
-    await link(t)
+    await linkByQr(t)
     expect(t.server.connections).toBe(4)
   })
 })
