@@ -278,9 +278,20 @@ async function linkInstance(b: BenchApp, server: TestServer): Promise<Linked> {
   const qs = `session_id=${encodeURIComponent(creds.session_id)}&access_token=${encodeURIComponent(creds.access_token)}`
   await b.api('POST', '/chatapp/init', creds)
   const id = inst._id as string
-  const qr = await waitFor(`the QR of instance ${id}`, 20_000, () => b.app.core.sessions.latestQr(id) || undefined)
+  let qr = await waitFor(`the QR of instance ${id}`, 20_000, () => b.app.core.sessions.latestQr(id) || undefined)
   const phone = await server.control('POST', '/phones', {})
-  await server.control('POST', `/phones/${phone.number}/scan`, { qr })
+  try {
+    await server.control('POST', `/phones/${phone.number}/scan`, { qr })
+  } catch (err) {
+    // The server retired the first QR's secret (companion_reg_refresh, 409): scan the refreshed QR.
+    if (!/→ 409/.test(String(err))) throw err
+    const refused = qr
+    qr = await waitFor(`the refreshed QR of instance ${id}`, 20_000, () => {
+      const shown = b.app.core.sessions.latestQr(id)
+      return shown && shown !== refused ? shown : undefined
+    })
+    await server.control('POST', `/phones/${phone.number}/scan`, { qr })
+  }
   await waitFor(`instance ${id} to be CONNECTED`, 20_000, () => (b.app.core.instances.get(id).settings.status === 'CONNECTED' ? true : undefined))
   return { id, creds, qs, account: phone.number as string }
 }

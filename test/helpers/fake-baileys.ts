@@ -16,6 +16,7 @@ import {
   type AnyMessageContent,
   type AuthenticationCreds,
   type BaileysEventMap,
+  type BinaryNode,
   type Contact,
   type GroupMetadata,
   type UserFacingSocketConfig,
@@ -41,6 +42,8 @@ export class FakeSocket implements BaileysSocket {
     },
     emit: <T extends EventName>(event: T, arg: BaileysEventMap[T]) => this.emitter.emit(event, arg)
   }
+  /** The websocket's node events (`CB:…`), as lib/Socket/socket.js emits them. */
+  readonly ws = new EventEmitter()
   ended = false
   endError: unknown
   /** Group metadata answered by groupMetadata(); an Error is thrown instead. */
@@ -52,6 +55,17 @@ export class FakeSocket implements BaileysSocket {
   get creds(): AuthenticationCreds {
     return this.config.auth.creds
   }
+
+  get authState(): { creds: AuthenticationCreds } {
+    return this.config.auth
+  }
+
+  /** Queries sent to the server (the session's own stanzas); answers `queryAnswer`, or throws it when an Error. */
+  queryAnswer: unknown = { tag: 'iq', attrs: { type: 'result' } }
+  readonly query = vi.fn(async (_node: BinaryNode) => {
+    if (this.queryAnswer instanceof Error) throw this.queryAnswer
+    return this.queryAnswer
+  })
 
   get user(): Contact | undefined {
     return this.creds.me
@@ -73,7 +87,8 @@ export class FakeSocket implements BaileysSocket {
   }
 
   qr(ref = 'ref-' + Math.random().toString(36).slice(2)): string {
-    const qr = `https://wa.me/settings/linked_devices#${ref},noise,identity,adv,chrome`
+    // As lib/Utils/companion-reg-client-utils.js buildPairingQRData: the adv secret is the creds' own.
+    const qr = `https://wa.me/settings/linked_devices#${ref},noise,identity,${this.creds.advSecretKey},chrome`
     this.emit('connection.update', { qr })
     return qr
   }

@@ -9,7 +9,7 @@ import { expect, vi } from 'vitest'
 import { applyTestRootKey, createBaileysChannel } from '../../src/main/channel/baileys'
 import type { Instance } from '../../src/shared/schemas/records'
 import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
-import { startWaTestServer, type WaTestServer } from '../support/wa-server/server'
+import { LinkRefusedError, startWaTestServer, type FakePhone, type WaTestServer } from '../support/wa-server/server'
 import { makeHarness, type Harness } from './harness'
 import { decodeQr } from './qr'
 
@@ -66,8 +66,38 @@ export async function linkByQr(t: WaInstance): Promise<void> {
   const qr = await decodeQr(scan.json.data.qrcode)
   expect(qr).toMatch(/^https:\/\/wa\.me\/settings\/linked_devices#TESTREF/)
   expect(qr).toBe(t.h.core.sessions.latestQr(t.inst._id))
-  await t.server.phone.scan(qr!)
+  await scanLikeAPhone(t.server.phone, qr!, async () => {
+    const again = await t.h.call({ method: 'GET', url: `/chatapp/scan?format=base64text&${t.qs}` })
+    return again.statusCode === 200 ? decodeQr(again.json.data.qrcode) : undefined
+  })
   await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 5000 })
+}
+
+/**
+ * Scans `qr` as a phone camera held in front of the screen does: when the phone says "Couldn't link
+ * device" because the server retired the QR's secret (companion_reg_refresh, Baileys #2737), it
+ * keeps looking at the screen (`readQr`: the QR the product shows now) and scans the refreshed QR
+ * once it differs. Throws when the product never shows a refreshed QR.
+ */
+export async function scanLikeAPhone(phone: FakePhone, qr: string, readQr: () => Promise<string | undefined>): Promise<void> {
+  let current = qr
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await phone.scan(current)
+      return
+    } catch (err) {
+      if (!(err instanceof LinkRefusedError) || attempt >= 3) throw err
+      const refused = current
+      await vi.waitFor(
+        async () => {
+          const shown = await readQr()
+          expect(shown, `the product still shows the QR the phone refused (${err.message})`).not.toBe(refused)
+          current = shown!
+        },
+        { timeout: 5000 }
+      )
+    }
+  }
 }
 
 /**

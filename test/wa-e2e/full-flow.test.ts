@@ -20,6 +20,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, expect, it, vi } from 'vitest'
 import { multipart, png } from '../helpers/fixtures'
 import { decodeQr } from '../helpers/qr'
+import { scanLikeAPhone } from '../helpers/wa-instance'
 import { startServe, type ServeProcess, SERVE_TOKEN, serveApi as api } from '../helpers/serve-process'
 import { startReceiver } from '../helpers/webhook-receiver'
 import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
@@ -83,7 +84,10 @@ it('create → QR → pair → send → intent reply + signed webhook → droppe
   }, WAIT)
   const qr = await decodeQr(qrPng)
   expect(qr).toMatch(/^https:\/\/wa\.me\/settings\/linked_devices#TESTREF/)
-  await wa.phone.scan(qr!)
+  await scanLikeAPhone(wa.phone, qr!, async () => {
+    const res = await fetch(`${srv.url}/chatapp/scan?${qs}`, { headers: { authorization: `Bearer ${SERVE_TOKEN}` } })
+    return res.status === 200 ? decodeQr(Buffer.from(await res.arrayBuffer())) : undefined
+  })
   await vi.waitFor(async () => expect(await status()).toMatchObject({ status: 'CONNECTED', phone_connected: true }), WAIT)
   expect(wa.connections).toBe(2) // the pairing connection, then the login after the 515
   await vi.waitFor(async () => {

@@ -13,9 +13,14 @@
  * - `POST /control/contacts/{pn}/wait` `{count, timeoutMs?}` → `{received}`: answers once the contact has
  *   decrypted at least `count` messages in all (a long poll: no polling of the full list)
  * - `POST /control/disconnect` `{phone?, code?}` → `{ended}` ({@link WaTestServer.disconnect})
+ * - `GET  /control/behaviour`                → the server's knobs (behaviour.ts)
+ * - `PUT  /control/behaviour` `{knob: value…}` → the knobs after the change (400 for an unknown knob)
+ *
+ * A scan the phone refuses ("Couldn't link device", e.g. a QR whose secret the server retired) is a 409.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { FakePhone, WaTestServer } from './types'
+import { LinkRefusedError, type FakePhone, type WaTestServer } from './types'
+import { patchBehaviour } from './behaviour'
 import { textOf } from './peer'
 
 class ControlError extends Error {
@@ -54,7 +59,7 @@ export async function handleControl(server: WaTestServer, req: IncomingMessage, 
   }
   try {
     const path = new URL(req.url ?? '/', 'http://x').pathname.split('/').filter(Boolean)
-    const body = req.method === 'POST' ? await readJson(req) : {}
+    const body = req.method === 'POST' || req.method === 'PUT' ? await readJson(req) : {}
     const [, what, id, verb] = path
     if (req.method === 'GET' && !what) {
       return reply(200, { url: server.url, rootKey: server.rootPublicKeyB64, phones: server.phones().map(phoneInfo) })
@@ -103,11 +108,22 @@ export async function handleControl(server: WaTestServer, req: IncomingMessage, 
         return reply(200, { received })
       }
     }
+    if (what === 'behaviour' && !id) {
+      if (req.method === 'PUT') {
+        try {
+          Object.assign(server.behaviour, patchBehaviour(server.behaviour, body))
+        } catch (err) {
+          throw new ControlError(400, err instanceof Error ? err.message : String(err))
+        }
+      }
+      if (req.method === 'PUT' || req.method === 'GET') return reply(200, server.behaviour)
+    }
     if (req.method === 'POST' && what === 'disconnect') {
       return reply(200, { ended: server.disconnect({ phone: body.phone === undefined ? undefined : phoneArg(server, body.phone), code: body.code === undefined ? undefined : Number(body.code) }) })
     }
     throw new ControlError(404, `no control route ${req.method} ${req.url}`)
   } catch (err) {
-    reply(err instanceof ControlError ? err.status : 500, { error: err instanceof Error ? err.message : String(err) })
+    const status = err instanceof ControlError ? err.status : err instanceof LinkRefusedError ? 409 : 500
+    reply(status, { error: err instanceof Error ? err.message : String(err) })
   }
 }

@@ -42,7 +42,8 @@ import { answerGroupIq, deliverClientGroupMessage, fakeGroup, groupInboundMessag
 import { senderKeysOf } from './sender-keys'
 import { buildMediaMessage, readMedia } from './contact-media'
 import { startMediaHost } from './media-host'
-import type { FakeContact, FakePhone, ReceivedMessage, WaTestServer, WaTestServerOptions } from './types'
+import { LinkRefusedError, type FakeContact, type FakePhone, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
+import { LIVE_BEHAVIOUR, type ServerBehaviour } from './behaviour'
 
 interface WsServerLike {
   on(event: 'connection', fn: (ws: WsLike) => void): void
@@ -52,7 +53,7 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws') as {
   WebSocketServer: new (opts: { server: Server; path: string }) => WsServerLike
 }
 
-export type { FakeContact, FakePhone, ReceivedMessage, WaTestServer, WaTestServerOptions } from './types'
+export { LinkRefusedError, type FakeContact, type FakePhone, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
 
 const COMPANION_DEVICE = 12
 
@@ -97,6 +98,9 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   const groups = new Map<string, GroupRecord>()
   const conns = new Set<WaConnection>()
   const pairing = new Map<string, WaConnection>()
+  /** Per registration connection: adv secrets the server retired (companion_reg_refresh), and whether it sent one. */
+  const registrations = new WeakMap<WaConnection, { retired: Set<string>; refreshed: boolean }>()
+  const behaviour: ServerBehaviour = { ...LIVE_BEHAVIOUR, ...opts.behaviour, loginStreamErrors: [...(opts.behaviour?.loginStreamErrors ?? [])] }
   const accountOf = new WeakMap<WaConnection, Account>()
   const historySent = new WeakSet<WaConnection>()
   let connections = 0
@@ -169,6 +173,17 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     const data = parsePairingQr(qr)
     const conn = pairing.get(data.ref)
     if (!conn || conn.closed) throw new Error(`no client is showing the QR ref ${data.ref}`)
+    const reg = registrations.get(conn) ?? { retired: new Set<string>(), refreshed: false }
+    registrations.set(conn, reg)
+    const secret = data.advSecret.toString('base64')
+    if (reg.retired.has(secret)) throw new LinkRefusedError('the QR still carries an adv secret the server retired (companion_reg_refresh)')
+    if (behaviour.qrRefreshOnScan && !reg.refreshed) {
+      // The live service (#2737): the first scan retires the advertised secret and asks the companion to refresh.
+      reg.refreshed = true
+      reg.retired.add(secret)
+      sendRefresh(conn)
+      throw new LinkRefusedError('the server retired the QR\'s adv secret and sent companion_reg_refresh; scan the refreshed QR')
+    }
     const reply = await conn.query(
       pairSuccessIq(`pair-success-${conn.id}`, data, account.keys, {
         jid: `${account.number}:${COMPANION_DEVICE}@s.whatsapp.net`,
@@ -181,6 +196,15 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     account.uploaded = null
     // WhatsApp asks a freshly paired client to reconnect and log in.
     conn.send(node('stream:error', { code: '515' }))
+  }
+
+  /** `<notification type="companion_reg_refresh">` to an unpaired companion (Baileys #2737, PR #2765). */
+  function sendRefresh(conn: WaConnection): void {
+    conn.send(
+      node('notification', { from: S_WHATSAPP_NET, type: 'companion_reg_refresh', id: `refresh-${conn.id}-${Date.now()}`, t: Math.floor(Date.now() / 1000) }, [
+        node(behaviour.qrRefreshChild, {})
+      ])
+    )
   }
 
   const handlers = {
@@ -311,6 +335,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   const first = addAccount(opts.accountNumber, opts.accountName ?? 'Test Shop')
 
   const api: WaTestServer = {
+    behaviour,
     url: '',
     httpUrl: '',
     rootPublicKey: identity.root.public,

@@ -7,6 +7,7 @@ import type { MediaExtras, MediaKind } from './contact-media'
 import type { FakeGroup, GroupSpec } from './groups'
 import type { MediaHost } from './media-host'
 import type { EncType } from './peer'
+import type { ServerBehaviour } from './behaviour'
 
 /** A message a peer (contact or phone) decrypted. */
 export interface ReceivedMessage {
@@ -86,6 +87,8 @@ export interface FakePhone {
 }
 
 export interface WaTestServer {
+  /** How the server behaves where the live service changed (behaviour.ts); mutable: tests flip knobs. */
+  readonly behaviour: ServerBehaviour
   /** `ws://127.0.0.1:PORT/ws/chat`, for Baileys' `waWebSocketUrl` / `CHATAPP_WA_WS_URL`. */
   readonly url: string
   /** `http://127.0.0.1:PORT`: the control API when started with `control: true`. */
@@ -127,4 +130,14 @@ export interface WaTestServerOptions {
   accountName?: string
   /** Serve the HTTP control API (control.ts) beside the websocket. */
   control?: boolean
+  /** Knobs over the live defaults (behaviour.ts). */
+  behaviour?: Partial<ServerBehaviour>
+}
+
+/** The phone refused to link (it shows "Couldn't link device"). */
+export class LinkRefusedError extends Error {
+  constructor(why: string) {
+    super(`Couldn't link device: ${why}`)
+    this.name = 'LinkRefusedError'
+  }
 }

@@ -113,6 +113,38 @@ describe('connection lifecycle', () => {
     expect(t.states.map((u) => u.state)).toEqual(['CONNECTING', 'QR'])
   })
 
+  it('companion_reg_refresh: a new 32-byte secret is saved and the current QR is shown again with it; later QRs carry it too (Baileys #2737)', async () => {
+    const t = setup()
+    await t.session.start()
+    const s = await t.socket(1)
+    s.connecting()
+    const oldSecret = s.creds.advSecretKey
+    const q1 = s.qr('r1')
+    s.ws.emit('CB:notification,type:companion_reg_refresh', { tag: 'notification', attrs: { type: 'companion_reg_refresh' } })
+    const newSecret = s.creds.advSecretKey
+    expect(newSecret).not.toBe(oldSecret)
+    expect(Buffer.from(newSecret, 'base64')).toHaveLength(32)
+    expect(t.qrs).toEqual([q1, q1.replace(oldSecret, newSecret)])
+    await vi.waitFor(async () => expect((await savedCreds(t.authDir)).advSecretKey).toBe(newSecret))
+    // The library's next rotation still builds the QR from the secret it captured (socket.js genPairQR).
+    const stale = `https://wa.me/settings/linked_devices#r2,noise,identity,${oldSecret},chrome`
+    s.emit('connection.update', { qr: stale })
+    expect(t.qrs.at(-1)).toBe(stale.replace(oldSecret, newSecret))
+  })
+
+  it('companion_reg_refresh after the phone answered a pairing-code stage 2 keeps the secret (whatsapp-rust PR #1163)', async () => {
+    const t = setup()
+    await t.session.start()
+    const s = await t.socket(1)
+    s.connecting()
+    s.qr('r1')
+    const secret = s.creds.advSecretKey
+    s.ws.emit('CB:notification,type:link_code_companion_reg', { tag: 'notification', attrs: { type: 'link_code_companion_reg' } })
+    s.ws.emit('CB:notification,type:companion_reg_refresh', { tag: 'notification', attrs: { type: 'companion_reg_refresh' } })
+    expect(s.creds.advSecretKey).toBe(secret)
+    expect(t.qrs).toHaveLength(1)
+  })
+
   it('scan → 515 restart at once → a second socket with the same creds → CONNECTED with the account', async () => {
     const t = setup()
     const s2 = await linked(t)

@@ -55,6 +55,11 @@ import { toMessageContent, toSentMessage } from './outbound-mapper'
 import { DEFAULT_SEND_PACING, SendQueue } from './send-queue'
 import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
 import { realTimers, sleep, withTimeout, type TimerHandle, type Timers } from './timers'
+import { newAdvSecret, withAdvSecret } from './pairing'
+
+/** Node events of the socket's websocket (lib/Socket/socket.js onMessageReceived: `CB:<tag>,<attr>:<value>`). */
+const REG_REFRESH_EVENT = 'CB:notification,type:companion_reg_refresh'
+const LINK_CODE_EVENT = 'CB:notification,type:link_code_companion_reg'
 
 export interface BaileysChannelOptions {
   /** Makes the socket; default Baileys' makeWASocket. Tests pass a fake. */
@@ -138,6 +143,10 @@ async function defaultFetchVersion(): Promise<WAVersion | undefined> {
 interface SocketRun {
   sock: BaileysSocket
   qrShown: boolean
+  /** The last QR the library emitted on this socket (before the adv secret is rewritten into it). */
+  lastQr: string | null
+  /** The phone answered a pairing-code stage 2 (`primary_hello`): the adv secret must not change any more. */
+  pairCodeStage2: boolean
   /** `receivedPendingNotifications` seen: later messages are live. */
   pendingDone: boolean
   detach: () => void
@@ -382,17 +391,23 @@ export class BaileysSession implements ChannelSession {
       this.onClose(null, err)
       return
     }
-    const run: SocketRun = { sock, qrShown: false, pendingDone: false, detach: () => {} }
+    const run: SocketRun = { sock, qrShown: false, lastQr: null, pairCodeStage2: false, pendingDone: false, detach: () => {} }
     const onUpdate = (u: BaileysEventMap['connection.update']) => this.onConnectionUpdate(run, u)
     const onCreds = (u: BaileysEventMap['creds.update']) => this.onCredsUpdate(run, u)
     const onUpsert = (u: BaileysEventMap['messages.upsert']) => this.onUpsert(run, u)
+    const onRegRefresh = () => this.onRegRefresh(run)
+    const onLinkCode = () => void (run.pairCodeStage2 = true)
     sock.ev.on('connection.update', onUpdate)
     sock.ev.on('creds.update', onCreds)
     sock.ev.on('messages.upsert', onUpsert)
+    sock.ws.on(REG_REFRESH_EVENT, onRegRefresh)
+    sock.ws.on(LINK_CODE_EVENT, onLinkCode)
     run.detach = () => {
       sock.ev.off('connection.update', onUpdate)
       sock.ev.off('creds.update', onCreds)
       sock.ev.off('messages.upsert', onUpsert)
+      sock.ws.off(REG_REFRESH_EVENT, onRegRefresh)
+      sock.ws.off(LINK_CODE_EVENT, onLinkCode)
     }
     this.run = run
   }
@@ -401,8 +416,9 @@ export class BaileysSession implements ChannelSession {
     if (run !== this.run) return
     if (typeof u.qr === 'string' && u.qr) {
       run.qrShown = true
+      run.lastQr = u.qr
       if (this.state !== 'QR') this.report({ state: 'QR' })
-      this.ctx.hooks.onQr(u.qr)
+      this.ctx.hooks.onQr(this.auth ? withAdvSecret(u.qr, this.auth.creds.advSecretKey) : u.qr)
       for (const w of this.qrWaiters.splice(0)) {
         this.timers.clearTimeout(w.timer)
         w.resolve(run.sock)
@@ -418,6 +434,22 @@ export class BaileysSession implements ChannelSession {
       this.report({ state: 'CONNECTED', ...(this.account ? { account: this.account } : {}) })
     }
     if (u.connection === 'close') this.onClose(run, u.lastDisconnect?.error)
+  }
+
+  /**
+   * `companion_reg_refresh` (pairing.ts): a new adv secret, saved, and the current QR shown again
+   * with it. Ignored once paired or after a pairing-code stage 2 (whatsapp-rust PR #1163).
+   */
+  private onRegRefresh(run: SocketRun): void {
+    if (run !== this.run || !this.auth) return
+    if (this.auth.paired || run.pairCodeStage2) {
+      this.ctx.logger.info('companion_reg_refresh ignored: the pairing is already under way with its own secret')
+      return
+    }
+    this.auth.creds.advSecretKey = newAdvSecret()
+    this.auth.saveCreds().catch((err) => this.ctx.logger.error({ err }, 'could not save the WhatsApp credentials'))
+    this.ctx.logger.info('WhatsApp retired the QR secret (companion_reg_refresh); showing the QR with a new one')
+    if (run.lastQr) this.ctx.hooks.onQr(withAdvSecret(run.lastQr, this.auth.creds.advSecretKey))
   }
 
   private onCredsUpdate(run: SocketRun, update: BaileysEventMap['creds.update']): void {

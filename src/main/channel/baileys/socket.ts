@@ -4,14 +4,20 @@
  * emits the library's events (`connection.update`, `creds.update`, `messages.upsert`) with payloads
  * typed by lib/Types/Events.d.ts.
  */
-import { makeWASocket, type BaileysEventEmitter, type UserFacingSocketConfig, type WASocket } from 'baileys'
+import { makeWASocket, type BaileysEventEmitter, type BinaryNode, type AuthenticationCreds, type UserFacingSocketConfig, type WASocket } from 'baileys'
 
 export type BaileysSocket = Pick<
   WASocket,
-  'end' | 'logout' | 'requestPairingCode' | 'sendMessage' | 'sendPresenceUpdate' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage'
+  'end' | 'logout' | 'requestPairingCode' | 'sendMessage' | 'sendPresenceUpdate' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage' | 'query'
 > & {
+  authState: { creds: AuthenticationCreds }
   ev: BaileysEventEmitter
   readonly user: WASocket['user']
+  /** The websocket: node events (`CB:<tag>,<attr>:<value>`) for stanzas the library does not handle. */
+  ws: {
+    on(event: string, listener: (node: BinaryNode) => void): unknown
+    off(event: string, listener: (node: BinaryNode) => void): unknown
+  }
 }
 
 export type SocketFactory = (config: UserFacingSocketConfig) => BaileysSocket

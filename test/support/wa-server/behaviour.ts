@@ -1,0 +1,62 @@
+/**
+ * How the protocol test server behaves where the live WhatsApp service changed or fails (test code).
+ * Each knob models one observed behaviour of the live service, cited; the defaults are the live
+ * service as of late 2026 (a knob that would break a healthy client is off by default). Tests flip
+ * them through `server.behaviour` (mutable) and the control API (`PUT /control/behaviour`).
+ */
+
+export interface ServerBehaviour {
+  /**
+   * QR pairing since 2026-07-28 (WhiskeySockets/Baileys #2737, PR #2765): after the phone's first
+   * scan of a registration's QR, the server retires the QR's adv secret and sends
+   * `<notification type="companion_reg_refresh">` to the companion; the phone reports "Couldn't
+   * link device". The companion must generate a new 32-byte secret and re-render the current ref;
+   * a QR still carrying a retired secret is refused again. Default on (the live service).
+   */
+  qrRefreshOnScan: boolean
+  /** Child of the refresh notification: WA Web accepts `companion_reg_refresh` or `pair-device-rotate-qr`. */
+  qrRefreshChild: 'companion_reg_refresh' | 'pair-device-rotate-qr'
+  /**
+   * Also send a `companion_reg_refresh` after the phone answered a pairing-code stage 2
+   * (`primary_hello`), before `pair-success` (whatsapp-rust PR #1163: a client that rotates then
+   * breaks the pending pair-success HMAC). Default off.
+   */
+  refreshAfterPrimaryHello: boolean
+  /**
+   * Close codes to answer the next logins with instead of `<success>` (one popped per login, as
+   * `<stream:error code>`): e.g. five 500s in a row. Default none.
+   */
+  loginStreamErrors: number[]
+  /** Drop every logged-in connection this many ms after `<success>` (a flapping server). Default off. */
+  dropAfterLoginMs: number | null
+  /** Contacts answer each message they decrypt with a delivery receipt, as phones do. Default on. */
+  deliveryReceipts: boolean
+}
+
+export const LIVE_BEHAVIOUR: ServerBehaviour = {
+  qrRefreshOnScan: true,
+  qrRefreshChild: 'companion_reg_refresh',
+  refreshAfterPrimaryHello: false,
+  loginStreamErrors: [],
+  dropAfterLoginMs: null,
+  deliveryReceipts: true
+}
+
+/** The knobs with `patch` applied; throws on an unknown knob or a wrong type (control API input). */
+export function patchBehaviour(current: ServerBehaviour, patch: Record<string, unknown>): ServerBehaviour {
+  const next = { ...current }
+  for (const [key, value] of Object.entries(patch)) {
+    if (!(key in LIVE_BEHAVIOUR)) throw new Error(`unknown behaviour ${key}`)
+    const k = key as keyof ServerBehaviour
+    const expected = LIVE_BEHAVIOUR[k]
+    const ok =
+      k === 'dropAfterLoginMs'
+        ? value === null || typeof value === 'number'
+        : Array.isArray(expected)
+          ? Array.isArray(value) && value.every((v) => typeof v === 'number')
+          : typeof value === typeof expected
+    if (!ok) throw new Error(`behaviour ${key} has the wrong type`)
+    ;(next as Record<string, unknown>)[k] = Array.isArray(value) ? [...value] : value
+  }
+  return next
+}
