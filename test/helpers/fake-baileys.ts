@@ -4,7 +4,7 @@
  * FakeSocket has the library's event names and payload types (lib/Types/Events.d.ts) and behaves
  * like lib/Socket/socket.js where the session depends on it: `end()` emits `connection.update`
  * `{connection:'close', lastDisconnect}` once and then drops every listener (ev.destroy());
- * `logout()` ends with 401; `requestPairingCode()` sets `creds.me` and emits `creds.update`.
+ * `logout()` ends with 401; `query()` answers `queryAnswer` (the server's reply to the session's own stanzas).
  * `sendMessage` builds the real message info with the library's own `generateWAMessage`, media
  * included (encrypted and thumbnailed for real; only the upload is faked), so results have the
  * library's true shapes.
@@ -135,13 +135,6 @@ export class FakeSocket implements BaileysSocket {
     void this.end(new Boom(msg || 'Intentional Logout', { statusCode: 401 }))
   })
 
-  requestPairingCode = vi.fn(async (phone: string, custom?: string) => {
-    const code = custom ?? 'K7QX2M9P'
-    this.creds.pairingCode = code
-    this.creds.me = { id: `${phone}@s.whatsapp.net`, name: '~' }
-    this.emit('creds.update', this.creds)
-    return code
-  })
 
   sendMessage = vi.fn(async (jid: string, content: AnyMessageContent) => {
     const msg = await generateWAMessage(jid, content, {

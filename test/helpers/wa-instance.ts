@@ -6,7 +6,8 @@
  */
 import { WA_CERT_DETAILS } from 'baileys'
 import { expect, vi } from 'vitest'
-import { applyTestRootKey, createBaileysChannel } from '../../src/main/channel/baileys'
+import { applyTestRootKey, createBaileysChannel, type BaileysChannelOptions } from '../../src/main/channel/baileys'
+import type { ServerBehaviour } from '../support/wa-server/behaviour'
 import type { Instance } from '../../src/shared/schemas/records'
 import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
 import { LinkRefusedError, startWaTestServer, type FakePhone, type WaTestServer } from '../support/wa-server/server'
@@ -26,11 +27,20 @@ export interface WaInstance {
   close(): Promise<void>
 }
 
+export interface WaInstanceOptions {
+  /** The first account's number. */
+  accountNumber?: string
+  /** Channel options over the test defaults (pacing 0, a short "typing…"). */
+  channel?: BaileysChannelOptions
+  /** Server knobs over the live defaults (test/support/wa-server/behaviour.ts). */
+  behaviour?: Partial<ServerBehaviour>
+}
+
 /** Starts a server (first account `accountNumber`) and the app with one instance, not yet linked. */
-export async function startWaInstance({ accountNumber = '15550001111' } = {}): Promise<WaInstance> {
-  const server = await startWaTestServer({ accountNumber })
+export async function startWaInstance({ accountNumber = '15550001111', channel, behaviour }: WaInstanceOptions = {}): Promise<WaInstance> {
+  const server = await startWaTestServer({ accountNumber, behaviour })
   applyTestRootKey(server.rootPublicKey)
-  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20 })
+  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20, ...channel })
   const h = await makeHarness({ factories: { baileys } }).catch(async (err) => {
     await server.close()
     throw err

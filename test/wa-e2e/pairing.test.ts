@@ -71,3 +71,47 @@ describe('QR pairing with companion_reg_refresh', () => {
     expect(t.record().settings.status).toBe('CONNECTED')
   })
 })
+
+describe('pairing by phone number', () => {
+  const requestCode = (t: WaInstance, phone = '+1 555 000 1111') => t.h.call({ method: 'POST', url: `/chatapp/pairingCode?${t.qs}`, payload: { ...t.creds, phone } })
+
+  async function started(t: WaInstance): Promise<void> {
+    await t.h.call({ method: 'POST', url: '/chatapp/init', payload: t.creds })
+    await vi.waitFor(() => expect(t.record().settings.status).toBe('QR'), { timeout: 5000 })
+  }
+
+  it('the server accepts the registration: the code typed on the phone links the device, listed under the product name', async () => {
+    const t = await setup()
+    await started(t)
+    const res = await requestCode(t)
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json.data).toEqual({ pairingCode: expect.stringMatching(/^[0-9A-Z]{8}$/), status: 'QR' })
+    await t.server.phone.enterCode(res.json.data.pairingCode)
+    await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 5000 })
+    expect(t.record().settings.bot_number).toBe('15550001111')
+    expect(t.server.phone.linkedDeviceName).toBe('Chatapp Desk')
+  })
+
+  it('the server refuses the registration (400 bad-request): POST /chatapp/pairingCode answers an error, never a code', async () => {
+    // A browser name outside the ones WhatsApp knows makes the server refuse the display, as a product name did.
+    const t = await setup({ channel: { browser: ['Chatapp Desk', 'Netscape', '4.8'] } })
+    await started(t)
+    const res = await requestCode(t)
+    expect(res.statusCode).toBe(409)
+    expect(res.json).toMatchObject({ status: false, error: { code: 'CONFLICT' } })
+    expect(res.json.message).toMatch(/WhatsApp refused the pairing-code request \(400: bad-request\)/)
+    expect(JSON.stringify(res.json)).not.toMatch(/pairingCode/)
+    // The instance still shows its QR: the owner can link that way.
+    expect(t.record().settings.status).toBe('QR')
+  })
+
+  it('a companion_reg_refresh after the phone answered stage 2 does not break the pairing (whatsapp-rust PR #1163)', async () => {
+    const t = await setup({ behaviour: { refreshAfterStage2: true } })
+    await started(t)
+    const res = await requestCode(t)
+    expect(res.statusCode, res.body).toBe(200)
+    await t.server.phone.enterCode(res.json.data.pairingCode)
+    await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 5000 })
+  })
+})
+

@@ -176,7 +176,7 @@ export type ChannelFactory = (ctx: ChannelContext) => ChannelSession
 /** An error raised by a channel with a stable code the services map to HTTP answers. */
 export class ChannelError extends Error {
   constructor(
-    readonly code: 'NOT_CONNECTED' | 'NOT_GROUP_ADMIN' | 'ALREADY_PAIRED' | 'NOT_STARTED' | 'SEND_FAILED' | 'MEDIA_UNAVAILABLE',
+    readonly code: 'NOT_CONNECTED' | 'NOT_GROUP_ADMIN' | 'ALREADY_PAIRED' | 'NOT_STARTED' | 'PAIRING_REFUSED' | 'SEND_FAILED' | 'MEDIA_UNAVAILABLE',
     message: string
   ) {
     super(message)

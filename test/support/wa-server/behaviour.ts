@@ -17,11 +17,11 @@ export interface ServerBehaviour {
   /** Child of the refresh notification: WA Web accepts `companion_reg_refresh` or `pair-device-rotate-qr`. */
   qrRefreshChild: 'companion_reg_refresh' | 'pair-device-rotate-qr'
   /**
-   * Also send a `companion_reg_refresh` after the phone answered a pairing-code stage 2
-   * (`primary_hello`), before `pair-success` (whatsapp-rust PR #1163: a client that rotates then
-   * breaks the pending pair-success HMAC). Default off.
+   * Also send a `companion_reg_refresh` once a pairing-code stage 2 ran (the client's
+   * `companion_finish` arrived), just before `pair-success` (whatsapp-rust PR #1163: a client that
+   * rotates its adv secret then breaks the pending pair-success HMAC). Default off.
    */
-  refreshAfterPrimaryHello: boolean
+  refreshAfterStage2: boolean
   /**
    * Close codes to answer the next logins with instead of `<success>` (one popped per login, as
    * `<stream:error code>`): e.g. five 500s in a row. Default none.
@@ -36,7 +36,7 @@ export interface ServerBehaviour {
 export const LIVE_BEHAVIOUR: ServerBehaviour = {
   qrRefreshOnScan: true,
   qrRefreshChild: 'companion_reg_refresh',
-  refreshAfterPrimaryHello: false,
+  refreshAfterStage2: false,
   loginStreamErrors: [],
   dropAfterLoginMs: null,
   deliveryReceipts: true

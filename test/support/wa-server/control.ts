@@ -6,6 +6,7 @@
  * - `GET  /control`                          → `{url, rootKey, phones: [{number, name, jid, lid, linked, online}]}`
  * - `POST /control/phones` `{number?}`       → a new account's phone
  * - `POST /control/phones/{number}/scan` `{qr}` → pairs the client showing `qr` with that account
+ * - `POST /control/phones/{number}/code` `{code}` → the owner types a pairing code on that phone
  * - `POST /control/contacts/{pn}/text` `{text, to?, name?}` → `{id}`: the contact writes to account `to`
  * - `GET  /control/contacts/{pn}/messages`   → `{messages: [{account, type, id, text, message}]}`
  * - `POST /control/contacts/{pn}/roundtrip` `{text, to?, count?, timeoutMs?}` → `{durationsMs}`: per
@@ -68,6 +69,11 @@ export async function handleControl(server: WaTestServer, req: IncomingMessage, 
     if (req.method === 'POST' && what === 'phones' && id && verb === 'scan') {
       if (typeof body.qr !== 'string') throw new ControlError(400, 'qr is required')
       await phoneArg(server, id).scan(body.qr)
+      return reply(200, phoneInfo(phoneArg(server, id)))
+    }
+    if (req.method === 'POST' && what === 'phones' && id && verb === 'code') {
+      if (typeof body.code !== 'string') throw new ControlError(400, 'code is required')
+      await phoneArg(server, id).enterCode(body.code)
       return reply(200, phoneInfo(phoneArg(server, id)))
     }
     if (what === 'contacts' && id) {

@@ -53,6 +53,11 @@ export function iqResult(iq: BinaryNode, content?: BinaryNode[]): BinaryNode {
   return node('iq', { from: iq.attrs.to ?? S_WHATSAPP_NET, type: 'result', id: iq.attrs.id }, content)
 }
 
+/** An iq error answering `iq` (same id): `<error code text/>`, as lib/WABinary/generic-utils.js assertNodeErrorFree reads it. */
+export function iqError(iq: BinaryNode, code: number, text: string): BinaryNode {
+  return node('iq', { from: iq.attrs.to ?? S_WHATSAPP_NET, type: 'error', id: iq.attrs.id }, [node('error', { code, text })])
+}
+
 /** `user` of a JID without device or agent: `123:4@s.whatsapp.net` → `123`. */
 export function jidUser(jid: string): string {
   return jid.split('@')[0]!.split(':')[0]!.split('_')[0]!

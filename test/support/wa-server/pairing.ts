@@ -37,7 +37,7 @@ export function parsePairingQr(qr: string): PairingQr {
 /** The `<iq><pair-success>` a server sends once the phone accepted the QR. */
 export function pairSuccessIq(
   id: string,
-  qr: PairingQr,
+  qr: Pick<PairingQr, 'identityKey' | 'advSecret'>,
   account: KeyPair,
   device: { jid: string; lid: string; keyIndex: number; platform?: string; businessName?: string }
 ): BinaryNode {

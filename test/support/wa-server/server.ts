@@ -32,7 +32,8 @@ import { createRequire } from 'node:module'
 import { proto, type BinaryNode } from 'baileys'
 import { describe as describeNode, WaConnection, type WsLike } from './connection'
 import { companionAddress, encryptedParts, inboundMessage, messageAck } from './messaging'
-import { child, jidUser, node, S_WHATSAPP_NET } from './nodes'
+import { child, iqError, iqResult, jidUser, node, S_WHATSAPP_NET } from './nodes'
+import { companionFinish, companionHello, primaryHello, type CodeRegistration } from './pairing-code'
 import { makeServerIdentity, newKeyPair, type KeyPair } from './noise'
 import { pairSuccessIq, parsePairingQr } from './pairing'
 import { SignalPeer, textOf, type EncType, type UploadedKeys } from './peer'
@@ -66,6 +67,8 @@ interface Account {
   peer: SignalPeer
   phoneMessages: ReceivedMessage[]
   linked: boolean
+  /** The linked companion's name on the phone (DeviceProps.os). */
+  deviceName: string | null
   uploaded: UploadedKeys | null
   loggedIn: WaConnection | null
   dir: Directory
@@ -100,6 +103,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   const pairing = new Map<string, WaConnection>()
   /** Per registration connection: adv secrets the server retired (companion_reg_refresh), and whether it sent one. */
   const registrations = new WeakMap<WaConnection, { retired: Set<string>; refreshed: boolean }>()
+  /** The device name a registering client gave (its DeviceProps.os: what the phone lists under Linked devices). */
+  const deviceNames = new WeakMap<WaConnection, string>()
+  /** Pairing-code registrations by account number, waiting for the owner to type the code. */
+  const codeRegistrations = new Map<string, { conn: WaConnection; registration: CodeRegistration; resolve?: () => void; reject?: (err: Error) => void }>()
   const behaviour: ServerBehaviour = { ...LIVE_BEHAVIOUR, ...opts.behaviour, loginStreamErrors: [...(opts.behaviour?.loginStreamErrors ?? [])] }
   const accountOf = new WeakMap<WaConnection, Account>()
   const historySent = new WeakSet<WaConnection>()
@@ -127,6 +134,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       peer: new SignalPeer(keys),
       phoneMessages: [],
       linked: false,
+      deviceName: null,
       uploaded: null,
       loggedIn: null,
       dir: {
@@ -150,12 +158,16 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       get linked() {
         return account.linked
       },
+      get linkedDeviceName() {
+        return account.linked ? account.deviceName : null
+      },
       get online() {
         return account.loggedIn !== null
       },
       received: () => account.phoneMessages.flatMap((m) => textOf(m.message) ?? []),
       messages: () => [...account.phoneMessages],
       scan: (qr) => scan(account, qr),
+      enterCode: (code) => enterCode(account, code),
       removeDevice() {
         account.linked = false
         account.uploaded = null
@@ -184,18 +196,67 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       sendRefresh(conn)
       throw new LinkRefusedError('the server retired the QR\'s adv secret and sent companion_reg_refresh; scan the refreshed QR')
     }
+    await completePairing(conn, account, data)
+  }
+
+  /** `pair-success` for the companion on `conn` (its identity key, MACed with the adv secret), then the 515. */
+  async function completePairing(conn: WaConnection, account: Account, companion: { identityKey: Buffer; advSecret: Buffer }): Promise<void> {
     const reply = await conn.query(
-      pairSuccessIq(`pair-success-${conn.id}`, data, account.keys, {
+      pairSuccessIq(`pair-success-${conn.id}`, companion, account.keys, {
         jid: `${account.number}:${COMPANION_DEVICE}@s.whatsapp.net`,
         lid: `${account.lid}:${COMPANION_DEVICE}@lid`,
         keyIndex: 1
       })
     )
-    if (!child(reply, 'pair-device-sign')) throw new Error(`the client refused the pairing: ${describeNode(reply)}`)
+    if (!child(reply, 'pair-device-sign')) throw new LinkRefusedError(`the client refused the pairing: ${describeNode(reply)}`)
     account.linked = true
+    account.deviceName = deviceNames.get(conn) ?? null
     account.uploaded = null
     // WhatsApp asks a freshly paired client to reconnect and log in.
     conn.send(node('stream:error', { code: '515' }))
+  }
+
+  /** The owner types `code` on the phone of `account` (pairing-code.ts stage 2); resolves once linked. */
+  async function enterCode(account: Account, code: string): Promise<void> {
+    const pending = codeRegistrations.get(account.number)
+    if (!pending || pending.conn.closed) throw new LinkRefusedError(`no client asked for a pairing code for ${account.number}`)
+    const hello = await primaryHello(pending.registration, code.replace(/[^0-9A-Za-z]/g, '').toUpperCase(), account.keys).catch(() => {
+      throw new LinkRefusedError('the code is wrong')
+    })
+    const linked = new Promise<void>((resolve, reject) => Object.assign(pending, { resolve, reject }))
+    pending.conn.send(hello)
+    await linked
+  }
+
+  /** Stage 1 and 3 of a pairing by code, on a registration connection (pairing-code.ts). */
+  function onLinkCodeIq(conn: WaConnection, iq: BinaryNode): void {
+    const stage = child(iq, 'link_code_companion_reg')?.attrs.stage
+    if (stage === 'companion_hello') {
+      const hello = companionHello(iq)
+      conn.send(hello.answer)
+      if (!('registration' in hello)) return
+      const account = accounts.get(jidUser(hello.registration.jid))
+      if (account) codeRegistrations.set(account.number, { conn, registration: hello.registration })
+      return
+    }
+    if (stage === 'companion_finish') {
+      const entry = [...codeRegistrations.entries()].find(([, p]) => p.conn === conn)
+      if (!entry) return void conn.send(iqError(iq, 404, 'item-not-found'))
+      const [number, pending] = entry
+      codeRegistrations.delete(number)
+      const fail = (err: unknown) => pending.reject?.(err instanceof LinkRefusedError ? err : new LinkRefusedError(String(err)))
+      let companion: { identityKey: Buffer; advSecret: Buffer }
+      try {
+        companion = companionFinish(iq, pending.registration, accounts.get(number)!.keys)
+      } catch (err) {
+        conn.send(iqError(iq, 400, 'bad-request'))
+        return fail(err)
+      }
+      conn.send(iqResult(iq))
+      if (behaviour.refreshAfterStage2) sendRefresh(conn)
+      // Not awaited: the client's answer to pair-success is a later frame of this same connection.
+      completePairing(conn, accounts.get(number)!, companion).then(() => pending.resolve?.(), fail)
+    }
   }
 
   /** `<notification type="companion_reg_refresh">` to an unpaired companion (Baileys #2737, PR #2765). */
@@ -211,12 +272,19 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     debug,
     onClose(conn: WaConnection) {
       conns.delete(conn)
+      for (const [number, p] of codeRegistrations) {
+        if (p.conn !== conn) continue
+        codeRegistrations.delete(number)
+        p.reject?.(new LinkRefusedError('the client closed the connection before the pairing finished'))
+      }
       for (const [ref, c] of pairing) if (c === conn) pairing.delete(ref)
       const account = accountOf.get(conn)
       if (account?.loggedIn === conn) account.loggedIn = null
     },
     onLogin(conn: WaConnection, payload: proto.ClientPayload) {
       if (payload.devicePairingData) {
+        const props = payload.devicePairingData.deviceProps
+        if (props) deviceNames.set(conn, proto.DeviceProps.decode(props).os ?? '')
         const refs = Array.from({ length: 6 }, (_, i) => `TESTREF${conn.id}-${i}-${Math.random().toString(36).slice(2, 10)}`)
         for (const r of refs) pairing.set(r, conn)
         void conn
@@ -243,7 +311,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     },
     async onNode(conn: WaConnection, n: BinaryNode) {
       const account = accountOf.get(conn)
-      if (!account) return
+      if (!account) {
+        if (n.tag === 'iq' && n.attrs.xmlns === 'md' && child(n, 'link_code_companion_reg')) onLinkCodeIq(conn, n)
+        return
+      }
       if (n.tag === 'iq') {
         const answer = answerIq(n, account.dir)
         if (answer) conn.send(answer)

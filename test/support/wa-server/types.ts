@@ -71,11 +71,19 @@ export interface FakePhone {
   readonly lid: string
   /** Scans a pairing QR shown by a client: pairs it, then the server asks it to restart (515). */
   scan(qr: string): Promise<void>
+  /**
+   * The owner types a pairing code (Linked devices → Link with phone number) that a client asked for
+   * with this account's number: stage 2, then pair-success and the 515. Resolves once the client
+   * signed the pairing; rejects with {@link LinkRefusedError} for a wrong code or no pending request.
+   */
+  enterCode(code: string): Promise<void>
   /** Own-device copies of what the client sent (`deviceSentMessage`), decrypted texts. */
   received(): string[]
   messages(): ReceivedMessage[]
   /** True while a companion is linked (false after its logout). */
   readonly linked: boolean
+  /** The linked companion as the phone lists it under Linked devices (its DeviceProps.os), null when none. */
+  readonly linkedDeviceName: string | null
   /** True while the linked client is logged in on an open connection. */
   readonly online: boolean
   /**

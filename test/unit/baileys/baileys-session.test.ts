@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Boom } from '@hapi/boom'
-import { BufferJSON, type AuthenticationCreds, type WAMessage } from 'baileys'
+import { BufferJSON, type AuthenticationCreds, type BinaryNode, type WAMessage } from 'baileys'
 import { pino } from 'pino'
 import sharp from 'sharp'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -409,13 +409,30 @@ describe('logout', () => {
 })
 
 describe('pairing code', () => {
-  it('in state QR: asks the socket with the digits', async () => {
+  it('in state QR: registers the code with the server (an OS in the display, never the product name) and answers it once accepted', async () => {
     const t = setup()
     await t.session.start()
     const s = await t.socket(1)
     s.qr()
-    await expect(t.session.requestPairingCode('+1 (555) 000-1111')).resolves.toBe('K7QX2M9P')
-    expect(s.requestPairingCode).toHaveBeenCalledWith('15550001111')
+    const code = await t.session.requestPairingCode('+1 (555) 000-1111')
+    expect(code).toMatch(/^[0-9A-Z]{8}$/)
+    const stanza = s.query.mock.calls[0]![0] as BinaryNode
+    const reg = (stanza.content as BinaryNode[])[0]!
+    expect(reg.attrs).toMatchObject({ jid: '15550001111@s.whatsapp.net', stage: 'companion_hello' })
+    const display = (reg.content as BinaryNode[]).find((c) => c.tag === 'companion_platform_display')!.content
+    expect(display).toMatch(/^Chrome \((Windows|Mac OS|Linux)\)$/)
+    expect(s.creds.pairingCode).toBe(code)
+    expect(s.creds.me?.id).toBe('15550001111@s.whatsapp.net')
+  })
+
+  it('the server refuses the registration: PAIRING_REFUSED with its code, no code and no creds.me (PR #2769)', async () => {
+    const t = setup()
+    await t.session.start()
+    const s = await t.socket(1)
+    s.qr()
+    s.queryAnswer = new Boom('bad-request', { data: 400 })
+    await expect(t.session.requestPairingCode('15550001111')).rejects.toMatchObject({ code: 'PAIRING_REFUSED', message: expect.stringMatching(/refused.*400/) })
+    expect(s.creds.me).toBeUndefined()
   })
 
   it('before the socket is ready: waits for the first QR (a request before it gets 428)', async () => {
@@ -424,9 +441,9 @@ describe('pairing code', () => {
     const s = await t.socket(1)
     const pending = t.session.requestPairingCode('15550001111')
     await new Promise((r) => setImmediate(r))
-    expect(s.requestPairingCode).not.toHaveBeenCalled()
+    expect(s.query).not.toHaveBeenCalled()
     s.qr()
-    await expect(pending).resolves.toBe('K7QX2M9P')
+    await expect(pending).resolves.toMatch(/^[0-9A-Z]{8}$/)
   })
 
   it('gives up after pairingWaitMs, and fails fast while waiting out a backoff', async () => {

@@ -55,7 +55,7 @@ import { toMessageContent, toSentMessage } from './outbound-mapper'
 import { DEFAULT_SEND_PACING, SendQueue } from './send-queue'
 import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
 import { realTimers, sleep, withTimeout, type TimerHandle, type Timers } from './timers'
-import { newAdvSecret, withAdvSecret } from './pairing'
+import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
 
 /** Node events of the socket's websocket (lib/Socket/socket.js onMessageReceived: `CB:<tag>,<attr>:<value>`). */
 const REG_REFRESH_EVENT = 'CB:notification,type:companion_reg_refresh'
@@ -282,8 +282,14 @@ export class BaileysSession implements ChannelSession {
     }
     const sock = this.state === 'QR' && this.run ? this.run.sock : await this.waitForQr()
     try {
-      return await sock.requestPairingCode(digits)
+      return await requestPairingCode(sock, digits, this.opts.browser ?? DEFAULT_BROWSER)
     } catch (err) {
+      if (err instanceof PairingRefusedError) {
+        throw new ChannelError(
+          'PAIRING_REFUSED',
+          `WhatsApp refused the pairing-code request (${err.code ?? 'error'}: ${err.message}). Check the number with its country code, or link with the QR code.`
+        )
+      }
       throw new ChannelError('NOT_STARTED', `Could not request a pairing code: ${errorMessage(err)}. Try again.`)
     }
   }

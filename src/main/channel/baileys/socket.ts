@@ -8,7 +8,7 @@ import { makeWASocket, type BaileysEventEmitter, type BinaryNode, type Authentic
 
 export type BaileysSocket = Pick<
   WASocket,
-  'end' | 'logout' | 'requestPairingCode' | 'sendMessage' | 'sendPresenceUpdate' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage' | 'query'
+  'end' | 'logout' | 'sendMessage' | 'sendPresenceUpdate' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage' | 'query'
 > & {
   authState: { creds: AuthenticationCreds }
   ev: BaileysEventEmitter
