@@ -111,6 +111,9 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   const accountOf = new WeakMap<WaConnection, Account>()
   const historySent = new WeakSet<WaConnection>()
   let connections = 0
+  /** Epoch ms of each successful login, and logins answered with a stream error (behaviour.loginStreamErrors). */
+  const logins: number[] = []
+  let loginFailures = 0
   let nextAccount = 15550001111
   let nextAccountLid = 210000000000001
   let nextContactLid = 220000000000001
@@ -300,11 +303,20 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         conn.send(node('failure', { reason: '401', location: 'test' }))
         return
       }
+      const failWith = behaviour.loginStreamErrors.shift()
+      if (failWith !== undefined) {
+        loginFailures++
+        conn.send(node('stream:error', { code: String(failWith) }))
+        conn.close()
+        return
+      }
       // One session per companion: a new login replaces an older connection, as WhatsApp does.
       if (account.loggedIn && account.loggedIn !== conn) account.loggedIn.kill()
       account.loggedIn = conn
       accountOf.set(conn, account)
+      logins.push(Date.now())
       conn.send(node('success', { t: Math.floor(Date.now() / 1000), lid: `${account.lid}@lid`, creation: Math.floor(Date.now() / 1000) - 3600 }))
+      if (behaviour.dropAfterLoginMs !== null) setTimeout(() => conn.kill(), behaviour.dropAfterLoginMs).unref()
       conn.send(node('ib', {}, [node('offline', { count: '0' })]))
       // A later login: the keys are known already.
       if (account.uploaded) void sendHistoryNotification(account, conn).catch((err) => debug(String(err)))
@@ -420,6 +432,20 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     },
     get openConnections() {
       return conns.size
+    },
+    get logins() {
+      return [...logins]
+    },
+    get loginFailures() {
+      return loginFailures
+    },
+    replaceSession(phone = first.phone) {
+      const conn = accounts.get(phone.number)?.loggedIn
+      if (!conn) return false
+      // Another client took the session: lib/Utils/generics.js getErrorCodeFromStreamError maps it to 440.
+      conn.send(node('stream:error', {}, [node('conflict', { type: 'replaced' })]))
+      conn.close()
+      return true
     },
     media,
     log,

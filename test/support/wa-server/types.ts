@@ -121,6 +121,15 @@ export interface WaTestServer {
    * cut as by a network loss; with it the server first sends `<stream:error code>`. Answers how many ended.
    */
   disconnect(opts?: { phone?: FakePhone; code?: number }): number
+  /** Epoch ms of each successful login (`<success>`) so far. */
+  readonly logins: number[]
+  /** Logins answered with a stream error instead (behaviour.loginStreamErrors). */
+  readonly loginFailures: number
+  /**
+   * Another WhatsApp Web client takes over `phone`'s session (default: the first account's): its
+   * connection ends with `<stream:error><conflict type="replaced"/>` (440 in Baileys). False when not logged in.
+   */
+  replaceSession(phone?: FakePhone): boolean
   /** Client connections opened so far (each reconnect is one more), and those still open. */
   readonly connections: number
   readonly openConnections: number

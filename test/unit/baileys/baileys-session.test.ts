@@ -230,7 +230,7 @@ describe('reconnect with backoff', () => {
     expect(t.clock.pendingDelays()).toEqual([800])
   })
 
-  it('the schedule starts over after a successful open', async () => {
+  it('the schedule starts over after a connection that stayed open (issue 10: not after any open)', async () => {
     const t = setup()
     const s = await linked(t)
     await s.close(428)
@@ -239,6 +239,7 @@ describe('reconnect with backoff', () => {
     expect(t.clock.fireNext()).toBe(2000)
     const s4 = await t.socket(4)
     s4.open()
+    t.clock.advance(60_000)
     await s4.close(428)
     expect(t.clock.fireNext()).toBe(1000)
   })
@@ -322,14 +323,34 @@ describe('terminal closes', () => {
     expect(t.sockets).toHaveLength(1)
   })
 
-  it('440 replaced: DISCONNECTED, creds kept, no retry (two clients would evict each other)', async () => {
+  it('440 replaced: CONNECTING with the reason, one reconnect after 30 s with the creds; a second 440 within 10 min stops (DISCONNECTED, creds kept)', async () => {
     const t = setup()
-    const s = await linked(t)
-    await s.close(440, 'Stream Errored (conflict)')
+    const s2 = await linked(t)
+    await s2.close(440, 'Stream Errored (conflict)')
+    await vi.waitFor(() => expect(t.lastState()).toEqual({ state: 'CONNECTING', reason: 'another WhatsApp Web client took over this session (Stream Errored (conflict) (440)); reconnecting in 30 s' }))
+    expect(t.clock.pendingDelays()).toEqual([30_000])
+    t.clock.advance(30_000)
+    const s3 = await t.socket(3)
+    s3.open()
+    t.clock.advance(5 * 60_000)
+    await s3.close(440, 'Stream Errored (conflict)')
     await vi.waitFor(() => expect(t.lastState()?.state).toBe('DISCONNECTED'))
-    expect(t.lastState()!.reason).toMatch(/took over/)
+    expect(t.lastState()!.reason).toMatch(/took over this session again within 10 min .*stopped.*call init/)
     expect(t.clock.pending).toBe(0)
     expect((await savedCreds(t.authDir)).me).toBeTruthy()
+  })
+
+  it('440s more than 10 min apart are each retried', async () => {
+    const t = setup()
+    const s2 = await linked(t)
+    await s2.close(440, 'Stream Errored (conflict)')
+    t.clock.advance(30_000)
+    const s3 = await t.socket(3)
+    s3.open()
+    t.clock.advance(11 * 60_000)
+    await s3.close(440, 'Stream Errored (conflict)')
+    await vi.waitFor(() => expect(t.clock.pendingDelays()).toEqual([30_000]))
+    expect(t.lastState()?.state).toBe('CONNECTING')
   })
 
   it('411 is fatal', async () => {
@@ -339,17 +360,53 @@ describe('terminal closes', () => {
     await vi.waitFor(() => expect(t.lastState()).toEqual({ state: 'DISCONNECTED', reason: 'stopped: Multi-device beta not joined (411)' }))
   })
 
-  it('500 again and again on a paired device ends as LOGGED_OUT after backing off', async () => {
+  it('500 again and again on a paired device: retried on the slower server-error schedule, never logged out, creds kept', async () => {
     const t = setup()
     await linked(t)
     const delays: number[] = []
-    for (let n = 2; n <= 6; n++) {
+    for (let n = 2; n <= 9; n++) {
       await (await t.socket(n)).close(500, 'Stream Errored (bad-session)')
-      if (n < 6) delays.push(t.clock.fireNext()!)
+      delays.push(t.clock.fireNext()!)
     }
-    expect(delays).toEqual([1000, 2000, 4000, 8000])
-    await vi.waitFor(() => expect(t.lastState()?.state).toBe('LOGGED_OUT'))
-    expect(existsSync(t.authDir)).toBe(false)
+    expect(delays).toEqual([5000, 10000, 20000, 40000, 80000, 160000, 300000, 300000])
+    expect(t.states.some((u) => u.state === 'LOGGED_OUT')).toBe(false)
+    expect(t.lastState()).toEqual({ state: 'CONNECTING', reason: 'WhatsApp server error: Stream Errored (bad-session) (500), retrying in 5 min' })
+    expect((await savedCreds(t.authDir)).me).toBeTruthy()
+  })
+
+  it('a server that drops every connection 300 ms after login gets at most a handful of logins a minute (the backoff resets only after 60 s open)', async () => {
+    const t = setup({ random: () => 0.5 })
+    await linked(t)
+    const connects: number[] = []
+    const start = t.clock.now()
+    for (let n = 2; t.clock.now() - start < 10 * 60_000; n++) {
+      t.clock.advance(300)
+      await (await t.socket(n)).close(428, 'Connection Terminated')
+      t.clock.fireNext()
+      const next = await t.socket(n + 1)
+      connects.push(t.clock.now() - start)
+      next.open()
+    }
+    const perMinute = (m: number) => connects.filter((at) => at >= m * 60_000 && at < (m + 1) * 60_000).length
+    expect(perMinute(0)).toBeLessThanOrEqual(6)
+    for (let m = 2; m < 10; m++) expect(perMinute(m)).toBeLessThanOrEqual(1)
+  })
+
+  it('a connection that stayed open for 60 s starts the backoff over', async () => {
+    const t = setup()
+    const s2 = await linked(t)
+    await s2.close(428, 'Connection Terminated')
+    expect(t.clock.fireNext()).toBe(1000)
+    const s3 = await t.socket(3)
+    s3.open()
+    t.clock.advance(300)
+    await s3.close(428, 'Connection Terminated')
+    expect(t.clock.fireNext()).toBe(2000)
+    const s4 = await t.socket(4)
+    s4.open()
+    t.clock.advance(60_000)
+    await s4.close(428, 'Connection Terminated')
+    expect(t.clock.pendingDelays()).toEqual([1000])
   })
 })
 

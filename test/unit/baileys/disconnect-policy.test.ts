@@ -1,8 +1,6 @@
 import { DisconnectReason } from 'baileys'
 import { describe, expect, it } from 'vitest'
 import {
-  BAD_SESSION_LIMIT,
-  backoffDelayMs,
   CloseCode,
   decideDisconnect,
   describeClose,
@@ -11,7 +9,7 @@ import {
   type CloseInfo
 } from '../../../src/main/channel/baileys/disconnect-policy'
 
-const base: CloseInfo = { statusCode: undefined, message: '', paired: true, qrShown: false, restartsInRow: 0, badSessionsInRow: 0 }
+const base: CloseInfo = { statusCode: undefined, message: '', paired: true, qrShown: false, restartsInRow: 0, replacedRecently: false }
 const decide = (p: Partial<CloseInfo>) => decideDisconnect({ ...base, ...p }).kind
 
 describe('close codes', () => {
@@ -42,8 +40,9 @@ describe('decideDisconnect', () => {
     }
   })
 
-  it('440 is replaced and 411 fatal: no automatic reconnect', () => {
-    expect(decide({ statusCode: 440 })).toBe('replaced')
+  it('440 is retried once after a pause; a second 440 within the window stops; 411 is fatal', () => {
+    expect(decide({ statusCode: 440 })).toBe('replaced-retry')
+    expect(decide({ statusCode: 440, replacedRecently: true })).toBe('replaced')
     expect(decide({ statusCode: 411 })).toBe('fatal')
   })
 
@@ -61,41 +60,19 @@ describe('decideDisconnect', () => {
     for (const statusCode of [428, 503, 502, 599, undefined]) expect(decide({ statusCode })).toBe('backoff')
   })
 
-  it('500 backs off until it repeats on a paired device, then counts as logged out', () => {
-    expect(decide({ statusCode: 500, badSessionsInRow: 1 })).toBe('backoff')
-    expect(decide({ statusCode: 500, badSessionsInRow: BAD_SESSION_LIMIT - 1 })).toBe('backoff')
-    expect(decide({ statusCode: 500, badSessionsInRow: BAD_SESSION_LIMIT })).toBe('logged-out')
-    expect(decide({ statusCode: 500, badSessionsInRow: BAD_SESSION_LIMIT + 3, paired: false })).toBe('backoff')
+  it('500 (any unknown stream error) backs off on the server-error schedule, never logged out (docs/design.md §13)', () => {
+    expect(decideDisconnect({ ...base, statusCode: 500 })).toEqual({ kind: 'backoff', refreshVersion: false, schedule: 'server-error' })
+    expect(decideDisconnect({ ...base, statusCode: 500, paired: false })).toEqual({ kind: 'backoff', refreshVersion: false, schedule: 'server-error' })
+  })
+
+  it('only 401, 403 and 419 delete credentials', () => {
+    const deleting = [400, 401, 403, 404, 405, 408, 411, 419, 428, 429, 440, 500, 501, 503, 515, 599, undefined].filter((statusCode) => decide({ statusCode }) === 'logged-out')
+    expect(deleting).toEqual([401, 403, 419])
   })
 
   it('405 backs off and asks for a fresh WA Web version', () => {
-    expect(decideDisconnect({ ...base, statusCode: 405 })).toEqual({ kind: 'backoff', refreshVersion: true })
-    expect(decideDisconnect({ ...base, statusCode: 428 })).toEqual({ kind: 'backoff', refreshVersion: false })
-  })
-})
-
-describe('backoffDelayMs', () => {
-  const mid = () => 0.5
-
-  it('doubles from 1 s and caps at 60 s (no jitter at the midpoint)', () => {
-    const schedule = Array.from({ length: 10 }, (_, i) => backoffDelayMs(i + 1, mid))
-    expect(schedule).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000, 60000])
-  })
-
-  it('spreads each delay over ±20 %', () => {
-    expect(backoffDelayMs(3, () => 0)).toBe(3200)
-    expect(backoffDelayMs(3, () => 0.999999)).toBe(4800)
-    expect(backoffDelayMs(50, () => 0)).toBe(48000)
-    expect(backoffDelayMs(50, () => 0.999999)).toBe(72000)
-  })
-
-  it('never returns a tiny delay for huge attempt numbers or attempt 0', () => {
-    expect(backoffDelayMs(10_000, mid)).toBe(60000)
-    expect(backoffDelayMs(0, mid)).toBe(1000)
-  })
-
-  it('takes custom bounds', () => {
-    expect(backoffDelayMs(4, mid, { baseMs: 100, maxMs: 500, jitter: 0 })).toBe(500)
+    expect(decideDisconnect({ ...base, statusCode: 405 })).toEqual({ kind: 'backoff', refreshVersion: true, schedule: 'normal' })
+    expect(decideDisconnect({ ...base, statusCode: 428 })).toEqual({ kind: 'backoff', refreshVersion: false, schedule: 'normal' })
   })
 })
 
@@ -111,5 +88,7 @@ describe('describeClose / formatDelay', () => {
     expect(formatDelay(1187)).toBe('1.2 s')
     expect(formatDelay(38399)).toBe('38 s')
     expect(formatDelay(800)).toBe('800 ms')
+    expect(formatDelay(10 * 60_000)).toBe('10 min')
+    expect(formatDelay(90_000)).toBe('1.5 min')
   })
 })

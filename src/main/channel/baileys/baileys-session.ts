@@ -48,7 +48,19 @@ import {
 } from '../types'
 import { AuthStore } from './auth-store'
 import { BoundedCache } from './bounded-cache'
-import { backoffDelayMs, CloseCode, decideDisconnect, DEFAULT_BACKOFF, describeClose, formatDelay, type BackoffOptions } from './disconnect-policy'
+import { backoffDelayMs } from '../../../shared/domain/backoff'
+import {
+  CloseCode,
+  decideDisconnect,
+  DEFAULT_BACKOFF,
+  describeClose,
+  formatDelay,
+  REPLACED_RETRY_MS,
+  REPLACED_WINDOW_MS,
+  SERVER_ERROR_BACKOFF,
+  STABLE_OPEN_MS,
+  type BackoffOptions
+} from './disconnect-policy'
 import { stripDevice, toInboundMessage } from './inbound-mapper'
 import { DEFAULT_MESSAGE_STORE_SIZE, MessageStore } from './message-store'
 import { toMessageContent, toSentMessage } from './outbound-mapper'
@@ -75,7 +87,15 @@ export interface BaileysChannelOptions {
   timers?: Timers
   /** [0, 1); jitter of the backoff and the send pacing. */
   random?: () => number
+  /** Reconnect schedule after network losses (disconnect-policy.ts DEFAULT_BACKOFF). */
   backoff?: Partial<BackoffOptions>
+  /** Reconnect schedule after server errors, 500 (SERVER_ERROR_BACKOFF). */
+  serverErrorBackoff?: Partial<BackoffOptions>
+  /** Pause before reconnecting after a 440, and the window in which a second 440 stops the session (ms). */
+  replacedRetryMs?: number
+  replacedWindowMs?: number
+  /** How long a connection must stay open before the backoff starts over (ms; STABLE_OPEN_MS). */
+  stableOpenMs?: number
   /** Minimum gap and random extra between two sends (ms). */
   sendPacing?: { minIntervalMs?: number; jitterMs?: number }
   /** How long "typing…" shows before a send with `composing` (ms). */
@@ -163,9 +183,13 @@ export class BaileysSession implements ChannelSession {
   private auth: AuthStore | null = null
   private run: SocketRun | null = null
   private reconnectTimer: TimerHandle | null = null
+  /** Reconnect attempts since the last connection that stayed open for stableOpenMs. */
   private attempt = 0
   private restartsInRow = 0
-  private badSessionsInRow = 0
+  /** When the current connection opened (timers' clock), null when not open. */
+  private openedAt: number | null = null
+  /** When the last 440 came, null when none since the owner's start. */
+  private lastReplacedAt: number | null = null
   private version: WAVersion | undefined
   private refreshVersionNext = false
   private account: LinkedAccount | null = null
@@ -176,6 +200,7 @@ export class BaileysSession implements ChannelSession {
   private readonly timers: Timers
   private readonly random: () => number
   private readonly backoff: BackoffOptions
+  private readonly serverErrorBackoff: BackoffOptions
   private readonly factory: SocketFactory
   private readonly libLogger: Logger
   private readonly queue: SendQueue
@@ -195,6 +220,7 @@ export class BaileysSession implements ChannelSession {
     this.timers = opts.timers ?? realTimers
     this.random = opts.random ?? Math.random
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff }
+    this.serverErrorBackoff = { ...SERVER_ERROR_BACKOFF, ...opts.serverErrorBackoff }
     this.factory = opts.socketFactory ?? defaultSocketFactory
     this.version = opts.version
     this.libLogger = libraryLogger(ctx.logger)
@@ -226,7 +252,8 @@ export class BaileysSession implements ChannelSession {
       if (this.running) return
       this.running = true
       this.epoch++
-      this.attempt = this.restartsInRow = this.badSessionsInRow = 0
+      this.attempt = this.restartsInRow = 0
+      this.openedAt = this.lastReplacedAt = null
       this.report({ state: 'CONNECTING' })
       try {
         this.auth = await AuthStore.open(this.ctx.authDir, this.ctx.logger)
@@ -433,7 +460,9 @@ export class BaileysSession implements ChannelSession {
     if (u.isNewLogin) this.ctx.logger.info('device linked; the connection restarts to log in')
     if (u.receivedPendingNotifications) run.pendingDone = true
     if (u.connection === 'open') {
-      this.attempt = this.restartsInRow = this.badSessionsInRow = 0
+      // The attempt count is kept until the connection has stayed open a while (onClose).
+      this.restartsInRow = 0
+      this.openedAt = this.timers.now()
       this.lastFailure = null
       const me = run.sock.user ?? this.auth?.creds.me
       this.account = me ? accountFrom(me) : null
@@ -498,17 +527,19 @@ export class BaileysSession implements ChannelSession {
 
     const statusCode = statusCodeOf(error)
     const message = errorMessage(error ?? 'connection closed')
-    const badSessionsInRow = statusCode === CloseCode.badSession ? this.badSessionsInRow + 1 : 0
+    const now = this.timers.now()
+    if (this.openedAt !== null && now - this.openedAt >= (this.opts.stableOpenMs ?? STABLE_OPEN_MS)) this.attempt = 0
+    this.openedAt = null
+    const replacedWindowMs = this.opts.replacedWindowMs ?? REPLACED_WINDOW_MS
     const action = decideDisconnect({
       statusCode,
       message,
       paired: this.auth?.paired ?? false,
       qrShown: run?.qrShown ?? false,
       restartsInRow: this.restartsInRow,
-      badSessionsInRow
+      replacedRecently: this.lastReplacedAt !== null && now - this.lastReplacedAt < replacedWindowMs
     })
     this.restartsInRow = statusCode === CloseCode.restartRequired ? this.restartsInRow + 1 : 0
-    this.badSessionsInRow = badSessionsInRow
     const what = describeClose(statusCode, message)
 
     switch (action.kind) {
@@ -519,11 +550,23 @@ export class BaileysSession implements ChannelSession {
         return
       case 'backoff': {
         this.attempt++
-        const delay = backoffDelayMs(this.attempt, this.random, this.backoff)
+        const serverError = action.schedule === 'server-error'
+        const delay = backoffDelayMs(this.attempt, this.random(), serverError ? this.serverErrorBackoff : this.backoff)
         if (action.refreshVersion) this.refreshVersionNext = true
-        const reason = `connection failed: ${what}, retrying in ${formatDelay(delay)}`
-        this.lastFailure = `connection failed: ${what}`
+        const failure = serverError ? `WhatsApp server error: ${what}` : `connection failed: ${what}`
+        const reason = `${failure}, retrying in ${formatDelay(delay)}`
+        this.lastFailure = failure
         this.ctx.logger.warn({ statusCode, attempt: this.attempt, delayMs: delay }, reason)
+        this.report({ state: 'CONNECTING', reason })
+        this.scheduleConnect(delay)
+        return
+      }
+      case 'replaced-retry': {
+        this.lastReplacedAt = now
+        const delay = this.opts.replacedRetryMs ?? REPLACED_RETRY_MS
+        const reason = `another WhatsApp Web client took over this session (${what}); reconnecting in ${formatDelay(delay)}`
+        this.lastFailure = 'another WhatsApp Web client took over this session'
+        this.ctx.logger.warn({ statusCode }, reason)
         this.report({ state: 'CONNECTING', reason })
         this.scheduleConnect(delay)
         return
@@ -532,7 +575,12 @@ export class BaileysSession implements ChannelSession {
         this.terminal('DISCONNECTED', 'the QR code expired without a scan; call init again to pair', { resetUnpaired: true })
         return
       case 'replaced':
-        this.terminal('DISCONNECTED', `another WhatsApp Web client took over this session: ${what}; call init to reconnect here`, {})
+        this.terminal(
+          'DISCONNECTED',
+          `another WhatsApp Web client took over this session again within ${formatDelay(replacedWindowMs)} (${what}): ` +
+            'stopped so the two do not keep evicting each other; close the other one, then call init to take the session back here',
+          {}
+        )
         return
       case 'fatal':
         this.terminal('DISCONNECTED', `stopped: ${what}`, {})
