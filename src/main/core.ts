@@ -14,6 +14,7 @@ import { InboundPipeline } from './services/inbound-pipeline'
 import { InstanceService } from './services/instance-service'
 import { IntentService } from './services/intent-service'
 import { MessageService } from './services/message-service'
+import { MessageStatusService } from './services/message-status'
 import { SessionManager } from './services/session-manager'
 import { SandboxService } from './services/sandbox-service'
 import { SurveyService } from './services/survey-service'
@@ -105,15 +106,17 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const account = new AccountService(storage, opts.apiToken)
   await account.ensure()
   const inbound = new InboundPipeline({ storage, events, logger })
+  const statuses = new MessageStatusService({ storage, events, logger })
   const sessions = new SessionManager({
     storage,
     events,
     logger,
     factories: { sandbox: createSandboxSession, ...opts.factories },
-    onInbound: (id, msg) => inbound.process(id, msg)
+    onInbound: (id, msg) => inbound.process(id, msg),
+    onMessageStatus: (id, update) => statuses.report(id, update)
   })
   const attachments = new AttachmentService({ storage, events })
-  const messages = new MessageService({ storage, sessions, events, attachments, limits })
+  const messages = new MessageService({ storage, sessions, events, attachments, limits, statuses })
   const mailer = opts.mailer ?? createSmtpMailer(() => storage.config.data.appSettings.smtp)
   const bot = new BotEngine({ storage, events, logger, messages, attachments, mailer, clock: opts.clock, options: opts.bot })
   inbound.use(async (instanceId, message) => {

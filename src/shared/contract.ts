@@ -228,6 +228,8 @@ export type ContractEvent =
   | { type: 'state'; instanceId: string; state: Instance['settings']['status']; previous: string; reason?: string }
   | { type: 'qr'; instanceId: string; qrDataUrl: string }
   | { type: 'message'; instanceId: string; message: LoggedMessage }
+  /** A sent message's delivery status changed: `message` is the updated log entry (same id). */
+  | { type: 'status'; instanceId: string; message: LoggedMessage }
   | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }
   | { type: 'delivery'; instanceId: string; delivery: WebhookDelivery }
   | { type: 'activity'; instanceId: string; entry: BotActivity }

@@ -55,6 +55,22 @@ export type OutboundContent =
   | { kind: 'contact'; displayName: string; vcard: string }
 
 /**
+ * Where a sent message is (docs/design.md §13): PENDING (handed to the network) → SERVER_ACK (the
+ * server took it) → DELIVERY_ACK (on the recipient's phone) → READ (PLAYED for a voice note), or
+ * ERROR (the server refused it; the update carries its code). Baileys' `proto.WebMessageInfo.Status`.
+ */
+export type DeliveryStatus = 'PENDING' | 'SERVER_ACK' | 'DELIVERY_ACK' | 'READ' | 'PLAYED' | 'ERROR'
+
+/** A status change of a message the instance sent, reported by a channel. */
+export interface MessageStatusUpdate {
+  /** The message id (`SentMessage.key.id`). */
+  id: string
+  status: DeliveryStatus
+  /** The server's code with ERROR, e.g. '463' (no privacy token) or '479' (stale addressing). */
+  errorCode?: string
+}
+
+/**
  * The result of a send, shaped like Baileys' `WAMessage` serialised to JSON (seed 2.11): binary
  * fields are base64 strings, 64-bit numbers are decimal strings.
  */
@@ -63,7 +79,7 @@ export interface SentMessage {
   message: Record<string, unknown>
   /** Epoch seconds, as a decimal string. */
   messageTimestamp: string
-  status: 'PENDING' | 'SERVER_ACK' | 'DELIVERY_ACK' | 'READ' | 'ERROR'
+  status: DeliveryStatus
 }
 
 /** The kinds of inbound message the rest of the app distinguishes. */
@@ -117,6 +133,11 @@ export interface ChannelHooks {
    * need not wait for it (it never rejects).
    */
   onMessage(message: InboundMessage): Promise<void>
+  /**
+   * A sent message's status changed (server ack, receipts, a refusal). May come before the send's
+   * promise resolved, and more than once for one status; the app keeps the furthest.
+   */
+  onMessageStatus(update: MessageStatusUpdate): void
 }
 
 /** What a factory needs to build a session for one instance. */

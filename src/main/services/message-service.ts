@@ -27,6 +27,7 @@ import type {
 import type { AttachmentService } from './attachment-service'
 import { AppError, conflict, invalid, notFound } from './errors'
 import type { SessionManager } from './session-manager'
+import type { MessageStatusService } from './message-status'
 
 export interface MessageServiceDeps {
   storage: Storage
@@ -34,6 +35,8 @@ export interface MessageServiceDeps {
   events: CoreEventBus
   attachments: AttachmentService
   limits: { fileBytes: number; downloadTimeoutMs: number }
+  /** Applies delivery statuses that arrived before the send was logged. */
+  statuses: Pick<MessageStatusService, 'logged'>
 }
 
 export interface SendOptions {
@@ -118,7 +121,8 @@ export class MessageService {
       ...(opts.options ? { options: opts.options } : {})
     }
     await this.deps.storage.messages.append(inst._id, entry)
-    await this.deps.events.emitDurable('message', { instanceId: inst._id, message: entry })
+    await this.deps.events.emitDurable('message', { instanceId: inst._id, message: { ...entry } })
+    await this.deps.statuses.logged(inst._id, entry.id)
     return sent
   }
 

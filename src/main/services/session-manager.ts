@@ -13,6 +13,7 @@ import type {
   ChannelSession,
   ConnectionState,
   InboundMessage,
+  MessageStatusUpdate,
   StateUpdate
 } from '../channel/types'
 import type { CoreEventBus } from '../events'
@@ -27,6 +28,8 @@ export interface SessionManagerDeps {
   factories: Partial<Record<ChannelKind, ChannelFactory>>
   /** Where inbound messages go (message log, bot engine, webhooks). Never rejects. */
   onInbound: (instanceId: string, message: InboundMessage) => Promise<void>
+  /** Where delivery status reports go (message-status.ts). Never rejects. */
+  onMessageStatus: (instanceId: string, update: MessageStatusUpdate) => Promise<void>
 }
 
 export class SessionManager {
@@ -126,7 +129,8 @@ export class SessionManager {
           this.deps.events.emit('qr', { instanceId, qr })
         },
         onMessage: (message) =>
-          this.deps.onInbound(instanceId, message).catch((err) => logger.error({ err }, 'inbound message failed'))
+          this.deps.onInbound(instanceId, message).catch((err) => logger.error({ err }, 'inbound message failed')),
+        onMessageStatus: (update) => void this.deps.onMessageStatus(instanceId, update)
       }
     })
   }

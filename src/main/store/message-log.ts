@@ -3,8 +3,10 @@
  *
  * High-churn data lives apart from the configuration file: one append-only JSON Lines file per
  * instance (`messages/<instanceId>.jsonl`). Appends are grouped and fsynced, so a burst costs few
- * syscalls and an acknowledged append is on disk. When a file holds twice the limit it is rewritten
- * atomically with the newest N. A torn last line (kill -9 during an append that was never
+ * syscalls and an acknowledged append is on disk. A change to a logged entry (its delivery status,
+ * its chat id once a LID is mapped to a number) is appended as a patch line `{"$patch": id, …fields}`
+ * and applied to the entry on load, so no update rewrites the file. When a file holds twice the limit
+ * it is rewritten atomically with the newest N, patches merged. A torn last line (kill -9 during an append that was never
  * acknowledged) is skipped on load; any other unparsable line stops the load with a clear error.
  */
 import { mkdir, open, readFile, rm } from 'node:fs/promises'
@@ -12,6 +14,14 @@ import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import type { LoggedMessage } from '../../shared/schemas/records'
 import { DataFileError } from './atomic-json-file'
+
+/** The key of a patch line: the id of the entry it changes. */
+const PATCH = '$patch'
+
+function findNewest(entries: LoggedMessage[], id: string): LoggedMessage | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.id === id) return entries[i]
+  return undefined
+}
 
 export interface MessageQuery {
   chatId?: string
@@ -44,11 +54,32 @@ export class MessageLog {
     const log = await this.load(instanceId)
     log.entries.push(entry)
     if (log.entries.length > this.limit) log.entries.splice(0, log.entries.length - this.limit)
-    log.pending.push(JSON.stringify(entry) + '\n')
-    await new Promise<void>((resolve, reject) => {
+    await this.write(instanceId, log, JSON.stringify(entry) + '\n')
+  }
+
+  /** Queues one line for the group commit; resolves once it is on disk. */
+  private write(instanceId: string, log: InstanceLog, line: string): Promise<void> {
+    log.pending.push(line)
+    return new Promise<void>((resolve, reject) => {
       log.waiters.push({ resolve, reject })
       if (!log.flushing) log.flushing = this.flush(instanceId, log)
     })
+  }
+
+  /**
+   * Changes fields of the entry with message id `id` (newest first); resolves with a copy of the
+   * entry as this change left it, once the change is on disk, or undefined when no entry has that
+   * id. `id` itself cannot change.
+   */
+  async update(instanceId: string, id: string, patch: Partial<Omit<LoggedMessage, 'id'>>): Promise<LoggedMessage | undefined> {
+    const log = await this.load(instanceId)
+    const entry = findNewest(log.entries, id)
+    if (!entry) return undefined
+    Object.assign(entry, patch)
+    // As it is now: a later update of the same entry must not change what this caller reports.
+    const snapshot = structuredClone(entry)
+    await this.write(instanceId, log, JSON.stringify({ [PATCH]: id, ...patch }) + '\n')
+    return snapshot
   }
 
   /** Entries of one instance, oldest first, filtered by chat and time, at most `limit` (newest). */
@@ -64,8 +95,7 @@ export class MessageLog {
   /** Finds an entry by message id (newest first). */
   async find(instanceId: string, id: string): Promise<LoggedMessage | undefined> {
     const log = await this.load(instanceId)
-    for (let i = log.entries.length - 1; i >= 0; i--) if (log.entries[i]!.id === id) return log.entries[i]
-    return undefined
+    return findNewest(log.entries, id)
   }
 
   /** Deletes the log of an instance (instance delete). */
@@ -115,14 +145,22 @@ export class MessageLog {
       const line = lines[i]!
       if (!line) continue
       try {
-        entries.push(JSON.parse(line) as LoggedMessage)
+        const parsed = JSON.parse(line) as LoggedMessage | ({ [PATCH]: string } & Partial<LoggedMessage>)
+        if (PATCH in parsed) {
+          const { [PATCH]: target, ...patch } = parsed
+          const entry = findNewest(entries, target)
+          if (entry) Object.assign(entry, patch)
+        } else {
+          entries.push(parsed)
+        }
       } catch (err) {
         // Only the final line can be torn by a crash mid-append; it was never acknowledged.
         const isLast = lines.slice(i + 1).every((l) => l === '')
         if (!isLast) throw new DataFileError(file, err)
       }
     }
-    const log: InstanceLog = { entries: entries.slice(-this.limit), lines: entries.length, pending: [], waiters: [], flushing: null }
+    const lineCount = lines.filter((l) => l !== '').length
+    const log: InstanceLog = { entries: entries.slice(-this.limit), lines: lineCount, pending: [], waiters: [], flushing: null }
     // Rewrite when a torn tail was dropped, so the next append starts on a clean line.
     if (text && !text.endsWith('\n')) await this.rewrite(instanceId, log)
     return log

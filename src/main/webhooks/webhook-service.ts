@@ -101,6 +101,7 @@ export class WebhookService {
       // Durable: a message's deliveries are in the outbox before its send or receipt is answered.
       events.onDurable('message', (e) => this.onMessage(e)),
       events.onDurable('state', (e) => this.onState(e)),
+      events.onDurable('status', (e) => this.onStatus(e)),
       events.on('changed', (e) => {
         if (e.what === 'deleted') this.dropInstance(e.instanceId)
       })
@@ -143,6 +144,11 @@ export class WebhookService {
   private async onMessage({ instanceId, message }: CoreEvents['message']): Promise<void> {
     const inst = this.instance(instanceId)
     if (inst) await this.enqueue(inst, messageEvents(message), message)
+  }
+
+  private async onStatus({ instanceId, message }: CoreEvents['status']): Promise<void> {
+    const inst = this.instance(instanceId)
+    if (inst) await this.enqueue(inst, ['onMessageStatus'], message)
   }
 
   private async onState({ instanceId, state, previous, reason }: CoreEvents['state']): Promise<void> {

@@ -150,8 +150,9 @@ export type UpdateActiveHoursBody = Static<typeof UpdateActiveHoursBody>
 export const SetWebhookBody = Type.Object({
   ...Credentials,
   webhook_url: Type.String({ format: 'http-url' }),
-  events: Type.Array(Type.Union([Type.Literal('onMessage'), Type.Literal('onAnyMessage'), Type.Literal('onConnection')]), {
-    uniqueItems: true
+  events: Type.Array(Type.Union([Type.Literal('onMessage'), Type.Literal('onAnyMessage'), Type.Literal('onConnection'), Type.Literal('onMessageStatus')]), {
+    uniqueItems: true,
+    description: 'onMessage (inbound), onAnyMessage (every message), onConnection (state changes), onMessageStatus (a sent message delivered, read, or refused).'
   }),
   requestConfig: Type.Optional(RequestConfig)
 })

@@ -106,7 +106,7 @@ export const ActiveHours = Type.Object({
 })
 export type ActiveHours = Static<typeof ActiveHours>
 
-export const WEBHOOK_EVENTS = ['onMessage', 'onAnyMessage', 'onConnection'] as const
+export const WEBHOOK_EVENTS = ['onMessage', 'onAnyMessage', 'onConnection', 'onMessageStatus'] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 
 export const RequestConfig = Type.Object(
@@ -175,7 +175,11 @@ export const LoggedMessage = Type.Object({
   type: Type.String(),
   text: Type.String(),
   timestamp: Type.Integer({ description: 'Epoch milliseconds.' }),
-  status: Type.String(),
+  status: Type.String({
+    description:
+      'Inbound: RECEIVED. Sent: PENDING → SERVER_ACK → DELIVERY_ACK → READ (PLAYED for a voice note), or ERROR with error_code; each change is an onMessageStatus webhook event.'
+  }),
+  error_code: Type.Optional(Type.String({ description: "With status ERROR: the server's code, e.g. 463 (the account may not start this chat) or 479." })),
   source: Type.Union([Type.Literal('api'), Type.Literal('bot'), Type.Literal('inbound'), Type.Literal('phone')]),
   senderId: Type.Optional(Type.String()),
   senderPn: Type.Optional(Type.String()),

@@ -16,12 +16,12 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 /** The JSON body POSTed to the webhook URL. */
 export const WebhookPayload = Type.Object(
   {
-    event: Type.String({ description: 'onMessage, onAnyMessage or onConnection.' }),
+    event: Type.String({ description: 'onMessage, onAnyMessage, onConnection or onMessageStatus.' }),
     instance_id: Type.String(),
     session_id: Type.String(),
     data: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'Message events: the message log entry (id, chatId, fromMe, pushName, type, text, timestamp in epoch ms, status, source, senderId, senderPn, senderLid). onConnection: {state, previous, reason}.'
+        'Message events: the message log entry (id, chatId, fromMe, pushName, type, text, timestamp in epoch ms, status, source, senderId, senderPn, senderLid). onMessageStatus: the sent message with its new status (SERVER_ACK, DELIVERY_ACK, READ, PLAYED, or ERROR with error_code). onConnection: {state, previous, reason}.'
     }),
     timestamp: Type.String({ description: 'When the event happened, ISO 8601 UTC.' })
   },

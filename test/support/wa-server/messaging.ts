@@ -29,9 +29,9 @@ export function encryptedParts(msg: BinaryNode): Array<{ jid: string; type: stri
   return parts
 }
 
-/** The server's ack of a client message. */
-export function messageAck(msg: BinaryNode): BinaryNode {
-  return node('ack', { class: 'message', id: msg.attrs.id, from: msg.attrs.to, t: Math.floor(Date.now() / 1000) })
+/** The server's ack of a client message; with `error` (e.g. 463) the server refused it. */
+export function messageAck(msg: BinaryNode, error?: number): BinaryNode {
+  return node('ack', { class: 'message', id: msg.attrs.id, from: msg.attrs.to, t: Math.floor(Date.now() / 1000), error })
 }
 
 /** An encrypted message from `fromJid` (a contact, or the account's own phone) to the client at `clientAddress`. */

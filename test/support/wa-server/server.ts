@@ -83,6 +83,10 @@ interface Contact {
   messages: ReceivedMessage[]
   sent: string[]
   waiters: Array<(m: ReceivedMessage) => void>
+  /** The server refuses messages to this contact with this ack error (e.g. 463), not delivering them. */
+  ackError: number | null
+  /** Per message id the contact received: the JID the client addressed it to, for its receipts. */
+  addressedAs: Map<string, string>
 }
 
 export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise<WaTestServer> {
@@ -335,6 +339,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         return
       }
       if (n.tag === 'message') {
+        const refused = contactOf(n.attrs.to ?? '')?.ackError
+        if (refused) {
+          // The server rejects the message (lib/Socket/messages-recv.js handleBadAck): nobody gets it.
+          conn.send(messageAck(n, refused))
+          return
+        }
         conn.send(messageAck(n))
         const group = groups.get(n.attrs.to ?? '')
         if (group) return deliverClientGroupMessage(n, group, { account: account.number, peerFor, record, debug })
@@ -349,12 +359,37 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
             const decrypted = await found.peer.decryptMessage(companionAddress(account.number), part.type, part.ciphertext)
             const message = decrypted.deviceSentMessage?.message ?? decrypted
             record(found, { account: account.number, type: part.type as EncType, message, id: n.attrs.id ?? '', at: performance.now() })
+            if (found.contact && n.attrs.id) {
+              found.contact.addressedAs.set(n.attrs.id, n.attrs.to ?? part.jid)
+              // A phone that got the message answers with a delivery receipt (no type).
+              if (behaviour.deliveryReceipts) sendReceipt(account, found.contact, [n.attrs.id])
+            }
           } catch (err) {
             debug(`could not decrypt for ${part.jid}: ${String(err)}`)
           }
         }
       }
     }
+  }
+
+  /** The contact behind a JID (PN or LID), if any. */
+  function contactOf(jid: string): Contact | undefined {
+    const user = jidUser(jid)
+    for (const c of contacts.values()) if (c.pn === user || c.lid === user) return c
+    return undefined
+  }
+
+  /**
+   * A receipt from `contact` for messages the client sent it: delivery (no type), `read` or `played`
+   * (lib/Utils/generics.js getStatusFromReceiptType), from the JID the client addressed, with further
+   * ids in `<list><item id/>` (lib/Socket/messages-recv.js handleReceipt).
+   */
+  function sendReceipt(account: Account, contact: Contact, ids: string[], type?: 'read' | 'played'): void {
+    const conn = account.loggedIn
+    if (!conn || ids.length === 0) return
+    const from = contact.addressedAs.get(ids[0]!) ?? `${contact.pn}@s.whatsapp.net`
+    const rest = ids.slice(1).map((id) => node('item', { id }))
+    conn.send(node('receipt', { from, id: ids[0], t: Math.floor(Date.now() / 1000), type }, rest.length ? [node('list', {}, rest)] : undefined))
   }
 
   /** Keeps a message a peer decrypted: the phone's own-device copies, or a contact's messages (waking its waiters). */
@@ -458,7 +493,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     contact(pn, name = 'Ana') {
       let c = contacts.get(pn)
       if (!c) {
-        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [] }
+        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map() }
         contacts.set(pn, c)
       }
       const contact = c
@@ -477,10 +512,25 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         contact.sent.push(type)
         return id
       }
+      const receipt = (type: 'read' | 'played', ids?: string[]): number => {
+        const wanted = ids ?? contact.messages.map((m) => m.id)
+        const byAccount = new Map<string, string[]>()
+        for (const m of contact.messages) if (wanted.includes(m.id)) byAccount.set(m.account, [...(byAccount.get(m.account) ?? []), m.id])
+        for (const [number, list] of byAccount) sendReceipt(accounts.get(number)!, contact, list, type)
+        return [...byAccount.values()].reduce((n, l) => n + l.length, 0)
+      }
       return {
         jid: `${pn}@s.whatsapp.net`,
         lid: `${contact.lid}@lid`,
         name: contact.name,
+        get ackError() {
+          return contact.ackError
+        },
+        set ackError(code: number | null) {
+          contact.ackError = code
+        },
+        read: (ids) => receipt('read', ids),
+        played: (ids) => receipt('played', ids),
         received: () => contact.messages.flatMap((m) => textOf(m.message) ?? []),
         messages: () => [...contact.messages],
         receivedTypes: () => contact.messages.map((m) => m.type),

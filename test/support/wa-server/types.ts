@@ -30,6 +30,15 @@ export interface FakeContact {
   readonly jid: string
   readonly lid: string
   readonly name: string
+  /**
+   * When set, the server refuses what clients send this contact with `<ack error>` of this code (e.g.
+   * 463: no privacy token, the account may not start chats; 479: stale addressing) and delivers nothing.
+   */
+  ackError: number | null
+  /** The contact reads what clients sent it (all, or `ids`): read receipts. Answers how many. */
+  read(ids?: string[]): number
+  /** The contact plays voice notes clients sent it (all, or `ids`): played receipts. Answers how many. */
+  played(ids?: string[]): number
   /** Sends an encrypted text to the linked client of `to` (default: the first account); answers the message id. */
   sendText(text: string, to?: FakePhone): Promise<string>
   /** Sends any encrypted `proto.Message`; answers the message id. */

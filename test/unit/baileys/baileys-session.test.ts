@@ -8,7 +8,7 @@ import { pino } from 'pino'
 import sharp from 'sharp'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BaileysSession, type BaileysChannelOptions } from '../../../src/main/channel/baileys/baileys-session'
-import { ChannelError, type ChannelContext, type InboundMessage, type StateUpdate } from '../../../src/main/channel/types'
+import { ChannelError, type ChannelContext, type InboundMessage, type MessageStatusUpdate, type StateUpdate } from '../../../src/main/channel/types'
 import { FakeClock, fakeSocketFactory, waMessage, type FakeSocket } from '../../helpers/fake-baileys'
 
 let root: string
@@ -25,6 +25,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
   const states: StateUpdate[] = []
   const qrs: string[] = []
   const inbound: InboundMessage[] = []
+  const statuses: MessageStatusUpdate[] = []
   const ctx: ChannelContext = {
     instanceId: 'i1',
     authDir,
@@ -34,7 +35,8 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
       onQr: (q) => qrs.push(q),
       onMessage: async (m) => {
         inbound.push(m)
-      }
+      },
+      onMessageStatus: (u) => statuses.push(u)
     }
   }
   const session = new BaileysSession(ctx, {
@@ -52,7 +54,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
     await vi.waitFor(() => expect(sockets.length).toBeGreaterThanOrEqual(n))
     return sockets[n - 1]!
   }
-  return { clock, factory, sockets, socket, session, states, qrs, inbound, ctx, authDir, lastState }
+  return { clock, factory, sockets, socket, session, states, qrs, inbound, statuses, ctx, authDir, lastState }
 }
 
 type Setup = ReturnType<typeof setup>
@@ -820,5 +822,35 @@ describe('groups', () => {
   it('not connected: NOT_CONNECTED', async () => {
     const t = setup()
     await expect(t.session.addToGroup(G, ['15551234567'])).rejects.toMatchObject({ code: 'NOT_CONNECTED' })
+  })
+})
+
+describe('delivery status reports (delivery-status.ts)', () => {
+  it('server acks, receipts and group receipts of own messages reach onMessageStatus; others do not', async () => {
+    const t = setup()
+    const s = await linked(t)
+    s.ws.emit('CB:ack,class:message', { tag: 'ack', attrs: { id: 'A1', class: 'message' } })
+    // An ack with an error is the library's (handleBadAck → messages.update), not a SERVER_ACK.
+    s.ws.emit('CB:ack,class:message', { tag: 'ack', attrs: { id: 'A2', class: 'message', error: '463' } })
+    s.emit('messages.update', [
+      { key: { id: 'A1', fromMe: true, remoteJid: '15551234567@s.whatsapp.net' }, update: { status: 3 } },
+      { key: { id: 'A2', fromMe: true, remoteJid: '15551234567@s.whatsapp.net' }, update: { status: 0, messageStubParameters: ['463'] } },
+      { key: { id: 'B1', fromMe: false, remoteJid: '15551234567@s.whatsapp.net' }, update: { status: 4 } }
+    ])
+    s.emit('message-receipt.update', [{ key: { id: 'G1', fromMe: true, remoteJid: '123@g.us' }, receipt: { userJid: '15551234567@s.whatsapp.net', readTimestamp: 5 } }])
+    expect(t.statuses).toEqual([
+      { id: 'A1', status: 'SERVER_ACK' },
+      { id: 'A1', status: 'DELIVERY_ACK' },
+      { id: 'A2', status: 'ERROR', errorCode: '463' },
+      { id: 'G1', status: 'READ' }
+    ])
+  })
+
+  it('a socket that was replaced reports nothing', async () => {
+    const t = setup()
+    const s2 = await linked(t)
+    await s2.close(428)
+    s2.ws.emit('CB:ack,class:message', { tag: 'ack', attrs: { id: 'A1', class: 'message' } })
+    expect(t.statuses).toEqual([])
   })
 })

@@ -55,3 +55,21 @@ it('drops a torn last line (an unacknowledged append) and refuses mid-file corru
   await appendFile(join(dir, 'i2.jsonl'), 'garbage\n' + JSON.stringify(msg(1)) + '\n')
   await expect(new MessageLog(dir, 10).list('i2')).rejects.toBeInstanceOf(DataFileError)
 })
+
+it('updates an entry with an appended patch line: applied at once and after a reopen, merged by compaction', async () => {
+  const log = new MessageLog(dir, 3)
+  await log.append('i1', msg(1))
+  await log.append('i1', msg(2))
+  expect(await log.update('i1', 'M1', { status: 'READ' })).toMatchObject({ id: 'M1', status: 'READ' })
+  expect(await log.update('i1', 'nope', { status: 'READ' })).toBeUndefined()
+  const text = await readFile(join(dir, 'i1.jsonl'), 'utf8')
+  expect(text.trim().split('\n')).toHaveLength(3)
+  expect(JSON.parse(text.trim().split('\n')[2]!)).toEqual({ $patch: 'M1', status: 'READ' })
+  expect((await new MessageLog(dir, 3).find('i1', 'M1'))?.status).toBe('READ')
+  // Compaction at twice the limit keeps the patched entries as they are now.
+  for (let i = 3; i <= 6; i++) await log.append('i1', msg(i))
+  await log.update('i1', 'M6', { chatId: 'pn@s.whatsapp.net', status: 'ERROR', error_code: '463' })
+  const reopened = await new MessageLog(dir, 3).list('i1')
+  expect(reopened.map((m) => m.id)).toEqual(['M4', 'M5', 'M6'])
+  expect(reopened[2]).toMatchObject({ chatId: 'pn@s.whatsapp.net', status: 'ERROR', error_code: '463' })
+})

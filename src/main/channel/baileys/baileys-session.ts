@@ -67,6 +67,7 @@ import { toMessageContent, toSentMessage } from './outbound-mapper'
 import { DEFAULT_SEND_PACING, SendQueue } from './send-queue'
 import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
 import { realTimers, sleep, withTimeout, type TimerHandle, type Timers } from './timers'
+import { echoStatus, watchDeliveryStatus } from './delivery-status'
 import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
 
 /** Node events of the socket's websocket (lib/Socket/socket.js onMessageReceived: `CB:<tag>,<attr>:<value>`). */
@@ -435,7 +436,11 @@ export class BaileysSession implements ChannelSession {
     sock.ev.on('messages.upsert', onUpsert)
     sock.ws.on(REG_REFRESH_EVENT, onRegRefresh)
     sock.ws.on(LINK_CODE_EVENT, onLinkCode)
+    const unwatchStatus = watchDeliveryStatus(sock, (update) => {
+      if (run === this.run) this.ctx.hooks.onMessageStatus(update)
+    })
     run.detach = () => {
+      unwatchStatus()
       sock.ev.off('connection.update', onUpdate)
       sock.ev.off('creds.update', onCreds)
       sock.ev.off('messages.upsert', onUpsert)
@@ -507,7 +512,12 @@ export class BaileysSession implements ChannelSession {
     for (const msg of messages) {
       const ownEcho = Boolean(msg.key?.fromMe) && this.messages.isOwnSend(msg.key?.id)
       this.messages.remember(msg, false)
-      if (ownEcho) continue
+      if (ownEcho) {
+        // An ack that came while this echo was buffered is merged into it (delivery-status.ts).
+        const merged = echoStatus(msg)
+        if (merged) this.ctx.hooks.onMessageStatus(merged)
+        continue
+      }
       const offline = !run.pendingDone || (type === 'append' && !msg.key?.fromMe)
       const inbound = toInboundMessage(msg, { offline, nowSeconds })
       if (inbound) void this.ctx.hooks.onMessage(inbound)

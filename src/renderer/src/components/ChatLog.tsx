@@ -3,6 +3,29 @@ import { Badge, Group, Paper, ScrollArea, Stack, Text } from '@mantine/core'
 import { useEffect, useRef } from 'react'
 import type { LoggedMessage } from '../../../shared/schemas/records'
 
+/**
+ * WhatsApp's ticks for a sent message: one grey (the server took it), two grey (delivered), two blue
+ * (read or played), a clock while pending, and a red mark with the server's code when refused.
+ */
+export function DeliveryTicks({ status, errorCode }: { status: string; errorCode?: string }) {
+  const tick: Record<string, { glyph: string; color: string; label: string }> = {
+    PENDING: { glyph: '🕓', color: 'dimmed', label: 'sending' },
+    SERVER_ACK: { glyph: '✓', color: 'dimmed', label: 'sent' },
+    DELIVERY_ACK: { glyph: '✓✓', color: 'dimmed', label: 'delivered' },
+    READ: { glyph: '✓✓', color: 'blue', label: 'read' },
+    PLAYED: { glyph: '✓✓', color: 'blue', label: 'played' },
+    ERROR: { glyph: '⚠', color: 'red', label: `not delivered${errorCode ? ` (error ${errorCode})` : ''}` }
+  }
+  const t = tick[status]
+  if (!t) return null
+  return (
+    <Text span size="xs" c={t.color} ml={6} title={t.label} aria-label={t.label} data-testid="ticks" data-status={status}>
+      {t.glyph}
+      {status === 'ERROR' && errorCode ? ` ${errorCode}` : ''}
+    </Text>
+  )
+}
+
 export function ChatLog({ messages, height = 420, empty, testId }: { messages: LoggedMessage[]; height?: number; empty: string; testId?: string }) {
   const viewport = useRef<HTMLDivElement>(null)
   useEffect(() => {
@@ -37,6 +60,7 @@ export function ChatLog({ messages, height = 420, empty, testId }: { messages: L
               </Text>
               <Text size="xs" c="dimmed" ta="right">
                 {m.fromMe ? m.source : (m.pushName ?? '')} · {new Date(m.timestamp).toLocaleTimeString()}
+                {m.fromMe && <DeliveryTicks status={m.status} errorCode={m.error_code} />}
               </Text>
             </Paper>
           </Group>

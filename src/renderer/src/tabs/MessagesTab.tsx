@@ -65,7 +65,7 @@ export function MessagesTab() {
 }
 
 function Conversation({ instanceId, chatId, connected }: { instanceId: string; chatId: string; connected: boolean }) {
-  const log = useContract('messages.list', { instanceId, chatId, limit: 200 }, (e) => e.type === 'message' && e.instanceId === instanceId)
+  const log = useContract('messages.list', { instanceId, chatId, limit: 200 }, (e) => (e.type === 'message' || e.type === 'status') && e.instanceId === instanceId)
   return (
     <Stack>
       <Title order={5}>Conversation with {chatId.includes('@') ? chatId : `+${chatId.replace(/^\+/, '')}`}</Title>

@@ -183,7 +183,7 @@ function WebhookSettings({ inst }: { inst: Instance }) {
           call('settings.setWebhook', {
             instanceId: inst._id,
             webhook_url: url.trim(),
-            events: events as Array<'onMessage' | 'onAnyMessage' | 'onConnection'>,
+            events: events as Array<'onMessage' | 'onAnyMessage' | 'onConnection' | 'onMessageStatus'>,
             requestConfig: { headers: headerObj(), ...(timeout === '' ? {} : { timeout_ms: Number(timeout) }) }
           })
         )
@@ -195,6 +195,7 @@ function WebhookSettings({ inst }: { inst: Instance }) {
           <Checkbox value="onMessage" label="onMessage (inbound)" />
           <Checkbox value="onAnyMessage" label="onAnyMessage (inbound and outbound)" />
           <Checkbox value="onConnection" label="onConnection (state changes)" />
+          <Checkbox value="onMessageStatus" label="onMessageStatus (delivered, read, refused)" />
         </Group>
       </Checkbox.Group>
       <SimpleGrid cols={2}>

@@ -1,0 +1,79 @@
+/**
+ * Delivery status of sent messages in the message log (docs/design.md §13): channels report status
+ * changes ({@link MessageStatusUpdate}); each one that moves a message forward is written to its log
+ * entry and announced (`status` on the event bus → the `onMessageStatus` webhook and the UI's ticks).
+ *
+ * Rules: statuses only move forward (PENDING → SERVER_ACK → DELIVERY_ACK → READ → PLAYED); ERROR
+ * replaces PENDING or SERVER_ACK only (a refusal cannot follow a delivery); a repeated status is
+ * ignored. A status may arrive before the send that caused it is logged (a quick ack merged into the
+ * send's own echo): it is kept aside for a while and applied once the entry is appended ({@link
+ * MessageStatusService.logged}).
+ */
+import { LRUCache } from 'lru-cache'
+import type { DeliveryStatus, MessageStatusUpdate } from '../channel/types'
+import type { CoreEventBus } from '../events'
+import type { Logger } from '../logger'
+import type { Storage } from '../store/storage'
+import type { LoggedMessage } from '../../shared/schemas/records'
+
+const RANK: Record<DeliveryStatus, number> = { ERROR: 0, PENDING: 1, SERVER_ACK: 2, DELIVERY_ACK: 3, READ: 4, PLAYED: 5 }
+
+/** True when a message at `current` should move to `next`. Pure. */
+export function advances(current: string, next: DeliveryStatus): boolean {
+  if (!(current in RANK)) return false
+  const from = current as DeliveryStatus
+  if (from === 'ERROR' || from === next) return false
+  if (next === 'ERROR') return RANK[from] <= RANK.SERVER_ACK
+  return RANK[next] > RANK[from]
+}
+
+/** The log entry with `update` applied, or null when it does not move it forward. Pure. */
+export function applyStatus(entry: LoggedMessage, update: MessageStatusUpdate): Pick<LoggedMessage, 'status' | 'error_code'> | null {
+  if (!entry.fromMe || !advances(entry.status, update.status)) return null
+  return { status: update.status, ...(update.status === 'ERROR' && update.errorCode ? { error_code: update.errorCode } : {}) }
+}
+
+export interface MessageStatusDeps {
+  storage: Storage
+  events: CoreEventBus
+  logger: Logger
+}
+
+export class MessageStatusService {
+  /** Updates for messages not logged yet, by `instanceId/messageId`; kept two minutes. */
+  private readonly early = new LRUCache<string, MessageStatusUpdate[]>({ max: 2000, ttl: 2 * 60_000 })
+
+  constructor(private readonly deps: MessageStatusDeps) {}
+
+  /** Applies a channel's report to the log (see the module doc). Never rejects. */
+  async report(instanceId: string, update: MessageStatusUpdate): Promise<void> {
+    try {
+      const entry = await this.deps.storage.messages.find(instanceId, update.id)
+      if (!entry) {
+        const key = `${instanceId}/${update.id}`
+        this.early.set(key, [...(this.early.get(key) ?? []), update])
+        // The send may have been logged while we looked: then nobody else will pick this up.
+        if (await this.deps.storage.messages.find(instanceId, update.id)) await this.logged(instanceId, update.id)
+        return
+      }
+      const patch = applyStatus(entry, update)
+      if (!patch) return
+      const updated = await this.deps.storage.messages.update(instanceId, update.id, patch)
+      if (updated) await this.deps.events.emitDurable('status', { instanceId, message: updated })
+    } catch (err) {
+      this.deps.logger.error({ err, instanceId, messageId: update.id }, 'could not record a message status')
+    }
+  }
+
+  /**
+   * Applies the updates of message `id` that arrived before it was logged (call right after the
+   * append), each written and announced as if it had come now. Never rejects.
+   */
+  async logged(instanceId: string, id: string): Promise<void> {
+    const key = `${instanceId}/${id}`
+    const early = this.early.get(key)
+    if (!early) return
+    this.early.delete(key)
+    for (const update of early) await this.report(instanceId, update)
+  }
+}
