@@ -113,7 +113,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     logger,
     factories: { sandbox: createSandboxSession, ...opts.factories },
     onInbound: (id, msg) => inbound.process(id, msg),
-    onMessageStatus: (id, update) => statuses.report(id, update)
+    onMessageStatus: (id, update) => statuses.report(id, update),
+    onChatIdentity: (id, identity) => inbound.identity(id, identity)
   })
   const attachments = new AttachmentService({ storage, events })
   const messages = new MessageService({ storage, sessions, events, attachments, limits, statuses })
@@ -122,6 +123,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   inbound.use(async (instanceId, message) => {
     await bot.handle(instanceId, message)
   })
+  inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   const core: Core = {
     storage,
     events,

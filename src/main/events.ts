@@ -14,6 +14,8 @@ export interface CoreEvents {
   qr: { instanceId: string; qr: string }
   /** A message entered the log (inbound or outbound). */
   message: { instanceId: string; message: LoggedMessage; inbound?: InboundMessage }
+  /** A LID chat was filed under its phone number (inbound-pipeline.ts identity): its entries moved. */
+  chatMerged: { instanceId: string; from: string; to: string }
   /** A sent message's delivery status moved forward (message-status.ts); `message` is the updated entry. */
   status: { instanceId: string; message: LoggedMessage }
   /** The bot ran the actions of an intent or survey step (outcomes included). */

@@ -228,6 +228,8 @@ export type ContractEvent =
   | { type: 'state'; instanceId: string; state: Instance['settings']['status']; previous: string; reason?: string }
   | { type: 'qr'; instanceId: string; qrDataUrl: string }
   | { type: 'message'; instanceId: string; message: LoggedMessage }
+  /** A LID chat is now filed under its phone number: its messages moved from chat `from` to `to`. */
+  | { type: 'chatMerged'; instanceId: string; from: string; to: string }
   /** A sent message's delivery status changed: `message` is the updated log entry (same id). */
   | { type: 'status'; instanceId: string; message: LoggedMessage }
   | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }

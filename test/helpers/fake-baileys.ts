@@ -42,6 +42,9 @@ export class FakeSocket implements BaileysSocket {
     },
     emit: <T extends EventName>(event: T, arg: BaileysEventMap[T]) => this.emitter.emit(event, arg)
   }
+  /** The library's LID→number mapping (lib/Signal/lid-mapping.js), as the session reads it. */
+  readonly lidToPn = new Map<string, string>()
+  readonly signalRepository = { lidMapping: { getPNForLID: async (lid: string) => this.lidToPn.get(lid) ?? null } }
   /** The websocket's node events (`CB:…`), as lib/Socket/socket.js emits them. */
   readonly ws = new EventEmitter()
   ended = false

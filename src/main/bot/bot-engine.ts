@@ -16,7 +16,7 @@
  * recorded in the bot activity log (bounded), failures included.
  */
 import { isGroupJid } from '../channel/jid'
-import type { InboundMessage } from '../channel/types'
+import type { ChatIdentity, InboundMessage } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import { newObjectId } from '../ids'
 import type { Logger } from '../logger'
@@ -154,6 +154,25 @@ export class BotEngine {
       d.surveyRuns = d.surveyRuns.map((r) => (stale.includes(r) ? expireRun(r, this.now()) : r))
     })
     return stale.length
+  }
+
+  /**
+   * A LID is now known by its phone number (docs/design.md §13): running surveys and the
+   * default-message window follow the contact to the number's chat.
+   */
+  async rekeyContact(instanceId: string, identity: ChatIdentity): Promise<void> {
+    const { lid, pn } = identity
+    const runs = this.deps.storage.runtime.data.surveyRuns.filter((r) => r.instance_id === instanceId && (r.chatId === lid || r.contactId === lid))
+    const windowMoved = this.window.rekey(instanceId, lid, pn)
+    if (!runs.length && !windowMoved) return
+    await this.deps.storage.runtime.update((d) => {
+      for (const r of d.surveyRuns) {
+        if (r.instance_id !== instanceId) continue
+        if (r.chatId === lid) r.chatId = pn
+        if (r.contactId === lid) r.contactId = pn
+      }
+      d.bot.defaultMessageWindow = this.window.toJSON()
+    })
   }
 
   /** Activity log of an instance, newest last. */

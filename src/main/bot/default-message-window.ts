@@ -85,6 +85,19 @@ export class DefaultMessageWindow {
     return true
   }
 
+  /** Moves a contact's entry to another id (a LID now known by its phone number); the later send wins. */
+  rekey(instanceId: string, from: string, to: string): boolean {
+    const old = this.sent.get(keyOf(instanceId, from))
+    if (!old) return false
+    this.sent.delete(keyOf(instanceId, from))
+    const current = this.sent.get(keyOf(instanceId, to))
+    if (!current || current.at < old.at) {
+      this.sent.delete(keyOf(instanceId, to))
+      this.sent.set(keyOf(instanceId, to), { instanceId, contactId: to, at: old.at })
+    }
+    return true
+  }
+
   /** Forgets one contact (e.g. the owner wants them greeted again). */
   forget(instanceId: string, contactId: string): boolean {
     return this.sent.delete(keyOf(instanceId, contactId))

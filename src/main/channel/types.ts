@@ -123,6 +123,15 @@ export interface InboundMessage {
   media?: { mimetype: string; fileName?: string; size?: number }
 }
 
+/**
+ * A LID the network revealed to belong to a phone number (both user JIDs without device:
+ * `…@lid`, `…@s.whatsapp.net`). The app files the LID's chat under the number from then on.
+ */
+export interface ChatIdentity {
+  lid: string
+  pn: string
+}
+
 /** Callbacks a session reports to. They never throw. */
 export interface ChannelHooks {
   onState(update: StateUpdate): void
@@ -138,6 +147,11 @@ export interface ChannelHooks {
    * promise resolved, and more than once for one status; the app keeps the furthest.
    */
   onMessageStatus(update: MessageStatusUpdate): void
+  /**
+   * A LID belongs to a phone number (docs/design.md §13 "one chat per customer"). Reported before the
+   * inbound message that revealed it, and again whenever seen; the app re-keys that LID's chat once.
+   */
+  onChatIdentity(identity: ChatIdentity): void
 }
 
 /** What a factory needs to build a session for one instance. */

@@ -4,7 +4,8 @@
  * bus, then given to the registered handlers (the bot engine) in order. Messages of one instance are
  * processed one at a time, so a contact's answers reach a survey in the order they were sent.
  */
-import type { InboundMessage } from '../channel/types'
+import { LRUCache } from 'lru-cache'
+import type { ChatIdentity, InboundMessage } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
 import type { Storage } from '../store/storage'
@@ -12,6 +13,9 @@ import type { LoggedMessage } from '../../shared/schemas/records'
 
 /** A consumer of inbound messages; `logged` is the message log entry. */
 export type InboundHandler = (instanceId: string, message: InboundMessage, logged: LoggedMessage) => Promise<void>
+
+/** A consumer of LID→number links (the bot's per-contact state); called once per link per instance. */
+export type IdentityHandler = (instanceId: string, identity: ChatIdentity) => Promise<void>
 
 export interface InboundPipelineDeps {
   storage: Storage
@@ -21,7 +25,10 @@ export interface InboundPipelineDeps {
 
 export class InboundPipeline {
   private readonly handlers: InboundHandler[] = []
+  private readonly identityHandlers: IdentityHandler[] = []
   private readonly queues = new Map<string, Promise<void>>()
+  /** LID→number links already applied, by `instanceId/lid`: a link is re-keyed once. */
+  private readonly known = new LRUCache<string, string>({ max: 10_000 })
 
   constructor(private readonly deps: InboundPipelineDeps) {}
 
@@ -30,11 +37,47 @@ export class InboundPipeline {
     this.handlers.push(handler)
   }
 
+  /** Adds a consumer of LID→number links. */
+  useIdentity(handler: IdentityHandler): void {
+    this.identityHandlers.push(handler)
+  }
+
   /** Processes one message; resolves when every handler is done. Never rejects. */
   process(instanceId: string, message: InboundMessage): Promise<void> {
+    return this.enqueue(instanceId, () => this.handle(instanceId, message), { messageId: message.id })
+  }
+
+  /**
+   * Files a LID's conversation under its phone number (docs/design.md §13): the log entries of the
+   * LID chat move to the number's chat, then the identity handlers move per-contact state. In the
+   * instance's queue, so messages before and after the link keep their order. Never rejects.
+   */
+  identity(instanceId: string, identity: ChatIdentity): Promise<void> {
+    const key = `${instanceId}/${identity.lid}`
+    if (this.known.get(key) === identity.pn) return Promise.resolve()
+    this.known.set(key, identity.pn)
+    return this.enqueue(instanceId, () => this.rekey(instanceId, identity), { lid: identity.lid })
+  }
+
+  private async rekey(instanceId: string, identity: ChatIdentity): Promise<void> {
+    const moved = await this.deps.storage.messages.rekeyChat(instanceId, identity.lid, identity.pn)
+    for (const handler of this.identityHandlers) {
+      try {
+        await handler(instanceId, identity)
+      } catch (err) {
+        this.deps.logger.error({ err, instanceId, lid: identity.lid }, 'identity handler failed')
+      }
+    }
+    if (moved > 0) {
+      this.deps.logger.info({ instanceId, lid: identity.lid, pn: identity.pn, moved }, 'a LID chat is now filed under its phone number')
+      this.deps.events.emit('chatMerged', { instanceId, from: identity.lid, to: identity.pn })
+    }
+  }
+
+  private enqueue(instanceId: string, task: () => Promise<void>, logContext: Record<string, string>): Promise<void> {
     const previous = this.queues.get(instanceId) ?? Promise.resolve()
-    const next = previous.then(() => this.handle(instanceId, message))
-    const tail = next.catch((err) => this.deps.logger.error({ err, instanceId, messageId: message.id }, 'inbound message failed'))
+    const next = previous.then(task)
+    const tail = next.catch((err) => this.deps.logger.error({ err, instanceId, ...logContext }, 'inbound task failed'))
     this.queues.set(instanceId, tail)
     void tail.then(() => {
       if (this.queues.get(instanceId) === tail) this.queues.delete(instanceId)

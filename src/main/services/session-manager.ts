@@ -12,6 +12,7 @@ import type {
   ChannelKind,
   ChannelSession,
   ConnectionState,
+  ChatIdentity,
   InboundMessage,
   MessageStatusUpdate,
   StateUpdate
@@ -28,6 +29,8 @@ export interface SessionManagerDeps {
   factories: Partial<Record<ChannelKind, ChannelFactory>>
   /** Where inbound messages go (message log, bot engine, webhooks). Never rejects. */
   onInbound: (instanceId: string, message: InboundMessage) => Promise<void>
+  /** Where LID→number links go (inbound-pipeline.ts identity). Never rejects. */
+  onChatIdentity: (instanceId: string, identity: ChatIdentity) => Promise<void>
   /** Where delivery status reports go (message-status.ts). Never rejects. */
   onMessageStatus: (instanceId: string, update: MessageStatusUpdate) => Promise<void>
 }
@@ -130,7 +133,8 @@ export class SessionManager {
         },
         onMessage: (message) =>
           this.deps.onInbound(instanceId, message).catch((err) => logger.error({ err }, 'inbound message failed')),
-        onMessageStatus: (update) => void this.deps.onMessageStatus(instanceId, update)
+        onMessageStatus: (update) => void this.deps.onMessageStatus(instanceId, update),
+        onChatIdentity: (identity) => void this.deps.onChatIdentity(instanceId, identity)
       }
     })
   }

@@ -82,6 +82,29 @@ export class MessageLog {
     return snapshot
   }
 
+  /**
+   * Files the entries of chat `from` under chat `to` (a LID chat under its phone-number JID): each
+   * moved entry gets a patch line; inbound ones also name the sender by both forms. Resolves with how
+   * many entries moved, once on disk.
+   */
+  async rekeyChat(instanceId: string, from: string, to: string): Promise<number> {
+    const log = await this.load(instanceId)
+    const writes: Array<Promise<void>> = []
+    for (const entry of log.entries) {
+      if (entry.chatId !== from) continue
+      const patch: Partial<LoggedMessage> = { chatId: to }
+      if (entry.senderId === from) patch.senderId = to
+      if (!entry.fromMe) {
+        patch.senderPn = entry.senderPn ?? to
+        patch.senderLid = entry.senderLid ?? from
+      }
+      Object.assign(entry, patch)
+      writes.push(this.write(instanceId, log, JSON.stringify({ [PATCH]: entry.id, ...patch }) + '\n'))
+    }
+    await Promise.all(writes)
+    return writes.length
+  }
+
   /** Entries of one instance, oldest first, filtered by chat and time, at most `limit` (newest). */
   async list(instanceId: string, query: MessageQuery = {}): Promise<LoggedMessage[]> {
     const log = await this.load(instanceId)

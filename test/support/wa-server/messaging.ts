@@ -40,7 +40,7 @@ export async function inboundMessage(
   clientAddress: string,
   fromJid: string,
   message: proto.IMessage,
-  opts: { pushName?: string; type?: string; recipient?: string } = {}
+  opts: { pushName?: string; type?: string; recipient?: string; attrs?: Record<string, string> } = {}
 ): Promise<{ id: string; type: string; node: BinaryNode }> {
   const { type, ciphertext } = await peer.encryptMessage(clientAddress, message)
   const id = newMessageId()
@@ -55,7 +55,8 @@ export async function inboundMessage(
         type: opts.type ?? 'text',
         t: Math.floor(Date.now() / 1000),
         notify: opts.pushName,
-        recipient: opts.recipient
+        recipient: opts.recipient,
+        ...opts.attrs
       },
       [node('enc', { v: '2', type }, ciphertext)]
     )

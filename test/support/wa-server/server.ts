@@ -87,6 +87,8 @@ interface Contact {
   ackError: number | null
   /** Per message id the contact received: the JID the client addressed it to, for its receipts. */
   addressedAs: Map<string, string>
+  /** How this contact's messages to clients are addressed (FakeContact.addressing). */
+  addressing: 'pn' | 'lid' | 'lid-only'
 }
 
 export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise<WaTestServer> {
@@ -372,6 +374,18 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     }
   }
 
+  /**
+   * WhatsApp tells a companion that a LID belongs to a phone number: a `mex` notification
+   * `NotificationLinkedProfilesUpdates` (lib/Socket/messages-recv.js handleLegacyMexNewsletterNotification
+   * emits `lid-mapping.update` for it).
+   */
+  function linkedProfilesNotification(lid: string, pnJid: string): BinaryNode {
+    const payload = { data: { xwa2_notify_linked_profiles: { jid: lid, added_profiles: [pnJid] } } }
+    return node('notification', { from: S_WHATSAPP_NET, type: 'mex', id: `mex-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, t: Math.floor(Date.now() / 1000) }, [
+      node('update', { op_name: 'NotificationLinkedProfilesUpdates' }, Buffer.from(JSON.stringify(payload)))
+    ])
+  }
+
   /** The contact behind a JID (PN or LID), if any. */
   function contactOf(jid: string): Contact | undefined {
     const user = jidUser(jid)
@@ -427,12 +441,19 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   }
 
   /** Encrypts `message` from `peer` (as `fromJid`) to the logged-in client of `account` and sends it. */
-  async function sendTo(account: Account, peer: SignalPeer, fromJid: string, message: proto.IMessage, pushName?: string): Promise<{ id: string; type: string }> {
+  async function sendTo(
+    account: Account,
+    peer: SignalPeer,
+    fromJid: string,
+    message: proto.IMessage,
+    pushName?: string,
+    attrs?: Record<string, string>
+  ): Promise<{ id: string; type: string }> {
     const conn = account.loggedIn
     if (!conn || !account.uploaded) throw new Error(`account ${account.number} has no logged-in client to send to`)
     const address = companionAddress(account.number)
     if (!peer.hasSession(address)) await peer.initFromUpload(address, account.uploaded)
-    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName })
+    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName, attrs })
     conn.send(msg)
     return { id, type }
   }
@@ -493,14 +514,24 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     contact(pn, name = 'Ana') {
       let c = contacts.get(pn)
       if (!c) {
-        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map() }
+        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn' }
         contacts.set(pn, c)
       }
       const contact = c
       const send = async (message: proto.IMessage, to: FakePhone = first.phone): Promise<string> => {
         const account = accounts.get(to.number)
         if (!account) throw new Error(`no account ${to.number}`)
-        const { id, type } = await sendTo(account, contact.peer, `${pn}@s.whatsapp.net`, message, contact.name)
+        // How WhatsApp addresses a 1:1 message today (Baileys #2683, lib/Utils/decode-wa-message.js
+        // extractAddressingContext): by LID, with the phone number in sender_pn when it shares it.
+        const pnJid = `${pn}@s.whatsapp.net`
+        const lidJid = `${contact.lid}@lid`
+        const { id, type } =
+          contact.addressing === 'pn'
+            ? await sendTo(account, contact.peer, pnJid, message, contact.name)
+            : await sendTo(account, contact.peer, lidJid, message, contact.name, {
+                addressing_mode: 'lid',
+                ...(contact.addressing === 'lid' ? { sender_pn: pnJid } : {})
+              })
         contact.sent.push(type)
         return id
       }
@@ -528,6 +559,18 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         },
         set ackError(code: number | null) {
           contact.ackError = code
+        },
+        get addressing() {
+          return contact.addressing
+        },
+        set addressing(mode) {
+          contact.addressing = mode
+        },
+        revealPn: (to = first.phone) => {
+          const conn = accounts.get(to.number)?.loggedIn
+          if (!conn) return false
+          conn.send(linkedProfilesNotification(`${contact.lid}@lid`, `${pn}@s.whatsapp.net`))
+          return true
         },
         read: (ids) => receipt('read', ids),
         played: (ids) => receipt('played', ids),

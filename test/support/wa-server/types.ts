@@ -35,6 +35,19 @@ export interface FakeContact {
    * 463: no privacy token, the account may not start chats; 479: stale addressing) and delivers nothing.
    */
   ackError: number | null
+  /**
+   * How this contact's messages reach clients (Baileys #2683): `pn` from `<pn>@s.whatsapp.net` (last
+   * year's service); `lid` from `<lid>@lid` with `addressing_mode="lid"` and the number in `sender_pn`
+   * (today's 1:1 messages); `lid-only` the same without `sender_pn` (a sender whose number the
+   * companion does not know). Default `pn`.
+   */
+  addressing: 'pn' | 'lid' | 'lid-only'
+  /**
+   * WhatsApp tells the linked client of `to` (default: the first account) that this contact's LID
+   * belongs to its number (a linked-profiles `mex` notification → `lid-mapping.update`). False when
+   * that client is not logged in.
+   */
+  revealPn(to?: FakePhone): boolean
   /** The contact reads what clients sent it (all, or `ids`): read receipts. Answers how many. */
   read(ids?: string[]): number
   /** The contact plays voice notes clients sent it (all, or `ids`): played receipts. Answers how many. */

@@ -8,7 +8,7 @@ import { pino } from 'pino'
 import sharp from 'sharp'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BaileysSession, type BaileysChannelOptions } from '../../../src/main/channel/baileys/baileys-session'
-import { ChannelError, type ChannelContext, type InboundMessage, type MessageStatusUpdate, type StateUpdate } from '../../../src/main/channel/types'
+import { ChannelError, type ChannelContext, type ChatIdentity, type InboundMessage, type MessageStatusUpdate, type StateUpdate } from '../../../src/main/channel/types'
 import { FakeClock, fakeSocketFactory, waMessage, type FakeSocket } from '../../helpers/fake-baileys'
 
 let root: string
@@ -26,6 +26,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
   const qrs: string[] = []
   const inbound: InboundMessage[] = []
   const statuses: MessageStatusUpdate[] = []
+  const identities: ChatIdentity[] = []
   const ctx: ChannelContext = {
     instanceId: 'i1',
     authDir,
@@ -36,7 +37,8 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
       onMessage: async (m) => {
         inbound.push(m)
       },
-      onMessageStatus: (u) => statuses.push(u)
+      onMessageStatus: (u) => statuses.push(u),
+      onChatIdentity: (i) => identities.push(i)
     }
   }
   const session = new BaileysSession(ctx, {
@@ -54,7 +56,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
     await vi.waitFor(() => expect(sockets.length).toBeGreaterThanOrEqual(n))
     return sockets[n - 1]!
   }
-  return { clock, factory, sockets, socket, session, states, qrs, inbound, statuses, ctx, authDir, lastState }
+  return { clock, factory, sockets, socket, session, states, qrs, inbound, statuses, identities, ctx, authDir, lastState }
 }
 
 type Setup = ReturnType<typeof setup>
@@ -689,6 +691,7 @@ describe('inbound', () => {
     const t = setup()
     const s = await linked(t)
     s.upsert([text('A', 'hi'), text('B', 'menu')])
+    await t.session.inboundSettled()
     expect(t.inbound.map((m) => [m.id, m.text, m.offline, m.pushName])).toEqual([
       ['A', 'hi', false, 'Ana'],
       ['B', 'menu', false, 'Ana']
@@ -706,6 +709,7 @@ describe('inbound', () => {
     s.emit('connection.update', { receivedPendingNotifications: true })
     s.upsert([text('OFF2', 'late append')], 'append')
     s.upsert([text('LIVE', 'now')], 'notify')
+    await t.session.inboundSettled()
     expect(t.inbound.map((m) => [m.id, m.offline])).toEqual([
       ['OFF1', true],
       ['OFF2', true],
@@ -720,8 +724,10 @@ describe('inbound', () => {
     await new Promise((r) => process.nextTick(r))
     await new Promise((r) => setImmediate(r))
     expect(s.sendMessage).toHaveBeenCalled()
+    await t.session.inboundSettled()
     expect(t.inbound.find((m) => m.id === sent.key.id)).toBeUndefined()
     s.upsert([text('PHONE1', 'typed on the phone', { fromMe: true })], 'notify')
+    await t.session.inboundSettled()
     expect(t.inbound).toHaveLength(1)
     expect(t.inbound[0]).toMatchObject({ id: 'PHONE1', fromMe: true, offline: false })
   })
@@ -739,6 +745,7 @@ describe('inbound', () => {
         pushName: 'Ana'
       })
     ])
+    await t.session.inboundSettled()
     expect(t.inbound).toHaveLength(1)
     expect(t.inbound[0]).toMatchObject({ id: 'G', chatId: '120363025246125888@g.us', senderId: '201234567890123@lid', senderPn: PN, senderLid: '201234567890123@lid' })
   })
@@ -748,6 +755,7 @@ describe('inbound', () => {
     const s = await linked(t)
     await s.close(428)
     s.upsert([text('LATE', 'x')])
+    await t.session.inboundSettled()
     expect(t.inbound).toHaveLength(0)
   })
 

@@ -108,3 +108,18 @@ describe('DefaultMessageWindow', () => {
     expect(() => new DefaultMessageWindow({ maxEntries: 0 })).toThrow(RangeError)
   })
 })
+
+describe('rekey (a LID now known by its number)', () => {
+  it('moves the entry, keeps the later send when both exist, and reports whether it moved', () => {
+    const w = new DefaultMessageWindow({ windowMs: 1000 })
+    w.markSent('i', 'lid@lid', 100)
+    expect(w.rekey('i', 'lid@lid', 'pn@s.whatsapp.net')).toBe(true)
+    expect(w.shouldSend('i', 'pn@s.whatsapp.net', 500)).toBe(false)
+    expect(w.shouldSend('i', 'lid@lid', 500)).toBe(true)
+    expect(w.rekey('i', 'lid@lid', 'pn@s.whatsapp.net')).toBe(false)
+    w.markSent('i', 'lid2@lid', 50)
+    w.markSent('i', 'pn2@s.whatsapp.net', 900)
+    w.rekey('i', 'lid2@lid', 'pn2@s.whatsapp.net')
+    expect(w.shouldSend('i', 'pn2@s.whatsapp.net', 1800)).toBe(false)
+  })
+})

@@ -73,3 +73,18 @@ it('updates an entry with an appended patch line: applied at once and after a re
   expect(reopened.map((m) => m.id)).toEqual(['M4', 'M5', 'M6'])
   expect(reopened[2]).toMatchObject({ chatId: 'pn@s.whatsapp.net', status: 'ERROR', error_code: '463' })
 })
+
+it('re-keys a chat: its entries move to the new chat id with patch lines, inbound ones naming both sender forms', async () => {
+  const log = new MessageLog(dir, 100)
+  await log.append('i1', msg(1, 'lid1@lid'))
+  await log.append('i1', { ...msg(2, 'lid1@lid'), fromMe: true, source: 'bot' })
+  await log.append('i1', msg(3, 'other@s.whatsapp.net'))
+  expect(await log.rekeyChat('i1', 'lid1@lid', 'pn1@s.whatsapp.net')).toBe(2)
+  expect(await log.rekeyChat('i1', 'lid1@lid', 'pn1@s.whatsapp.net')).toBe(0)
+  const again = new MessageLog(dir, 100)
+  expect((await again.list('i1', { chatId: 'pn1@s.whatsapp.net' })).map((m) => [m.id, m.senderPn, m.senderLid])).toEqual([
+    ['M1', 'pn1@s.whatsapp.net', 'lid1@lid'],
+    ['M2', undefined, undefined]
+  ])
+  expect(await again.list('i1', { chatId: 'lid1@lid' })).toEqual([])
+})

@@ -41,6 +41,7 @@ import {
   type ConnectionState,
   type DownloadedMedia,
   type GroupAddResult,
+  type InboundMessage,
   type LinkedAccount,
   type OutboundContent,
   type SentMessage,
@@ -62,6 +63,7 @@ import {
   type BackoffOptions
 } from './disconnect-policy'
 import { stripDevice, toInboundMessage } from './inbound-mapper'
+import { withStableChat } from './chat-identity'
 import { DEFAULT_MESSAGE_STORE_SIZE, MessageStore } from './message-store'
 import { toMessageContent, toSentMessage } from './outbound-mapper'
 import { DEFAULT_SEND_PACING, SendQueue } from './send-queue'
@@ -181,6 +183,8 @@ export class BaileysSession implements ChannelSession {
   /** Bumped by every start/stop/logout: scheduled work of an older epoch is void. */
   private epoch = 0
   private lifecycle: Promise<void> = Promise.resolve()
+  /** Inbound messages on their way to the app, in order (deliver). */
+  private inboundChain: Promise<void> = Promise.resolve()
   private auth: AuthStore | null = null
   private run: SocketRun | null = null
   private reconnectTimer: TimerHandle | null = null
@@ -241,6 +245,11 @@ export class BaileysSession implements ChannelSession {
   /** True while a socket exists (tests: nothing left behind after stop/logout). */
   get hasSocket(): boolean {
     return this.run !== null
+  }
+
+  /** Resolves once every inbound message received so far was handed to the app (tests, shutdown). */
+  inboundSettled(): Promise<void> {
+    return this.inboundChain
   }
 
   /** True while a reconnect is scheduled. */
@@ -430,10 +439,14 @@ export class BaileysSession implements ChannelSession {
     const onCreds = (u: BaileysEventMap['creds.update']) => this.onCredsUpdate(run, u)
     const onUpsert = (u: BaileysEventMap['messages.upsert']) => this.onUpsert(run, u)
     const onRegRefresh = () => this.onRegRefresh(run)
+    const onLidMapping = ({ lid, pn }: BaileysEventMap['lid-mapping.update']) => {
+      if (run === this.run && lid && pn) this.ctx.hooks.onChatIdentity({ lid: stripDevice(lid), pn: stripDevice(pn) })
+    }
     const onLinkCode = () => void (run.pairCodeStage2 = true)
     sock.ev.on('connection.update', onUpdate)
     sock.ev.on('creds.update', onCreds)
     sock.ev.on('messages.upsert', onUpsert)
+    sock.ev.on('lid-mapping.update', onLidMapping)
     sock.ws.on(REG_REFRESH_EVENT, onRegRefresh)
     sock.ws.on(LINK_CODE_EVENT, onLinkCode)
     const unwatchStatus = watchDeliveryStatus(sock, (update) => {
@@ -444,6 +457,7 @@ export class BaileysSession implements ChannelSession {
       sock.ev.off('connection.update', onUpdate)
       sock.ev.off('creds.update', onCreds)
       sock.ev.off('messages.upsert', onUpsert)
+      sock.ev.off('lid-mapping.update', onLidMapping)
       sock.ws.off(REG_REFRESH_EVENT, onRegRefresh)
       sock.ws.off(LINK_CODE_EVENT, onLinkCode)
     }
@@ -520,8 +534,23 @@ export class BaileysSession implements ChannelSession {
       }
       const offline = !run.pendingDone || (type === 'append' && !msg.key?.fromMe)
       const inbound = toInboundMessage(msg, { offline, nowSeconds })
-      if (inbound) void this.ctx.hooks.onMessage(inbound)
+      if (inbound) this.deliver(run, inbound)
     }
+  }
+
+  /**
+   * Hands an inbound message to the app under its stable chat id (chat-identity.ts), in arrival
+   * order: the LID lookup is asynchronous, so messages pass one at a time.
+   */
+  private deliver(run: SocketRun, inbound: InboundMessage): void {
+    const lookup = run.sock.signalRepository?.lidMapping
+    this.inboundChain = this.inboundChain
+      .then(async () => {
+        const { message, identity } = await withStableChat(inbound, lookup)
+        if (identity) this.ctx.hooks.onChatIdentity(identity)
+        void this.ctx.hooks.onMessage(message)
+      })
+      .catch((err) => this.ctx.logger.error({ err }, 'could not hand over an inbound message'))
   }
 
   /** A socket closed (or could not be made: `run` null). Decides what comes next. */

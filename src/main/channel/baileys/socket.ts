@@ -11,6 +11,8 @@ export type BaileysSocket = Pick<
   'end' | 'logout' | 'sendMessage' | 'sendPresenceUpdate' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage' | 'query'
 > & {
   authState: { creds: AuthenticationCreds }
+  /** The library's Signal store; its LID mapping names the number behind a LID (lib/Signal/lid-mapping.js). */
+  signalRepository: { lidMapping: { getPNForLID(lid: string): Promise<string | null | undefined> } }
   ev: BaileysEventEmitter
   readonly user: WASocket['user']
   /** The websocket: node events (`CB:<tag>,<attr>:<value>`) for stanzas the library does not handle. */

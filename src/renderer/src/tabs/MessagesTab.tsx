@@ -17,7 +17,7 @@ import { call, useSelectedInstance } from '../store'
 export function MessagesTab() {
   const inst = useSelectedInstance()
   const id = inst?._id
-  const chats = useContract('messages.chats', id ? { instanceId: id } : null, (e) => e.type === 'message' && e.instanceId === id)
+  const chats = useContract('messages.chats', id ? { instanceId: id } : null, (e) => (e.type === 'message' || e.type === 'chatMerged') && e.instanceId === id)
   const [chatId, setChatId] = useState<string | null>(null)
   const [newChat, setNewChat] = useState('')
   if (!inst) return <NeedInstance />
@@ -65,7 +65,7 @@ export function MessagesTab() {
 }
 
 function Conversation({ instanceId, chatId, connected }: { instanceId: string; chatId: string; connected: boolean }) {
-  const log = useContract('messages.list', { instanceId, chatId, limit: 200 }, (e) => (e.type === 'message' || e.type === 'status') && e.instanceId === instanceId)
+  const log = useContract('messages.list', { instanceId, chatId, limit: 200 }, (e) => (e.type === 'message' || e.type === 'status' || e.type === 'chatMerged') && e.instanceId === instanceId)
   return (
     <Stack>
       <Title order={5}>Conversation with {chatId.includes('@') ? chatId : `+${chatId.replace(/^\+/, '')}`}</Title>

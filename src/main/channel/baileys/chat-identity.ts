@@ -1,0 +1,52 @@
+/**
+ * One chat per customer on LID-addressed WhatsApp (docs/design.md §13, docs/baileys.md "LID"): since
+ * Baileys 7 a 1:1 message may come from `<lid>@lid`, with the phone number beside it in
+ * `key.remoteJidAlt` (`sender_pn` on the stanza, lib/Utils/decode-wa-message.js
+ * extractAddressingContext) or only in the library's LID mapping
+ * (`signalRepository.lidMapping.getPNForLID`, filled from envelopes, usync and `lid-mapping.update`).
+ * The app files the conversation under the phone-number JID whenever it is known, so the log, the
+ * bot and webhooks see one chat; a LID whose number is unknown stays a LID chat until the mapping
+ * arrives ({@link ChatIdentity}).
+ */
+import type { ChatIdentity, InboundMessage } from '../types'
+import { stripDevice } from './inbound-mapper'
+
+/** The part of the library's LID store used here (lib/Signal/lid-mapping.js). */
+export interface LidLookup {
+  getPNForLID(lid: string): Promise<string | null | undefined>
+}
+
+async function pnOf(lid: string, lookup: LidLookup | undefined): Promise<string | undefined> {
+  if (!lookup) return undefined
+  try {
+    const pn = await lookup.getPNForLID(lid)
+    return pn ? stripDevice(pn) : undefined
+  } catch {
+    // An unreadable mapping is no mapping: the LID chat stays as it is.
+    return undefined
+  }
+}
+
+/**
+ * `msg` filed under its stable chat id, and the LID→number link it revealed (if any). 1:1 chats
+ * addressed by LID move to the phone-number JID when known; group senders get their number filled
+ * in. Other messages come back unchanged.
+ */
+export async function withStableChat(msg: InboundMessage, lookup: LidLookup | undefined): Promise<{ message: InboundMessage; identity?: ChatIdentity }> {
+  if (msg.chatId.endsWith('@lid')) {
+    const lid = msg.chatId
+    const pn = (msg.senderPn ?? (await pnOf(lid, lookup)))?.replace(/@c\.us$/, '@s.whatsapp.net')
+    if (!pn?.endsWith('@s.whatsapp.net')) return { message: msg }
+    const moved: InboundMessage = { ...msg, chatId: pn, senderPn: pn, senderLid: lid, senderId: msg.senderId === lid ? pn : msg.senderId }
+    return { message: moved, identity: { lid, pn } }
+  }
+  if (msg.chatId.endsWith('@s.whatsapp.net') && msg.senderLid && !msg.fromMe) {
+    // A number-addressed message that names its LID: the same link, seen from the other side.
+    return { message: msg, identity: { lid: msg.senderLid, pn: msg.chatId } }
+  }
+  if (msg.chatId.endsWith('@g.us') && msg.senderLid && !msg.senderPn) {
+    const pn = await pnOf(msg.senderLid, lookup)
+    if (pn) return { message: { ...msg, senderPn: pn } }
+  }
+  return { message: msg }
+}
