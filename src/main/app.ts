@@ -51,7 +51,8 @@ export async function startApp(config: ServeConfig, { baileys, ...extra }: Start
       factories: {
         baileys: createBaileysChannel({
           sendPacing: config.tuning.sendPacing,
-          ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl } : {}),
+          // A test server needs no current WA Web version: nothing is fetched from the internet then.
+          ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl, fetchVersion: null } : {}),
           ...baileys
         })
       }

@@ -25,7 +25,7 @@ afterEach(async () => {
 async function setup() {
   const clock = new FakeClock()
   const factory = fakeSocketFactory()
-  const baileys = createBaileysChannel({ socketFactory: factory, timers: clock, random: () => 0.5, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 0 })
+  const baileys = createBaileysChannel({ socketFactory: factory, fetchVersion: null, timers: clock, random: () => 0.5, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 0 })
   const opts = { factories: { baileys } }
   const h = await makeHarness(opts)
   harnesses.push(h)
@@ -239,7 +239,7 @@ describe('Baileys channel through the core', () => {
       }
     })
     const logger = pino({ level: 'info' }, sink)
-    const baileys = createBaileysChannel({ waWebSocketUrl: `ws://127.0.0.1:${port}/ws/chat`, backoff: { baseMs: 40, maxMs: 160, jitter: 0 } })
+    const baileys = createBaileysChannel({ waWebSocketUrl: `ws://127.0.0.1:${port}/ws/chat`, fetchVersion: null, backoff: { baseMs: 40, maxMs: 160, jitter: 0 } })
     const h = await makeHarness({ factories: { baileys }, logger })
     harnesses.push(h)
     const inst = await h.createInstance('baileys')

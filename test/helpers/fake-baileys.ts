@@ -45,6 +45,9 @@ export class FakeSocket implements BaileysSocket {
   /** The library's LID→number mapping (lib/Signal/lid-mapping.js), as the session reads it. */
   readonly lidToPn = new Map<string, string>()
   readonly signalRepository = { lidMapping: { getPNForLID: async (lid: string) => this.lidToPn.get(lid) ?? null } }
+  /** Numbers onWhatsApp() says have no account. */
+  readonly notOnWhatsApp = new Set<string>()
+  readonly onWhatsApp = vi.fn(async (...jids: string[]) => jids.map((jid) => ({ jid, exists: !this.notOnWhatsApp.has(jid) })))
   /** The websocket's node events (`CB:…`), as lib/Socket/socket.js emits them. */
   readonly ws = new EventEmitter()
   ended = false

@@ -40,7 +40,7 @@ export interface WaInstanceOptions {
 export async function startWaInstance({ accountNumber = '15550001111', channel, behaviour }: WaInstanceOptions = {}): Promise<WaInstance> {
   const server = await startWaTestServer({ accountNumber, behaviour })
   applyTestRootKey(server.rootPublicKey)
-  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20, ...channel })
+  const baileys = createBaileysChannel({ waWebSocketUrl: server.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20, ...channel })
   const h = await makeHarness({ factories: { baileys } }).catch(async (err) => {
     await server.close()
     throw err

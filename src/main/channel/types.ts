@@ -95,6 +95,11 @@ export type InboundType =
   | 'button_reply'
   | 'list_reply'
   | 'other'
+  /**
+   * A message that could not be decrypted (a placeholder): the network asks the sender for it
+   * again, and the real message follows with the same id and replaces it.
+   */
+  | 'undecryptable'
 
 /** An inbound message as every channel delivers it to the app. */
 export interface InboundMessage {
@@ -211,7 +216,7 @@ export type ChannelFactory = (ctx: ChannelContext) => ChannelSession
 /** An error raised by a channel with a stable code the services map to HTTP answers. */
 export class ChannelError extends Error {
   constructor(
-    readonly code: 'NOT_CONNECTED' | 'NOT_GROUP_ADMIN' | 'ALREADY_PAIRED' | 'NOT_STARTED' | 'PAIRING_REFUSED' | 'SEND_FAILED' | 'MEDIA_UNAVAILABLE',
+    readonly code: 'NOT_CONNECTED' | 'NOT_GROUP_ADMIN' | 'ALREADY_PAIRED' | 'NOT_STARTED' | 'PAIRING_REFUSED' | 'NOT_ON_WHATSAPP' | 'SEND_FAILED' | 'MEDIA_UNAVAILABLE',
     message: string
   ) {
     super(message)

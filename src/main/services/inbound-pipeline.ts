@@ -87,7 +87,9 @@ export class InboundPipeline {
 
   private async handle(instanceId: string, message: InboundMessage): Promise<void> {
     if (!this.deps.storage.config.data.instances.some((i) => i._id === instanceId)) return
-    if (await this.deps.storage.messages.find(instanceId, message.id)) return
+    const known = await this.deps.storage.messages.find(instanceId, message.id)
+    // A redelivery is dropped, unless it is the real message behind a placeholder (or another placeholder).
+    if (known && (known.type !== 'undecryptable' || message.type === 'undecryptable')) return
     const logged: LoggedMessage = {
       id: message.id,
       chatId: message.chatId,
@@ -96,15 +98,22 @@ export class InboundPipeline {
       type: message.type,
       text: message.text,
       timestamp: message.timestamp * 1000,
-      status: message.fromMe ? 'SERVER_ACK' : 'RECEIVED',
+      status: message.type === 'undecryptable' ? 'UNDECRYPTABLE' : message.fromMe ? 'SERVER_ACK' : 'RECEIVED',
       source: message.fromMe ? 'phone' : 'inbound',
       senderId: message.senderId,
       ...(message.senderPn ? { senderPn: message.senderPn } : {}),
       ...(message.senderLid ? { senderLid: message.senderLid } : {}),
       ...(message.media ? { media: message.media } : {})
     }
-    await this.deps.storage.messages.append(instanceId, logged)
+    if (known) {
+      const { id: _id, ...fields } = logged
+      await this.deps.storage.messages.update(instanceId, message.id, fields)
+    } else {
+      await this.deps.storage.messages.append(instanceId, logged)
+    }
     await this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message })
+    // The placeholder waits in the log ("waiting for this message"); nothing answers it.
+    if (message.type === 'undecryptable') return
     for (const handler of this.handlers) {
       try {
         await handler(instanceId, message, logged)

@@ -106,6 +106,7 @@ export class MessageService {
     } catch (err) {
       // The network refused or lost the send: not a bug of ours, and nothing was sent.
       if (err instanceof ChannelError && (err.code === 'NOT_CONNECTED' || err.code === 'SEND_FAILED')) throw conflict(err.message)
+      if (err instanceof ChannelError && err.code === 'NOT_ON_WHATSAPP') throw invalid('chatId', `names a number that is not on WhatsApp (${jid.split('@')[0]})`)
       throw err
     }
     const entry: LoggedMessage = {

@@ -107,6 +107,8 @@ export function nextAttemptAt(
  * outbound for this purpose.
  */
 export function messageEvents(message: LoggedMessage): WebhookEvent[] {
+  // A placeholder for a message not decrypted yet is no message for scripts; the real one follows.
+  if (message.type === 'undecryptable') return []
   return message.source === 'inbound' ? ['onMessage', 'onAnyMessage'] : ['onAnyMessage']
 }
 

@@ -40,10 +40,12 @@ export async function inboundMessage(
   clientAddress: string,
   fromJid: string,
   message: proto.IMessage,
-  opts: { pushName?: string; type?: string; recipient?: string; attrs?: Record<string, string> } = {}
+  opts: { pushName?: string; type?: string; recipient?: string; attrs?: Record<string, string>; id?: string; corrupt?: boolean } = {}
 ): Promise<{ id: string; type: string; node: BinaryNode }> {
   const { type, ciphertext } = await peer.encryptMessage(clientAddress, message)
-  const id = newMessageId()
+  // A flipped last byte breaks the message's MAC: the client cannot decrypt it (and asks for a retry).
+  if (opts.corrupt) ciphertext.writeUInt8(ciphertext.readUInt8(ciphertext.length - 1) ^ 0xff, ciphertext.length - 1)
+  const id = opts.id ?? newMessageId()
   return {
     id,
     type,

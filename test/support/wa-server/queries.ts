@@ -74,7 +74,9 @@ function usyncAnswer(iq: BinaryNode, dir: Directory): BinaryNode {
   const usync = child(iq, 'usync')
   const wanted = new Set(children(child(usync, 'query')).map((q) => q.tag))
   const users = children(child(usync, 'list'), 'user').map((u) => {
-    const jid = u.attrs.jid ?? ''
+    // onWhatsApp asks by phone number: `<user><contact>+1555…</contact></user>` (WAUSync/Protocols/USyncContactProtocol.js).
+    const phone = child(u, 'contact')?.content
+    const jid = u.attrs.jid ?? (phone ? `${String(Buffer.isBuffer(phone) || phone instanceof Uint8Array ? Buffer.from(phone).toString('utf8') : phone).replace(/\D/g, '')}@s.whatsapp.net` : '')
     const found = dir.peerFor(jid)
     const content: BinaryNode[] = []
     if (wanted.has('devices')) {

@@ -32,7 +32,7 @@ import { createRequire } from 'node:module'
 import { proto, type BinaryNode } from 'baileys'
 import { describe as describeNode, WaConnection, type WsLike } from './connection'
 import { companionAddress, encryptedParts, inboundMessage, messageAck } from './messaging'
-import { child, iqError, iqResult, jidUser, node, S_WHATSAPP_NET } from './nodes'
+import { child, children, iqError, iqResult, jidUser, node, S_WHATSAPP_NET, uintBE } from './nodes'
 import { companionFinish, companionHello, primaryHello, type CodeRegistration } from './pairing-code'
 import { makeServerIdentity, newKeyPair, type KeyPair } from './noise'
 import { pairSuccessIq, parsePairingQr } from './pairing'
@@ -57,6 +57,7 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws') as {
 export { LinkRefusedError, type FakeContact, type FakePhone, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
 
 const COMPANION_DEVICE = 12
+const STATUS_JID = 'status@broadcast'
 
 interface Account {
   number: string
@@ -87,6 +88,10 @@ interface Contact {
   ackError: number | null
   /** Per message id the contact received: the JID the client addressed it to, for its receipts. */
   addressedAs: Map<string, string>
+  /** Messages this contact sent that a client could not decrypt, by id: sent again on its retry receipt. */
+  undelivered: Map<string, proto.IMessage>
+  /** Receipts clients sent this contact (read receipts when the desk marks a chat read). */
+  receipts: Array<{ id: string; type: string }>
   /** How this contact's messages to clients are addressed (FakeContact.addressing). */
   addressing: 'pn' | 'lid' | 'lid-only'
 }
@@ -120,6 +125,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   /** Epoch ms of each successful login, and logins answered with a stream error (behaviour.loginStreamErrors). */
   const logins: number[] = []
   let loginFailures = 0
+  /** Group metadata queries (`w:g2` get `<query>`) answered so far. */
+  let groupMetadataQueries = 0
+  /** Ids of the messages clients answered with a receipt or an `<ack>`: handled or ignored, no longer pending. */
+  const clientAcks = new Set<string>()
   let nextAccount = 15550001111
   let nextAccountLid = 210000000000001
   let nextContactLid = 220000000000001
@@ -154,7 +163,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           account.uploaded = null
         },
         uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0,
-        groupIq: (iq) => answerGroupIq(iq, groups, account.number, peerFor),
+        groupIq: (iq) => {
+          if (iq.attrs.type === 'get' && child(iq, 'query')) groupMetadataQueries++
+          return answerGroupIq(iq, groups, account.number, peerFor)
+        },
         mediaConn: () => ({ auth: media.auth, ttlSeconds: 300, hostname: media.host })
       },
       phone: undefined as unknown as FakePhone
@@ -340,6 +352,13 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         if (answer && account.uploaded && conn === account.loggedIn && child(n, 'list')) await sendHistoryNotification(account, conn)
         return
       }
+      if ((n.tag === 'receipt' || n.tag === 'ack') && n.attrs.id) {
+        // A client answers each message it handled with a receipt, or acks one it ignored
+        // (lib/Socket/messages-recv.js sendReceipt / sendMessageAck).
+        clientAcks.add(n.attrs.id)
+      }
+      if (n.tag === 'receipt') return onClientReceipt(account, n)
+      if (n.tag === 'ack') return
       if (n.tag === 'message') {
         const refused = contactOf(n.attrs.to ?? '')?.ackError
         if (refused) {
@@ -384,6 +403,26 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     return node('notification', { from: S_WHATSAPP_NET, type: 'mex', id: `mex-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, t: Math.floor(Date.now() / 1000) }, [
       node('update', { op_name: 'NotificationLinkedProfilesUpdates' }, Buffer.from(JSON.stringify(payload)))
     ])
+  }
+
+  /** `status@broadcast` as a group record whose only member is the poster (groups.ts message shape). */
+  function statusBroadcast(contact: Contact): GroupRecord {
+    return { id: 'status', jid: STATUS_JID, subject: 'status', creation: 0, addressingMode: 'pn', members: [{ pn: contact.pn, lid: contact.lid }], deliveries: [] }
+  }
+
+  /** A client's receipt to a contact: a retry for a message it could not decrypt gets it again (same id). */
+  async function onClientReceipt(account: Account, n: BinaryNode): Promise<void> {
+    const contact = contactOf(n.attrs.to ?? '')
+    const id = n.attrs.id
+    if (!contact || !id) return
+    const ids = [id, ...children(child(n, 'list'), 'item').map((i) => i.attrs.id ?? '')]
+    for (const one of ids) contact.receipts.push({ id: one, type: n.attrs.type ?? 'delivery' })
+    if (n.attrs.type !== 'retry') return
+    const message = contact.undelivered.get(id)
+    if (!message) return
+    contact.undelivered.delete(id)
+    const pnJid = `${contact.pn}@s.whatsapp.net`
+    await sendTo(account, contact.peer, pnJid, message, contact.name, undefined, { id })
   }
 
   /** The contact behind a JID (PN or LID), if any. */
@@ -447,13 +486,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     fromJid: string,
     message: proto.IMessage,
     pushName?: string,
-    attrs?: Record<string, string>
+    attrs?: Record<string, string>,
+    extra: { id?: string; corrupt?: boolean } = {}
   ): Promise<{ id: string; type: string }> {
     const conn = account.loggedIn
     if (!conn || !account.uploaded) throw new Error(`account ${account.number} has no logged-in client to send to`)
     const address = companionAddress(account.number)
     if (!peer.hasSession(address)) await peer.initFromUpload(address, account.uploaded)
-    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName, attrs })
+    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName, attrs, ...extra })
     conn.send(msg)
     return { id, type }
   }
@@ -495,6 +535,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     get loginFailures() {
       return loginFailures
     },
+    get groupMetadataQueries() {
+      return groupMetadataQueries
+    },
+    acknowledged: (id) => clientAcks.has(id),
     replaceSession(phone = first.phone) {
       const conn = accounts.get(phone.number)?.loggedIn
       if (!conn) return false
@@ -514,11 +558,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     contact(pn, name = 'Ana') {
       let c = contacts.get(pn)
       if (!c) {
-        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn' }
+        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [] }
         contacts.set(pn, c)
       }
       const contact = c
-      const send = async (message: proto.IMessage, to: FakePhone = first.phone): Promise<string> => {
+      const send = async (message: proto.IMessage, to: FakePhone = first.phone, extra: { id?: string; corrupt?: boolean } = {}): Promise<string> => {
         const account = accounts.get(to.number)
         if (!account) throw new Error(`no account ${to.number}`)
         // How WhatsApp addresses a 1:1 message today (Baileys #2683, lib/Utils/decode-wa-message.js
@@ -527,11 +571,16 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         const lidJid = `${contact.lid}@lid`
         const { id, type } =
           contact.addressing === 'pn'
-            ? await sendTo(account, contact.peer, pnJid, message, contact.name)
-            : await sendTo(account, contact.peer, lidJid, message, contact.name, {
-                addressing_mode: 'lid',
-                ...(contact.addressing === 'lid' ? { sender_pn: pnJid } : {})
-              })
+            ? await sendTo(account, contact.peer, pnJid, message, contact.name, undefined, extra)
+            : await sendTo(
+                account,
+                contact.peer,
+                lidJid,
+                message,
+                contact.name,
+                { addressing_mode: 'lid', ...(contact.addressing === 'lid' ? { sender_pn: pnJid } : {}) },
+                extra
+              )
         contact.sent.push(type)
         return id
       }
@@ -571,6 +620,41 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           if (!conn) return false
           conn.send(linkedProfilesNotification(`${contact.lid}@lid`, `${pn}@s.whatsapp.net`))
           return true
+        },
+        sendUndecryptable: async (text, to = first.phone) => {
+          const account = accounts.get(to.number)
+          if (!account || !contact.peer.hasSession(companionAddress(account.number))) {
+            throw new Error(`${pn} must have written to ${to.number} before: a broken first message would break the session itself`)
+          }
+          const message: proto.IMessage = { conversation: text }
+          const id = await send(message, to, { corrupt: true })
+          contact.undelivered.set(id, message)
+          return id
+        },
+        requestRetry: (id, to = first.phone) => {
+          const conn = accounts.get(to.number)?.loggedIn
+          if (!conn) return false
+          const from = contact.addressedAs.get(id) ?? `${pn}@s.whatsapp.net`
+          // The recipient could not decrypt: lib/Socket/messages-recv.js handleReceipt → sendMessagesAgain (getMessage).
+          conn.send(
+            node('receipt', { from, id, type: 'retry', t: Math.floor(Date.now() / 1000) }, [
+              node('retry', { count: '1', id, t: Math.floor(Date.now() / 1000), v: '1' }),
+              node('registration', {}, uintBE(contact.peer.registrationId, 4))
+            ])
+          )
+          return true
+        },
+        receivedReceipts: () => [...contact.receipts],
+        postStatus: async (text, to = first.phone) => {
+          const account = accounts.get(to.number)
+          if (!account?.loggedIn || !account.uploaded) throw new Error(`account ${to.number} has no logged-in client`)
+          const address = companionAddress(account.number)
+          const distribute = senderKeysOf(contact.peer).markDistributed(STATUS_JID, account.number)
+          if (distribute && !contact.peer.hasSession(address)) await contact.peer.initFromUpload(address, account.uploaded)
+          // A status is a broadcast with the poster's sender key, like a group message to status@broadcast.
+          const { id, node: msg } = await groupInboundMessage(statusBroadcast(contact), contact, address, { conversation: text }, { distribute, pushName: contact.name })
+          account.loggedIn.send(msg)
+          return id
         },
         read: (ids) => receipt('read', ids),
         played: (ids) => receipt('played', ids),

@@ -48,6 +48,22 @@ export interface FakeContact {
    * that client is not logged in.
    */
   revealPn(to?: FakePhone): boolean
+  /**
+   * Sends a text a client cannot decrypt (its MAC broken), after an earlier message built the
+   * session; the client logs a placeholder and asks for a retry, and the contact then sends it again
+   * properly with the same id. Answers the id.
+   */
+  sendUndecryptable(text: string, to?: FakePhone): Promise<string>
+  /**
+   * The contact could not decrypt message `id` a client sent it and asks for it again (a retry
+   * receipt): the client must resend it from its own store (Baileys' getMessage). False when that
+   * client is not logged in.
+   */
+  requestRetry(id: string, to?: FakePhone): boolean
+  /** Receipts clients sent this contact: `{id, type}` (`read`, `retry`, …; `delivery` when untyped). */
+  receivedReceipts(): Array<{ id: string; type: string }>
+  /** Posts a status (a broadcast to `status@broadcast`) that the linked client of `to` receives. Answers the id. */
+  postStatus(text: string, to?: FakePhone): Promise<string>
   /** The contact reads what clients sent it (all, or `ids`): read receipts. Answers how many. */
   read(ids?: string[]): number
   /** The contact plays voice notes clients sent it (all, or `ids`): played receipts. Answers how many. */
@@ -145,6 +161,10 @@ export interface WaTestServer {
   disconnect(opts?: { phone?: FakePhone; code?: number }): number
   /** Epoch ms of each successful login (`<success>`) so far. */
   readonly logins: number[]
+  /** True once a client answered the message with that id with a receipt or an ack (it handled or ignored it). */
+  acknowledged(id: string): boolean
+  /** Group metadata queries (`w:g2` `<query>`) clients made so far. */
+  readonly groupMetadataQueries: number
   /** Logins answered with a stream error instead (behaviour.loginStreamErrors). */
   readonly loginFailures: number
   /**

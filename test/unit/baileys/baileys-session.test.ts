@@ -8,6 +8,7 @@ import { pino } from 'pino'
 import sharp from 'sharp'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BaileysSession, type BaileysChannelOptions } from '../../../src/main/channel/baileys/baileys-session'
+import { WaVersionSource } from '../../../src/main/channel/baileys/wa-version'
 import { ChannelError, type ChannelContext, type ChatIdentity, type InboundMessage, type MessageStatusUpdate, type StateUpdate } from '../../../src/main/channel/types'
 import { FakeClock, fakeSocketFactory, waMessage, type FakeSocket } from '../../helpers/fake-baileys'
 
@@ -43,6 +44,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
   }
   const session = new BaileysSession(ctx, {
     socketFactory: factory,
+    fetchVersion: null,
     timers: clock,
     random: () => 0.5,
     sendPacing: { minIntervalMs: 0, jitterMs: 0 },
@@ -99,7 +101,7 @@ describe('connection lifecycle', () => {
   it('the library logger is at warn when the app logs more', async () => {
     const t = setup()
     ;(t.ctx as { logger: unknown }).logger = pino({ level: 'debug' }, { write: () => {} })
-    const s = new BaileysSession(t.ctx, { socketFactory: t.factory, timers: t.clock })
+    const s = new BaileysSession(t.ctx, { socketFactory: t.factory, timers: t.clock, fetchVersion: null })
     await s.start()
     expect(t.sockets[0]!.config.logger?.level).toBe('warn')
     await s.stop()
@@ -283,15 +285,17 @@ describe('reconnect with backoff', () => {
     expect(t.clock.pendingDelays()).toEqual([1000])
   })
 
-  it('405 fetches the current WA Web version before the next attempt', async () => {
-    const fetchVersion = vi.fn(async () => [2, 3000, 1099999999] as [number, number, number])
-    const t = setup({ fetchVersion })
+  it('the current WA Web version is fetched at start; a 405 fetches it again before the next attempt', async () => {
+    let minor = 1099999999
+    const fetchVersion = vi.fn(async () => [2, 3000, minor++] as [number, number, number])
+    const t = setup({ fetchVersion, versions: new WaVersionSource({ fetch: fetchVersion, now: () => 0, refreshGapMs: 0 }) })
     await t.session.start()
+    expect((await t.socket(1)).config.version).toEqual([2, 3000, 1099999999])
     await (await t.socket(1)).close(405, 'Connection Failure')
     t.clock.fireNext()
     const s2 = await t.socket(2)
-    expect(fetchVersion).toHaveBeenCalledTimes(1)
-    expect(s2.config.version).toEqual([2, 3000, 1099999999])
+    expect(fetchVersion).toHaveBeenCalledTimes(2)
+    expect(s2.config.version).toEqual([2, 3000, 1100000000])
   })
 })
 
@@ -732,7 +736,7 @@ describe('inbound', () => {
     expect(t.inbound[0]).toMatchObject({ id: 'PHONE1', fromMe: true, offline: false })
   })
 
-  it('reactions, protocol and stub messages are dropped; group messages carry the participant', async () => {
+  it('reactions and protocol messages are dropped, a CIPHERTEXT stub is a placeholder; group messages carry the participant', async () => {
     const t = setup()
     const s = await linked(t)
     s.upsert([
@@ -746,8 +750,11 @@ describe('inbound', () => {
       })
     ])
     await t.session.inboundSettled()
-    expect(t.inbound).toHaveLength(1)
-    expect(t.inbound[0]).toMatchObject({ id: 'G', chatId: '120363025246125888@g.us', senderId: '201234567890123@lid', senderPn: PN, senderLid: '201234567890123@lid' })
+    expect(t.inbound.map((m) => [m.id, m.type])).toEqual([
+      ['S', 'undecryptable'],
+      ['G', 'text']
+    ])
+    expect(t.inbound[1]).toMatchObject({ id: 'G', chatId: '120363025246125888@g.us', senderId: '201234567890123@lid', senderPn: PN, senderLid: '201234567890123@lid' })
   })
 
   it('messages of a replaced socket are ignored', async () => {

@@ -76,12 +76,17 @@ describe('toInboundMessage: what is ignored', () => {
     ['protocol (revoke)', dm({ protocolMessage: { type: proto.Message.ProtocolMessage.Type.REVOKE, key: { id: 'X' } } })],
     ['poll vote', dm({ pollUpdateMessage: { pollCreationMessageKey: { id: 'X' } } })],
     ['sender key distribution only', dm({ senderKeyDistributionMessage: { groupId: GROUP } })],
-    ['stub (CIPHERTEXT placeholder)', dm(undefined, { messageStubType: proto.WebMessageInfo.StubType.CIPHERTEXT })],
     ['group stub', waMessage({ key: { remoteJid: GROUP, id: 'S1', fromMe: false }, messageStubType: 27 })],
     ['no content', dm(undefined)],
     ['no id', waMessage({ key: { remoteJid: PN, fromMe: false }, message: { conversation: 'x' } })]
   ]
   for (const [name, msg] of ignored) it(name, () => expect(toInboundMessage(msg, ctx)).toBeNull())
+
+  it('a CIPHERTEXT stub (not decrypted yet) is an undecryptable placeholder with the id the real message will have', () => {
+    const m = toInboundMessage(dm(undefined, { messageStubType: proto.WebMessageInfo.StubType.CIPHERTEXT }), ctx)
+    expect(m).toMatchObject({ type: 'undecryptable', text: '', fromMe: false })
+    expect(m?.id).toBeTruthy()
+  })
 })
 
 describe('toInboundMessage: addressing', () => {

@@ -28,7 +28,8 @@
  * caches are per session, bounded, and survive reconnects (the retry counter must).
  */
 import { release } from 'node:os'
-import { DEFAULT_CONNECTION_CONFIG, downloadMediaMessage, fetchLatestWaWebVersion, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type GroupMetadata, type UserFacingSocketConfig, type WABrowserDescription, type WAVersion } from 'baileys'
+import { join } from 'node:path'
+import { DEFAULT_CONNECTION_CONFIG, downloadMediaMessage, isJidBroadcast, isJidNewsletter, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type GroupMetadata, type UserFacingSocketConfig, type WABrowserDescription, type WAVersion } from 'baileys'
 import { pino } from 'pino'
 import type { Logger } from '../../logger'
 import { PRODUCT_NAME } from '../../version'
@@ -48,7 +49,7 @@ import {
   type StateUpdate
 } from '../types'
 import { AuthStore } from './auth-store'
-import { BoundedCache } from './bounded-cache'
+import { lruCacheStore } from './cache-store'
 import { backoffDelayMs } from '../../../shared/domain/backoff'
 import {
   CloseCode,
@@ -64,12 +65,15 @@ import {
 } from './disconnect-policy'
 import { stripDevice, toInboundMessage } from './inbound-mapper'
 import { withStableChat } from './chat-identity'
-import { DEFAULT_MESSAGE_STORE_SIZE, MessageStore } from './message-store'
+import { DEFAULT_MESSAGE_STORE_SIZE, MESSAGE_STORE_FILE, MessageStore } from './message-store'
+import { GroupMetadataCache } from './group-metadata-cache'
+import { RecipientCheck } from './recipient-check'
 import { toMessageContent, toSentMessage } from './outbound-mapper'
 import { DEFAULT_SEND_PACING, SendQueue } from './send-queue'
 import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
 import { realTimers, sleep, withTimeout, type TimerHandle, type Timers } from './timers'
 import { echoStatus, watchDeliveryStatus } from './delivery-status'
+import { libraryVersionFetcher, WaVersionSource, type VersionFetcher } from './wa-version'
 import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
 
 /** Node events of the socket's websocket (lib/Socket/socket.js onMessageReceived: `CB:<tag>,<attr>:<value>`). */
@@ -83,10 +87,15 @@ export interface BaileysChannelOptions {
   waWebSocketUrl?: string
   /** The linked-device description [os, browser, version]; the phone lists the device by it. */
   browser?: WABrowserDescription
-  /** WA Web version; default the one bundled with the library. */
+  /** WA Web version to fall back on; default the one bundled with the library. */
   version?: WAVersion
-  /** Fetches the current WA Web version, used after a 405 close. Default: the library's, 5 s timeout. */
-  fetchVersion?: () => Promise<WAVersion | undefined>
+  /**
+   * Fetches the current WA Web version (once per app start, again after a 405). Default: the
+   * library's, 5 s timeout; null never fetches (the test server).
+   */
+  fetchVersion?: VersionFetcher | null
+  /** The version source shared by the sessions of one channel (createBaileysChannel makes it). */
+  versions?: WaVersionSource
   timers?: Timers
   /** [0, 1); jitter of the backoff and the send pacing. */
   random?: () => number
@@ -157,10 +166,6 @@ function isAdminOf(meta: GroupMetadata, me: Contact): boolean {
   })
 }
 
-async function defaultFetchVersion(): Promise<WAVersion | undefined> {
-  const res = await fetchLatestWaWebVersion({ signal: AbortSignal.timeout(5000) } as RequestInit)
-  return res.isLatest ? res.version : undefined
-}
 
 /** Per-socket facts the close policy needs. */
 interface SocketRun {
@@ -197,6 +202,7 @@ export class BaileysSession implements ChannelSession {
   private lastReplacedAt: number | null = null
   private version: WAVersion | undefined
   private refreshVersionNext = false
+  private readonly versions: WaVersionSource
   private account: LinkedAccount | null = null
   /** Why the last attempt failed, while a reconnect is pending. */
   private lastFailure: string | null = null
@@ -210,12 +216,14 @@ export class BaileysSession implements ChannelSession {
   private readonly libLogger: Logger
   private readonly queue: SendQueue
   private readonly messages: MessageStore
+  private readonly groups: GroupMetadataCache
+  private readonly recipients: RecipientCheck
   private readonly caches = {
-    msgRetry: new BoundedCache({ max: 5000, ttlMs: 60 * 60_000 }),
-    userDevices: new BoundedCache({ max: 5000, ttlMs: 5 * 60_000 }),
-    callOffer: new BoundedCache({ max: 200, ttlMs: 5 * 60_000 }),
-    placeholderResend: new BoundedCache({ max: 2000, ttlMs: 60 * 60_000 }),
-    signalKeys: new BoundedCache({ max: 10_000, ttlMs: 5 * 60_000 })
+    msgRetry: lruCacheStore({ max: 5000, ttlMs: 60 * 60_000 }),
+    userDevices: lruCacheStore({ max: 5000, ttlMs: 5 * 60_000 }),
+    callOffer: lruCacheStore({ max: 200, ttlMs: 5 * 60_000 }),
+    placeholderResend: lruCacheStore({ max: 2000, ttlMs: 60 * 60_000 }),
+    signalKeys: lruCacheStore({ max: 10_000, ttlMs: 5 * 60_000 })
   }
 
   constructor(
@@ -227,7 +235,8 @@ export class BaileysSession implements ChannelSession {
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff }
     this.serverErrorBackoff = { ...SERVER_ERROR_BACKOFF, ...opts.serverErrorBackoff }
     this.factory = opts.socketFactory ?? defaultSocketFactory
-    this.version = opts.version
+    this.versions =
+      opts.versions ?? new WaVersionSource({ fetch: opts.fetchVersion === undefined ? libraryVersionFetcher() : opts.fetchVersion, bundled: opts.version, logger: ctx.logger })
     this.libLogger = libraryLogger(ctx.logger)
     this.queue = new SendQueue({
       minIntervalMs: opts.sendPacing?.minIntervalMs ?? DEFAULT_SEND_PACING.minIntervalMs,
@@ -235,7 +244,9 @@ export class BaileysSession implements ChannelSession {
       timers: this.timers,
       random: this.random
     })
-    this.messages = new MessageStore(opts.messageStoreSize ?? DEFAULT_MESSAGE_STORE_SIZE)
+    this.messages = new MessageStore(join(ctx.authDir, MESSAGE_STORE_FILE), { max: opts.messageStoreSize ?? DEFAULT_MESSAGE_STORE_SIZE, now: () => this.timers.now() })
+    this.groups = new GroupMetadataCache((jid) => this.connectedSocket().groupMetadata(jid))
+    this.recipients = new RecipientCheck({ now: () => this.timers.now() })
   }
 
   get currentState(): ConnectionState {
@@ -267,12 +278,15 @@ export class BaileysSession implements ChannelSession {
       this.report({ state: 'CONNECTING' })
       try {
         this.auth = await AuthStore.open(this.ctx.authDir, this.ctx.logger)
+        await this.messages.load()
       } catch (err) {
         this.running = false
         this.ctx.logger.error({ err }, 'could not read the saved WhatsApp credentials')
         this.report({ state: 'DISCONNECTED', reason: errorMessage(err) })
         return
       }
+      this.version = await this.versions.get()
+      if (!this.running) return
       this.connect()
     })
   }
@@ -281,6 +295,7 @@ export class BaileysSession implements ChannelSession {
     return this.serial(async () => {
       this.halt(new ChannelError('NOT_CONNECTED', 'The session was stopped before the message was sent.'))
       await this.endSocket()
+      await this.messages.close()
       await this.auth?.close()
       this.auth = null
       if (this.state !== 'DISCONNECTED' && this.state !== 'LOGGED_OUT') this.report({ state: 'DISCONNECTED', reason: 'stopped' })
@@ -338,6 +353,9 @@ export class BaileysSession implements ChannelSession {
     const message = toMessageContent(content)
     return this.queue.enqueue(async () => {
       const sock = this.connectedSocket()
+      if (!(await this.recipients.exists(target, sock))) {
+        throw new ChannelError('NOT_ON_WHATSAPP', `${target.split('@')[0]} is not on WhatsApp.`)
+      }
       if (options.composing) {
         try {
           await sock.sendPresenceUpdate('composing', target)
@@ -373,6 +391,7 @@ export class BaileysSession implements ChannelSession {
     let meta: GroupMetadata
     try {
       meta = await sock.groupMetadata(gid)
+      this.groups.set(meta)
     } catch (err) {
       if (isForbidden(err)) throw new ChannelError('NOT_GROUP_ADMIN', `The bot is not a member of ${gid}, so it cannot add people to it.`)
       throw new ChannelError('SEND_FAILED', `Could not read the group ${gid}: ${errorMessage(err)}`)
@@ -407,19 +426,22 @@ export class BaileysSession implements ChannelSession {
 
   private socketConfig(auth: AuthStore): UserFacingSocketConfig {
     return {
-      auth: { creds: auth.creds, keys: makeCacheableSignalKeyStore(auth.keys, this.libLogger, this.caches.signalKeys.asCacheStore()) },
+      auth: { creds: auth.creds, keys: makeCacheableSignalKeyStore(auth.keys, this.libLogger, this.caches.signalKeys) },
       logger: this.libLogger,
       browser: this.opts.browser ?? DEFAULT_BROWSER,
-      version: this.version ?? DEFAULT_CONNECTION_CONFIG.version,
+      version: this.version ?? this.opts.version ?? DEFAULT_CONNECTION_CONFIG.version,
       ...(this.opts.waWebSocketUrl ? { waWebSocketUrl: this.opts.waWebSocketUrl } : {}),
       // The phone keeps its notifications while the desk is linked.
       markOnlineOnConnect: false,
       syncFullHistory: false,
       getMessage: async (key) => this.messages.content(key.id),
-      msgRetryCounterCache: this.caches.msgRetry.asCacheStore(),
-      userDevicesCache: this.caches.userDevices.asCacheStore(),
-      callOfferCache: this.caches.callOffer.asCacheStore(),
-      placeholderResendCache: this.caches.placeholderResend.asCacheStore()
+      cachedGroupMetadata: (jid) => this.groups.get(jid),
+      // Status posts, broadcast lists and channels are not conversations: the library acks and drops them.
+      shouldIgnoreJid: (jid) => isJidBroadcast(jid) || isJidNewsletter(jid),
+      msgRetryCounterCache: this.caches.msgRetry,
+      userDevicesCache: this.caches.userDevices,
+      callOfferCache: this.caches.callOffer,
+      placeholderResendCache: this.caches.placeholderResend
     }
   }
 
@@ -447,6 +469,12 @@ export class BaileysSession implements ChannelSession {
     sock.ev.on('creds.update', onCreds)
     sock.ev.on('messages.upsert', onUpsert)
     sock.ev.on('lid-mapping.update', onLidMapping)
+    const onGroupsUpsert = (g: BaileysEventMap['groups.upsert']) => this.groups.upsert(g)
+    const onGroupsUpdate = (g: BaileysEventMap['groups.update']) => this.groups.update(g)
+    const onParticipants = (u: BaileysEventMap['group-participants.update']) => this.groups.participantsChanged(u)
+    sock.ev.on('groups.upsert', onGroupsUpsert)
+    sock.ev.on('groups.update', onGroupsUpdate)
+    sock.ev.on('group-participants.update', onParticipants)
     sock.ws.on(REG_REFRESH_EVENT, onRegRefresh)
     sock.ws.on(LINK_CODE_EVENT, onLinkCode)
     const unwatchStatus = watchDeliveryStatus(sock, (update) => {
@@ -458,6 +486,9 @@ export class BaileysSession implements ChannelSession {
       sock.ev.off('creds.update', onCreds)
       sock.ev.off('messages.upsert', onUpsert)
       sock.ev.off('lid-mapping.update', onLidMapping)
+      sock.ev.off('groups.upsert', onGroupsUpsert)
+      sock.ev.off('groups.update', onGroupsUpdate)
+      sock.ev.off('group-participants.update', onParticipants)
       sock.ws.off(REG_REFRESH_EVENT, onRegRefresh)
       sock.ws.off(LINK_CODE_EVENT, onLinkCode)
     }
@@ -548,6 +579,9 @@ export class BaileysSession implements ChannelSession {
       .then(async () => {
         const { message, identity } = await withStableChat(inbound, lookup)
         if (identity) this.ctx.hooks.onChatIdentity(identity)
+        // Whoever wrote to us is on WhatsApp: no onWhatsApp query before replying.
+        if (!message.fromMe && message.senderPn) this.recipients.known(message.senderPn)
+        if (!message.fromMe && message.chatId.endsWith('@s.whatsapp.net')) this.recipients.known(message.chatId)
         void this.ctx.hooks.onMessage(message)
       })
       .catch((err) => this.ctx.logger.error({ err }, 'could not hand over an inbound message'))
@@ -640,9 +674,11 @@ export class BaileysSession implements ChannelSession {
         await this.dropCredentials()
       } else if (how.resetUnpaired && this.auth && !this.auth.paired && this.auth.creds.me) {
         // A pairing code was asked for and never entered: those creds cannot log in.
+        await this.messages.close()
         await this.auth.destroy()
         this.auth = null
       } else {
+        await this.messages.close()
         await this.auth?.close()
         this.auth = null
       }
@@ -661,9 +697,10 @@ export class BaileysSession implements ChannelSession {
           // The socket died during a pairing-code attempt: start again from fresh creds.
           await this.auth.destroy()
           this.auth = null
-          this.caches.signalKeys.clear()
+          this.caches.signalKeys.flushAll()
           try {
             this.auth = await AuthStore.open(this.ctx.authDir, this.ctx.logger)
+            await this.messages.load()
           } catch (err) {
             this.halt(new ChannelError('NOT_CONNECTED', 'The instance is not connected.'))
             this.report({ state: 'DISCONNECTED', reason: errorMessage(err) })
@@ -672,24 +709,12 @@ export class BaileysSession implements ChannelSession {
         }
         if (this.refreshVersionNext) {
           this.refreshVersionNext = false
-          await this.refreshVersion()
+          this.version = await this.versions.refresh()
         }
         if (epoch !== this.epoch || !this.running) return
         this.connect()
       })
     }, delayMs)
-  }
-
-  private async refreshVersion(): Promise<void> {
-    try {
-      const v = await (this.opts.fetchVersion ?? defaultFetchVersion)()
-      if (v) {
-        this.version = v
-        this.ctx.logger.info({ version: v.join('.') }, 'using the current WA Web version')
-      }
-    } catch (err) {
-      this.ctx.logger.warn({ err }, 'could not fetch the current WA Web version; keeping the bundled one')
-    }
   }
 
   private waitForQr(): Promise<BaileysSocket> {
@@ -750,12 +775,15 @@ export class BaileysSession implements ChannelSession {
   }
 
   private async dropCredentials(): Promise<void> {
+    await this.messages.close()
     if (this.auth) await this.auth.destroy()
     else await AuthStore.remove(this.ctx.authDir)
     this.auth = null
     this.account = null
     this.messages.clear()
-    for (const c of Object.values(this.caches)) c.clear()
+    this.groups.clear()
+    this.recipients.clear()
+    for (const c of Object.values(this.caches)) c.flushAll()
   }
 
   private clearReconnect(): void {

@@ -2,9 +2,9 @@
  * A received Baileys `WAMessage` (messages.upsert) → the app's {@link InboundMessage}, or null for
  * what is not a message a person wrote. Pure.
  *
- * Ignored (null): stubs (`messageStubType`, e.g. a CIPHERTEXT placeholder for a message that failed
- * to decrypt — the library asks for a retry and the real message follows with the SAME id, so
- * logging the stub would make the dedupe drop the real one), protocol messages (revokes, edits'
+ * A CIPHERTEXT stub (a message that failed to decrypt; the library asks the sender for a retry and the
+ * real message follows with the SAME id) becomes an `undecryptable` placeholder, which the app logs and
+ * replaces when the real one arrives. Ignored (null): other stubs, protocol messages (revokes, edits'
  * envelopes, app-state key shares, history notifications), reactions, poll votes, pins,
  * keep-in-chat, bare sender-key distributions, and anything without an id or chat.
  *
@@ -18,7 +18,7 @@
  * comes in `key.remoteJidAlt` / `key.participantAlt`: both are returned as senderPn / senderLid.
  * Device suffixes are dropped (`1555…:12@s.whatsapp.net` → `1555…@s.whatsapp.net`).
  */
-import { getContentType, normalizeMessageContent, type proto, type WAMessage } from 'baileys'
+import { getContentType, normalizeMessageContent, WAMessageStubType, type proto, type WAMessage } from 'baileys'
 import type { InboundMessage, InboundType } from '../types'
 
 /** Message kinds that carry no content for the bot or the log. */
@@ -155,10 +155,15 @@ export function toInboundMessage(msg: WAMessage, ctx: InboundContext): InboundMe
   const id = key?.id
   const remoteJid = key?.remoteJid
   if (!id || !remoteJid) return null
-  if (msg.messageStubType) return null
-  const content = normalizeMessageContent(msg.message)
-  if (!content) return null
-  const extracted = extractContent(content)
+  let extracted: Extracted | null
+  if (msg.messageStubType === WAMessageStubType.CIPHERTEXT) {
+    extracted = { type: 'undecryptable', text: '' }
+  } else if (msg.messageStubType) {
+    return null
+  } else {
+    const content = normalizeMessageContent(msg.message)
+    extracted = content ? extractContent(content) : null
+  }
   if (!extracted) return null
 
   const chatId = stripDevice(remoteJid)

@@ -11,12 +11,24 @@
 import { WA_CERT_DETAILS } from 'baileys'
 import type { ChannelContext, ChannelFactory } from '../types'
 import { BaileysSession, type BaileysChannelOptions } from './baileys-session'
+import { libraryVersionFetcher, WaVersionSource } from './wa-version'
 
 export { BaileysSession, type BaileysChannelOptions } from './baileys-session'
 
-/** A factory whose sessions share `opts`. */
+/**
+ * A factory whose sessions share `opts` and one WA Web version source: the current version is
+ * fetched once for every instance of the app (wa-version.ts).
+ */
 export function createBaileysChannel(opts: BaileysChannelOptions = {}): ChannelFactory {
-  return (ctx: ChannelContext) => new BaileysSession(ctx, opts)
+  let versions = opts.versions
+  return (ctx: ChannelContext) => {
+    versions ??= new WaVersionSource({
+      fetch: opts.fetchVersion === undefined ? libraryVersionFetcher() : opts.fetchVersion,
+      bundled: opts.version,
+      logger: ctx.logger
+    })
+    return new BaileysSession(ctx, { ...opts, versions })
+  }
 }
 
 /** Makes Baileys accept a test server's certificate chain signed by `key` (tests only). */

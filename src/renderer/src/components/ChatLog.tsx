@@ -50,13 +50,13 @@ export function ChatLog({ messages, height = 420, empty, testId }: { messages: L
               data-testid={m.fromMe ? 'bubble-out' : 'bubble-in'}
               data-source={m.source}
             >
-              {m.type !== 'text' && m.type !== 'extendedText' && (
+              {m.type !== 'text' && m.type !== 'extendedText' && m.type !== 'undecryptable' && (
                 <Badge size="xs" variant="light" mb={4}>
                   {m.type}
                 </Badge>
               )}
               <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                {m.text || <i>({m.type})</i>}
+                {m.type === 'undecryptable' ? <i>Waiting for this message… (WhatsApp is asking the sender for it again)</i> : m.text || <i>({m.type})</i>}
               </Text>
               <Text size="xs" c="dimmed" ta="right">
                 {m.fromMe ? m.source : (m.pushName ?? '')} · {new Date(m.timestamp).toLocaleTimeString()}
