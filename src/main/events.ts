@@ -3,7 +3,7 @@
  * A typed wrapper over Node's EventEmitter; listeners run synchronously and must not throw.
  */
 import { EventEmitter } from 'node:events'
-import type { ConnectionState, InboundMessage } from './channel/types'
+import type { ConnectionState, InboundMessage, SendLimits } from './channel/types'
 import type { BotActivity, LoggedMessage } from '../shared/schemas/records'
 import type { WebhookDelivery } from '../shared/schemas/webhooks'
 
@@ -14,6 +14,8 @@ export interface CoreEvents {
   qr: { instanceId: string; qr: string }
   /** A message entered the log (inbound or outbound). */
   message: { instanceId: string; message: LoggedMessage; inbound?: InboundMessage }
+  /** WhatsApp changed an instance's outreach limits (capping, reach-out lock). */
+  limits: { instanceId: string; limits: SendLimits }
   /** A LID chat was filed under its phone number (inbound-pipeline.ts identity): its entries moved. */
   chatMerged: { instanceId: string; from: string; to: string }
   /** A sent message's delivery status moved forward (message-status.ts); `message` is the updated entry. */

@@ -9,7 +9,7 @@
  * (the local owner is trusted after the transport's own check), so no instance credentials travel.
  */
 import Type, { type Static, type TSchema } from 'typebox'
-import type { Attachment, BotActivity, Instance, Intent, LoggedMessage, Survey } from './schemas/records'
+import type { Attachment, BotActivity, Instance, Intent, LoggedMessage, SendLimits, Survey } from './schemas/records'
 import { Action, RequestConfig } from './schemas/records'
 import {
   CreateIntentBody,
@@ -118,6 +118,8 @@ export const CONTRACT = {
   'instances.delete': op<DeleteResult>()(OnlyInstance),
   'instances.init': op<{ status: string }>()(OnlyInstance),
   'instances.logout': op<{ status: string }>()(OnlyInstance),
+  /** Why the instance is in its state, and WhatsApp's outreach limits on its number. */
+  'instances.health': op<{ reason: string | null; limits: SendLimits | null }>()(OnlyInstance),
 
   'pairing.qr': op<QrView>()(OnlyInstance),
   'pairing.code': op<{ pairingCode: string }>()(Type.Object({ ...InstanceId, phone: PairingCodeBody.properties.phone })),
@@ -228,6 +230,8 @@ export type ContractEvent =
   | { type: 'state'; instanceId: string; state: Instance['settings']['status']; previous: string; reason?: string }
   | { type: 'qr'; instanceId: string; qrDataUrl: string }
   | { type: 'message'; instanceId: string; message: LoggedMessage }
+  /** WhatsApp changed the instance's outreach limits (capping, reach-out lock). */
+  | { type: 'limits'; instanceId: string; limits: SendLimits }
   /** A LID chat is now filed under its phone number: its messages moved from chat `from` to `to`. */
   | { type: 'chatMerged'; instanceId: string; from: string; to: string }
   /** A sent message's delivery status changed: `message` is the updated log entry (same id). */

@@ -109,7 +109,8 @@ describe('instances', () => {
           webhookUrl: null,
           user: { id: `${scan.json.data.bot_number}@s.whatsapp.net`, name: 'Sandbox' },
           status: 'CONNECTED',
-          status_reason: null
+          status_reason: null,
+          limits: null
         }
       }
     })

@@ -137,6 +137,14 @@ export interface ChatIdentity {
   pn: string
 }
 
+/**
+ * Limits WhatsApp put on the account's outreach (docs/design.md §13 "platform signals", Baileys
+ * #2445): the cap on messages to people who have not answered, and the reach-out time lock. A
+ * report carries the parts that changed. One shape for channels, the API and the UI.
+ */
+export type { SendLimits } from '../../shared/schemas/records'
+import type { SendLimits } from '../../shared/schemas/records'
+
 /** Callbacks a session reports to. They never throw. */
 export interface ChannelHooks {
   onState(update: StateUpdate): void
@@ -157,6 +165,8 @@ export interface ChannelHooks {
    * inbound message that revealed it, and again whenever seen; the app re-keys that LID's chat once.
    */
   onChatIdentity(identity: ChatIdentity): void
+  /** WhatsApp changed the account's outreach limits (capping, reach-out lock). */
+  onLimits(update: SendLimits): void
 }
 
 /** What a factory needs to build a session for one instance. */

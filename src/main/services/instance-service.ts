@@ -186,7 +186,9 @@ export class InstanceService {
         user: inst.settings.user ?? { id: '', name: '' },
         status: inst.settings.status,
         // Why it is in that state, e.g. the last connection error while reconnecting.
-        status_reason: this.deps.sessions.stateReason(inst._id) ?? null
+        status_reason: this.deps.sessions.stateReason(inst._id) ?? null,
+        // WhatsApp's outreach limits on the number (capping, reach-out lock), when it reported any.
+        limits: this.deps.sessions.limits(inst._id) ?? null
       }
     }
   }

@@ -28,6 +28,7 @@ import type { AttachmentService } from './attachment-service'
 import { AppError, conflict, invalid, notFound } from './errors'
 import type { SessionManager } from './session-manager'
 import type { MessageStatusService } from './message-status'
+import { outreachBlocked } from './outreach-limits'
 
 export interface MessageServiceDeps {
   storage: Storage
@@ -99,6 +100,7 @@ export class MessageService {
   /** Sends one message, logs it and announces it. The single outbound path. */
   async send(inst: Instance, jid: string, content: OutboundContent, opts: SendOptions): Promise<SentMessage> {
     const session = this.connectedSession(inst)
+    await this.assertOutreachAllowed(inst, jid)
     let sent: SentMessage
     try {
       // Bot replies show "typing…" first, like a person answering; API sends go out at once.
@@ -125,6 +127,18 @@ export class MessageService {
     await this.deps.events.emitDurable('message', { instanceId: inst._id, message: { ...entry } })
     await this.deps.statuses.logged(inst._id, entry.id)
     return sent
+  }
+
+  /**
+   * 409 while WhatsApp's outreach limits hold (capping, reach-out lock) and `jid` is a person who
+   * never wrote to this instance: such a message counts against the number. Replies and groups pass.
+   */
+  private async assertOutreachAllowed(inst: Instance, jid: string): Promise<void> {
+    const blocked = outreachBlocked(this.deps.sessions.limits(inst._id), Date.now())
+    if (!blocked || !(jid.endsWith('@s.whatsapp.net') || jid.endsWith('@lid'))) return
+    const history = await this.deps.storage.messages.list(inst._id, { chatId: jid, limit: 1000 })
+    if (history.some((m) => !m.fromMe)) return
+    throw conflict(blocked)
   }
 
   /** The seed's text send: text, then attachments, location and a contact card, in that order. */

@@ -15,6 +15,7 @@ import type {
   ChatIdentity,
   InboundMessage,
   MessageStatusUpdate,
+  SendLimits,
   StateUpdate
 } from '../channel/types'
 import type { CoreEventBus } from '../events'
@@ -38,6 +39,8 @@ export interface SessionManagerDeps {
 export class SessionManager {
   private readonly sessions = new Map<string, ChannelSession>()
   private readonly qrs = new Map<string, string>()
+  /** WhatsApp's outreach limits per instance, as last reported (kept while the app runs). */
+  private readonly sendLimits = new Map<string, SendLimits>()
   /** Why each instance is in its state (e.g. the last connection error while reconnecting). */
   private readonly reasons = new Map<string, string>()
   private closing = false
@@ -52,6 +55,11 @@ export class SessionManager {
   /** The latest QR payload of an instance in state QR. */
   latestQr(instanceId: string): string | undefined {
     return this.qrs.get(instanceId)
+  }
+
+  /** WhatsApp's outreach limits of an instance (capping, reach-out lock), if any were reported. */
+  limits(instanceId: string): SendLimits | undefined {
+    return this.sendLimits.get(instanceId)
   }
 
   /** The reason the channel gave with the current state, if any. */
@@ -134,7 +142,13 @@ export class SessionManager {
         onMessage: (message) =>
           this.deps.onInbound(instanceId, message).catch((err) => logger.error({ err }, 'inbound message failed')),
         onMessageStatus: (update) => void this.deps.onMessageStatus(instanceId, update),
-        onChatIdentity: (identity) => void this.deps.onChatIdentity(instanceId, identity)
+        onChatIdentity: (identity) => void this.deps.onChatIdentity(instanceId, identity),
+        onLimits: (update) => {
+          const limits = { ...this.sendLimits.get(instanceId), ...update }
+          this.sendLimits.set(instanceId, limits)
+          logger.warn({ limits }, 'WhatsApp changed the outreach limits of this number')
+          this.deps.events.emit('limits', { instanceId, limits })
+        }
       }
     })
   }

@@ -71,6 +71,10 @@ export function createHandlers(core: Core, opts: HandlerOptions): ContractHandle
     async 'instances.init'({ instanceId }) {
       return I.init(I.get(instanceId), undefined)
     },
+    async 'instances.health'({ instanceId }) {
+      const { status_reason, limits } = I.info(I.get(instanceId)).instance_data
+      return { reason: status_reason, limits }
+    },
     async 'instances.logout'({ instanceId }) {
       return I.logout(I.get(instanceId))
     },

@@ -167,6 +167,21 @@ export const MESSAGE_SOURCES = ['api', 'bot', 'inbound', 'phone'] as const
 export type MessageSource = (typeof MESSAGE_SOURCES)[number]
 
 /** A message log entry (DESIGN.md §7). */
+/** WhatsApp's outreach limits on an instance's number (docs/design.md §13 platform signals). */
+export const SendLimitsSchema = Type.Object({
+  capping: Type.Optional(
+    Type.Object({
+      status: Type.Union([Type.Literal('NONE'), Type.Literal('FIRST_WARNING'), Type.Literal('SECOND_WARNING'), Type.Literal('CAPPED')]),
+      used: Type.Optional(Type.Integer()),
+      total: Type.Optional(Type.Integer()),
+      until: Type.Optional(Type.String({ description: 'End of the cycle, ISO 8601.' }))
+    })
+  ),
+  reachout_lock: Type.Optional(Type.Object({ active: Type.Boolean(), until: Type.Optional(Type.String()), type: Type.Optional(Type.String()) }))
+})
+
+export type SendLimits = Static<typeof SendLimitsSchema>
+
 export const LoggedMessage = Type.Object({
   id: Type.String(),
   chatId: Type.String(),

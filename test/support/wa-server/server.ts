@@ -399,9 +399,13 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
    * emits `lid-mapping.update` for it).
    */
   function linkedProfilesNotification(lid: string, pnJid: string): BinaryNode {
-    const payload = { data: { xwa2_notify_linked_profiles: { jid: lid, added_profiles: [pnJid] } } }
+    return mexNotification('NotificationLinkedProfilesUpdates', { xwa2_notify_linked_profiles: { jid: lid, added_profiles: [pnJid] } })
+  }
+
+  /** A GraphQL (`mex`) notification with `op_name` and JSON `data` (lib/Socket/messages-recv.js handleMexNotification). */
+  function mexNotification(opName: string, data: unknown): BinaryNode {
     return node('notification', { from: S_WHATSAPP_NET, type: 'mex', id: `mex-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, t: Math.floor(Date.now() / 1000) }, [
-      node('update', { op_name: 'NotificationLinkedProfilesUpdates' }, Buffer.from(JSON.stringify(payload)))
+      node('update', { op_name: opName }, Buffer.from(JSON.stringify({ data })))
     ])
   }
 
@@ -539,6 +543,23 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       return groupMetadataQueries
     },
     acknowledged: (id) => clientAcks.has(id),
+    capMessaging(info, phone = first.phone) {
+      const conn = accounts.get(phone.number)?.loggedIn
+      if (!conn) return false
+      // WhatsApp caps messages to people who have not answered (Baileys #2445): message-capping.update.
+      conn.send(mexNotification('MessageCappingInfoNotification', { xwa2_notify_new_chat_messages_capping_info_update: info }))
+      return true
+    },
+    lockReachout(lock, phone = first.phone) {
+      const conn = accounts.get(phone.number)?.loggedIn
+      if (!conn) return false
+      // A reach-out time lock: connection.update.reachoutTimeLock (handleReachoutTimelockNotification).
+      const payload = lock.active
+        ? { is_active: true, ...(lock.endsAt ? { time_enforcement_ends: String(Math.floor(lock.endsAt / 1000)) } : {}), enforcement_type: lock.type ?? 'DEFAULT' }
+        : { is_active: false }
+      conn.send(mexNotification('NotificationUserReachoutTimelockUpdate', { xwa2_notify_account_reachout_timelock: payload }))
+      return true
+    },
     replaceSession(phone = first.phone) {
       const conn = accounts.get(phone.number)?.loggedIn
       if (!conn) return false

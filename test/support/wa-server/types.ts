@@ -168,6 +168,17 @@ export interface WaTestServer {
   /** Logins answered with a stream error instead (behaviour.loginStreamErrors). */
   readonly loginFailures: number
   /**
+   * WhatsApp caps `phone`'s messages to people who have not answered (a `message-capping.update`,
+   * Baileys #2445): `capping_status` NONE, FIRST_WARNING, SECOND_WARNING or CAPPED, with quotas and
+   * the cycle's end (epoch seconds as strings). False when that account has no client logged in.
+   */
+  capMessaging(
+    info: { capping_status: string; used_quota?: number; total_quota?: number; cycle_end_timestamp?: string },
+    phone?: FakePhone
+  ): boolean
+  /** WhatsApp locks (or unlocks) `phone` from reaching out to new people until `endsAt` (epoch ms). */
+  lockReachout(lock: { active: boolean; endsAt?: number; type?: string }, phone?: FakePhone): boolean
+  /**
    * Another WhatsApp Web client takes over `phone`'s session (default: the first account's): its
    * connection ends with `<stream:error><conflict type="replaced"/>` (440 in Baileys). False when not logged in.
    */

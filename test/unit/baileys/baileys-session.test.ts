@@ -9,7 +9,7 @@ import sharp from 'sharp'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BaileysSession, type BaileysChannelOptions } from '../../../src/main/channel/baileys/baileys-session'
 import { WaVersionSource } from '../../../src/main/channel/baileys/wa-version'
-import { ChannelError, type ChannelContext, type ChatIdentity, type InboundMessage, type MessageStatusUpdate, type StateUpdate } from '../../../src/main/channel/types'
+import { ChannelError, type ChannelContext, type ChatIdentity, type InboundMessage, type SendLimits, type MessageStatusUpdate, type StateUpdate } from '../../../src/main/channel/types'
 import { FakeClock, fakeSocketFactory, waMessage, type FakeSocket } from '../../helpers/fake-baileys'
 
 let root: string
@@ -28,6 +28,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
   const inbound: InboundMessage[] = []
   const statuses: MessageStatusUpdate[] = []
   const identities: ChatIdentity[] = []
+  const limits: SendLimits[] = []
   const ctx: ChannelContext = {
     instanceId: 'i1',
     authDir,
@@ -39,7 +40,8 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
         inbound.push(m)
       },
       onMessageStatus: (u) => statuses.push(u),
-      onChatIdentity: (i) => identities.push(i)
+      onChatIdentity: (i) => identities.push(i),
+      onLimits: (l) => limits.push(l)
     }
   }
   const session = new BaileysSession(ctx, {
@@ -58,7 +60,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
     await vi.waitFor(() => expect(sockets.length).toBeGreaterThanOrEqual(n))
     return sockets[n - 1]!
   }
-  return { clock, factory, sockets, socket, session, states, qrs, inbound, statuses, identities, ctx, authDir, lastState }
+  return { clock, factory, sockets, socket, session, states, qrs, inbound, statuses, identities, limits, ctx, authDir, lastState }
 }
 
 type Setup = ReturnType<typeof setup>

@@ -36,7 +36,7 @@ describe('WaVersionSource (the WA Web version, once per app start)', () => {
       const fetchVersion = vi.fn(async () => [2, 3000, 9] as [number, number, number])
       const factory = fakeSocketFactory()
       const channel = createBaileysChannel({ socketFactory: factory, fetchVersion, timers: new FakeClock() })
-      const hooks = { onState: () => {}, onQr: () => {}, onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {} }
+      const hooks = { onState: () => {}, onQr: () => {}, onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {}, onLimits: () => {} }
       const sessions = ['a', 'b', 'c'].map((id) => channel({ instanceId: id, authDir: join(dir, id), logger: pino({ level: 'silent' }), hooks }))
       await Promise.all(sessions.map((s) => s.start()))
       expect(fetchVersion).toHaveBeenCalledTimes(1)

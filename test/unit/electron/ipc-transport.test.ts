@@ -24,6 +24,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'instances.delete': { instanceId: 'i1' },
   'instances.init': { instanceId: 'i1' },
   'instances.logout': { instanceId: 'i1' },
+  'instances.health': { instanceId: 'i1' },
   'pairing.qr': { instanceId: 'i1' },
   'pairing.code': { instanceId: 'i1', phone: '+1 555 000 1111' },
   'pairing.sandboxScan': { instanceId: 'i1' },

@@ -8,7 +8,7 @@ import Type from 'typebox'
 import QRCode from 'qrcode'
 import type { Core } from '../../core'
 import { notFound } from '../../services/errors'
-import { Instance } from '../../../shared/schemas/records'
+import { Instance, SendLimitsSchema } from '../../../shared/schemas/records'
 import {
   CreateInstanceBody,
   CredentialsBody,
@@ -144,7 +144,10 @@ export function instanceRoutes(root: FastifyInstance, core: Core): void {
               webhookUrl: Type.Union([Type.String(), Type.Null()]),
               user: Type.Object({ id: Type.String(), name: Type.String() }),
               status: Type.String(),
-              status_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is in that state (e.g. the last connection error).' })
+              status_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is in that state (e.g. the last connection error).' }),
+              limits: Type.Union([SendLimitsSchema, Type.Null()], {
+                description: "WhatsApp's outreach limits on the number: capping of messages to people who have not answered, and the reach-out time lock. While either holds, messages to people who never wrote are refused with 409."
+              })
             })
           })
         )

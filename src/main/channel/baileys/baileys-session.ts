@@ -73,6 +73,7 @@ import { DEFAULT_SEND_PACING, SendQueue } from './send-queue'
 import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
 import { realTimers, sleep, withTimeout, type TimerHandle, type Timers } from './timers'
 import { echoStatus, watchDeliveryStatus } from './delivery-status'
+import { cappingLimits, reachoutLimits } from './send-limits'
 import { libraryVersionFetcher, WaVersionSource, type VersionFetcher } from './wa-version'
 import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
 
@@ -469,6 +470,10 @@ export class BaileysSession implements ChannelSession {
     sock.ev.on('creds.update', onCreds)
     sock.ev.on('messages.upsert', onUpsert)
     sock.ev.on('lid-mapping.update', onLidMapping)
+    const onCapping = (info: BaileysEventMap['message-capping.update']) => {
+      if (run === this.run) this.ctx.hooks.onLimits(cappingLimits(info))
+    }
+    sock.ev.on('message-capping.update', onCapping)
     const onGroupsUpsert = (g: BaileysEventMap['groups.upsert']) => this.groups.upsert(g)
     const onGroupsUpdate = (g: BaileysEventMap['groups.update']) => this.groups.update(g)
     const onParticipants = (u: BaileysEventMap['group-participants.update']) => this.groups.participantsChanged(u)
@@ -486,6 +491,7 @@ export class BaileysSession implements ChannelSession {
       sock.ev.off('creds.update', onCreds)
       sock.ev.off('messages.upsert', onUpsert)
       sock.ev.off('lid-mapping.update', onLidMapping)
+      sock.ev.off('message-capping.update', onCapping)
       sock.ev.off('groups.upsert', onGroupsUpsert)
       sock.ev.off('groups.update', onGroupsUpdate)
       sock.ev.off('group-participants.update', onParticipants)
@@ -508,6 +514,7 @@ export class BaileysSession implements ChannelSession {
       }
     }
     if (u.isNewLogin) this.ctx.logger.info('device linked; the connection restarts to log in')
+    if (u.reachoutTimeLock) this.ctx.hooks.onLimits(reachoutLimits(u.reachoutTimeLock))
     if (u.receivedPendingNotifications) run.pendingDone = true
     if (u.connection === 'open') {
       // The attempt count is kept until the connection has stayed open a while (onClose).

@@ -1,11 +1,11 @@
 /** Instances: cards with live status and bot number; create (real or sandbox), init, logout, delete. */
-import { Button, Card, EmptyState, Group, Modal, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { Alert, Button, Card, EmptyState, Group, Modal, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { Instance } from '../../../shared/schemas/records'
 import type { TabProps } from '../App'
 import { ErrorAlert } from '../components/ErrorAlert'
 import { StatusBadge } from '../components/StatusBadge'
-import { useAction } from '../hooks'
+import { useAction, useContract } from '../hooks'
 import { call, useDesk } from '../store'
 
 export function InstancesTab({ goTo }: TabProps) {
@@ -55,6 +55,39 @@ export function InstancesTab({ goTo }: TabProps) {
   )
 }
 
+/** Why the instance is in its state, and WhatsApp's outreach limits (capping, reach-out lock), live. */
+function InstanceHealth({ instanceId }: { instanceId: string }) {
+  const health = useContract('instances.health', { instanceId }, (e) => (e.type === 'state' || e.type === 'limits') && e.instanceId === instanceId)
+  const h = health.data
+  if (!h) return null
+  const capping = h.limits?.capping
+  const lock = h.limits?.reachout_lock
+  const until = (iso?: string) => (iso ? ` until ${new Date(iso).toLocaleString()}` : '')
+  return (
+    <Stack gap={4} mt="xs">
+      {h.reason && (
+        <Text size="xs" c="dimmed" data-testid="status-reason">
+          {h.reason}
+        </Text>
+      )}
+      {capping && capping.status !== 'NONE' && (
+        <Alert color={capping.status === 'CAPPED' ? 'red' : 'yellow'} p="xs" data-testid="capping">
+          <Text size="xs">
+            {capping.status === 'CAPPED' ? 'WhatsApp caps new chats' : 'WhatsApp warns about new chats'}
+            {capping.used !== undefined && capping.total !== undefined ? `: ${capping.used} of ${capping.total} used` : ''}
+            {until(capping.until)}. {capping.status === 'CAPPED' ? 'Messages to people who have not written to you are paused.' : 'Send fewer messages to people who have not written to you.'}
+          </Text>
+        </Alert>
+      )}
+      {lock?.active && (
+        <Alert color="red" p="xs" data-testid="reachout-lock">
+          <Text size="xs">WhatsApp has locked this number from reaching out to new people{until(lock.until)}.</Text>
+        </Alert>
+      )}
+    </Stack>
+  )
+}
+
 function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
   const selectedId = useDesk((s) => s.selectedId)
   const [confirm, setConfirm] = useState(false)
@@ -73,6 +106,7 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
       <Text size="xs" c="dimmed" ff="monospace">
         {inst._id}
       </Text>
+      <InstanceHealth instanceId={inst._id} />
       <ErrorAlert error={action.error} />
       <Group mt="md" gap="xs">
         <Button size="xs" variant="light" onClick={() => useDesk.getState().select(inst._id)} disabled={selectedId === inst._id}>

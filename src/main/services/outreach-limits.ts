@@ -1,0 +1,24 @@
+/**
+ * Whether WhatsApp's outreach limits (docs/design.md §13 "platform signals") hold a send back. Pure.
+ * While the number is capped (messages to people who have not answered, Baileys #2445) or reach-out
+ * locked, a message to someone who never wrote counts against the number and may get it restricted;
+ * replies to people who wrote are not affected.
+ */
+import type { SendLimits } from '../channel/types'
+
+/**
+ * Why a send to someone who never wrote must wait now (`now` epoch ms), or null when it may go. Capped (until the cycle
+ * ends) or reach-out locked (until the lock ends): WhatsApp counts such messages against the number.
+ */
+export function outreachBlocked(limits: SendLimits | undefined, now: number): string | null {
+  const c = limits?.capping
+  if (c?.status === 'CAPPED' && (!c.until || Date.parse(c.until) > now)) {
+    const quota = c.used !== undefined && c.total !== undefined ? ` (${c.used} of ${c.total} used${c.until ? ` until ${c.until}` : ''})` : ''
+    return `WhatsApp caps new chats for this number${quota}: messages to people who have not written to you are paused; replies to people who have written to you still go out.`
+  }
+  const l = limits?.reachout_lock
+  if (l?.active && (!l.until || Date.parse(l.until) > now)) {
+    return `WhatsApp has locked this number from reaching out to new people${l.until ? ` until ${l.until}` : ''}: messages to people who have not written to you are paused.`
+  }
+  return null
+}
