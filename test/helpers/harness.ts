@@ -25,6 +25,8 @@ export interface Harness {
   close(keep?: boolean): Promise<void>
   /** Stops and starts again on the same data dir. */
   restart(): Promise<Harness>
+  /** Starts again on the same data dir after close(true) (the app was down meanwhile). */
+  reopen(): Promise<Harness>
 }
 
 export async function makeHarness(opts: Partial<CoreOptions> = {}, dataDir?: string): Promise<Harness> {
@@ -70,6 +72,9 @@ export async function makeHarness(opts: Partial<CoreOptions> = {}, dataDir?: str
     },
     async restart() {
       await h.close(true)
+      return makeHarness(opts, dir)
+    },
+    reopen() {
       return makeHarness(opts, dir)
     }
   }

@@ -118,3 +118,26 @@ describe('production settings of the real channel', () => {
     expect(seen.filter(([mid]) => mid === id).map(([, type]) => type)).toEqual(['undecryptable', 'text'])
   })
 })
+
+describe('the offline backlog', () => {
+  it('messages sent while the app was down arrive after login as backlog: logged in order, unanswered with reply_unread_msgs off, a live one after is answered', async () => {
+    const t = await linked()
+    await t.h.call({ method: 'POST', url: '/intent', payload: { ...t.creds, title: 'Hi', keyword: 'hi', reply: 'Hello!' } })
+    await t.h.call({ method: 'PUT', url: `/chatapp/updateActions?${t.qs}`, payload: { ...t.creds, reply_unread_msgs: false } })
+    const ana = t.server.contact('15551234567', 'Ana')
+    await ana.sendText('first')
+    await vi.waitFor(async () => expect((await logOf(t.h, t)).some((m) => m.text === 'first')).toBe(true), { timeout: 5000 })
+
+    await t.h.close(true)
+    await vi.waitFor(() => expect(t.server.phone.online).toBe(false))
+    await ana.sendText('hi')
+    await ana.sendText('are you there?')
+    const h2 = await t.h.reopen()
+    cleanup.push(() => h2.close())
+    await vi.waitFor(async () => expect((await logOf(h2, t)).map((m) => m.text)).toEqual(['first', 'hi', 'are you there?']), { timeout: 8000 })
+    expect(ana.received()).not.toContain('Hello!')
+
+    await ana.sendText('hi')
+    await vi.waitFor(() => expect(ana.received()).toContain('Hello!'), { timeout: 5000 })
+  })
+})

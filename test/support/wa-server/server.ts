@@ -68,6 +68,8 @@ interface Account {
   peer: SignalPeer
   phoneMessages: ReceivedMessage[]
   linked: boolean
+  /** Messages for the linked client while it is not connected, delivered at its next login. */
+  offlineQueue: BinaryNode[]
   /** The linked companion's name on the phone (DeviceProps.os). */
   deviceName: string | null
   uploaded: UploadedKeys | null
@@ -153,6 +155,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       phoneMessages: [],
       linked: false,
       deviceName: null,
+      offlineQueue: [],
       uploaded: null,
       loggedIn: null,
       dir: {
@@ -161,6 +164,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         onLogout: () => {
           account.linked = false
           account.uploaded = null
+          account.offlineQueue = []
         },
         uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0,
         groupIq: (iq) => {
@@ -335,7 +339,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       logins.push(Date.now())
       conn.send(node('success', { t: Math.floor(Date.now() / 1000), lid: `${account.lid}@lid`, creation: Math.floor(Date.now() / 1000) - 3600 }))
       if (behaviour.dropAfterLoginMs !== null) setTimeout(() => conn.kill(), behaviour.dropAfterLoginMs).unref()
-      conn.send(node('ib', {}, [node('offline', { count: '0' })]))
+      // What came while the client was away, marked `offline` (the library upserts it as 'append',
+      // lib/Socket/messages-recv.js handleMessage), then the count that ends the backlog.
+      const backlog = account.offlineQueue.splice(0)
+      for (const msg of backlog) conn.send(msg)
+      conn.send(node('ib', {}, [node('offline', { count: String(backlog.length) })]))
       // A later login: the keys are known already.
       if (account.uploaded) void sendHistoryNotification(account, conn).catch((err) => debug(String(err)))
     },
@@ -494,11 +502,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     extra: { id?: string; corrupt?: boolean } = {}
   ): Promise<{ id: string; type: string }> {
     const conn = account.loggedIn
-    if (!conn || !account.uploaded) throw new Error(`account ${account.number} has no logged-in client to send to`)
+    // A linked client that is not connected gets it later, as offline backlog (queued below).
+    if ((!conn && !account.linked) || !account.uploaded) throw new Error(`account ${account.number} has no logged-in client to send to`)
     const address = companionAddress(account.number)
     if (!peer.hasSession(address)) await peer.initFromUpload(address, account.uploaded)
-    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName, attrs, ...extra })
-    conn.send(msg)
+    const offline: Record<string, string> = conn ? {} : { offline: '0' }
+    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName, attrs: { ...attrs, ...offline }, ...extra })
+    if (conn) conn.send(msg)
+    else account.offlineQueue.push(msg)
     return { id, type }
   }
 

@@ -68,7 +68,11 @@ export interface FakeContact {
   read(ids?: string[]): number
   /** The contact plays voice notes clients sent it (all, or `ids`): played receipts. Answers how many. */
   played(ids?: string[]): number
-  /** Sends an encrypted text to the linked client of `to` (default: the first account); answers the message id. */
+  /**
+   * Sends an encrypted text to the linked client of `to` (default: the first account); answers the
+   * message id. While that client is not connected the message waits on the server and comes with
+   * its next login, marked `offline`, before `<ib><offline count>` (the offline backlog).
+   */
   sendText(text: string, to?: FakePhone): Promise<string>
   /** Sends any encrypted `proto.Message`; answers the message id. */
   send(message: proto.IMessage, to?: FakePhone): Promise<string>
