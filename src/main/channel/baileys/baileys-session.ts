@@ -1,39 +1,35 @@
 /**
- * The real channel: one instance as a WhatsApp linked device on Baileys 7 (DESIGN.md §5).
+ * The real channel: one instance as a WhatsApp linked device on Baileys 7 (docs/design.md §5,
+ * docs/baileys.md). This file is the session's lifecycle; each other job has its own module:
+ * pairing.ts (QR secret refresh, pairing codes), socket-run.ts (the events of one socket),
+ * inbound-relay.ts (upserts → the app), outbound-sender.ts (the send path), delivery-status.ts,
+ * chat-identity.ts (LID → number), group-admin.ts, inbound-media.ts, send-limits.ts,
+ * disconnect-policy.ts (what a close means), message-store.ts, wa-version.ts.
  *
- * Lifecycle. `start()` opens the auth state (sessions/<id>/, {@link AuthStore}) and makes one socket.
- * Its `connection.update` events drive the states: CONNECTING → QR (each rotating QR goes to
- * hooks.onQr) → the phone scans → the library asks for a restart (515) → a new socket with the same
- * auth → `open` = CONNECTED with the linked account. Every close goes through
- * {@link decideDisconnect}: reconnect at once (515), back off with jitter (network, 428, 503…),
- * stop and wait for the owner (QR expired → DISCONNECTED; connection replaced; fatal), or logged out
- * (401/403/419 → credentials deleted, LOGGED_OUT). There is never more than one socket per session:
- * a new one is made only after the old one closed and its listeners were removed, and every timer
- * belongs to the session and is cleared by stop/logout. `stop()` keeps the credentials;
- * `logout()` unlinks the device when connected, then deletes them.
+ * Lifecycle. `start()` opens the auth state (sessions/<id>/, {@link AuthStore}) and the message
+ * store, takes the WA Web version, and makes one socket. Its `connection.update` events drive the
+ * states: CONNECTING → QR (each rotating QR goes to hooks.onQr, with the current adv secret) → the
+ * phone scans → the library asks for a restart (515) → a new socket with the same auth → `open` =
+ * CONNECTED with the linked account. Every close goes through {@link decideDisconnect}: reconnect at
+ * once (515), back off with jitter (network; 500 on a slower schedule), retry a 440 once after a
+ * pause, stop and wait for the owner (QR expired; 440 again within minutes; fatal), or logged out
+ * (401/403/419 only → credentials deleted, LOGGED_OUT). The backoff starts over only after a
+ * connection stayed open for a while. There is never more than one socket per session: a new one is
+ * made only after the old one closed and its listeners were removed, and every timer belongs to the
+ * session and is cleared by stop/logout. `stop()` keeps the credentials; `logout()` unlinks the
+ * device when connected, then deletes them.
  *
  * Start, stop, logout and the asynchronous parts of close handling run one at a time (a promise
  * chain), so a stop can never interleave with a reconnect that is opening the auth state.
  *
- * Inbound: `messages.upsert` ('notify' live, 'append' offline backlog / own sends) → the pure
- * {@link toInboundMessage} → hooks.onMessage, in arrival order. `offline` is true before the socket
- * reports `receivedPendingNotifications`, and for 'append' messages not sent by the account.
- * Echoes of our own sends are skipped (already logged as outbound); the app's inbound pipeline
- * dedupes redeliveries by id.
- *
- * Outbound: one ordered, paced {@link SendQueue} per session; optional "composing" presence first.
- * Results are the library's message info as seed 2.11 JSON ({@link toSentMessage}).
- *
  * Memory: the message store, the retry counter, device, call-offer, placeholder and signal-key
- * caches are per session, bounded, and survive reconnects (the retry counter must).
+ * caches, the group metadata and recipient caches are per session, bounded, and survive reconnects
+ * (the retry counter must).
  */
-import { release } from 'node:os'
 import { join } from 'node:path'
-import { DEFAULT_CONNECTION_CONFIG, downloadMediaMessage, isJidBroadcast, isJidNewsletter, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type GroupMetadata, type UserFacingSocketConfig, type WABrowserDescription, type WAVersion } from 'baileys'
-import { pino } from 'pino'
+import { DEFAULT_CONNECTION_CONFIG, isJidBroadcast, isJidNewsletter, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
 import type { Logger } from '../../logger'
-import { PRODUCT_NAME } from '../../version'
-import { toGroupJid, toJid } from '../jid'
+import { backoffDelayMs } from '../../../shared/domain/backoff'
 import {
   ChannelError,
   type ChannelContext,
@@ -42,15 +38,15 @@ import {
   type ConnectionState,
   type DownloadedMedia,
   type GroupAddResult,
-  type InboundMessage,
   type LinkedAccount,
   type OutboundContent,
   type SentMessage,
   type StateUpdate
 } from '../types'
 import { AuthStore } from './auth-store'
+import { errorMessage, statusCodeOf } from './baileys-errors'
 import { lruCacheStore } from './cache-store'
-import { backoffDelayMs } from '../../../shared/domain/backoff'
+import { DEFAULT_BROWSER, libraryLogger, type BaileysChannelOptions } from './channel-options'
 import {
   CloseCode,
   decideDisconnect,
@@ -63,91 +59,25 @@ import {
   STABLE_OPEN_MS,
   type BackoffOptions
 } from './disconnect-policy'
-import { stripDevice, toInboundMessage } from './inbound-mapper'
-import { withStableChat } from './chat-identity'
-import { DEFAULT_MESSAGE_STORE_SIZE, MESSAGE_STORE_FILE, MessageStore } from './message-store'
+import { addToGroup } from './group-admin'
 import { GroupMetadataCache } from './group-metadata-cache'
-import { RecipientCheck } from './recipient-check'
-import { toMessageContent, toSentMessage } from './outbound-mapper'
-import { DEFAULT_SEND_PACING, SendQueue } from './send-queue'
-import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
-import { realTimers, sleep, withTimeout, type TimerHandle, type Timers } from './timers'
-import { echoStatus, watchDeliveryStatus } from './delivery-status'
-import { cappingLimits, reachoutLimits } from './send-limits'
-import { libraryVersionFetcher, WaVersionSource, type VersionFetcher } from './wa-version'
+import { stripDevice } from './inbound-mapper'
+import { downloadInboundMedia } from './inbound-media'
+import { InboundRelay } from './inbound-relay'
+import { DEFAULT_MESSAGE_STORE_SIZE, MESSAGE_STORE_FILE, MessageStore } from './message-store'
+import { OutboundSender } from './outbound-sender'
 import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
+import { RecipientCheck } from './recipient-check'
+import { DEFAULT_SEND_PACING } from './send-queue'
+import { cappingLimits, reachoutLimits } from './send-limits'
+import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
+import { attachSocket, type SocketRun } from './socket-run'
+import { realTimers, withTimeout, type TimerHandle, type Timers } from './timers'
+import { libraryVersionFetcher, WaVersionSource } from './wa-version'
 
-/** Node events of the socket's websocket (lib/Socket/socket.js onMessageReceived: `CB:<tag>,<attr>:<value>`). */
-const REG_REFRESH_EVENT = 'CB:notification,type:companion_reg_refresh'
-const LINK_CODE_EVENT = 'CB:notification,type:link_code_companion_reg'
+export type { BaileysChannelOptions } from './channel-options'
 
-export interface BaileysChannelOptions {
-  /** Makes the socket; default Baileys' makeWASocket. Tests pass a fake. */
-  socketFactory?: SocketFactory
-  /** `CHATAPP_WA_WS_URL` (tests only): a local protocol test server instead of WhatsApp. */
-  waWebSocketUrl?: string
-  /** The linked-device description [os, browser, version]; the phone lists the device by it. */
-  browser?: WABrowserDescription
-  /** WA Web version to fall back on; default the one bundled with the library. */
-  version?: WAVersion
-  /**
-   * Fetches the current WA Web version (once per app start, again after a 405). Default: the
-   * library's, 5 s timeout; null never fetches (the test server).
-   */
-  fetchVersion?: VersionFetcher | null
-  /** The version source shared by the sessions of one channel (createBaileysChannel makes it). */
-  versions?: WaVersionSource
-  timers?: Timers
-  /** [0, 1); jitter of the backoff and the send pacing. */
-  random?: () => number
-  /** Reconnect schedule after network losses (disconnect-policy.ts DEFAULT_BACKOFF). */
-  backoff?: Partial<BackoffOptions>
-  /** Reconnect schedule after server errors, 500 (SERVER_ERROR_BACKOFF). */
-  serverErrorBackoff?: Partial<BackoffOptions>
-  /** Pause before reconnecting after a 440, and the window in which a second 440 stops the session (ms). */
-  replacedRetryMs?: number
-  replacedWindowMs?: number
-  /** How long a connection must stay open before the backoff starts over (ms; STABLE_OPEN_MS). */
-  stableOpenMs?: number
-  /** Minimum gap and random extra between two sends (ms). */
-  sendPacing?: { minIntervalMs?: number; jitterMs?: number }
-  /** How long "typing…" shows before a send with `composing` (ms). */
-  composingMs?: number
-  /** How long a pairing-code request waits for the socket to be ready (ms). */
-  pairingWaitMs?: number
-  /** Recent messages kept for retries, media download and echo detection. */
-  messageStoreSize?: number
-  /** Longest wait for a socket to close on stop/logout (ms); it finishes closing in the background. */
-  closeTimeoutMs?: number
-  /** Longest wait for the server to confirm a logout (ms). */
-  logoutTimeoutMs?: number
-}
-
-const DEFAULT_BROWSER: WABrowserDescription = [PRODUCT_NAME, 'Chrome', release()]
-
-/** Level of the library's logger: `warn`, or the app's level when that is stricter. */
-function libraryLogger(logger: Logger): Logger {
-  const warn = pino.levels.values.warn!
-  const level = logger.levelVal > warn ? logger.level : 'warn'
-  return logger.child({ lib: 'baileys' }, { level })
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
-}
-
-/** `output.statusCode` of a Boom error (Baileys' close reasons), if any. */
-function statusCodeOf(err: unknown): number | undefined {
-  const code = (err as { output?: { statusCode?: unknown } } | undefined)?.output?.statusCode
-  return typeof code === 'number' ? code : undefined
-}
-
-/** Baileys query errors carry the server's code in `data` (lib/WABinary/generic-utils.js assertNodeErrorFree). */
-function isForbidden(err: unknown): boolean {
-  const data = (err as { data?: unknown } | undefined)?.data
-  return data === 401 || data === 403 || /not-authorized|forbidden/i.test(errorMessage(err))
-}
-
+/** The linked account from the library's `me` (device suffixes dropped). */
 export function accountFrom(me: Contact): LinkedAccount {
   const id = stripDevice(me.id)
   return {
@@ -158,29 +88,6 @@ export function accountFrom(me: Contact): LinkedAccount {
   }
 }
 
-function isAdminOf(meta: GroupMetadata, me: Contact): boolean {
-  const mine = new Set([me.id, me.lid, me.phoneNumber].filter((j): j is string => Boolean(j)).map(stripDevice))
-  return meta.participants.some((p) => {
-    const ids = [p.id, p.lid, p.phoneNumber].filter((j): j is string => Boolean(j)).map(stripDevice)
-    if (!ids.some((j) => mine.has(j))) return false
-    return p.admin === 'admin' || p.admin === 'superadmin' || Boolean(p.isAdmin || p.isSuperAdmin)
-  })
-}
-
-
-/** Per-socket facts the close policy needs. */
-interface SocketRun {
-  sock: BaileysSocket
-  qrShown: boolean
-  /** The last QR the library emitted on this socket (before the adv secret is rewritten into it). */
-  lastQr: string | null
-  /** The phone answered a pairing-code stage 2 (`primary_hello`): the adv secret must not change any more. */
-  pairCodeStage2: boolean
-  /** `receivedPendingNotifications` seen: later messages are live. */
-  pendingDone: boolean
-  detach: () => void
-}
-
 export class BaileysSession implements ChannelSession {
   readonly kind = 'baileys' as const
   private state: ConnectionState = 'DISCONNECTED'
@@ -189,8 +96,6 @@ export class BaileysSession implements ChannelSession {
   /** Bumped by every start/stop/logout: scheduled work of an older epoch is void. */
   private epoch = 0
   private lifecycle: Promise<void> = Promise.resolve()
-  /** Inbound messages on their way to the app, in order (deliver). */
-  private inboundChain: Promise<void> = Promise.resolve()
   private auth: AuthStore | null = null
   private run: SocketRun | null = null
   private reconnectTimer: TimerHandle | null = null
@@ -215,7 +120,8 @@ export class BaileysSession implements ChannelSession {
   private readonly serverErrorBackoff: BackoffOptions
   private readonly factory: SocketFactory
   private readonly libLogger: Logger
-  private readonly queue: SendQueue
+  private readonly outbound: OutboundSender
+  private readonly inbound: InboundRelay
   private readonly messages: MessageStore
   private readonly groups: GroupMetadataCache
   private readonly recipients: RecipientCheck
@@ -239,15 +145,19 @@ export class BaileysSession implements ChannelSession {
     this.versions =
       opts.versions ?? new WaVersionSource({ fetch: opts.fetchVersion === undefined ? libraryVersionFetcher() : opts.fetchVersion, bundled: opts.version, logger: ctx.logger })
     this.libLogger = libraryLogger(ctx.logger)
-    this.queue = new SendQueue({
-      minIntervalMs: opts.sendPacing?.minIntervalMs ?? DEFAULT_SEND_PACING.minIntervalMs,
-      jitterMs: opts.sendPacing?.jitterMs ?? DEFAULT_SEND_PACING.jitterMs,
-      timers: this.timers,
-      random: this.random
-    })
     this.messages = new MessageStore(join(ctx.authDir, MESSAGE_STORE_FILE), { max: opts.messageStoreSize ?? DEFAULT_MESSAGE_STORE_SIZE, now: () => this.timers.now() })
     this.groups = new GroupMetadataCache((jid) => this.connectedSocket().groupMetadata(jid))
     this.recipients = new RecipientCheck({ now: () => this.timers.now() })
+    this.outbound = new OutboundSender({
+      timers: this.timers,
+      random: this.random,
+      pacing: { minIntervalMs: opts.sendPacing?.minIntervalMs ?? DEFAULT_SEND_PACING.minIntervalMs, jitterMs: opts.sendPacing?.jitterMs ?? DEFAULT_SEND_PACING.jitterMs },
+      composingMs: opts.composingMs ?? 1000,
+      messages: this.messages,
+      recipients: this.recipients,
+      logger: ctx.logger
+    })
+    this.inbound = new InboundRelay({ hooks: ctx.hooks, messages: this.messages, recipients: this.recipients, timers: this.timers, logger: ctx.logger })
   }
 
   get currentState(): ConnectionState {
@@ -261,7 +171,7 @@ export class BaileysSession implements ChannelSession {
 
   /** Resolves once every inbound message received so far was handed to the app (tests, shutdown). */
   inboundSettled(): Promise<void> {
-    return this.inboundChain
+    return this.inbound.settled()
   }
 
   /** True while a reconnect is scheduled. */
@@ -349,78 +259,15 @@ export class BaileysSession implements ChannelSession {
 
   async send(jid: string, content: OutboundContent, options: ChannelSendOptions = {}): Promise<SentMessage> {
     if (this.state !== 'CONNECTED' || !this.run) throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
-    const target = toJid(jid)
-    if (!target) throw new ChannelError('SEND_FAILED', `Not a phone number or JID: ${jid}`)
-    const message = toMessageContent(content)
-    return this.queue.enqueue(async () => {
-      const sock = this.connectedSocket()
-      if (!(await this.recipients.exists(target, sock))) {
-        throw new ChannelError('NOT_ON_WHATSAPP', `${target.split('@')[0]} is not on WhatsApp.`)
-      }
-      if (options.composing) {
-        try {
-          await sock.sendPresenceUpdate('composing', target)
-          await sleep(this.timers, this.opts.composingMs ?? 1000)
-        } catch (err) {
-          this.ctx.logger.debug({ err }, 'could not send the composing presence')
-        }
-      }
-      let sent
-      try {
-        sent = await this.connectedSocket(sock).sendMessage(target, message)
-      } catch (err) {
-        if (err instanceof ChannelError) throw err
-        if (statusCodeOf(err) === CloseCode.connectionClosed) throw new ChannelError('NOT_CONNECTED', 'The connection was lost while sending.')
-        throw new ChannelError('SEND_FAILED', `WhatsApp did not take the message: ${errorMessage(err)}`)
-      }
-      if (!sent) throw new ChannelError('SEND_FAILED', 'WhatsApp did not take the message.')
-      this.messages.remember(sent, true)
-      return toSentMessage(sent, Math.floor(this.timers.now() / 1000))
-    })
+    return this.outbound.send((expected) => this.connectedSocket(expected), jid, content, options)
   }
 
   async addToGroup(groupJid: string, participants: string[]): Promise<GroupAddResult[]> {
-    const sock = this.connectedSocket()
-    const gid = toGroupJid(groupJid)
-    if (!gid) throw new ChannelError('SEND_FAILED', `Not a group id: ${groupJid}`)
-    const jids = participants.map((p) => {
-      const j = toJid(p)
-      if (!j) throw new ChannelError('SEND_FAILED', `Not a phone number or JID: ${p}`)
-      return j
-    })
-    const me = sock.user
-    let meta: GroupMetadata
-    try {
-      meta = await sock.groupMetadata(gid)
-      this.groups.set(meta)
-    } catch (err) {
-      if (isForbidden(err)) throw new ChannelError('NOT_GROUP_ADMIN', `The bot is not a member of ${gid}, so it cannot add people to it.`)
-      throw new ChannelError('SEND_FAILED', `Could not read the group ${gid}: ${errorMessage(err)}`)
-    }
-    if (!me || !isAdminOf(meta, me)) throw new ChannelError('NOT_GROUP_ADMIN', `The bot is not an admin of ${gid}; make it an admin to add people.`)
-    try {
-      const res = await sock.groupParticipantsUpdate(gid, jids, 'add')
-      return res.map((r, i) => ({ jid: r.jid ?? jids[i] ?? '', status: String(r.status) }))
-    } catch (err) {
-      if (isForbidden(err)) throw new ChannelError('NOT_GROUP_ADMIN', `The bot is not an admin of ${gid}; make it an admin to add people.`)
-      throw new ChannelError('SEND_FAILED', `Could not add to ${gid}: ${errorMessage(err)}`)
-    }
+    return addToGroup(this.connectedSocket(), this.groups, groupJid, participants)
   }
 
   async downloadMedia(messageId: string): Promise<DownloadedMedia> {
-    const msg = this.messages.get(messageId)
-    const inbound = msg ? toInboundMessage(msg, { offline: false, nowSeconds: 0 }) : null
-    if (!msg || !inbound?.media) throw new ChannelError('MEDIA_UNAVAILABLE', `No recent message ${messageId} with media.`)
-    const sock = this.run?.sock
-    try {
-      const data = await downloadMediaMessage(msg, 'buffer', {}, {
-        logger: this.libLogger,
-        reuploadRequest: (m) => (sock ? sock.updateMediaMessage(m) : Promise.reject(new Error('not connected')))
-      })
-      return { data, mimetype: inbound.media.mimetype, ...(inbound.media.fileName ? { fileName: inbound.media.fileName } : {}) }
-    } catch (err) {
-      throw new ChannelError('MEDIA_UNAVAILABLE', `Could not download the media of ${messageId}: ${errorMessage(err)}`)
-    }
+    return downloadInboundMedia(this.messages, messageId, this.run?.sock, this.libLogger)
   }
 
   /* ---------- socket ---------- */
@@ -457,47 +304,26 @@ export class BaileysSession implements ChannelSession {
       this.onClose(null, err)
       return
     }
-    const run: SocketRun = { sock, qrShown: false, lastQr: null, pairCodeStage2: false, pendingDone: false, detach: () => {} }
-    const onUpdate = (u: BaileysEventMap['connection.update']) => this.onConnectionUpdate(run, u)
-    const onCreds = (u: BaileysEventMap['creds.update']) => this.onCredsUpdate(run, u)
-    const onUpsert = (u: BaileysEventMap['messages.upsert']) => this.onUpsert(run, u)
-    const onRegRefresh = () => this.onRegRefresh(run)
-    const onLidMapping = ({ lid, pn }: BaileysEventMap['lid-mapping.update']) => {
-      if (run === this.run && lid && pn) this.ctx.hooks.onChatIdentity({ lid: stripDevice(lid), pn: stripDevice(pn) })
-    }
-    const onLinkCode = () => void (run.pairCodeStage2 = true)
-    sock.ev.on('connection.update', onUpdate)
-    sock.ev.on('creds.update', onCreds)
-    sock.ev.on('messages.upsert', onUpsert)
-    sock.ev.on('lid-mapping.update', onLidMapping)
-    const onCapping = (info: BaileysEventMap['message-capping.update']) => {
-      if (run === this.run) this.ctx.hooks.onLimits(cappingLimits(info))
-    }
-    sock.ev.on('message-capping.update', onCapping)
-    const onGroupsUpsert = (g: BaileysEventMap['groups.upsert']) => this.groups.upsert(g)
-    const onGroupsUpdate = (g: BaileysEventMap['groups.update']) => this.groups.update(g)
-    const onParticipants = (u: BaileysEventMap['group-participants.update']) => this.groups.participantsChanged(u)
-    sock.ev.on('groups.upsert', onGroupsUpsert)
-    sock.ev.on('groups.update', onGroupsUpdate)
-    sock.ev.on('group-participants.update', onParticipants)
-    sock.ws.on(REG_REFRESH_EVENT, onRegRefresh)
-    sock.ws.on(LINK_CODE_EVENT, onLinkCode)
-    const unwatchStatus = watchDeliveryStatus(sock, (update) => {
-      if (run === this.run) this.ctx.hooks.onMessageStatus(update)
+    const run: SocketRun = attachSocket(sock, {
+      connection: (u) => this.onConnectionUpdate(run, u),
+      creds: (u) => this.onCredsUpdate(run, u),
+      upsert: (u) => {
+        if (run === this.run) this.inbound.upsert(run, u)
+      },
+      regRefresh: () => this.onRegRefresh(run),
+      lidMapping: ({ lid, pn }) => {
+        if (run === this.run && lid && pn) this.ctx.hooks.onChatIdentity({ lid: stripDevice(lid), pn: stripDevice(pn) })
+      },
+      capping: (info) => {
+        if (run === this.run) this.ctx.hooks.onLimits(cappingLimits(info))
+      },
+      groupsUpsert: (g) => this.groups.upsert(g),
+      groupsUpdate: (g) => this.groups.update(g),
+      participants: (u) => this.groups.participantsChanged(u),
+      status: (update) => {
+        if (run === this.run) this.ctx.hooks.onMessageStatus(update)
+      }
     })
-    run.detach = () => {
-      unwatchStatus()
-      sock.ev.off('connection.update', onUpdate)
-      sock.ev.off('creds.update', onCreds)
-      sock.ev.off('messages.upsert', onUpsert)
-      sock.ev.off('lid-mapping.update', onLidMapping)
-      sock.ev.off('message-capping.update', onCapping)
-      sock.ev.off('groups.upsert', onGroupsUpsert)
-      sock.ev.off('groups.update', onGroupsUpdate)
-      sock.ev.off('group-participants.update', onParticipants)
-      sock.ws.off(REG_REFRESH_EVENT, onRegRefresh)
-      sock.ws.off(LINK_CODE_EVENT, onLinkCode)
-    }
     this.run = run
   }
 
@@ -558,42 +384,6 @@ export class BaileysSession implements ChannelSession {
     }
   }
 
-  private onUpsert(run: SocketRun, { messages, type }: BaileysEventMap['messages.upsert']): void {
-    if (run !== this.run) return
-    const nowSeconds = Math.floor(this.timers.now() / 1000)
-    for (const msg of messages) {
-      const ownEcho = Boolean(msg.key?.fromMe) && this.messages.isOwnSend(msg.key?.id)
-      this.messages.remember(msg, false)
-      if (ownEcho) {
-        // An ack that came while this echo was buffered is merged into it (delivery-status.ts).
-        const merged = echoStatus(msg)
-        if (merged) this.ctx.hooks.onMessageStatus(merged)
-        continue
-      }
-      const offline = !run.pendingDone || (type === 'append' && !msg.key?.fromMe)
-      const inbound = toInboundMessage(msg, { offline, nowSeconds })
-      if (inbound) this.deliver(run, inbound)
-    }
-  }
-
-  /**
-   * Hands an inbound message to the app under its stable chat id (chat-identity.ts), in arrival
-   * order: the LID lookup is asynchronous, so messages pass one at a time.
-   */
-  private deliver(run: SocketRun, inbound: InboundMessage): void {
-    const lookup = run.sock.signalRepository?.lidMapping
-    this.inboundChain = this.inboundChain
-      .then(async () => {
-        const { message, identity } = await withStableChat(inbound, lookup)
-        if (identity) this.ctx.hooks.onChatIdentity(identity)
-        // Whoever wrote to us is on WhatsApp: no onWhatsApp query before replying.
-        if (!message.fromMe && message.senderPn) this.recipients.known(message.senderPn)
-        if (!message.fromMe && message.chatId.endsWith('@s.whatsapp.net')) this.recipients.known(message.chatId)
-        void this.ctx.hooks.onMessage(message)
-      })
-      .catch((err) => this.ctx.logger.error({ err }, 'could not hand over an inbound message'))
-  }
-
   /** A socket closed (or could not be made: `run` null). Decides what comes next. */
   private onClose(run: SocketRun | null, error: unknown): void {
     if (run) {
@@ -601,7 +391,7 @@ export class BaileysSession implements ChannelSession {
       this.detach()
     }
     const lost = new ChannelError('NOT_CONNECTED', 'The connection closed before the message was sent.')
-    this.queue.clear(lost)
+    this.outbound.clear(lost)
     this.rejectQrWaiters(new ChannelError('NOT_STARTED', 'The connection closed while waiting to pair; try again.'))
     if (!this.running) return
 
@@ -761,7 +551,7 @@ export class BaileysSession implements ChannelSession {
     this.running = false
     this.epoch++
     this.clearReconnect()
-    this.queue.clear(err)
+    this.outbound.clear(err)
     this.rejectQrWaiters(new ChannelError('NOT_STARTED', 'The session stopped.'))
   }
 

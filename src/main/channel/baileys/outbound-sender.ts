@@ -1,0 +1,77 @@
+/**
+ * The send path of one session: one ordered, paced {@link SendQueue}; the recipient check before a
+ * first message to a number (recipient-check.ts); an optional "typing…" presence first (bot replies);
+ * the library's `sendMessage`; the sent message kept for retries (message-store.ts). Results are the
+ * library's message info as seed 2.11 JSON ({@link toSentMessage}).
+ */
+import type { Logger } from '../../logger'
+import { toJid } from '../jid'
+import { ChannelError, type ChannelSendOptions, type OutboundContent, type SentMessage } from '../types'
+import { errorMessage, statusCodeOf } from './baileys-errors'
+import { CloseCode } from './disconnect-policy'
+import type { MessageStore } from './message-store'
+import { toMessageContent, toSentMessage } from './outbound-mapper'
+import type { RecipientCheck } from './recipient-check'
+import { SendQueue } from './send-queue'
+import type { BaileysSocket } from './socket'
+import { sleep, type Timers } from './timers'
+
+export interface OutboundSenderDeps {
+  timers: Timers
+  random: () => number
+  pacing: { minIntervalMs: number; jitterMs: number }
+  /** How long "typing…" shows (ms). */
+  composingMs: number
+  messages: MessageStore
+  recipients: RecipientCheck
+  logger: Logger
+}
+
+export class OutboundSender {
+  private readonly queue: SendQueue
+
+  constructor(private readonly deps: OutboundSenderDeps) {
+    this.queue = new SendQueue({ ...deps.pacing, timers: deps.timers, random: deps.random })
+  }
+
+  /**
+   * Queues one send; `socket(expected?)` answers the connected socket when its turn comes (and throws
+   * NOT_CONNECTED when there is none, or it is not `expected` any more). Throws {@link ChannelError}:
+   * SEND_FAILED (bad JID, refused), NOT_ON_WHATSAPP, NOT_CONNECTED (lost while sending).
+   */
+  send(socket: (expected?: BaileysSocket) => BaileysSocket, jid: string, content: OutboundContent, options: ChannelSendOptions = {}): Promise<SentMessage> {
+    const target = toJid(jid)
+    if (!target) throw new ChannelError('SEND_FAILED', `Not a phone number or JID: ${jid}`)
+    const message = toMessageContent(content)
+    return this.queue.enqueue(async () => {
+      const sock = socket()
+      if (!(await this.deps.recipients.exists(target, sock))) {
+        throw new ChannelError('NOT_ON_WHATSAPP', `${target.split('@')[0]} is not on WhatsApp.`)
+      }
+      if (options.composing) {
+        try {
+          await sock.sendPresenceUpdate('composing', target)
+          await sleep(this.deps.timers, this.deps.composingMs)
+        } catch (err) {
+          this.deps.logger.debug({ err }, 'could not send the composing presence')
+        }
+      }
+      let sent
+      try {
+        sent = await socket(sock).sendMessage(target, message)
+      } catch (err) {
+        if (err instanceof ChannelError) throw err
+        if (statusCodeOf(err) === CloseCode.connectionClosed) throw new ChannelError('NOT_CONNECTED', 'The connection was lost while sending.')
+        throw new ChannelError('SEND_FAILED', `WhatsApp did not take the message: ${errorMessage(err)}`)
+      }
+      if (!sent) throw new ChannelError('SEND_FAILED', 'WhatsApp did not take the message.')
+      this.deps.messages.remember(sent, true)
+      return toSentMessage(sent, Math.floor(this.deps.timers.now() / 1000))
+    })
+  }
+
+  /** Fails every queued send with `err` (the connection closed, the session stopped). */
+  clear(err: unknown): void {
+    this.queue.clear(err)
+  }
+}
