@@ -4,7 +4,7 @@
  * bus, then given to the registered handlers (the bot engine) in order. Messages of one instance are
  * processed one at a time, so a contact's answers reach a survey in the order they were sent.
  */
-import { LRUCache } from 'lru-cache'
+import { boundedLru } from '../lru'
 import type { ChatIdentity, InboundMessage } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
@@ -28,7 +28,7 @@ export class InboundPipeline {
   private readonly identityHandlers: IdentityHandler[] = []
   private readonly queues = new Map<string, Promise<void>>()
   /** LID→number links already applied, by `instanceId/lid`: a link is re-keyed once. */
-  private readonly known = new LRUCache<string, string>({ max: 10_000 })
+  private readonly known = boundedLru<string, string>(10_000)
 
   constructor(private readonly deps: InboundPipelineDeps) {}
 

@@ -9,7 +9,7 @@
  * send's own echo): it is kept aside for a while and applied once the entry is appended ({@link
  * MessageStatusService.logged}).
  */
-import { LRUCache } from 'lru-cache'
+import { boundedLru } from '../lru'
 import type { DeliveryStatus, MessageStatusUpdate } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
@@ -41,7 +41,7 @@ export interface MessageStatusDeps {
 
 export class MessageStatusService {
   /** Updates for messages not logged yet, by `instanceId/messageId`; kept two minutes. */
-  private readonly early = new LRUCache<string, MessageStatusUpdate[]>({ max: 2000, ttl: 2 * 60_000 })
+  private readonly early = boundedLru<string, MessageStatusUpdate[]>(2000, { ttl: 2 * 60_000 })
 
   constructor(private readonly deps: MessageStatusDeps) {}
 
@@ -58,7 +58,8 @@ export class MessageStatusService {
       }
       const patch = applyStatus(entry, update)
       if (!patch) return
-      const updated = await this.deps.storage.messages.update(instanceId, update.id, patch)
+      // Lazily on disk: a status is not acknowledged to anyone, and receipts come in bursts.
+      const updated = await this.deps.storage.messages.update(instanceId, update.id, patch, { lazy: true })
       if (updated) await this.deps.events.emitDurable('status', { instanceId, message: updated })
     } catch (err) {
       this.deps.logger.error({ err, instanceId, messageId: update.id }, 'could not record a message status')

@@ -15,6 +15,9 @@ import writeFileAtomic from 'write-file-atomic'
 import type { LoggedMessage } from '../../shared/schemas/records'
 import { DataFileError } from './atomic-json-file'
 
+/** Longest wait before lines nobody waits for are written (ms). */
+export const LAZY_FLUSH_MS = 250
+
 /** The key of a patch line: the id of the entry it changes. */
 const PATCH = '$patch'
 
@@ -38,6 +41,8 @@ interface InstanceLog {
   pending: string[]
   waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }>
   flushing: Promise<void> | null
+  /** A flush scheduled for lines nobody waits for (lazy updates). */
+  lazyTimer: NodeJS.Timeout | null
 }
 
 export class MessageLog {
@@ -59,7 +64,7 @@ export class MessageLog {
 
   /** Queues one line for the group commit; resolves once it is on disk. */
   private write(instanceId: string, log: InstanceLog, line: string): Promise<void> {
-    log.pending.push(line)
+    if (line) log.pending.push(line)
     return new Promise<void>((resolve, reject) => {
       log.waiters.push({ resolve, reject })
       if (!log.flushing) log.flushing = this.flush(instanceId, log)
@@ -71,15 +76,32 @@ export class MessageLog {
    * entry as this change left it, once the change is on disk, or undefined when no entry has that
    * id. `id` itself cannot change.
    */
-  async update(instanceId: string, id: string, patch: Partial<Omit<LoggedMessage, 'id'>>): Promise<LoggedMessage | undefined> {
+  async update(instanceId: string, id: string, patch: Partial<Omit<LoggedMessage, 'id'>>, opts: { lazy?: boolean } = {}): Promise<LoggedMessage | undefined> {
     const log = await this.load(instanceId)
     const entry = findNewest(log.entries, id)
     if (!entry) return undefined
     Object.assign(entry, patch)
     // As it is now: a later update of the same entry must not change what this caller reports.
     const snapshot = structuredClone(entry)
-    await this.write(instanceId, log, JSON.stringify({ [PATCH]: id, ...patch }) + '\n')
+    const line = JSON.stringify({ [PATCH]: id, ...patch }) + '\n'
+    if (opts.lazy) this.writeLazily(instanceId, log, line)
+    else await this.write(instanceId, log, line)
     return snapshot
+  }
+
+  /**
+   * Queues a line nobody waits for (a delivery status: nothing was acknowledged on it): it goes to
+   * disk with the next write, or within {@link LAZY_FLUSH_MS}, so a burst of receipts costs one fsync
+   * instead of one each. A crash can lose at most that much of such lines.
+   */
+  private writeLazily(instanceId: string, log: InstanceLog, line: string): void {
+    log.pending.push(line)
+    if (log.lazyTimer) return
+    log.lazyTimer = setTimeout(() => {
+      log.lazyTimer = null
+      if (log.pending.length > 0) void this.write(instanceId, log, '').catch(() => {})
+    }, LAZY_FLUSH_MS)
+    log.lazyTimer.unref()
   }
 
   /**
@@ -126,16 +148,22 @@ export class MessageLog {
     const log = this.logs.get(instanceId)
     if (log) {
       const l = await log
+      if (l.lazyTimer) clearTimeout(l.lazyTimer)
+      l.lazyTimer = null
+      l.pending = []
       while (l.flushing) await l.flushing
     }
     this.logs.delete(instanceId)
     await rm(this.file(instanceId), { force: true })
   }
 
-  /** Waits for every pending append. */
+  /** Writes what is queued (lazy lines included) and waits for every pending append. */
   async close(): Promise<void> {
-    for (const p of this.logs.values()) {
+    for (const [instanceId, p] of this.logs) {
       const l = await p
+      if (l.lazyTimer) clearTimeout(l.lazyTimer)
+      l.lazyTimer = null
+      if (l.pending.length > 0) await this.write(instanceId, l, '').catch(() => {})
       while (l.flushing) await l.flushing
     }
   }
@@ -183,7 +211,7 @@ export class MessageLog {
       }
     }
     const lineCount = lines.filter((l) => l !== '').length
-    const log: InstanceLog = { entries: entries.slice(-this.limit), lines: lineCount, pending: [], waiters: [], flushing: null }
+    const log: InstanceLog = { entries: entries.slice(-this.limit), lines: lineCount, pending: [], waiters: [], flushing: null, lazyTimer: null }
     // Rewrite when a torn tail was dropped, so the next append starts on a clean line.
     if (text && !text.endsWith('\n')) await this.rewrite(instanceId, log)
     return log

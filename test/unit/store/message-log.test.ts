@@ -88,3 +88,15 @@ it('re-keys a chat: its entries move to the new chat id with patch lines, inboun
   ])
   expect(await again.list('i1', { chatId: 'lid1@lid' })).toEqual([])
 })
+
+it('a lazy update is applied at once and reaches the disk with the next write, or at close', async () => {
+  const log = new MessageLog(dir, 100)
+  await log.append('i1', msg(1))
+  expect(await log.update('i1', 'M1', { status: 'DELIVERY_ACK' }, { lazy: true })).toMatchObject({ status: 'DELIVERY_ACK' })
+  expect((await log.find('i1', 'M1'))?.status).toBe('DELIVERY_ACK')
+  await log.append('i1', msg(2))
+  expect((await new MessageLog(dir, 100).find('i1', 'M1'))?.status).toBe('DELIVERY_ACK')
+  await log.update('i1', 'M2', { status: 'READ' }, { lazy: true })
+  await log.close()
+  expect((await new MessageLog(dir, 100).find('i1', 'M2'))?.status).toBe('READ')
+})

@@ -7,7 +7,7 @@
  * Passing these per session instead keeps them across reconnects (the retry counter must survive
  * one), bounds them, and needs no timer: lru-cache drops expired entries when read.
  */
-import { LRUCache } from 'lru-cache'
+import { boundedLru } from '../../lru'
 import type { CacheStore, PossiblyExtendedCacheStore } from 'baileys'
 
 export interface CacheStoreOptions {
@@ -24,8 +24,7 @@ export type SessionCacheStore = CacheStore & Required<Pick<PossiblyExtendedCache
 
 /** A bounded cache store. Values are boxed: the library caches deleted signal keys as `null`. */
 export function lruCacheStore(opts: CacheStoreOptions): SessionCacheStore {
-  const cache = new LRUCache<string, { v: unknown }>({
-    max: opts.max,
+  const cache = boundedLru<string, { v: unknown }>(opts.max, {
     ...(opts.ttlMs ? { ttl: opts.ttlMs, ttlResolution: 0 } : {}),
     ...(opts.now ? { perf: { now: opts.now } } : {})
   })

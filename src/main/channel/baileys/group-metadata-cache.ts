@@ -6,7 +6,8 @@
  * sends) and kept. Group events keep it true: `groups.upsert` and `groups.update` merge what they
  * carry, `group-participants.update` drops the entry so the next send reads the members afresh.
  */
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
+import { boundedLru } from '../../lru'
 import type { BaileysEventMap, GroupMetadata } from 'baileys'
 
 export interface GroupMetadataCacheOptions {
@@ -25,7 +26,7 @@ export class GroupMetadataCache {
     private readonly fetch: (jid: string) => Promise<GroupMetadata>,
     opts: GroupMetadataCacheOptions = {}
   ) {
-    this.cache = new LRUCache({ max: opts.max ?? 1000, ttl: opts.ttlMs ?? 60 * 60_000 })
+    this.cache = boundedLru(opts.max ?? 1000, { ttl: opts.ttlMs ?? 60 * 60_000 })
   }
 
   /** The metadata of `jid`: cached, or fetched once; undefined when the fetch fails (the library then queries itself). */

@@ -17,7 +17,8 @@
  * skipped: the store is a cache of what the phone also has, and must never stop a session.
  */
 import { appendFile, readFile, rename, writeFile } from 'node:fs/promises'
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
+import { boundedLru } from '../../lru'
 import { proto, type WAMessage } from 'baileys'
 
 export const DEFAULT_MESSAGE_STORE_SIZE = 2000
@@ -56,6 +57,7 @@ function hasMedia(msg: WAMessage): boolean {
 export class MessageStore {
   private readonly cache: LRUCache<string, Stored>
   private readonly ttlMs: number
+  private readonly max: number
   private readonly now: () => number
   private pending: string[] = []
   private writing: Promise<void> = Promise.resolve()
@@ -71,7 +73,8 @@ export class MessageStore {
   ) {
     this.ttlMs = opts.ttlMs ?? DEFAULT_MESSAGE_STORE_TTL_MS
     this.now = opts.now ?? Date.now
-    this.cache = new LRUCache<string, Stored>({ max: opts.max ?? DEFAULT_MESSAGE_STORE_SIZE })
+    this.max = opts.max ?? DEFAULT_MESSAGE_STORE_SIZE
+    this.cache = boundedLru<string, Stored>(this.max)
   }
 
   get size(): number {
@@ -163,7 +166,7 @@ export class MessageStore {
         const count = this.pending.length
         this.pending = []
         if (!chunk) return
-        if (this.lines + count > 2 * this.cache.max) {
+        if (this.lines + count > 2 * this.max) {
           await this.rewrite(file)
         } else {
           await appendFile(file, chunk)

@@ -6,7 +6,8 @@
  * a person may join), and numbers that wrote to us are known without asking. Groups, LIDs and other
  * JIDs are not phone numbers and pass. A failed query does not block the send.
  */
-import { LRUCache } from 'lru-cache'
+import type { LRUCache } from 'lru-cache'
+import { boundedLru } from '../../lru'
 import type { BaileysSocket } from './socket'
 
 export interface RecipientCheckOptions {
@@ -25,7 +26,7 @@ export class RecipientCheck {
     this.knownTtlMs = opts.knownTtlMs ?? 24 * 60 * 60_000
     this.unknownTtlMs = opts.unknownTtlMs ?? 60 * 60_000
     const now = opts.now ?? Date.now
-    this.answers = new LRUCache<string, boolean>({ max: 20_000, ttl: this.knownTtlMs, ttlResolution: 0, perf: { now } })
+    this.answers = boundedLru<string, boolean>(20_000, { ttl: this.knownTtlMs, ttlResolution: 0, perf: { now } })
   }
 
   /** Remembers that `jid` (a phone-number JID) is on WhatsApp, e.g. because it wrote to us. */
