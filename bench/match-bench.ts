@@ -16,7 +16,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import { KeywordIndex } from '../src/main/bot/intent-matcher'
-import { normalizeText } from '../src/main/bot/text-normalize'
+import { normalizeText } from '../src/shared/domain/keywords'
 import { mulberry32 } from '../test/helpers/seeded-random'
 
 export interface MatchBenchRow {

@@ -20,7 +20,9 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-export interface StartAppExtra extends Pick<ApiServerOptions, 'plugins' | 'publicPrefixes' | 'publicPaths'> {
+export interface StartAppExtra {
+  /** The faces' plugins and facts over the started core (the web UI, the UI contract's /rpc). */
+  faces?: (core: Core, url: () => string) => Pick<ApiServerOptions, 'publicPlugins' | 'accountPlugins' | 'app'>
   /**
    * Baileys channel options over those from `config` (benchmarks: `composingMs: 0`, so a bot reply's
    * "typing…" pause does not hide the pipeline's own latency). Unset in the products.
@@ -28,7 +30,7 @@ export interface StartAppExtra extends Pick<ApiServerOptions, 'plugins' | 'publi
   baileys?: BaileysChannelOptions
 }
 
-export async function startApp(config: ServeConfig, { baileys, ...extra }: StartAppExtra = {}): Promise<RunningApp> {
+export async function startApp(config: ServeConfig, { baileys, faces }: StartAppExtra = {}): Promise<RunningApp> {
   const logger = createLogger(config.logLevel)
   // libsignal prints session records (private keys included) to the console; they go to the log instead.
   const libsignalLog = logger.child({ lib: 'libsignal' })
@@ -62,8 +64,9 @@ export async function startApp(config: ServeConfig, { baileys, ...extra }: Start
     throw err
   }
   let server: FastifyInstance
+  let url = ''
   try {
-    server = await buildApiServer(core, { host: config.host, version: APP_VERSION, ...extra })
+    server = await buildApiServer(core, { host: config.host, version: APP_VERSION, app: { mode: 'web', defaultChannel: config.channel }, ...faces?.(core, () => url) })
     await server.listen({ host: config.host, port: config.port })
   } catch (err) {
     await core.close()
@@ -72,10 +75,11 @@ export async function startApp(config: ServeConfig, { baileys, ...extra }: Start
   }
   const { port } = server.server.address() as AddressInfo
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  url = `http://${host}:${port}`
   return {
     core,
     server,
-    url: `http://${host}:${port}`,
+    url,
     async close() {
       await server.close()
       await core.close()

@@ -1,29 +1,38 @@
 /**
- * The core: storage, channel sessions, services and the event bus, wired together with no Electron
- * import. The desktop app, the headless server and every test start it the same way.
+ * The core: storage, channel sessions, services and the event bus, wired together with no Electron or
+ * HTTP import (docs/architecture.md). The desktop app, the headless server and every test start it the
+ * same way. It exposes services only: the faces (HTTP, IPC, /rpc) call them through the operation
+ * table (src/main/operations), never storage or the session manager.
  */
+import { mkdir } from 'node:fs/promises'
 import type { ChannelFactory, ChannelKind } from './channel/types'
 import { createSandboxSession } from './channel/sandbox-channel'
+import { systemClock, type Clock } from './clock'
 import { CoreEventBus } from './events'
 import { silentLogger, type Logger } from './logger'
 import { lockDataDir } from './store/data-dir-lock'
 import { openStorage, type Storage } from './store/storage'
 import { AccountService } from './services/account-service'
+import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
 import { InboundPipeline } from './services/inbound-pipeline'
-import { InstanceService } from './services/instance-service'
+import { InstanceConnection } from './services/instance-connection'
+import { InstanceRegistry } from './services/instance-registry'
+import { InstanceSettingsService } from './services/instance-settings'
 import { IntentService } from './services/intent-service'
-import { MessageService } from './services/message-service'
 import { MessageStatusService } from './services/message-status'
-import { SessionManager } from './services/session-manager'
+import { MessageQueries } from './services/messages/message-queries'
+import { MessageService } from './services/messages/message-sender'
+import { Outbound } from './services/messages/outbound'
+import { RemoteFiles } from './services/messages/remote-file'
 import { SandboxService } from './services/sandbox-service'
+import { SessionManager } from './services/session-manager'
 import { SurveyService } from './services/survey-service'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
-import { mkdir } from 'node:fs/promises'
 import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
 import { createSmtpMailer, type Mailer } from './bot/mailer'
 
-/** Size and time limits (DESIGN.md §4); bytes and milliseconds. */
+/** Size and time limits (docs/design.md §4); bytes and milliseconds. */
 export interface Limits {
   fileBytes: number
   jsonBytes: number
@@ -48,33 +57,60 @@ export interface CoreOptions {
   /** Reconnect instances that were connected (default true). */
   restoreSessions?: boolean
   bot?: BotEngineOptions
-  /** Clock of the bot engine (tests). */
-  clock?: () => Date
+  /** The clock of every service (tests: a manual one). */
+  clock?: Clock
   /** Mail transport for notifications (default: SMTP from the app settings). */
   mailer?: Mailer
   /** Webhook tunables and test seams (fetch, clock, random, retry policy). */
   webhooks?: WebhookOptions
 }
 
+/** What the channel sessions can tell about an instance (diagnostics, tests); nothing here changes them. */
+export type SessionsView = Pick<SessionManager, 'get' | 'latestQr' | 'stateReason' | 'authDir' | 'limits'>
+
 export interface Core {
-  storage: Storage
   events: CoreEventBus
   logger: Logger
   limits: Limits
+  clock: Clock
   account: AccountService
-  sessions: SessionManager
-  inbound: InboundPipeline
-  instances: InstanceService
+  appSettings: AppSettingsService
+  /** The instances: create, list, credentials, delete. */
+  instances: InstanceRegistry
+  /** An instance's connection: init, QR, pairing code, health, logout. */
+  connection: InstanceConnection
+  /** An instance's bot settings. */
+  settings: InstanceSettingsService
   intents: IntentService
   surveys: SurveyService
   attachments: AttachmentService
+  /** Every send kind, through the single outbound path. */
   messages: MessageService
+  /** The message log: entries, chats, inbound media. */
+  log: MessageQueries
   bot: BotEngine
   sandbox: SandboxService
-  /** Webhook deliveries (DESIGN.md §11): outbox, dispatcher, list and retry. */
+  /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
   webhooks: WebhookService
+  sessions: SessionsView
   /** Stops sessions and waits for every pending write; releases the data-dir lock. */
   close(): Promise<void>
+}
+
+/** The parts tests reach into (documented test seam; faces never use it). */
+export interface CoreInternals {
+  storage: Storage
+  sessions: SessionManager
+  inbound: InboundPipeline
+}
+
+const internals = new WeakMap<Core, CoreInternals>()
+
+/** Test seam: storage, the session manager and the inbound pipeline of a core. */
+export function internalsOf(core: Core): CoreInternals {
+  const i = internals.get(core)
+  if (!i) throw new Error('not a core made by startCore')
+  return i
 }
 
 /**
@@ -83,6 +119,7 @@ export interface Core {
  */
 export async function startCore(opts: CoreOptions): Promise<Core> {
   const logger = opts.logger ?? silentLogger()
+  const clock = opts.clock ?? systemClock
   await mkdir(opts.dataDir, { recursive: true })
   const release =
     opts.lock === false ? async () => {} : await lockDataDir(opts.dataDir, (err) => logger.error({ err }, 'data dir lock compromised'))
@@ -93,22 +130,26 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     await release()
     throw err
   }
+  const { repos, paths } = storage
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const events = new CoreEventBus()
   let webhooks: WebhookService
   try {
-    webhooks = await WebhookService.open({ storage, events, logger, ...opts.webhooks })
+    webhooks = await WebhookService.open({ instances: repos.instances, outboxFile: paths.webhookOutbox, events, logger, ...opts.webhooks })
   } catch (err) {
     await storage.close()
     await release()
     throw err
   }
-  const account = new AccountService(storage, opts.apiToken)
+  const account = new AccountService(repos.account, clock, opts.apiToken)
   await account.ensure()
-  const inbound = new InboundPipeline({ storage, events, logger })
-  const statuses = new MessageStatusService({ storage, events, logger })
+  const appSettings = new AppSettingsService(repos.appSettings)
+  const inbound = new InboundPipeline({ repos, events, logger })
+  const statuses = new MessageStatusService({ messages: repos.messages, events, logger })
   const sessions = new SessionManager({
-    storage,
+    instances: repos.instances,
+    sessionsDir: paths.sessions,
+    clock,
     events,
     logger,
     factories: { sandbox: createSandboxSession, ...opts.factories },
@@ -116,30 +157,44 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     onMessageStatus: (id, update) => statuses.report(id, update),
     onChatIdentity: (id, identity) => inbound.identity(id, identity)
   })
-  const attachments = new AttachmentService({ storage, events })
-  const messages = new MessageService({ storage, sessions, events, attachments, limits, statuses })
-  const mailer = opts.mailer ?? createSmtpMailer(() => storage.config.data.appSettings.smtp)
-  const bot = new BotEngine({ storage, events, logger, messages, attachments, mailer, clock: opts.clock, options: opts.bot })
+  const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
+  const outbound = new Outbound({ repos, sessions, events, clock, statuses })
+  const messages = new MessageService(outbound, attachments, new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs }))
+  const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
+  const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, options: opts.bot })
   inbound.use(async (instanceId, message) => {
     await bot.handle(instanceId, message)
   })
   inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
+  const instances = new InstanceRegistry({
+    repos,
+    sessions,
+    events,
+    clock,
+    defaultChannel: opts.defaultChannel ?? 'baileys',
+    attachmentsDir: paths.attachments,
+    accountId: () => account.id
+  })
+  const settings = new InstanceSettingsService(repos.instances, events, clock)
   const core: Core = {
-    storage,
     events,
     logger,
     limits,
+    clock,
     account,
-    sessions,
-    inbound,
-    instances: new InstanceService({ storage, sessions, events, defaultChannel: opts.defaultChannel ?? 'baileys' }),
-    intents: new IntentService({ storage, events }),
-    surveys: new SurveyService({ storage, events }),
+    appSettings,
+    instances,
+    connection: new InstanceConnection(instances, settings, sessions),
+    settings,
+    intents: new IntentService(repos, events, clock),
+    surveys: new SurveyService(repos, events, clock),
     attachments,
     messages,
+    log: new MessageQueries(repos.messages, sessions),
     bot,
-    sandbox: new SandboxService({ storage, events, sessions, messages, attachments }),
+    sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
+    sessions,
     async close() {
       bot.close()
       mailer.close()
@@ -150,6 +205,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
       await release()
     }
   }
+  internals.set(core, { storage, sessions, inbound })
   // Before the restore, so the reconnects' state changes reach onConnection subscribers.
   await webhooks.start()
   if (opts.restoreSessions !== false) await sessions.restore()

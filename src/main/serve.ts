@@ -6,34 +6,27 @@
  * by another process, or an unreadable data file.
  */
 import { fileURLToPath } from 'node:url'
-import type { FastifyInstance } from 'fastify'
 import { startApp } from './app'
 import { ConfigError, readServeConfig } from './config'
-import type { Core } from './core'
-import { DataFileError } from './store/atomic-json-file'
+import { DataFileError } from './store/journaled-document'
 import { DataDirLockedError } from './store/data-dir-lock'
 import { createHandlers } from './ui-contract/handlers'
 import { rpcPlugin } from './ui-contract/http-transport'
-import { hasBuiltUi, webUiPlugin, webUiPublicPaths } from './ui-contract/web-ui'
+import { hasBuiltUi, webUiPlugin } from './ui-contract/web-ui'
 
 /** Where `npm run build` puts the renderer; `CHATAPP_UI_DIR` overrides it. */
 const UI_DIR = process.env.CHATAPP_UI_DIR?.trim() || fileURLToPath(new URL('../../out/renderer', import.meta.url))
 
 async function main(): Promise<void> {
   const config = readServeConfig()
-  let url = ''
-  // The core exists only inside startApp; plugins run after it started, so they reach it through the server.
-  const rpc = async (server: FastifyInstance) => {
-    const core: Core = server.core
-    const handlers = createHandlers(core, { baseUrl: () => url, mode: 'web', defaultChannel: config.channel })
-    await rpcPlugin(core, handlers)(server)
-  }
   const ui = hasBuiltUi(UI_DIR)
   const app = await startApp(config, {
-    plugins: ui ? [rpc, webUiPlugin(UI_DIR)] : [rpc],
-    ...(ui ? webUiPublicPaths(UI_DIR) : {})
+    faces: (core, url) => ({
+      // The UI's files are public (they hold no data); everything they fetch goes through /rpc.
+      publicPlugins: ui ? [webUiPlugin(UI_DIR)] : [],
+      accountPlugins: [rpcPlugin(core, createHandlers(core, { baseUrl: url, mode: 'web', defaultChannel: config.channel }))]
+    })
   })
-  url = app.url
   console.log(ui ? `Web UI: ${app.url}/ (log in with the API token)` : `Web UI not built (run npm run build to serve it at ${app.url}/)`)
   // The token before the ready line: scripts that wait for that line have it by then.
   if (!config.apiToken) {

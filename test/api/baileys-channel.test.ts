@@ -16,6 +16,7 @@ import { BaileysSession } from '../../src/main/channel/baileys/baileys-session'
 import type { Instance } from '../../src/shared/schemas/records'
 import { FakeClock, fakeSocketFactory, waMessage, type FakeSocket } from '../helpers/fake-baileys'
 import { makeHarness, type Harness } from '../helpers/harness'
+import { internalsOf } from '../../src/main/core'
 
 const harnesses: Harness[] = []
 afterEach(async () => {
@@ -113,7 +114,7 @@ describe('Baileys channel through the core', () => {
     expect(scan.statusCode).toBe(409)
     expect(scan.json.message).toMatch(/^No QR code yet \(status CONNECTING: .*503.*retrying in/)
     // Further retries report CONNECTING again: the reason follows, the data file is not rewritten.
-    const writes = vi.spyOn(t.h.core.storage.config, 'update')
+    const writes = vi.spyOn(internalsOf(t.h.core).storage.repos.instances, 'update')
     const firstReason = t.h.core.sessions.stateReason(t.inst._id)
     t.clock.fireNext()
     const s2 = await t.socket(2)
@@ -128,7 +129,7 @@ describe('Baileys channel through the core', () => {
     const t = await setup()
     const s2 = await link(t)
     let handled = 0
-    t.h.core.inbound.use(async () => {
+    internalsOf(t.h.core).inbound.use(async () => {
       handled++
     })
     s2.upsert([inboundText('3EB0DUP1', 'menu please')], 'notify')
@@ -252,7 +253,7 @@ describe('Baileys channel through the core', () => {
     expect(h.core.instances.get(inst._id).settings.status).toBe('CONNECTING')
 
     const session = h.core.sessions.get(inst._id) as BaileysSession
-    await h.core.sessions.stop(inst._id)
+    await internalsOf(h.core).sessions.stop(inst._id)
     expect(session.hasSocket).toBe(false)
     expect(session.reconnectPending).toBe(false)
     const count = failures().length

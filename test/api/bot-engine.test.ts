@@ -42,7 +42,7 @@ beforeEach(async () => {
   // Wednesday 2026-11-18 12:00 UTC.
   now = new Date('2026-11-18T12:00:00.000Z')
   mails.length = 0
-  h = await makeHarness({ clock: () => now, bot: { surveyIdleMs: 30 * 60_000, defaultMessageWindowMs: 24 * 3600_000 } })
+  h = await makeHarness({ clock: { now: () => now.getTime() }, bot: { surveyIdleMs: 30 * 60_000, defaultMessageWindowMs: 24 * 3600_000 } })
   const c = await h.connectedInstance()
   ;({ qs, creds } = c)
   await put('/chatapp/updateGeneral', { bot_timezone: 'UTC' })
@@ -291,9 +291,7 @@ describe('surveys', () => {
 describe('actions', () => {
   beforeEach(async () => {
     await put('/chatapp/updateActions', { send_default_msg: false })
-    await h.core.storage.config.update((d) => {
-      d.appSettings.smtp = { host: '127.0.0.1', port: smtpPort, secure: false, from: 'bot@shop.example' }
-    })
+    await h.core.appSettings.setSmtp({ host: '127.0.0.1', port: smtpPort, secure: false, from: 'bot@shop.example' })
   })
 
   it('runs all seven actions in order; a failing one is logged and the others still run', async () => {
@@ -340,9 +338,7 @@ describe('actions', () => {
 
   it('adds the contact to a group where the bot is admin; reports SMTP trouble', async () => {
     await intent('Join', 'join', '', { add_to_group: '120363000000000009@g.us', send_notification: { email: 'owner@shop.example' } })
-    await h.core.storage.config.update((d) => {
-      d.appSettings.smtp = null
-    })
+    await h.core.appSettings.setSmtp(null)
     expect(await say('join')).toEqual([])
     const activity = (await h.call({ method: 'GET', url: `/chatapp/bot/activity?${qs}` })).json.data
     expect(activity[0].actions).toEqual([

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { startCore } from '../../src/main/core'
+import { internalsOf, startCore } from '../../src/main/core'
 import { startServe, type ServeProcess, SERVE_TOKEN, serveApi } from '../helpers/serve-process'
 
 let dir: string
@@ -83,10 +83,10 @@ it('kill -9 during a burst of writes loses no answered write', async () => {
 
   const core = await startCore({ dataDir: dir, restoreSessions: false })
   try {
-    const ids = new Set(core.storage.config.data.intents.map((i) => i._id))
+    const ids = new Set(internalsOf(core).storage.repos.intents.all().map((i) => i._id))
     const missing = answeredIntents.filter((id) => !ids.has(id))
     expect(missing).toEqual([])
-    const logged = new Set((await core.storage.messages.list(inst._id, { limit: 1000 })).map((m) => m.id))
+    const logged = new Set((await internalsOf(core).storage.repos.messages.list(inst._id, { limit: 1000 })).map((m) => m.id))
     expect(answeredMessages.filter((id) => !logged.has(id))).toEqual([])
     expect(answeredMessages.length).toBeGreaterThan(10)
   } finally {

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import jsQR from 'jsqr'
 import { makeHarness, type Harness } from '../helpers/harness'
+import { internalsOf } from '../../src/main/core'
 
 let h: Harness
 beforeEach(async () => {
@@ -179,10 +180,10 @@ describe('instances', () => {
     const other = await h.createInstance()
     const res = await h.call({ method: 'DELETE', url: `/chatapp/${inst._id}` })
     expect(res.json).toEqual({ status: true, message: 'Chatapp deleted successfully!', data: { n: 1, ok: 1, deletedCount: 1 } })
-    const d = h.core.storage.config.data
-    expect(d.instances.map((i) => i._id)).toEqual([other._id])
-    expect(d.intents).toEqual([])
-    expect(d.surveys).toEqual([])
+    const { repos } = internalsOf(h.core).storage
+    expect(repos.instances.all().map((i) => i._id)).toEqual([other._id])
+    expect(repos.intents.all()).toEqual([])
+    expect(repos.surveySteps.all()).toEqual([])
     expect(existsSync(join(h.dataDir, 'messages', `${inst._id}.jsonl`))).toBe(false)
     expect(existsSync(h.core.sessions.authDir(inst._id))).toBe(false)
     expect(h.core.sessions.get(inst._id)).toBeUndefined()

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { png, multipart } from '../helpers/fixtures'
+import { internalsOf } from '../../src/main/core'
 
 let h: Harness
 let creds: { session_id: string; access_token: string }
@@ -141,8 +142,7 @@ describe('surveys', () => {
   it('lists the runs of a survey on the responses route', async () => {
     const step = (await h.call({ method: 'POST', url: '/survey', payload: { ...creds, title: 'Order', keyword: 'order', reply: 'Q1', sort_id: 1, action: {} } })).json.data
     const inst = h.core.instances.authenticate(creds.session_id, creds.access_token)
-    await h.core.storage.runtime.update((d) => {
-      d.surveyRuns.push({
+    await internalsOf(h.core).storage.repos.surveyRuns.put({
         _id: 'run1',
         instance_id: inst._id,
         survey_title: 'Order',
@@ -154,7 +154,6 @@ describe('surveys', () => {
         startedAt: '2026-01-01T00:00:00.000Z',
         updatedAt: '2026-01-01T00:00:00.000Z',
         completedAt: '2026-01-01T00:00:01.000Z'
-      })
     })
     const res = await h.call({ method: 'GET', url: `/survey/${step._id}/responses`, payload: creds })
     expect(res.statusCode).toBe(200)

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { jpeg, mp4, multipart, oggOpus, pdf, png } from '../helpers/fixtures'
+import { internalsOf } from '../../src/main/core'
 
 let h: Harness
 let qs: string
@@ -73,9 +74,9 @@ describe('attachments', () => {
     const res = await upload(`/attachment?${qs}`, {}, { filename: 'big.bin', contentType: 'application/octet-stream', data: Buffer.alloc(5000) })
     expect(res.statusCode).toBe(413)
     expect(res.json.error.code).toBe('PAYLOAD_TOO_LARGE')
-    expect(h.core.storage.config.data.attachments).toEqual([])
+    expect(internalsOf(h.core).storage.repos.attachments.all()).toEqual([])
     const { readdir } = await import('node:fs/promises')
-    expect(await readdir(h.core.storage.paths.tmp)).toEqual([])
+    expect(await readdir(internalsOf(h.core).storage.paths.tmp)).toEqual([])
   })
 
   it('needs a file part', async () => {

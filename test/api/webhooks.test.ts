@@ -11,6 +11,7 @@ import { makeHarness, type Harness } from '../helpers/harness'
 import { ManualClock } from '../helpers/manual-clock'
 import { freePort, startReceiver, verify, type Receiver } from '../helpers/webhook-receiver'
 import type { WebhookDelivery } from '../../src/shared/schemas/webhooks'
+import { internalsOf } from '../../src/main/core'
 
 let h: Harness
 let rx: Receiver
@@ -415,8 +416,8 @@ describe('edge cases', () => {
     await inbound(qs, { message: 'first' })
     await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
     const key = Buffer.from(Array.from({ length: 32 }, (_, i) => 255 - i))
-    await h.core.storage.config.update(() => {
-      h.core.instances.get(inst._id).settings.webhook.secret = `whsec_${key.toString('base64url')}`
+    await internalsOf(h.core).storage.repos.instances.update(inst._id, (d) => {
+      d.settings.webhook.secret = `whsec_${key.toString('base64url')}`
     })
     const dir = h.dataDir
     await h.close(true)

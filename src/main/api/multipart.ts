@@ -1,20 +1,19 @@
 /**
  * Multipart uploads (seed §4.5 media sends, DESIGN.md §8 attachments): the file part streams to the
  * data dir's tmp folder while its sha256 is computed, under the configured size limit (413 past it);
- * text fields are collected and validated with the operation's schema. The caller removes the file.
+ * text fields are collected and validated with the operation's schema. The caller removes the file
+ * (`cleanup`); `tmpPath` names a new temp file in the data dir.
  */
 import { createHash } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyRequest } from 'fastify'
 import type { TSchema, Static } from 'typebox'
-import { newObjectId } from '../ids'
 import { AppError, invalid } from '../services/errors'
 import type { UploadedFile } from '../services/attachment-service'
-import { ajvProblems, strictAjv, validationError } from './validation'
+import { ajvProblems, strictAjv, validationError } from '../validation'
 
 export interface MultipartResult<T> {
   fields: T
@@ -27,12 +26,11 @@ export interface MultipartResult<T> {
 export async function readMultipart<S extends TSchema>(
   req: FastifyRequest,
   schema: S,
-  opts: { requireFile: boolean }
+  opts: { requireFile: boolean; tmpPath: () => string }
 ): Promise<MultipartResult<Static<S>>> {
   if (!req.isMultipart()) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data with a file part named file.')
   }
-  const tmpDir = req.server.core.storage.paths.tmp
   const fields: Record<string, string> = {}
   let file: UploadedFile | undefined
   const cleanup = async () => {
@@ -45,7 +43,7 @@ export async function readMultipart<S extends TSchema>(
           part.file.resume()
           throw invalid(part.fieldname, 'is not an accepted file field; name the file part "file"')
         }
-        const path = join(tmpDir, `up-${newObjectId()}`)
+        const path = opts.tmpPath()
         const hash = createHash('sha256')
         let size = 0
         const meter = new Transform({

@@ -7,31 +7,36 @@
  * - GET routes read JSON bodies: the seed sends credentials in GET bodies (DESIGN.md §3).
  * - Every error is the envelope `{status:false, message, error:{code, details?}}` of DESIGN.md §4;
  *   unexpected errors are logged with the request id and answered without internals.
- * - Security: bearer token on every route but the public ones, Host-header check against DNS
- *   rebinding, no CORS headers.
+ * - Routes: generated from the operation table (./operation-routes.ts), one Fastify scope each:
+ *   public (health, docs, the web UI's files), account (bearer token hook) and, inside it, instance
+ *   (a hook that authenticates `session_id`/`access_token` once). A route is guarded by the scope it
+ *   is registered in, never by a list of URLs.
+ * - Security: Host-header check against DNS rebinding, no CORS headers.
  * - Docs: the OpenAPI 3.1 document at `/openapi.json` and an interactive page at `/docs`.
  */
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { AddressInfo } from 'node:net'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { ErrorObject } from 'ajv'
 import type { Core } from '../core'
 import { AppError, HTTP_STATUS } from '../services/errors'
-import { ajvProblems, coercingAjv, strictAjv, validationError } from './validation'
-import { registerRoutes } from './routes'
+import { ajvProblems, coercingAjv, strictAjv, validationError } from '../validation'
+import { instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
+import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
 
 export interface ApiServerOptions {
   /** The address the server binds to; the Host header must name it (or localhost). */
   host: string
   version: string
-  /** Paths served without the bearer token besides /health and the docs (e.g. the web UI). */
-  publicPrefixes?: string[]
-  /** Exact paths served without the bearer token (e.g. `/` and `/index.html` of the web UI). */
-  publicPaths?: string[]
-  /** Registers extra routes (e.g. the web UI and its RPC transport). */
-  plugins?: Array<(app: FastifyInstance) => Promise<void> | void>
+  /** What `app.info` answers besides the version (the UI contract's /rpc); default: web mode. */
+  app?: Pick<AppFacts, 'mode' | 'defaultChannel'>
+  /** Plugins served without the bearer token (e.g. the web UI's files). */
+  publicPlugins?: FastifyPluginAsync[]
+  /** Plugins behind the bearer token (e.g. the UI contract's /rpc and its events). */
+  accountPlugins?: FastifyPluginAsync[]
   logger?: boolean
 }
 
@@ -74,6 +79,36 @@ function hostAllowed(hostHeader: string | undefined, boundHost: string): boolean
   return allowed.has(name.toLowerCase())
 }
 
+/** The account scope's hook: `Authorization: Bearer <token>` (constant-time check), else 401. */
+function bearerCheck(core: Core) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const header = req.headers.authorization
+    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
+    if (!token || !core.account.verify(token)) {
+      reply.header('WWW-Authenticate', 'Bearer')
+      return reply
+        .status(401)
+        .send(errorBody(new AppError('UNAUTHORIZED', token ? 'Invalid bearer token' : 'Missing bearer token: send Authorization: Bearer <token>')))
+    }
+  }
+}
+
+/** Liveness, without a token. */
+function healthRoute(app: FastifyInstance, version: string): void {
+  const started = Date.now()
+  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (no token needed)', security: [] } }, async () => ({
+    status: true,
+    message: 'ok',
+    data: { version, uptime_s: Math.floor((Date.now() - started) / 1000) }
+  }))
+}
+
+function listeningUrl(app: FastifyInstance, host: string): string {
+  const address = app.server.address() as AddressInfo | null
+  const name = host.includes(':') ? `[${host}]` : host
+  return address ? `http://${name}:${address.port}` : ''
+}
+
 /** Builds the server (not listening). */
 export async function buildApiServer(core: Core, opts: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -98,7 +133,6 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
   // Response schemas document the API; answers are serialised as they are.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
-  app.decorate('core', core)
   // Bodiless POSTs (the seed's createNewChatapp sends none) validate as an empty object.
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined || req.body === null) req.body = {}
@@ -109,21 +143,9 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     void reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)))
   })
 
-  const publicPrefixes = ['/docs', ...(opts.publicPrefixes ?? [])]
-  const publicExact = new Set(['/health', '/openapi.json', ...(opts.publicPaths ?? [])])
   app.addHook('onRequest', async (req, reply) => {
     if (!hostAllowed(req.headers.host, opts.host)) {
       return reply.status(403).send(errorBody(new AppError('UNAUTHORIZED', 'Host not allowed; use http://127.0.0.1 or http://localhost.')))
-    }
-    const path = req.url.split('?')[0]!
-    if (publicExact.has(path) || publicPrefixes.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`))) return
-    const header = req.headers.authorization
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
-    if (!token || !core.account.verify(token)) {
-      reply.header('WWW-Authenticate', 'Bearer')
-      return reply
-        .status(401)
-        .send(errorBody(new AppError('UNAUTHORIZED', token ? 'Invalid bearer token' : 'Missing bearer token: send Authorization: Bearer <token>')))
     }
   })
 
@@ -149,13 +171,23 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
-  await registerRoutes(app, core, opts.version)
-  for (const plugin of opts.plugins ?? []) await plugin(app)
-  return app
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    core: Core
+  const ctx: OperationContext = {
+    core,
+    app: { baseUrl: () => listeningUrl(app, opts.host), mode: opts.app?.mode ?? 'web', defaultChannel: opts.app?.defaultChannel ?? 'baileys' }
   }
+  // Scopes (Fastify encapsulation): what a plugin registers is guarded by its scope's hooks only.
+  await app.register(async (publicScope) => {
+    healthRoute(publicScope, opts.version)
+    for (const plugin of opts.publicPlugins ?? []) await publicScope.register(plugin)
+  })
+  await app.register(async (accountScope) => {
+    accountScope.addHook('onRequest', bearerCheck(core))
+    registerOperationRoutes(accountScope, ctx, 'account')
+    for (const plugin of opts.accountPlugins ?? []) await accountScope.register(plugin)
+    await accountScope.register(async (instanceScope) => {
+      instanceScope.addHook('preHandler', instanceScopeHook(ctx))
+      registerOperationRoutes(instanceScope, ctx, 'instance')
+    })
+  })
+  return app
 }

@@ -9,7 +9,7 @@ import { toGroupJid, toJid } from '../channel/jid'
 import { buildVCard } from '../channel/vcard'
 import type { Logger } from '../logger'
 import type { AttachmentService } from '../services/attachment-service'
-import type { MessageService } from '../services/message-service'
+import type { MessageService } from '../services/messages/message-sender'
 import type { Action, Instance } from '../../shared/schemas/records'
 import type { Mailer } from './mailer'
 

@@ -21,8 +21,9 @@ import type { CoreEventBus } from '../events'
 import { newObjectId } from '../ids'
 import type { Logger } from '../logger'
 import type { AttachmentService } from '../services/attachment-service'
-import type { MessageService } from '../services/message-service'
-import type { Storage } from '../store/storage'
+import type { MessageService } from '../services/messages/message-sender'
+import type { Repositories, Stored } from '../store/repos'
+import type { Clock } from '../clock'
 import type { Action, BotActivity, Instance, Survey, SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
 import { isWithinActiveWindow } from './active-window'
@@ -52,13 +53,13 @@ export interface BotEngineOptions {
 }
 
 export interface BotEngineDeps {
-  storage: Storage
+  repos: Repositories
   events: CoreEventBus
   logger: Logger
   messages: MessageService
   attachments: AttachmentService
   mailer: Mailer
-  clock?: () => Date
+  clock: Clock
   random?: () => number
   options?: BotEngineOptions
 }
@@ -77,13 +78,13 @@ export class BotEngine {
   private readonly sweepTimer: NodeJS.Timeout
 
   constructor(private readonly deps: BotEngineDeps) {
-    this.now = deps.clock ?? (() => new Date())
+    this.now = () => new Date(deps.clock.now())
     this.random = deps.random ?? Math.random
     this.idleMs = deps.options?.surveyIdleMs ?? DEFAULT_SURVEY_IDLE_MS
     this.activityLimit = deps.options?.activityLimit ?? 200
-    this.matcher = new MatcherRegistry(deps.storage, deps.events)
+    this.matcher = new MatcherRegistry(deps.repos, deps.events)
     this.window = DefaultMessageWindow.fromJSON(
-      deps.storage.runtime.data.bot.defaultMessageWindow as DefaultMessageWindowJSON | undefined,
+      deps.repos.botState.get<DefaultMessageWindowJSON>('defaultMessageWindow'),
       { windowMs: deps.options?.defaultMessageWindowMs ?? DEFAULT_WINDOW_MS },
       this.now().getTime()
     )
@@ -102,7 +103,7 @@ export class BotEngine {
 
   /** The inbound handler; never throws (errors are logged by the pipeline). */
   async handle(instanceId: string, msg: InboundMessage): Promise<BotDecision> {
-    const inst = this.deps.storage.config.data.instances.find((i) => i._id === instanceId)
+    const inst = this.deps.repos.instances.find(instanceId)
     if (!inst) return { kind: 'skipped', reason: 'instance deleted' }
     const skip = this.gate(inst, msg)
     if (skip) {
@@ -136,9 +137,7 @@ export class BotEngine {
     }
 
     if (inst.settings.actions.send_default_msg && this.window.claim(inst._id, ctx.contactJid, this.now().getTime())) {
-      await this.deps.storage.runtime.update((d) => {
-        d.bot.defaultMessageWindow = this.window.toJSON()
-      })
+      await this.deps.repos.botState.set('defaultMessageWindow', this.window.toJSON())
       await this.reply(inst, ctx, inst.settings.default_msg)
       return { kind: 'default_message' }
     }
@@ -148,11 +147,8 @@ export class BotEngine {
   /** Marks idle runs expired. */
   async expireIdleRuns(): Promise<number> {
     const nowMs = this.now().getTime()
-    const stale = this.deps.storage.runtime.data.surveyRuns.filter((r) => r.status === 'in_progress' && isExpired(r, nowMs, this.idleMs))
-    if (!stale.length) return 0
-    await this.deps.storage.runtime.update((d) => {
-      d.surveyRuns = d.surveyRuns.map((r) => (stale.includes(r) ? expireRun(r, this.now()) : r))
-    })
+    const stale = this.deps.repos.surveyRuns.where((r) => r.status === 'in_progress' && isExpired(r, nowMs, this.idleMs))
+    for (const r of stale) await this.saveRun(expireRun(r, this.now()))
     return stale.length
   }
 
@@ -162,22 +158,19 @@ export class BotEngine {
    */
   async rekeyContact(instanceId: string, identity: ChatIdentity): Promise<void> {
     const { lid, pn } = identity
-    const runs = this.deps.storage.runtime.data.surveyRuns.filter((r) => r.instance_id === instanceId && (r.chatId === lid || r.contactId === lid))
-    const windowMoved = this.window.rekey(instanceId, lid, pn)
-    if (!runs.length && !windowMoved) return
-    await this.deps.storage.runtime.update((d) => {
-      for (const r of d.surveyRuns) {
-        if (r.instance_id !== instanceId) continue
-        if (r.chatId === lid) r.chatId = pn
-        if (r.contactId === lid) r.contactId = pn
-      }
-      d.bot.defaultMessageWindow = this.window.toJSON()
-    })
+    const runs = this.deps.repos.surveyRuns.where((r) => r.instance_id === instanceId && (r.chatId === lid || r.contactId === lid))
+    for (const r of runs) {
+      await this.deps.repos.surveyRuns.update(r._id, (d) => {
+        if (d.chatId === lid) d.chatId = pn
+        if (d.contactId === lid) d.contactId = pn
+      })
+    }
+    if (this.window.rekey(instanceId, lid, pn)) await this.deps.repos.botState.set('defaultMessageWindow', this.window.toJSON())
   }
 
   /** Activity log of an instance, newest last. */
-  activity(instanceId: string, limit = 100): BotActivity[] {
-    return this.deps.storage.runtime.data.botActivity.filter((a) => a.instance_id === instanceId).slice(-limit)
+  activity(instanceId: string, limit = 100): readonly Stored<BotActivity>[] {
+    return this.deps.repos.botActivity.ofInstance(instanceId).slice(-limit)
   }
 
   close(): void {
@@ -206,7 +199,7 @@ export class BotEngine {
   /** The text to match: a pressed option's title (and its id), else the message text. */
   private async resolveInput(inst: Instance, msg: InboundMessage): Promise<{ text: string; id?: string }> {
     if (msg.selectedId) return { text: msg.text, id: msg.selectedId }
-    const recent = await this.deps.storage.messages.list(inst._id, { chatId: msg.chatId, limit: OPTION_LOOKBACK })
+    const recent = await this.deps.repos.messages.list(inst._id, { chatId: msg.chatId, limit: OPTION_LOOKBACK })
     for (let i = recent.length - 1; i >= 0; i--) {
       const m = recent[i]!
       if (!m.fromMe || !m.options?.length) continue
@@ -219,7 +212,7 @@ export class BotEngine {
 
   private async activeRun(inst: Instance, msg: InboundMessage): Promise<SurveyRun | null> {
     const contact = msg.senderId
-    const run = this.deps.storage.runtime.data.surveyRuns.find(
+    const run = this.deps.repos.surveyRuns.all().find(
       (r) => r.instance_id === inst._id && r.status === 'in_progress' && r.chatId === msg.chatId && (r.contactId ?? r.chatId) === contact
     )
     if (!run) return null
@@ -231,7 +224,7 @@ export class BotEngine {
   }
 
   private stepsOf(inst: Instance, title: string): Survey[] {
-    return this.deps.storage.config.data.surveys.filter((s) => s.instance_id === inst._id && s.title === title)
+    return this.deps.repos.surveySteps.where((s) => s.instance_id === inst._id && s.title === title)
   }
 
   private async answer(inst: Instance, run: SurveyRun, text: string, ctx: ActionContext, msg: InboundMessage): Promise<BotDecision> {
@@ -257,7 +250,7 @@ export class BotEngine {
 
   /** Starts a run at a step (trigger or `start_survey`); an older run of the contact expires. */
   private async startSurveyAt(inst: Instance, ctx: ActionContext, stepId: string): Promise<void> {
-    const step = this.deps.storage.config.data.surveys.find((s) => s._id === stepId && s.instance_id === inst._id)
+    const step = this.deps.repos.surveySteps.owned(inst._id, stepId)
     if (!step) throw new Error(`survey step ${stepId} does not exist`)
     const { run, question } = startRun(this.stepsOf(inst, step.title), stepId, this.now())
     const contactId = ctx.contactJid
@@ -270,20 +263,16 @@ export class BotEngine {
       pushName: ctx.pushName,
       ...run
     }
-    await this.deps.storage.runtime.update((d) => {
-      d.surveyRuns = d.surveyRuns.map((r) =>
-        r.instance_id === inst._id && r.status === 'in_progress' && r.chatId === record.chatId && r.contactId === record.contactId ? expireRun(r, this.now()) : r
-      )
-      d.surveyRuns.push(record)
-    })
+    const older = this.deps.repos.surveyRuns.where(
+      (r) => r.instance_id === inst._id && r.status === 'in_progress' && r.chatId === record.chatId && r.contactId === record.contactId
+    )
+    for (const r of older) await this.saveRun(expireRun(r, this.now()))
+    await this.deps.repos.surveyRuns.put(record)
     await this.reply(inst, ctx, question.text)
   }
 
   private async saveRun(run: SurveyRun): Promise<void> {
-    await this.deps.storage.runtime.update((d) => {
-      const i = d.surveyRuns.findIndex((r) => r._id === run._id)
-      if (i >= 0) d.surveyRuns[i] = run
-    })
+    if (this.deps.repos.surveyRuns.find(run._id)) await this.deps.repos.surveyRuns.put(run)
   }
 
   private async reply(inst: Instance, ctx: ActionContext, template: string): Promise<void> {
@@ -295,14 +284,7 @@ export class BotEngine {
     if (!action || Object.keys(action).length === 0) return []
     const outcomes = await this.actions.run(inst, action, ctx)
     const entry: BotActivity = { at: this.now().toISOString(), instance_id: inst._id, chatId: ctx.chatId, messageId: msg.id, matched: ctx.matched, actions: outcomes }
-    await this.deps.storage.runtime.update((d) => {
-      d.botActivity.push(entry)
-      const mine = d.botActivity.filter((a) => a.instance_id === inst._id)
-      if (mine.length > this.activityLimit) {
-        const drop = new Set(mine.slice(0, mine.length - this.activityLimit))
-        d.botActivity = d.botActivity.filter((a) => !drop.has(a))
-      }
-    })
+    await this.deps.repos.botActivity.add(entry, this.activityLimit)
     this.deps.events.emit('activity', { instanceId: inst._id, entry })
     return outcomes
   }

@@ -33,7 +33,7 @@
  * O(tokens × depth of the longest keyword prefix found), independent of the number of entries.
  * `add`/`remove` touch only the entry's own keywords, never rebuild.
  */
-import { normalizeText } from './text-normalize'
+import { normalizeText } from '../../shared/domain/keywords'
 
 export interface KeywordMatch<T> {
   value: T

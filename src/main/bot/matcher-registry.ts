@@ -6,11 +6,11 @@
  * with any step's sort_id or title).
  */
 import type { CoreEventBus } from '../events'
-import type { Storage } from '../store/storage'
+import type { Repositories } from '../store/repos'
 import type { Intent, Survey } from '../../shared/schemas/records'
 import { KeywordIndex, type KeywordMatch } from './intent-matcher'
 import { orderSteps } from './survey-flow'
-import { splitKeywords } from './text-normalize'
+import { splitKeywords } from '../../shared/domain/keywords'
 
 interface InstanceIndexes {
   intents: KeywordIndex<Intent>
@@ -27,7 +27,7 @@ export class MatcherRegistry {
   private readonly unsubscribe: () => void
 
   constructor(
-    private readonly storage: Storage,
+    private readonly repos: Pick<Repositories, 'intents' | 'surveySteps'>,
     events: CoreEventBus
   ) {
     this.unsubscribe = events.on('changed', (e) => {
@@ -60,9 +60,7 @@ export class MatcherRegistry {
     let idx = this.byInstance.get(instanceId)
     if (!idx) {
       const intents = new KeywordIndex<Intent>()
-      for (const intent of this.storage.config.data.intents) {
-        if (intent.instance_id === instanceId) intents.add(intent._id, splitKeywords(intent.keyword), orderOf(intent), intent)
-      }
+      for (const intent of this.repos.intents.ofInstance(instanceId)) intents.add(intent._id, splitKeywords(intent.keyword), orderOf(intent), intent)
       idx = { intents, triggers: null }
       this.byInstance.set(instanceId, idx)
     }
@@ -74,7 +72,7 @@ export class MatcherRegistry {
       this.byInstance.delete(instanceId)
       return
     }
-    const intent = this.storage.config.data.intents.find((i) => i._id === recordId && i.instance_id === instanceId)
+    const intent = this.repos.intents.owned(instanceId, recordId)
     if (intent) idx.intents.add(intent._id, splitKeywords(intent.keyword), orderOf(intent), intent)
     else idx.intents.remove(recordId)
   }
@@ -82,8 +80,7 @@ export class MatcherRegistry {
   private buildTriggers(instanceId: string): KeywordIndex<Survey> {
     const index = new KeywordIndex<Survey>()
     const byTitle = new Map<string, Survey[]>()
-    for (const s of this.storage.config.data.surveys) {
-      if (s.instance_id !== instanceId) continue
+    for (const s of this.repos.surveySteps.ofInstance(instanceId)) {
       const list = byTitle.get(s.title) ?? []
       list.push(s)
       byTitle.set(s.title, list)

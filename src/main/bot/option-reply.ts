@@ -13,7 +13,7 @@
  * Text that merely contains a title ("I want the menu") is not a press: the message goes to the bot
  * engine as ordinary text, where intents may still match it.
  */
-import { normalizeText } from './text-normalize'
+import { normalizeText } from '../../shared/domain/keywords'
 
 export interface OptionChoice {
   title: string

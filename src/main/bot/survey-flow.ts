@@ -32,7 +32,7 @@
  */
 import type { Action, Survey, SurveyAnswer, SurveyRun } from '../../shared/schemas/records'
 import { findKeyword } from './intent-matcher'
-import { splitKeywords } from './text-normalize'
+import { splitKeywords } from '../../shared/domain/keywords'
 
 export const DEFAULT_SURVEY_IDLE_MS = 30 * 60 * 1000
 

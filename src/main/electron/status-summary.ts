@@ -5,7 +5,7 @@
 import type { Instance } from '../../shared/schemas/records'
 
 /** e.g. "2 connected · 1 waiting for a scan · 1 offline"; "No instances" when empty. */
-export function traySummary(instances: Instance[]): string {
+export function traySummary(instances: readonly Instance[]): string {
   if (instances.length === 0) return 'No instances'
   const count = (pred: (s: string) => boolean) => instances.filter((i) => pred(i.settings.status)).length
   const parts: Array<[number, string]> = [

@@ -1,34 +1,39 @@
 /**
- * The local account and its API bearer token (DESIGN.md §3). The token is generated at first start
- * and kept in the data dir, unless `CHATAPP_API_TOKEN` fixes it; it is compared in constant time.
+ * The local account and its API bearer token (docs/design.md §3). The token is generated at first
+ * start and kept in the data dir, unless `CHATAPP_API_TOKEN` fixes it; it is compared in constant time.
  */
 import { timingSafeEqual, createHash } from 'node:crypto'
+import { isoNow, type Clock } from '../clock'
 import { newObjectId, newSecret } from '../ids'
-import type { Storage } from '../store/storage'
+import type { AccountRepo } from '../store/repos'
 import { conflict } from './errors'
 
 export class AccountService {
   constructor(
-    private readonly storage: Storage,
+    private readonly account: AccountRepo,
+    private readonly clock: Clock,
     /** A token fixed by the environment; overrides the stored one. */
     private readonly fixedToken?: string
   ) {}
 
   /** Creates the account on first start. */
   async ensure(): Promise<void> {
-    if (this.storage.config.data.account) return
-    await this.storage.config.update((d) => {
-      d.account = { _id: newObjectId(), api_token: newSecret(32), createdAt: new Date().toISOString() }
-    })
+    if (this.account.get()) return
+    await this.account.set({ _id: newObjectId(), api_token: newSecret(32), createdAt: isoNow(this.clock) })
   }
 
   get id(): string {
-    return this.storage.config.data.account!._id
+    return this.account.get()!._id
   }
 
   /** The bearer token in force. */
   token(): string {
-    return this.fixedToken || this.storage.config.data.account!.api_token
+    return this.fixedToken || this.account.get()!.api_token
+  }
+
+  /** True when the token in force is the environment's (it cannot be regenerated here). */
+  get fixed(): boolean {
+    return Boolean(this.fixedToken)
   }
 
   /** True when `candidate` is the token (constant time). */
@@ -43,9 +48,7 @@ export class AccountService {
   async regenerate(): Promise<string> {
     if (this.fixedToken) throw conflict('The API token is set by CHATAPP_API_TOKEN; change it there.')
     const token = newSecret(32)
-    await this.storage.config.update((d) => {
-      d.account!.api_token = token
-    })
+    await this.account.set({ ...this.account.get()!, api_token: token })
     return token
   }
 }

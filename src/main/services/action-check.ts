@@ -1,17 +1,18 @@
 /**
- * Checks an action object (seed 2.5) against the instance's records, so a typo or a dangling id is a
- * 400 at save time instead of an action that silently fails at run time (DESIGN.md §4).
+ * Checks an action object (docs/api-seed.md §2.5) against the instance's records, so a typo or a
+ * dangling id is a 400 at save time instead of an action that silently fails at run time
+ * (docs/design.md §4).
  */
 import { toGroupJid, toJid } from '../channel/jid'
 import type { Action, Instance } from '../../shared/schemas/records'
-import type { ConfigData } from '../store/storage'
+import type { Repositories } from '../store/repos'
 import { AppError, type FieldProblem } from './errors'
 
 /** Throws VALIDATION_ERROR listing every problem found. */
-export function checkAction(action: Action | null | undefined, inst: Instance, data: ConfigData): void {
+export function checkAction(action: Action | null | undefined, inst: Pick<Instance, '_id'>, repos: Pick<Repositories, 'attachments' | 'surveySteps'>): void {
   if (!action) return
   const problems: FieldProblem[] = []
-  const attachment = (id: string) => data.attachments.find((a) => a._id === id && a.instance_id === inst._id)
+  const attachment = (id: string) => repos.attachments.owned(inst._id, id)
   if (action.send_file !== undefined && !attachment(action.send_file)) {
     problems.push({ field: 'action.send_file', problem: 'names no attachment of this instance' })
   }
@@ -20,7 +21,7 @@ export function checkAction(action: Action | null | undefined, inst: Instance, d
     if (!a) problems.push({ field: 'action.send_photo', problem: 'names no attachment of this instance' })
     else if (!a.mimetype.startsWith('image/')) problems.push({ field: 'action.send_photo', problem: `is ${a.mimetype}, not an image` })
   }
-  if (action.start_survey !== undefined && !data.surveys.some((s) => s._id === action.start_survey && s.instance_id === inst._id)) {
+  if (action.start_survey !== undefined && !repos.surveySteps.owned(inst._id, action.start_survey)) {
     problems.push({ field: 'action.start_survey', problem: 'names no survey step of this instance' })
   }
   if (action.add_to_group !== undefined && !toGroupJid(action.add_to_group)) {

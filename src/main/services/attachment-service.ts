@@ -1,16 +1,20 @@
 /**
- * Attachments (DESIGN.md §8): files stored under the data dir, owned by one instance, named by id in
- * intent/survey actions and in the text send's `attachments`. The MIME type is read from the bytes.
+ * Attachments (docs/design.md §8): files stored under the data dir, owned by one instance, named by id
+ * in intent/survey actions and in the text send's `attachments`. The MIME type is read from the bytes.
+ * Uploads arrive as a file in the data dir's tmp folder (HTTP multipart) or as bytes (the UI).
  */
-import { rename, rm } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import { newObjectId } from '../ids'
 import { detectMimeType } from '../media/media-inspect'
-import type { Storage } from '../store/storage'
+import type { Repositories, Stored } from '../store/repos'
 import type { Attachment, Instance } from '../../shared/schemas/records'
-import type { DeleteResult } from '../../shared/schemas/operations'
-import { notFound } from './errors'
+import { AppError, invalid, notFound } from './errors'
+
+type Inst = Pick<Instance, '_id' | 'user_id'>
 
 /** A finished upload in the data dir's tmp folder. */
 export interface UploadedFile {
@@ -24,61 +28,82 @@ export interface UploadedFile {
 }
 
 export interface AttachmentServiceDeps {
-  storage: Storage
+  repos: Repositories
   events: CoreEventBus
+  clock: Clock
+  /** Where the bytes live, and where uploads in progress are written. */
+  dir: string
+  tmpDir: string
+  /** Largest file (bytes). */
+  maxBytes: number
 }
 
 export class AttachmentService {
   constructor(private readonly deps: AttachmentServiceDeps) {}
 
-  private get data() {
-    return this.deps.storage.config.data
+  list(inst: Inst): Stored<Attachment>[] {
+    return this.deps.repos.attachments.ofInstance(inst._id)
   }
 
-  list(inst: Instance): Attachment[] {
-    return this.data.attachments.filter((a) => a.instance_id === inst._id)
-  }
-
-  get(inst: Instance, id: string): Attachment {
-    const a = this.data.attachments.find((x) => x._id === id && x.instance_id === inst._id)
+  get(inst: Inst, id: string): Stored<Attachment> {
+    const a = this.deps.repos.attachments.owned(inst._id, id)
     if (!a) throw notFound('Attachment')
     return a
   }
 
   /** Path of the stored bytes. */
   filePath(id: string): string {
-    return join(this.deps.storage.paths.attachments, id)
+    return join(this.deps.dir, id)
+  }
+
+  /** A path in the tmp folder for an upload in progress. */
+  tmpPath(prefix: string): string {
+    return join(this.deps.tmpDir, `${prefix}-${newObjectId()}`)
   }
 
   /** Moves an upload into the store and records it. */
-  async create(inst: Instance, upload: UploadedFile): Promise<Attachment> {
+  async create(inst: Inst, upload: UploadedFile): Promise<Stored<Attachment>> {
     const id = newObjectId()
     const mimetype = await detectMimeType(upload.path, upload.filename, upload.declaredMimetype)
     await rename(upload.path, this.filePath(id))
-    const record: Attachment = {
-      _id: id,
-      client_id: inst.user_id,
-      instance_id: inst._id,
-      filename: upload.filename,
-      mimetype,
-      size: upload.size,
-      sha256: upload.sha256,
-      createdAt: new Date().toISOString()
+    try {
+      const record = await this.deps.repos.attachments.put({
+        _id: id,
+        client_id: inst.user_id,
+        instance_id: inst._id,
+        filename: upload.filename,
+        mimetype,
+        size: upload.size,
+        sha256: upload.sha256,
+        createdAt: isoNow(this.deps.clock)
+      })
+      this.deps.events.emit('changed', { instanceId: inst._id, what: 'attachments' })
+      return record
+    } catch (err) {
+      // Not recorded: the bytes must not stay behind.
+      await rm(this.filePath(id), { force: true })
+      throw err
     }
-    await this.deps.storage.config.update((d) => {
-      d.attachments.push(record)
-    })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'attachments' })
-    return record
   }
 
-  async delete(inst: Instance, id: string): Promise<DeleteResult> {
+  /** Stores a file given as bytes (the UI sends base64); 400 when empty, 413 over the limit. */
+  async createFromBytes(inst: Inst, file: { filename: string; mimetype?: string; bytes: Buffer }): Promise<Stored<Attachment>> {
+    if (file.bytes.length === 0) throw invalid('dataBase64', 'must hold the file (it is empty)')
+    if (file.bytes.length > this.deps.maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', 'The file is larger than the limit.')
+    const path = this.tmpPath('ui')
+    await writeFile(path, file.bytes)
+    try {
+      const sha256 = createHash('sha256').update(file.bytes).digest('hex')
+      return await this.create(inst, { path, filename: file.filename, size: file.bytes.length, sha256, declaredMimetype: file.mimetype })
+    } finally {
+      await rm(path, { force: true })
+    }
+  }
+
+  async delete(inst: Inst, id: string): Promise<void> {
     this.get(inst, id)
-    await this.deps.storage.config.update((d) => {
-      d.attachments = d.attachments.filter((a) => a._id !== id)
-    })
+    await this.deps.repos.attachments.remove(id)
     await rm(this.filePath(id), { force: true })
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'attachments' })
-    return { n: 1, ok: 1, deletedCount: 1 }
   }
 }

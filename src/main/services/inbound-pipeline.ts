@@ -8,7 +8,7 @@ import { boundedLru } from '../lru'
 import type { ChatIdentity, InboundMessage } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
-import type { Storage } from '../store/storage'
+import type { Repositories } from '../store/repos'
 import type { LoggedMessage } from '../../shared/schemas/records'
 
 /** A consumer of inbound messages; `logged` is the message log entry. */
@@ -18,7 +18,7 @@ export type InboundHandler = (instanceId: string, message: InboundMessage, logge
 export type IdentityHandler = (instanceId: string, identity: ChatIdentity) => Promise<void>
 
 export interface InboundPipelineDeps {
-  storage: Storage
+  repos: Pick<Repositories, 'instances' | 'messages'>
   events: CoreEventBus
   logger: Logger
 }
@@ -60,7 +60,7 @@ export class InboundPipeline {
   }
 
   private async rekey(instanceId: string, identity: ChatIdentity): Promise<void> {
-    const moved = await this.deps.storage.messages.rekeyChat(instanceId, identity.lid, identity.pn)
+    const moved = await this.deps.repos.messages.rekeyChat(instanceId, identity.lid, identity.pn)
     for (const handler of this.identityHandlers) {
       try {
         await handler(instanceId, identity)
@@ -86,8 +86,8 @@ export class InboundPipeline {
   }
 
   private async handle(instanceId: string, message: InboundMessage): Promise<void> {
-    if (!this.deps.storage.config.data.instances.some((i) => i._id === instanceId)) return
-    const known = await this.deps.storage.messages.find(instanceId, message.id)
+    if (!this.deps.repos.instances.find(instanceId)) return
+    const known = await this.deps.repos.messages.find(instanceId, message.id)
     // A redelivery is dropped, unless it is the real message behind a placeholder (or another placeholder).
     if (known && (known.type !== 'undecryptable' || message.type === 'undecryptable')) return
     const logged: LoggedMessage = {
@@ -107,9 +107,9 @@ export class InboundPipeline {
     }
     if (known) {
       const { id: _id, ...fields } = logged
-      await this.deps.storage.messages.update(instanceId, message.id, fields)
+      await this.deps.repos.messages.update(instanceId, message.id, fields)
     } else {
-      await this.deps.storage.messages.append(instanceId, logged)
+      await this.deps.repos.messages.append(instanceId, logged)
     }
     await this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message })
     // The placeholder waits in the log ("waiting for this message"); nothing answers it.

@@ -1,68 +1,56 @@
 /**
- * Intents: keyword-triggered replies of one instance (seed §2.4, §4.2; DESIGN.md §9). A request with
- * one instance's credentials never sees or changes another instance's intents: those are 404s.
+ * Intents: keyword-triggered replies of one instance (docs/api-seed.md §2.4, §4.2; docs/design.md §9).
+ * A request with one instance's credentials never sees or changes another instance's intents: those
+ * are 404s.
  */
+import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
-import type { Storage } from '../store/storage'
+import type { Repositories, Stored } from '../store/repos'
 import type { Instance, Intent } from '../../shared/schemas/records'
-import type { CreateIntentBody, DeleteResult, UpdateIntentBody } from '../../shared/schemas/operations'
+import type { CreateIntentBody, UpdateIntentBody } from '../../shared/schemas/operations'
 import { checkAction } from './action-check'
-import { invalid, notFound } from './errors'
-import { applyRecordPatch, newKeywordRecord } from './keyword-record'
+import { notFound } from './errors'
+import { applyRecordPatch, newKeywordRecord, requireKeywords } from './keyword-record'
 
-export interface IntentServiceDeps {
-  storage: Storage
-  events: CoreEventBus
-}
-
-/** Throws 400 when a comma-separated keyword list holds no keyword. */
-export function requireKeywords(field: string, csv: string): void {
-  if (!csv.split(',').some((k) => k.trim())) throw invalid(field, 'must list at least one keyword (comma-separated)')
-}
+type Inst = Pick<Instance, '_id' | 'user_id'>
 
 export class IntentService {
-  constructor(private readonly deps: IntentServiceDeps) {}
+  constructor(
+    private readonly repos: Repositories,
+    private readonly events: CoreEventBus,
+    private readonly clock: Clock
+  ) {}
 
-  private get data() {
-    return this.deps.storage.config.data
+  list(inst: Inst): Stored<Intent>[] {
+    return this.repos.intents.ofInstance(inst._id)
   }
 
-  list(inst: Instance): Intent[] {
-    return this.data.intents.filter((i) => i.instance_id === inst._id)
-  }
-
-  get(inst: Instance, id: string): Intent {
-    const intent = this.data.intents.find((i) => i._id === id && i.instance_id === inst._id)
+  get(inst: Inst, id: string): Stored<Intent> {
+    const intent = this.repos.intents.owned(inst._id, id)
     if (!intent) throw notFound('Intent')
     return intent
   }
 
-  async create(inst: Instance, body: CreateIntentBody): Promise<Intent> {
+  async create(inst: Inst, body: Omit<CreateIntentBody, 'session_id' | 'access_token'>): Promise<Stored<Intent>> {
     requireKeywords('keyword', body.keyword)
-    checkAction(body.action, inst, this.data)
-    const intent: Intent = newKeywordRecord(inst, body)
-    await this.deps.storage.config.update((d) => {
-      d.intents.push(intent)
-    })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: intent._id })
+    checkAction(body.action, inst, this.repos)
+    const intent = await this.repos.intents.put(newKeywordRecord(inst, body, isoNow(this.clock)))
+    this.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: intent._id })
     return intent
   }
 
-  async update(inst: Instance, id: string, body: UpdateIntentBody): Promise<Intent> {
-    const intent = this.get(inst, id)
-    if (body.keyword !== undefined) requireKeywords('keyword', body.keyword)
-    checkAction(body.action, inst, this.data)
-    await this.deps.storage.config.update(() => applyRecordPatch(intent, body))
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: intent._id })
-    return intent
-  }
-
-  async delete(inst: Instance, id: string): Promise<DeleteResult> {
+  async update(inst: Inst, id: string, body: Omit<UpdateIntentBody, 'session_id' | 'access_token'>): Promise<Stored<Intent>> {
     this.get(inst, id)
-    await this.deps.storage.config.update((d) => {
-      d.intents = d.intents.filter((i) => i._id !== id)
-    })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: id })
-    return { n: 1, ok: 1, deletedCount: 1 }
+    if (body.keyword !== undefined) requireKeywords('keyword', body.keyword)
+    checkAction(body.action, inst, this.repos)
+    const intent = (await this.repos.intents.update(id, (d) => applyRecordPatch(d, body, isoNow(this.clock))))!
+    this.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: id })
+    return intent
+  }
+
+  async delete(inst: Inst, id: string): Promise<void> {
+    this.get(inst, id)
+    await this.repos.intents.remove(id)
+    this.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: id })
   }
 }

@@ -1,10 +1,13 @@
 /**
- * What intents and survey steps share (seed §2.2–2.5, §4.1–4.2): title, keyword, reply and an
- * optional action on an instance-owned record with the bookkeeping fields; creating one and
+ * What intents and survey steps share (docs/api-seed.md §2.2–2.5, §4.1–4.2): title, keyword, reply and
+ * an optional action on an instance-owned record with the bookkeeping fields; creating one and
  * patching one (`action: null` removes it; updatedAt and __v move).
  */
+import type { Draft } from 'immer'
 import { newObjectId } from '../ids'
+import { splitKeywords } from '../../shared/domain/keywords'
 import type { Action, Instance } from '../../shared/schemas/records'
+import { invalid } from './errors'
 
 interface KeywordRecord {
   title: string
@@ -22,20 +25,24 @@ export interface KeywordRecordPatch {
   action?: Action | null
 }
 
-/** Applies `patch` to `record` in place. */
-export function applyRecordPatch(record: KeywordRecord, patch: KeywordRecordPatch): void {
+/** Throws 400 when a keyword field yields no keyword the bot could ever match (shared/domain/keywords.ts). */
+export function requireKeywords(field: string, csv: string): void {
+  if (splitKeywords(csv).length === 0) throw invalid(field, 'must list at least one keyword (comma-separated)')
+}
+
+/** Applies `patch` to a draft of the record, stamped `now` (ISO). */
+export function applyRecordPatch(record: Draft<KeywordRecord>, patch: KeywordRecordPatch, now: string): void {
   if (patch.title !== undefined) record.title = patch.title
   if (patch.keyword !== undefined) record.keyword = patch.keyword
   if (patch.reply !== undefined) record.reply = patch.reply
   if (patch.action === null) delete record.action
-  else if (patch.action !== undefined) record.action = patch.action
-  record.updatedAt = new Date().toISOString()
+  else if (patch.action !== undefined) record.action = patch.action as Draft<Action>
+  record.updatedAt = now
   record.__v += 1
 }
 
-/** The fields of a new intent or survey step owned by `inst`, with fresh bookkeeping. */
-export function newKeywordRecord(inst: Instance, fields: { title: string; keyword: string; reply: string; action?: Action }) {
-  const now = new Date().toISOString()
+/** The fields of a new intent or survey step owned by `inst`, created `now` (ISO). */
+export function newKeywordRecord(inst: Pick<Instance, '_id' | 'user_id'>, fields: { title: string; keyword: string; reply: string; action?: Action }, now: string) {
   return {
     _id: newObjectId(),
     client_id: inst.user_id,

@@ -13,7 +13,7 @@ import { boundedLru } from '../lru'
 import type { DeliveryStatus, MessageStatusUpdate } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
-import type { Storage } from '../store/storage'
+import type { MessageLog } from '../store/message-log'
 import type { LoggedMessage } from '../../shared/schemas/records'
 
 const RANK: Record<DeliveryStatus, number> = { ERROR: 0, PENDING: 1, SERVER_ACK: 2, DELIVERY_ACK: 3, READ: 4, PLAYED: 5 }
@@ -34,7 +34,7 @@ export function applyStatus(entry: LoggedMessage, update: MessageStatusUpdate): 
 }
 
 export interface MessageStatusDeps {
-  storage: Storage
+  messages: MessageLog
   events: CoreEventBus
   logger: Logger
 }
@@ -48,18 +48,18 @@ export class MessageStatusService {
   /** Applies a channel's report to the log (see the module doc). Never rejects. */
   async report(instanceId: string, update: MessageStatusUpdate): Promise<void> {
     try {
-      const entry = await this.deps.storage.messages.find(instanceId, update.id)
+      const entry = await this.deps.messages.find(instanceId, update.id)
       if (!entry) {
         const key = `${instanceId}/${update.id}`
         this.early.set(key, [...(this.early.get(key) ?? []), update])
         // The send may have been logged while we looked: then nobody else will pick this up.
-        if (await this.deps.storage.messages.find(instanceId, update.id)) await this.logged(instanceId, update.id)
+        if (await this.deps.messages.find(instanceId, update.id)) await this.logged(instanceId, update.id)
         return
       }
       const patch = applyStatus(entry, update)
       if (!patch) return
       // Lazily on disk: a status is not acknowledged to anyone, and receipts come in bursts.
-      const updated = await this.deps.storage.messages.update(instanceId, update.id, patch, { lazy: true })
+      const updated = await this.deps.messages.update(instanceId, update.id, patch, { lazy: true })
       if (updated) await this.deps.events.emitDurable('status', { instanceId, message: updated })
     } catch (err) {
       this.deps.logger.error({ err, instanceId, messageId: update.id }, 'could not record a message status')

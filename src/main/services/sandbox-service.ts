@@ -6,18 +6,18 @@
 import { SandboxSession, type SandboxInbound } from '../channel/sandbox-channel'
 import { ChannelError, type LinkedAccount } from '../channel/types'
 import type { CoreEventBus } from '../events'
-import type { Storage } from '../store/storage'
+import type { MessageLog } from '../store/message-log'
+import type { Stored } from '../store/repos'
 import type { Instance, LoggedMessage } from '../../shared/schemas/records'
 import type { AttachmentService } from './attachment-service'
 import { conflict, invalid } from './errors'
-import type { MessageService } from './message-service'
+import { resolveChat } from './messages/outbound'
 import type { SessionManager } from './session-manager'
 
 export interface SandboxServiceDeps {
-  storage: Storage
+  log: MessageLog
   events: CoreEventBus
   sessions: SessionManager
-  messages: MessageService
   attachments: AttachmentService
 }
 
@@ -28,14 +28,14 @@ export class SandboxService {
   constructor(private readonly deps: SandboxServiceDeps) {}
 
   /** The phone scans the QR: links the device. 409 when not a started sandbox or already linked. */
-  scan(inst: Instance): Promise<LinkedAccount> {
+  scan(inst: Stored<Instance>): Promise<LinkedAccount> {
     return this.call(() => this.session(inst).simulateScan())
   }
 
   /** Delivers a customer's message; answers it as logged and the bot's replies to that chat. */
-  async inbound(inst: Instance, input: SandboxInboundInput): Promise<{ message: LoggedMessage | null; replies: LoggedMessage[] }> {
-    const chatId = this.deps.messages.resolveChat(input.chatId)
-    if (input.participant !== undefined) this.deps.messages.resolveChat(input.participant, 'participant')
+  async inbound(inst: Stored<Instance>, input: SandboxInboundInput): Promise<{ message: LoggedMessage | null; replies: LoggedMessage[] }> {
+    const chatId = resolveChat(input.chatId)
+    if (input.participant !== undefined) resolveChat(input.participant, 'participant')
     const { attachmentId, ...rest } = input
     const media = attachmentId === undefined ? undefined : this.media(inst, attachmentId)
     const session = this.session(inst)
@@ -45,13 +45,13 @@ export class SandboxService {
     })
     try {
       const inbound = await this.call(() => session.simulateInbound({ ...rest, chatId, media }))
-      return { message: (await this.deps.storage.messages.find(inst._id, inbound.id)) ?? null, replies }
+      return { message: (await this.deps.log.find(inst._id, inbound.id)) ?? null, replies }
     } finally {
       stop()
     }
   }
 
-  private media(inst: Instance, attachmentId: string) {
+  private media(inst: Stored<Instance>, attachmentId: string) {
     let a
     try {
       a = this.deps.attachments.get(inst, attachmentId)
@@ -61,7 +61,7 @@ export class SandboxService {
     return { path: this.deps.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename }
   }
 
-  private session(inst: Instance): SandboxSession {
+  private session(inst: Stored<Instance>): SandboxSession {
     if (inst.settings.channel !== 'sandbox') throw conflict('This instance runs on the real channel; only sandbox instances can be driven this way.')
     const session = this.deps.sessions.get(inst._id)
     if (!(session instanceof SandboxSession)) throw conflict(`The instance is not started (status ${inst.settings.status}); init it first.`)

@@ -20,11 +20,15 @@ import type {
 } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
-import type { Storage } from '../store/storage'
+import { isoNow, type Clock } from '../clock'
+import type { InstanceRepo } from '../store/repos'
 import { AppError } from './errors'
 
 export interface SessionManagerDeps {
-  storage: Storage
+  instances: InstanceRepo
+  /** Where each instance's channel credentials live (`sessions/`). */
+  sessionsDir: string
+  clock: Clock
   events: CoreEventBus
   logger: Logger
   factories: Partial<Record<ChannelKind, ChannelFactory>>
@@ -96,7 +100,7 @@ export class SessionManager {
 
   /** Starts the instances that were connected (or reconnecting) when the app last stopped. */
   async restore(): Promise<void> {
-    for (const inst of this.deps.storage.config.data.instances) {
+    for (const inst of this.deps.instances.all()) {
       const status = inst.settings.status
       if (status === 'CONNECTED' || status === 'CONNECTING') {
         this.start(inst._id).catch((err) => this.deps.logger.warn({ err, instanceId: inst._id }, 'could not restore session'))
@@ -117,11 +121,11 @@ export class SessionManager {
 
   /** The auth dir of an instance (its channel credentials). */
   authDir(instanceId: string): string {
-    return join(this.deps.storage.paths.sessions, instanceId)
+    return join(this.deps.sessionsDir, instanceId)
   }
 
   private create(instanceId: string): ChannelSession {
-    const inst = this.deps.storage.config.data.instances.find((i) => i._id === instanceId)
+    const inst = this.deps.instances.find(instanceId)
     if (!inst) throw new AppError('NOT_FOUND', 'Instance not found')
     const kind = inst.settings.channel
     const factory = this.deps.factories[kind]
@@ -154,7 +158,7 @@ export class SessionManager {
   }
 
   private async persistState(instanceId: string, update: StateUpdate): Promise<void> {
-    const inst = this.deps.storage.config.data.instances.find((i) => i._id === instanceId)
+    const inst = this.deps.instances.find(instanceId)
     if (!inst) return
     const previous = inst.settings.status as ConnectionState
     if (update.state !== 'QR') this.qrs.delete(instanceId)
@@ -166,11 +170,11 @@ export class SessionManager {
     const changed = previous !== update.state || botNumber !== s.bot_number || JSON.stringify(user) !== JSON.stringify(s.user)
     // A reconnecting channel reports CONNECTING again on every retry: only real changes are written.
     if (changed && !this.closing) {
-      await this.deps.storage.config.update(() => {
-        s.status = update.state
-        s.bot_number = botNumber
-        s.user = user
-        inst.updatedAt = new Date().toISOString()
+      await this.deps.instances.update(instanceId, (d) => {
+        d.settings.status = update.state
+        d.settings.bot_number = botNumber
+        d.settings.user = user
+        d.updatedAt = isoNow(this.deps.clock)
       })
     }
     if (previous !== update.state) {

@@ -1,91 +1,102 @@
 /**
- * Surveys (seed §2.3, §4.1; DESIGN.md §9): one record per step; steps with the same title form a
- * survey, ordered by sort_id. Runs are kept in the runtime store and listed per survey.
+ * Surveys (docs/api-seed.md §2.3, §4.1; docs/design.md §9): one record per step; steps with the same
+ * title form a survey, ordered by sort_id. Runs are kept in the runtime document; their responses are
+ * listed per survey in one shape (JSON and CSV).
  */
-import type { CoreEventBus } from '../events'
-import type { Storage } from '../store/storage'
-import type { Instance, Survey, SurveyRun } from '../../shared/schemas/records'
-import type { CreateSurveyBody, DeleteResult, UpdateSurveyBody } from '../../shared/schemas/operations'
 import { stringify } from 'csv-stringify/sync'
+import { isoNow, type Clock } from '../clock'
+import type { CoreEventBus } from '../events'
+import type { Repositories, Stored } from '../store/repos'
+import type { Instance, Survey, SurveyRun } from '../../shared/schemas/records'
+import type { CreateSurveyBody, UpdateSurveyBody } from '../../shared/schemas/operations'
 import { orderSteps } from '../bot/survey-flow'
+import { safeFileName } from '../../shared/domain/file-name'
 import { checkAction } from './action-check'
-import { notFound } from './errors'
+import { invalid, notFound } from './errors'
 import { applyRecordPatch, newKeywordRecord } from './keyword-record'
 
-export interface SurveyServiceDeps {
-  storage: Storage
-  events: CoreEventBus
-}
+type Inst = Pick<Instance, '_id' | 'user_id'>
 
-/** A run as listed by the responses route. */
-export type SurveyResponse = Pick<SurveyRun, 'chatId' | 'pushName' | 'status' | 'answers' | 'startedAt' | 'completedAt'> & {
-  _id: string
-}
+/** A run as the responses list shows it (docs/design.md §9): the one shape of the API, the UI and the CSV. */
+export type SurveyResponse = Pick<SurveyRun, 'chatId' | 'pushName' | 'status' | 'answers' | 'startedAt' | 'completedAt'> & { _id: string }
 
 function toSortId(v: number | string): number {
   return typeof v === 'number' ? v : Number.parseInt(v.trim(), 10)
 }
 
 export class SurveyService {
-  constructor(private readonly deps: SurveyServiceDeps) {}
-
-  private get data() {
-    return this.deps.storage.config.data
-  }
+  constructor(
+    private readonly repos: Repositories,
+    private readonly events: CoreEventBus,
+    private readonly clock: Clock
+  ) {}
 
   /** Every step of the instance, grouped by title and in step order. */
-  list(inst: Instance): Survey[] {
-    const mine = this.data.surveys.filter((s) => s.instance_id === inst._id)
+  list(inst: Inst): Stored<Survey>[] {
+    const mine = this.repos.surveySteps.ofInstance(inst._id)
     const titles = [...new Set(mine.map((s) => s.title))]
     return titles.flatMap((t) => orderSteps(mine.filter((s) => s.title === t)))
   }
 
-  get(inst: Instance, id: string): Survey {
-    const step = this.data.surveys.find((s) => s._id === id && s.instance_id === inst._id)
+  get(inst: Inst, id: string): Stored<Survey> {
+    const step = this.repos.surveySteps.owned(inst._id, id)
     if (!step) throw notFound('Survey')
     return step
   }
 
-  /** The ordered steps of the survey a step belongs to. */
-  stepsOf(inst: Instance, title: string): Survey[] {
-    return orderSteps(this.data.surveys.filter((s) => s.instance_id === inst._id && s.title === title))
+  /** The ordered steps of the survey `title`. */
+  stepsOf(inst: Inst, title: string): Stored<Survey>[] {
+    return orderSteps(this.repos.surveySteps.where((s) => s.instance_id === inst._id && s.title === title))
   }
 
-  async create(inst: Instance, body: CreateSurveyBody): Promise<Survey> {
-    checkAction(body.action, inst, this.data)
-    const step: Survey = { ...newKeywordRecord(inst, body), sort_id: toSortId(body.sort_id) }
-    await this.deps.storage.config.update((d) => {
-      d.surveys.push(step)
-    })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: step._id })
+  async create(inst: Inst, body: Omit<CreateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
+    checkAction(body.action, inst, this.repos)
+    const step = await this.repos.surveySteps.put({ ...newKeywordRecord(inst, body, isoNow(this.clock)), sort_id: toSortId(body.sort_id) })
+    this.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: step._id })
     return step
   }
 
-  async update(inst: Instance, id: string, body: UpdateSurveyBody): Promise<Survey> {
-    const step = this.get(inst, id)
-    checkAction(body.action, inst, this.data)
-    await this.deps.storage.config.update(() => {
-      if (body.sort_id !== undefined) step.sort_id = toSortId(body.sort_id)
-      applyRecordPatch(step, body)
-    })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: step._id })
-    return step
-  }
-
-  async delete(inst: Instance, id: string): Promise<DeleteResult> {
+  async update(inst: Inst, id: string, body: Omit<UpdateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
     this.get(inst, id)
-    await this.deps.storage.config.update((d) => {
-      d.surveys = d.surveys.filter((s) => s._id !== id)
-    })
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: id })
-    return { n: 1, ok: 1, deletedCount: 1 }
+    checkAction(body.action, inst, this.repos)
+    const step = (await this.repos.surveySteps.update(id, (d) => {
+      if (body.sort_id !== undefined) d.sort_id = toSortId(body.sort_id)
+      applyRecordPatch(d, body, isoNow(this.clock))
+    }))!
+    this.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: id })
+    return step
+  }
+
+  async delete(inst: Inst, id: string): Promise<void> {
+    this.get(inst, id)
+    await this.repos.surveySteps.remove(id)
+    this.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: id })
+  }
+
+  /** Gives the steps of one survey the sort ids 1…n in the order given, in one write; answers the steps. */
+  async reorder(inst: Inst, stepIds: string[]): Promise<Stored<Survey>[]> {
+    const steps = stepIds.map((id) => this.get(inst, id))
+    const title = steps[0]!.title
+    if (steps.some((s) => s.title !== title)) throw invalid('stepIds', 'must all belong to one survey')
+    if (new Set(stepIds).size !== stepIds.length) throw invalid('stepIds', 'must not repeat a step')
+    await this.repos.surveySteps.reorder(steps, isoNow(this.clock))
+    this.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
+    return this.stepsOf(inst, title)
+  }
+
+  /** Runs of the survey that `stepId` belongs to, oldest first (docs/design.md §9). */
+  responses(inst: Inst, stepId: string): SurveyResponse[] {
+    const step = this.get(inst, stepId)
+    return this.repos.surveyRuns
+      .where((r) => r.instance_id === inst._id && r.survey_title === step.title)
+      .map((r) => ({ _id: r._id, chatId: r.chatId, pushName: r.pushName, status: r.status, answers: r.answers, startedAt: r.startedAt, completedAt: r.completedAt }))
   }
 
   /**
-   * The runs as CSV for a spreadsheet: one row per run, one column per step (its question), in step
-   * order; answers to steps since deleted get their own columns at the end.
+   * The responses as CSV for a spreadsheet, with a file name: one row per run, one column per step (its
+   * question), in step order; answers to steps since deleted get their own columns at the end.
    */
-  responsesCsv(inst: Instance, stepId: string): string {
+  responsesCsv(inst: Inst, stepId: string): { fileName: string; csv: string } {
     const step = this.get(inst, stepId)
     const runs = this.responses(inst, stepId)
     const columns = this.stepsOf(inst, step.title).map((s) => ({ id: s._id, question: s.reply }))
@@ -102,22 +113,6 @@ export class SurveyService {
       r.completedAt ?? '',
       ...columns.map((c) => r.answers.filter((a) => a.step_id === c.id).at(-1)?.answer ?? '')
     ])
-    return stringify([header, ...rows])
-  }
-
-  /** Runs of the survey that `stepId` belongs to, oldest first (DESIGN.md §9). */
-  responses(inst: Instance, stepId: string): SurveyResponse[] {
-    const step = this.get(inst, stepId)
-    return this.deps.storage.runtime.data.surveyRuns
-      .filter((r) => r.instance_id === inst._id && r.survey_title === step.title)
-      .map((r) => ({
-        _id: r._id,
-        chatId: r.chatId,
-        pushName: r.pushName,
-        status: r.status,
-        answers: r.answers,
-        startedAt: r.startedAt,
-        completedAt: r.completedAt
-      }))
+    return { fileName: `${safeFileName(step.title, 'survey')}-responses.csv`, csv: stringify([header, ...rows]) }
   }
 }

@@ -11,19 +11,9 @@ import { readFile } from 'node:fs/promises'
 import writeFileAtomic from 'write-file-atomic'
 import type { Adapter } from 'lowdb'
 
-/** The data file exists but cannot be read or parsed. Stops the start-up; never overwritten. */
-export class DataFileError extends Error {
-  constructor(
-    readonly file: string,
-    cause: unknown
-  ) {
-    super(
-      `The data file ${file} is unreadable (${cause instanceof Error ? cause.message : String(cause)}). ` +
-        'It was left untouched: restore it from a backup or move it away, then start again.'
-    )
-    this.name = 'DataFileError'
-  }
-}
+import { DataFileError } from './journaled-document'
+
+export { DataFileError }
 
 export class AtomicJsonFile<T> implements Adapter<T> {
   constructor(private readonly file: string) {}

@@ -13,7 +13,7 @@ import { mkdir, open, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import type { LoggedMessage } from '../../shared/schemas/records'
-import { DataFileError } from './atomic-json-file'
+import { DataFileError } from './journaled-document'
 
 /** Longest wait before lines nobody waits for are written (ms). */
 export const LAZY_FLUSH_MS = 250

@@ -1,59 +1,28 @@
 /**
- * The data dir and everything stored in it (`CHATAPP_DATA_DIR`):
+ * The data dir and everything stored in it (`CHATAPP_DATA_DIR`), opened once at start:
  *
  * ```
- * chatapp.json          configuration: account, instances, intents, surveys, attachments, app settings
- * runtime.json          survey runs and bot memory (changes with traffic, kept apart from the config)
- * webhook-outbox.json   webhook deliveries: pending, recent delivered, failed (DESIGN.md §11; owned by webhooks/)
- * messages/<id>.jsonl   message log per instance (append-only)
- * attachments/<id>      attachment bytes
- * sessions/<id>/        channel credentials per instance
- * tmp/                  uploads in progress (emptied at start)
+ * chatapp.json + .journal   configuration: account, instances, intents, surveys, attachments, app settings
+ * runtime.json + .journal   survey runs, bot activity and bot memory (change with traffic)
+ * webhook-outbox.json       webhook deliveries (docs/design.md §11; owned by webhooks/)
+ * messages/<id>.jsonl       message log per instance (append-only)
+ * attachments/<id>          attachment bytes
+ * sessions/<id>/            channel credentials per instance
+ * tmp/                      uploads in progress (emptied at start)
  * ```
+ *
+ * The documents are journaled (journaled-document.ts): a write costs one appended line, whatever the
+ * number of records. Services reach them only through the repositories (repos/).
  */
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Attachment, BotActivity, Instance, Intent, Survey, SurveyRun } from '../../shared/schemas/records'
-import { JsonDocument } from './json-document'
+import { JournaledDocument } from './journaled-document'
 import { MessageLog } from './message-log'
+import { checkConfig, checkRuntime } from './record-check'
+import { makeRepositories, type ConfigData, type Repositories, type RuntimeData } from './repos'
 
-export interface Account {
-  _id: string
-  api_token: string
-  createdAt: string
-}
-
-export interface SmtpSettings {
-  host: string
-  port: number
-  secure: boolean
-  user?: string
-  pass?: string
-  from: string
-}
-
-export interface AppSettings {
-  smtp: SmtpSettings | null
-}
-
-export interface ConfigData {
-  version: 1
-  account: Account | null
-  instances: Instance[]
-  intents: Intent[]
-  surveys: Survey[]
-  attachments: Attachment[]
-  appSettings: AppSettings
-}
-
-export interface RuntimeData {
-  version: 1
-  surveyRuns: SurveyRun[]
-  /** Bot actions run, newest last, bounded per instance. */
-  botActivity: BotActivity[]
-  /** Opaque state of bot components (e.g. the default-message window), by component name. */
-  bot: Record<string, unknown>
-}
+export { DataFileError } from './journaled-document'
+export type { Account, AppSettings, ConfigData, Repositories, RuntimeData, SmtpSettings } from './repos'
 
 export interface DataPaths {
   root: string
@@ -67,9 +36,8 @@ export interface DataPaths {
 
 export interface Storage {
   paths: DataPaths
-  config: JsonDocument<ConfigData>
-  runtime: JsonDocument<RuntimeData>
-  messages: MessageLog
+  repos: Repositories
+  /** Waits for pending writes and closes the files. */
   close(): Promise<void>
 }
 
@@ -78,7 +46,10 @@ export interface StorageOptions {
   messageLogLimit?: number
 }
 
-/** Opens every store of `dataDir`. Throws DataFileError on an unreadable file (nothing is written). */
+const CONFIG_DEFAULTS: ConfigData = { version: 1, account: null, instances: [], intents: [], surveys: [], attachments: [], appSettings: { smtp: null } }
+const RUNTIME_DEFAULTS: RuntimeData = { version: 1, surveyRuns: [], botActivity: [], bot: {} }
+
+/** Opens every store of `dataDir`. Throws DataFileError on an unreadable or invalid file (nothing is written). */
 export async function openStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
   const paths: DataPaths = {
     root: dataDir,
@@ -88,30 +59,21 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
     tmp: join(dataDir, 'tmp'),
     webhookOutbox: join(dataDir, 'webhook-outbox.json')
   }
-  const config = await JsonDocument.open<ConfigData>(join(dataDir, 'chatapp.json'), {
-    version: 1,
-    account: null,
-    instances: [],
-    intents: [],
-    surveys: [],
-    attachments: [],
-    appSettings: { smtp: null }
-  })
-  const runtime = await JsonDocument.open<RuntimeData>(join(dataDir, 'runtime.json'), {
-    version: 1,
-    surveyRuns: [],
-    botActivity: [],
-    bot: {}
-  })
+  const config = await JournaledDocument.open<ConfigData>({ dir: dataDir, name: 'chatapp', defaults: CONFIG_DEFAULTS, validate: checkConfig })
+  let runtime: JournaledDocument<RuntimeData>
+  try {
+    runtime = await JournaledDocument.open<RuntimeData>({ dir: dataDir, name: 'runtime', defaults: RUNTIME_DEFAULTS, validate: checkRuntime })
+  } catch (err) {
+    await config.close()
+    throw err
+  }
   await Promise.all([paths.messages, paths.attachments, paths.sessions].map((d) => mkdir(d, { recursive: true })))
   await rm(paths.tmp, { recursive: true, force: true })
   await mkdir(paths.tmp, { recursive: true })
   const messages = new MessageLog(paths.messages, options.messageLogLimit)
   return {
     paths,
-    config,
-    runtime,
-    messages,
+    repos: makeRepositories(config, runtime, messages),
     async close() {
       await Promise.all([config.close(), runtime.close(), messages.close()])
     }

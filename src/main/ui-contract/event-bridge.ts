@@ -2,7 +2,7 @@
  * Turns core events (CoreEventBus) into the UI contract's events, for both transports: QR payloads
  * become PNG data URLs, recorded webhook delivery attempts become `delivery`.
  */
-import QRCode from 'qrcode'
+import { qrDataUrl } from '../media/qr-image'
 import type { Core } from '../core'
 import type { ContractEvent } from '../../shared/contract'
 
@@ -18,7 +18,7 @@ export function subscribeContractEvents(core: Core, listener: (event: ContractEv
     core.events.on('delivery', (e) => listener({ type: 'delivery', instanceId: e.instanceId, delivery: e.delivery })),
     core.events.on('activity', (e) => listener({ type: 'activity', instanceId: e.instanceId, entry: e.entry })),
     core.events.on('qr', (e) => {
-      QRCode.toDataURL(e.qr, { margin: 1, width: 320 })
+      qrDataUrl(e.qr)
         .then((qrDataUrl) => listener({ type: 'qr', instanceId: e.instanceId, qrDataUrl }))
         .catch((err) => core.logger.warn({ err }, 'could not render a QR code'))
     })

@@ -11,7 +11,7 @@
 import type { CoreEventBus, CoreEvents } from '../events'
 import { newObjectId } from '../ids'
 import type { Logger } from '../logger'
-import type { Storage } from '../store/storage'
+import type { InstanceRepo } from '../store/repos'
 import { conflict, notFound } from '../services/errors'
 import type { Instance, WebhookEvent } from '../../shared/schemas/records'
 import type { DeliveryFilter, WebhookDelivery } from '../../shared/schemas/webhooks'
@@ -41,7 +41,9 @@ export interface WebhookOptions {
 }
 
 export interface WebhookServiceDeps extends WebhookOptions {
-  storage: Storage
+  instances: InstanceRepo
+  /** The outbox file (`webhook-outbox.json` in the data dir). */
+  outboxFile: string
   events: CoreEventBus
   logger: Logger
 }
@@ -72,7 +74,7 @@ export class WebhookService {
 
   /** Opens the outbox (`storage.paths.webhookOutbox`). Throws DataFileError when it is unreadable. Not started yet. */
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
-    const outbox = await WebhookOutbox.open(deps.storage.paths.webhookOutbox, deps.limits)
+    const outbox = await WebhookOutbox.open(deps.outboxFile, deps.limits)
     return new WebhookService(deps, outbox)
   }
 
@@ -87,11 +89,10 @@ export class WebhookService {
    * same key), so the owner's Standard Webhooks library can verify with the secret it is shown.
    */
   async start(): Promise<void> {
-    const instances = this.deps.storage.config.data.instances
-    if (instances.some((i) => normalizeSecret(i.settings.webhook.secret) !== i.settings.webhook.secret)) {
-      await this.deps.storage.config.update(() => {
-        for (const i of instances) i.settings.webhook.secret = normalizeSecret(i.settings.webhook.secret)
-      })
+    const instances = this.deps.instances.all()
+    for (const i of instances) {
+      const normal = normalizeSecret(i.settings.webhook.secret)
+      if (normal !== i.settings.webhook.secret) await this.deps.instances.update(i._id, (d) => void (d.settings.webhook.secret = normal))
     }
     // Deliveries of instances that no longer exist would wait forever for a target.
     const known = new Set(instances.map((i) => i._id))
@@ -195,7 +196,7 @@ export class WebhookService {
   }
 
   private instance(instanceId: string): Instance | undefined {
-    return this.deps.storage.config.data.instances.find((i) => i._id === instanceId)
+    return this.deps.instances.find(instanceId)
   }
 
   private target(instanceId: string): DeliveryTarget | undefined {

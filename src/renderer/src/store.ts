@@ -10,7 +10,7 @@ import type { Instance } from '../../shared/schemas/records'
 interface DeskState {
   client: ContractClient | null
   info: AppInfo | null
-  instances: Instance[]
+  instances: readonly Instance[]
   instancesLoaded: boolean
   selectedId: string | null
   /** Latest QR data URL per instance, from `qr` events. */

@@ -80,7 +80,7 @@ describe('contract handlers', () => {
     for (const message of ['feedback', 'Great, thanks']) await h['sandbox.inbound']({ instanceId: id, chatId: '15550001111', message, pushName: 'Ann' })
     const file = await h['surveys.responsesCsv']({ instanceId: id, id: q1._id })
     expect(file.fileName).toBe('Visit_feedback-responses.csv')
-    expect(file.csv).toBe(core.surveys.responsesCsv(core.instances.get(id), q1._id))
+    expect(file).toEqual(core.surveys.responsesCsv(core.instances.get(id), q1._id))
     expect(file.csv.split('\n')[1]).toMatch(/,Ann,completed,.*,"Great, thanks"$/)
   })
 
@@ -101,7 +101,7 @@ describe('contract handlers', () => {
     const base = { host: 'smtp.example.com', port: 465, secure: true, user: 'bot', from: 'bot@example.com' }
     expect(await h['appSettings.setSmtp']({ smtp: { ...base, pass: 's3cret' } })).toEqual({ smtp: { ...base, hasPassword: true } })
     expect(await h['appSettings.setSmtp']({ smtp: { ...base, port: 587 } })).toEqual({ smtp: { ...base, port: 587, hasPassword: true } })
-    expect(core.storage.config.data.appSettings.smtp?.pass).toBe('s3cret')
+    expect(core.appSettings.smtpSecret()?.pass).toBe('s3cret')
     expect(await h['appSettings.get']({})).toEqual({ smtp: { ...base, port: 587, hasPassword: true } })
     expect(await h['appSettings.setSmtp']({ smtp: null })).toEqual({ smtp: null })
     const bad = await dispatch(h, 'appSettings.setSmtp', { smtp: { ...base, from: 'not-an-address' } }, () => {})

@@ -34,7 +34,7 @@ beforeAll(async () => {
   core = await startCore({ dataDir: dir, defaultChannel: 'sandbox', apiToken: TOKEN })
   let url = ''
   const handlers = createHandlers(core, { baseUrl: () => url, mode: 'web', defaultChannel: 'sandbox' })
-  app = await buildApiServer(core, { host: '127.0.0.1', version: 'test', plugins: [rpcPlugin(core, handlers)] })
+  app = await buildApiServer(core, { host: '127.0.0.1', version: 'test', accountPlugins: [rpcPlugin(core, handlers)] })
   await app.listen({ host: '127.0.0.1', port: 0 })
   base = url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
 })

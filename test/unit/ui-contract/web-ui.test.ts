@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildApiServer } from '../../../src/main/api/server'
 import { startCore, type Core } from '../../../src/main/core'
-import { webUiPlugin, webUiPublicPaths } from '../../../src/main/ui-contract/web-ui'
+import { webUiPlugin } from '../../../src/main/ui-contract/web-ui'
 import { rpcPlugin } from '../../../src/main/ui-contract/http-transport'
 import { createHandlers } from '../../../src/main/ui-contract/handlers'
 import { CONTENT_SECURITY_POLICY } from '../../../src/shared/csp'
@@ -25,9 +25,14 @@ beforeAll(async () => {
   await writeFile(join(ui, 'index.html'), '<!doctype html><title>UI</title>')
   await writeFile(join(ui, 'favicon.png'), 'png')
   await writeFile(join(ui, 'assets', 'app.js'), 'console.log(1)')
+  // Folders named like API routes: their files are public, the API routes stay behind the token.
+  await mkdir(join(ui, 'chatapp'), { recursive: true })
+  await writeFile(join(ui, 'chatapp', 'logo.svg'), '<svg/>')
+  await mkdir(join(ui, 'rpc'), { recursive: true })
+  await writeFile(join(ui, 'rpc', 'note.txt'), 'x')
   core = await startCore({ dataDir: join(dir, 'data'), defaultChannel: 'sandbox' })
   const handlers = createHandlers(core, { baseUrl: () => '', mode: 'web', defaultChannel: 'sandbox' })
-  app = await buildApiServer(core, { host: '127.0.0.1', version: 'test', plugins: [rpcPlugin(core, handlers), webUiPlugin(ui)], ...webUiPublicPaths(ui) })
+  app = await buildApiServer(core, { host: '127.0.0.1', version: 'test', publicPlugins: [webUiPlugin(ui)], accountPlugins: [rpcPlugin(core, handlers)] })
   await app.ready()
 })
 afterAll(async () => {
@@ -53,5 +58,15 @@ describe('web UI plugin', () => {
     expect((await app.inject({ url: '/assets/../../data/chatapp.json' })).statusCode).not.toBe(200)
     const ok = await app.inject({ method: 'POST', url: '/rpc/instances.list', payload: {}, headers: { authorization: `Bearer ${core.account.token()}` } })
     expect(ok.json()).toEqual({ ok: true, data: [] })
+  })
+
+  it('guards routes by scope, not by URL: a UI folder named chatapp or rpc opens nothing', async () => {
+    expect((await app.inject({ url: '/chatapp/logo.svg' })).statusCode).toBe(200)
+    expect((await app.inject({ url: '/rpc/note.txt' })).statusCode).toBe(200)
+    const list = await app.inject({ url: '/chatapp' })
+    expect(list.statusCode).toBe(401)
+    expect(list.body).not.toContain('access_token')
+    expect((await app.inject({ url: '/chatapp/instance' })).statusCode).toBe(401)
+    expect((await app.inject({ method: 'POST', url: '/rpc/apiToken.get', payload: {} })).statusCode).toBe(401)
   })
 })

@@ -1,6 +1,6 @@
 /** Pure: the conversation list of the Messages tab from message log entries (oldest first in). */
-import type { LoggedMessage } from '../../shared/schemas/records'
-import type { ChatSummary } from '../../shared/contract'
+import type { LoggedMessage } from '../../../shared/schemas/records'
+import type { ChatSummary } from '../../../shared/contract'
 
 /**
  * One row per chat, most recent first; `name` is the latest push name a contact sent. Timestamps

@@ -1,6 +1,8 @@
 /**
- * Text normalisation for keyword matching (DESIGN.md §10 "Matching": case-insensitive,
- * Unicode-normalised (NFKC), whitespace folded). Pure, no I/O, never throws.
+ * Keywords, one rule for every face: how a `keyword` field splits into keywords and how keywords and
+ * messages are compared (docs/design.md §10 "Matching": case-insensitive, Unicode-normalised (NFKC),
+ * whitespace folded). Used by validation (a field that yields no keyword is refused), the bot's
+ * matcher and the UI's keyword chips, so the three always agree. Pure, no I/O, never throws.
  *
  * `normalizeText(s)` gives the comparison form used for both keywords and messages:
  *  1. NFKC, so compatibility forms compare equal (fullwidth `ＨＩ` = `hi`, `ﬁ` = `fi`, NBSP = space).
@@ -51,8 +53,22 @@ export function normalizeText(s: string): string {
 const KEYWORD_SEPARATOR = /[,\u060C\u3001]/u
 
 /**
- * Splits a `keyword` field (seed §2.3/§2.4: comma-separated) into normalised keywords: empty items
- * dropped, duplicates (after normalisation) removed, first-seen order kept.
+ * The keywords of a `keyword` field as the owner typed them (for display): split on the separators,
+ * trimmed, empty items dropped. `hi،hello` is two keywords here exactly as it is for the bot.
+ */
+export function keywordList(keywordCsv: string | null | undefined): string[] {
+  if (!keywordCsv) return []
+  return keywordCsv
+    .normalize('NFKC')
+    .split(KEYWORD_SEPARATOR)
+    .map((k) => k.trim())
+    .filter((k) => normalizeText(k) !== '')
+}
+
+/**
+ * Splits a `keyword` field (docs/api-seed.md §2.3/§2.4: comma-separated) into normalised keywords:
+ * empty items dropped, duplicates (after normalisation) removed, first-seen order kept. A field whose
+ * result is empty can never match: validation refuses it.
  */
 export function splitKeywords(keywordCsv: string | null | undefined): string[] {
   if (!keywordCsv) return []

@@ -4,8 +4,8 @@
  */
 import { Ajv, type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
-import { CUSTOM_FORMATS, FORMAT_PROBLEMS } from '../../shared/formats'
-import { AppError, type FieldProblem } from '../services/errors'
+import { CUSTOM_FORMATS, FORMAT_PROBLEMS } from '../shared/formats'
+import { AppError, type FieldProblem } from './services/errors'
 
 /** An Ajv instance; `coerce` turns query-string text into numbers/booleans (never for bodies). */
 export function makeAjv(coerce: boolean): Ajv {

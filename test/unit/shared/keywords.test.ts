@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { normalizeText, splitKeywords } from '../../../src/main/bot/text-normalize'
+import { normalizeText, splitKeywords } from '../../../src/shared/domain/keywords'
 
 describe('normalizeText', () => {
   it('folds case, NFKC compatibility forms and whitespace', () => {

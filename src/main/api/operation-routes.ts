@@ -1,0 +1,170 @@
+/**
+ * The HTTP face, generated from the operation table (src/shared/operations/table.ts): one Fastify
+ * route per operation with an `http` facet (plus its deprecated aliases), its schemas for validation
+ * and the OpenAPI document, and a handler that assembles the input, runs the operation's runner and
+ * answers the envelope (docs/design.md §4) or the operation's responder.
+ *
+ * Where an input field comes from: path params (`http.params`), the query string (`http.query`,
+ * coerced), the multipart file (`file`), the JSON body or multipart fields (the rest, strict).
+ * Instance credentials (`session_id`, `access_token`) may come from the query string or the body
+ * (docs/design.md §3); the instance scope's hook authenticates them once ({@link instanceScope}).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import Type, { type TObject, type TSchema } from 'typebox'
+import type { HttpFacet, OperationDef } from '../../shared/operations/define'
+import { OPERATIONS, type OperationName } from '../../shared/operations/table'
+import { Credentials } from '../../shared/schemas/operations'
+import { AppError } from '../services/errors'
+import { RUNNERS, type OperationContext } from '../operations/runners'
+import type { Stored } from '../store/repos'
+import type { Instance } from '../../shared/schemas/records'
+import { ajvProblems, coercingAjv, strictAjv, validationError } from '../validation'
+import { ok, responses } from './envelope'
+import { readMultipart, type MultipartResult } from './multipart'
+import { RESPONDERS } from './responders'
+
+type AnyOperation = OperationDef<TObject, unknown, unknown>
+type Bag = Record<string, unknown>
+
+/** Where each input field of an operation travels over HTTP, and the schemas that check it. */
+export interface HttpShape {
+  params?: TObject
+  querystring?: TObject
+  /** The JSON body, or the multipart fields. */
+  body: TObject
+  /** Input fields read from the query string / params (the rest come from the body). */
+  queryFields: string[]
+  paramFields: Array<[pathName: string, inputField: string]>
+}
+
+function pick(props: Record<string, TSchema>, names: string[]): Record<string, TSchema> {
+  return Object.fromEntries(names.filter((n) => n in props).map((n) => [n, props[n]!]))
+}
+
+/** The HTTP shape of an operation: body, query and params schemas derived from its input. */
+export function httpShape(def: AnyOperation, http: HttpFacet<unknown>): HttpShape {
+  const props = def.input.properties as Record<string, TSchema>
+  const credentials = def.scope === 'instance' ? Credentials : {}
+  const paramFields = Object.entries(http.params ?? {})
+  const queryFields = http.query ?? []
+  const fromElsewhere = new Set([...paramFields.map(([, field]) => field), ...queryFields, 'file'])
+  const bodyProps = Object.fromEntries(Object.entries(props).filter(([name]) => !fromElsewhere.has(name)))
+  const hasQuery = queryFields.length > 0 || def.scope === 'instance'
+  return {
+    params: paramFields.length ? Type.Object(Object.fromEntries(paramFields.map(([p]) => [p, Type.String({ description: 'Record identifier.' })]))) : undefined,
+    querystring: hasQuery ? Type.Object({ ...credentials, ...pick(props, queryFields) }) : undefined,
+    body: Type.Object({ ...credentials, ...bodyProps }),
+    queryFields,
+    paramFields
+  }
+}
+
+/** The operation's input from a validated request (credentials dropped; they are the scope's). */
+function assembleInput(req: FastifyRequest, shape: HttpShape, upload: MultipartResult<Bag> | undefined): Bag {
+  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Bag) : {}
+  const { session_id: _s, access_token: _a, ...input } = body
+  const query = (req.query ?? {}) as Bag
+  for (const name of shape.queryFields) if (query[name] !== undefined) input[name] = query[name]
+  const params = (req.params ?? {}) as Bag
+  for (const [pathName, field] of shape.paramFields) input[field] = params[pathName]
+  if (upload?.file) input.file = upload.file
+  return input
+}
+
+/** OpenAPI answers of an operation: the envelope with its data, the files of the responders, the errors. */
+function documentedResponses(def: AnyOperation, http: HttpFacet<unknown>) {
+  const base = responses(http.message, http.data ?? def.output, http.errors)
+  const binary = { schema: { type: 'string', format: 'binary' } }
+  switch (http.respond) {
+    case 'qrImage':
+      return { ...base, 200: { description: 'PNG image (default) or JSON (format=base64text)', content: { 'image/png': binary, 'application/json': { schema: base[200] } } } }
+    case 'attachmentFile':
+    case 'mediaFile':
+      return { ...base, 200: { description: 'The file', content: { 'application/octet-stream': binary } } }
+    case 'csvWhenAsked':
+      return { ...base, 200: { description: 'JSON (default) or CSV (format=csv)', content: { 'application/json': { schema: base[200] }, 'text/csv': { schema: { type: 'string' } } } } }
+    default:
+      return base
+  }
+}
+
+/** Fastify route options that read a multipart body in preValidation (the file streams to a temp file). */
+function multipartOptions(ctx: OperationContext, def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape): RouteShorthandOptions {
+  const multipart = http.multipart!
+  const validateJson = strictAjv.compile(shape.body)
+  return {
+    // Fastify must not validate the body: the parts are read as a stream and checked here.
+    validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : coercingAjv.compile(schema)),
+    preValidation: async (req) => {
+      if (!req.isMultipart()) {
+        // The seed sends a form; scripts often send JSON. Both carry the same fields.
+        if (!multipart.alsoJson) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data with a file part named file.')
+        if (!validateJson(req.body)) throw validationError(ajvProblems(validateJson.errors ?? []))
+        return
+      }
+      const upload = await readMultipart(req, shape.body, { requireFile: multipart.file === 'required', tmpPath: () => ctx.core.attachments.tmpPath('up') })
+      uploads.set(req, upload as MultipartResult<Bag>)
+      req.body = upload.fields
+    },
+    onResponse: async (req) => {
+      await uploads.get(req)?.cleanup()
+    },
+    schema: {
+      ...schemaOf(def, http, shape),
+      consumes: multipart.alsoJson ? ['multipart/form-data', 'application/json'] : ['multipart/form-data'],
+      body: Type.Object({ ...shape.body.properties, ...(multipart.file === 'none' ? {} : { file: Type.String({ format: 'binary', description: 'The file.' }) }) })
+    }
+  }
+}
+
+const uploads = new WeakMap<FastifyRequest, MultipartResult<Bag>>()
+const instances = new WeakMap<FastifyRequest, Stored<Instance>>()
+
+function schemaOf(def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape) {
+  const bodyless = http.method === 'GET' || http.method === 'DELETE' || http.bodyOptional
+  return {
+    tags: def.tags,
+    summary: def.summary,
+    ...(def.description ? { description: def.description } : {}),
+    ...(http.deprecated ? { deprecated: true } : {}),
+    ...(shape.params ? { params: shape.params } : {}),
+    ...(shape.querystring ? { querystring: shape.querystring } : {}),
+    body: bodyless ? Type.Optional(shape.body) : shape.body,
+    response: documentedResponses(def, http)
+  }
+}
+
+/** Registers the routes of every operation of `scope` on `app`. */
+export function registerOperationRoutes(app: FastifyInstance, ctx: OperationContext, scope: 'account' | 'instance'): void {
+  for (const [name, def] of Object.entries(OPERATIONS) as Array<[OperationName, AnyOperation]>) {
+    const http = def.http
+    if (!http || def.scope !== scope) continue
+    const shape = httpShape(def, http)
+    const runner = RUNNERS[name] as (ctx: OperationContext, input: Bag, inst: Stored<Instance> | undefined) => unknown
+    const options: RouteShorthandOptions = http.multipart ? multipartOptions(ctx, def, http, shape) : { schema: schemaOf(def, http, shape) }
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      const input = assembleInput(req, shape, uploads.get(req))
+      const result = await runner(ctx, input, instances.get(req))
+      if (http.respond) return RESPONDERS[http.respond](reply, result, input, http.message)
+      return ok(http.message, http.wire ? http.wire(result) : result)
+    }
+    for (const [i, path] of [http.path, ...(http.aliases ?? [])].entries()) {
+      const schema = { ...(options.schema as object), operationId: i === 0 ? name : `${name}.alias${i}` }
+      app.route({ ...options, method: http.method, url: path, schema, handler })
+    }
+  }
+}
+
+/**
+ * The instance scope's hook: authenticates `session_id`/`access_token` (query string first, then the
+ * body or multipart fields) once per request, before the handler. 400 names a missing credential,
+ * 401 answers wrong ones (docs/design.md §3).
+ */
+export function instanceScope(ctx: OperationContext) {
+  return async (req: FastifyRequest): Promise<void> => {
+    const query = (req.query ?? {}) as Bag
+    const body = (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Bag
+    const credential = (name: string) => (query[name] !== undefined ? query[name] : body[name])
+    instances.set(req, ctx.core.instances.authenticate(credential('session_id'), credential('access_token')))
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Answers of the operations that are not the JSON envelope (named by `http.respond` in the operation
+ * table): the pairing QR as an image, attachment and inbound-media files, survey responses as CSV.
+ */
+import { createReadStream } from 'node:fs'
+import type { FastifyReply } from 'fastify'
+import type { Responder } from '../../shared/operations/define'
+import type { Attachment } from '../../shared/schemas/records'
+import { qrDataUrl, qrPng } from '../media/qr-image'
+import { ok } from './envelope'
+
+/** `Content-Disposition` for a download named `fileName` (RFC 6266 / RFC 5987 encoding). */
+function attachmentDisposition(fileName: string): string {
+  return `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`
+}
+
+type Respond = (reply: FastifyReply, result: unknown, input: Record<string, unknown>, message: string) => Promise<unknown>
+
+export const RESPONDERS: Record<Responder, Respond> = {
+  /** docs/api-seed.md scan: a PNG by default, the envelope with a data URL when `format=base64text`. */
+  async qrImage(reply, result, input, message) {
+    const { qr, status } = result as { qr: string; status: string }
+    if (input.format === 'base64text') return ok(message, { qrcode: await qrDataUrl(qr), status })
+    return reply.header('Cache-Control', 'no-store').type('image/png').send(await qrPng(qr))
+  },
+  async attachmentFile(reply, result) {
+    const { attachment: a, path } = result as { attachment: Attachment; path: string }
+    return reply.type(a.mimetype).header('Content-Length', a.size).header('Content-Disposition', attachmentDisposition(a.filename)).send(createReadStream(path))
+  },
+  async mediaFile(reply, result) {
+    const media = result as { data: Uint8Array; mimetype: string; fileName?: string }
+    reply.type(media.mimetype)
+    if (media.fileName) reply.header('Content-Disposition', attachmentDisposition(media.fileName))
+    return reply.send(Buffer.from(media.data.buffer, media.data.byteOffset, media.data.byteLength))
+  },
+  /** The JSON envelope, or with `format=csv` the file (docs/design.md §9). */
+  async csvWhenAsked(reply, result, _input, message) {
+    if (Array.isArray(result)) return ok(message, result)
+    const { fileName, csv } = result as { fileName: string; csv: string }
+    return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${fileName}"`).send(csv)
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The service call of every operation in the table (src/shared/operations/table.ts): one line each,
+ * no rule of its own. The compiler checks there is exactly one runner per operation, that it takes the
+ * operation's input and answers its result type. Both faces (HTTP and the UI contract) run these.
+ *
+ * A runner gets the authenticated instance for `instance`-scoped operations (the face resolved it:
+ * from `session_id`/`access_token` over HTTP, from `instanceId` over the UI contract).
+ */
+import type { Static } from 'typebox'
+import type { Core } from '../core'
+import { notFound } from '../services/errors'
+import type { Stored } from '../store/repos'
+import { qrDataUrl } from '../media/qr-image'
+import { APP_VERSION } from '../version'
+import { MEDIA_KIND, OPERATIONS, type OperationName, type Operations } from '../../shared/operations/table'
+import type { AppInfoT } from '../../shared/operations/results'
+import type { Instance } from '../../shared/schemas/records'
+
+/** What only the running app knows (the UI's `app.info`). */
+export interface AppFacts {
+  baseUrl: () => string
+  mode: AppInfoT['mode']
+  defaultChannel: AppInfoT['defaultChannel']
+}
+
+/** What a runner works with: the core's services and the app's facts. */
+export interface OperationContext {
+  core: Core
+  app: AppFacts
+}
+
+/** The input of an operation, as validated against its schema. */
+export type OperationInput<N extends OperationName> = Static<Operations[N]['input']>
+/** The runner's result of an operation. */
+export type OperationResult<N extends OperationName> = Exclude<Operations[N]['_result'], undefined>
+type InstanceOf<N extends OperationName> = Operations[N]['scope'] extends 'instance' ? Stored<Instance> : undefined
+
+export type Runner<N extends OperationName> = (ctx: OperationContext, input: OperationInput<N>, inst: InstanceOf<N>) => Promise<OperationResult<N>> | OperationResult<N>
+
+type MediaOperation = keyof typeof MEDIA_KIND
+
+/** The fields every multipart media send has (docs/api-seed.md §4.5); audio adds `ptt`, documents `filename`. */
+interface MediaSendInput {
+  chatId: string
+  caption?: string
+  filename?: string
+  ptt?: boolean | string
+  file: { path: string; filename: string; size: number; declaredMimetype?: string }
+}
+
+/** The media sends of the HTTP face: the uploaded file, checked to fit the endpoint's kind. */
+function mediaRunner(name: MediaOperation) {
+  return ({ core }: OperationContext, input: MediaSendInput, inst: Stored<Instance>) => {
+    const { file } = input
+    return core.messages.sendMedia(
+      inst,
+      input.chatId,
+      MEDIA_KIND[name],
+      { path: file.path, size: file.size, mimetype: file.declaredMimetype ?? 'application/octet-stream', fileName: file.filename },
+      { caption: input.caption, fileName: input.filename || file.filename, voiceNote: input.ptt === true || input.ptt === 'true' },
+      OPERATIONS[name].http?.path ?? name
+    )
+  }
+}
+
+export const RUNNERS: { [N in OperationName]: Runner<N> } = {
+  'app.info': ({ app }) => ({ version: APP_VERSION, baseUrl: app.baseUrl(), mode: app.mode, defaultChannel: app.defaultChannel }),
+  'apiToken.get': ({ core }) => ({ token: core.account.token(), fixed: core.account.fixed }),
+  'apiToken.regenerate': async ({ core }) => ({ token: await core.account.regenerate() }),
+  'appSettings.get': ({ core }) => ({ smtp: core.appSettings.smtp() }),
+  'appSettings.setSmtp': async ({ core }, { smtp }) => ({ smtp: await core.appSettings.setSmtp(smtp) }),
+
+  'instances.create': ({ core }, { channel }) => core.instances.create(channel),
+  'instances.list': ({ core }) => core.instances.list(),
+  'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
+  'instances.init': async ({ core }, { config }, inst) => ({ status: await core.connection.init(inst, config) }),
+  'instances.scan': ({ core }, _input, inst) => core.connection.currentQr(inst),
+  'pairing.qr': async ({ core }, _input, inst) => {
+    const qr = inst.settings.status === 'QR' ? core.sessions.latestQr(inst._id) : undefined
+    return { status: inst.settings.status, qrDataUrl: qr ? await qrDataUrl(qr) : null }
+  },
+  'pairing.code': ({ core }, { phone }, inst) => core.connection.pairingCode(inst, phone),
+  'instances.info': ({ core }, _input, inst) => {
+    const { reason, limits } = core.connection.health(inst._id)
+    return { instance: inst, reason, limits }
+  },
+  'instances.health': ({ core }, _input, inst) => {
+    const { reason, limits } = core.connection.health(inst._id)
+    return { reason, limits }
+  },
+  'instances.logout': async ({ core }, { instanceId }, inst) => {
+    // The path names the instance the credentials must belong to (docs/design.md §5).
+    if (instanceId !== undefined && instanceId !== inst._id) throw notFound('Instance')
+    return { status: await core.connection.logout(inst) }
+  },
+
+  'settings.updateGeneral': ({ core }, input, inst) => core.settings.updateGeneral(inst._id, input),
+  'settings.updateActions': ({ core }, input, inst) => core.settings.updateActions(inst._id, input),
+  'settings.updateActiveDays': ({ core }, input, inst) => core.settings.updateActiveDays(inst._id, input),
+  'settings.updateActiveHours': ({ core }, input, inst) => core.settings.updateActiveHours(inst._id, input),
+  'settings.setWebhook': ({ core }, input, inst) => core.settings.setWebhook(inst._id, input),
+
+  'intents.create': ({ core }, input, inst) => core.intents.create(inst, input),
+  'intents.list': ({ core }, _input, inst) => core.intents.list(inst),
+  'intents.get': ({ core }, { id }, inst) => core.intents.get(inst, id),
+  'intents.update': ({ core }, { id, ...patch }, inst) => core.intents.update(inst, id, patch),
+  'intents.delete': ({ core }, { id }, inst) => core.intents.delete(inst, id),
+
+  'surveys.create': ({ core }, input, inst) => core.surveys.create(inst, input),
+  'surveys.list': ({ core }, _input, inst) => core.surveys.list(inst),
+  'surveys.get': ({ core }, { id }, inst) => core.surveys.get(inst, id),
+  'surveys.update': ({ core }, { id, ...patch }, inst) => core.surveys.update(inst, id, patch),
+  'surveys.delete': ({ core }, { id }, inst) => core.surveys.delete(inst, id),
+  'surveys.reorder': ({ core }, { stepIds }, inst) => core.surveys.reorder(inst, stepIds),
+  'surveys.responses': ({ core }, { id, format }, inst) => (format === 'csv' ? core.surveys.responsesCsv(inst, id) : core.surveys.responses(inst, id)),
+  'surveys.responsesCsv': ({ core }, { id }, inst) => core.surveys.responsesCsv(inst, id),
+
+  'attachments.uploadFile': ({ core }, { file }, inst) => core.attachments.create(inst, file),
+  'attachments.upload': ({ core }, { filename, mimetype, dataBase64 }, inst) =>
+    core.attachments.createFromBytes(inst, { filename, mimetype, bytes: Buffer.from(dataBase64, 'base64') }),
+  'attachments.list': ({ core }, _input, inst) => core.attachments.list(inst),
+  'attachments.get': ({ core }, { id }, inst) => core.attachments.get(inst, id),
+  'attachments.file': ({ core }, { id }, inst) => {
+    const attachment = core.attachments.get(inst, id)
+    return { attachment, path: core.attachments.filePath(attachment._id) }
+  },
+  'attachments.delete': ({ core }, { id }, inst) => core.attachments.delete(inst, id),
+
+  'messages.sendText': ({ core }, input, inst) => core.messages.sendText(inst, input),
+  'messages.sendImage': mediaRunner('messages.sendImage'),
+  'messages.sendVideo': mediaRunner('messages.sendVideo'),
+  'messages.sendAudio': mediaRunner('messages.sendAudio'),
+  'messages.sendDocument': mediaRunner('messages.sendDocument'),
+  'messages.sendMedia': ({ core }, input, inst) => core.messages.sendAttachment(inst, input),
+  'messages.sendFileUrl': ({ core }, input, inst) => core.messages.sendFileUrl(inst, input),
+  'messages.sendButtons': ({ core }, input, inst) => core.messages.sendButtons(inst, input),
+  'messages.sendContact': ({ core }, input, inst) => core.messages.sendContact(inst, input),
+  'messages.sendList': ({ core }, input, inst) => core.messages.sendList(inst, input),
+  'messages.sendMediaButtons': ({ core }, input, inst) => core.messages.sendMediaButton(inst, input),
+  'messages.sendTextDeprecated': ({ core }, { to, message }, inst) => core.messages.sendPlainText(inst, to, message, 'to'),
+  'messages.media': ({ core }, { id }, inst) => core.log.inboundMedia(inst, id),
+  'messages.list': ({ core }, query, inst) => core.log.list(inst, query),
+  'messages.chats': ({ core }, _input, inst) => core.log.chats(inst),
+
+  'pairing.sandboxScan': async ({ core }, _input, inst) => {
+    const account = await core.sandbox.scan(inst)
+    return { status: 'CONNECTED', bot_number: account.phone, user: { id: account.id, name: account.name } }
+  },
+  'sandbox.inbound': ({ core }, input, inst) => core.sandbox.inbound(inst, input),
+
+  'bot.activity': ({ core }, { limit }, inst) => core.bot.activity(inst._id, limit),
+  'webhookDeliveries.list': ({ core }, filter, inst) => core.webhooks.list(inst._id, filter),
+  'webhookDeliveries.retry': ({ core }, { deliveryId }, inst) => core.webhooks.retry(inst._id, deliveryId)
+}

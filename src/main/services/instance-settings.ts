@@ -1,0 +1,89 @@
+/**
+ * An instance's bot settings (docs/api-seed.md §4.3, docs/design.md §5): general, actions, active days
+ * and hours, webhook. Each update answers whether it changed anything and the instance as it is now;
+ * the seed's wire shape (`{acknowledged, modifiedCount…}`) is the HTTP face's business.
+ */
+import { produce, type Draft } from 'immer'
+import { isoNow, type Clock } from '../clock'
+import type { CoreEventBus } from '../events'
+import type { InstanceRepo, Stored } from '../store/repos'
+import type { Instance, InstanceSettings } from '../../shared/schemas/records'
+import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
+import { invalid, notFound } from './errors'
+
+/** What a settings update did. */
+export interface SettingsChange {
+  modified: boolean
+  instance: Stored<Instance>
+}
+
+export class InstanceSettingsService {
+  constructor(
+    private readonly instances: InstanceRepo,
+    private readonly events: CoreEventBus,
+    private readonly clock: Clock
+  ) {}
+
+  updateGeneral(instanceId: string, body: Omit<UpdateGeneralBody, 'session_id' | 'access_token'>): Promise<SettingsChange> {
+    return this.change(instanceId, (s) => {
+      if (body.bot_name !== undefined) s.bot_name = body.bot_name
+      if (body.bot_timezone !== undefined) s.bot_timezone = body.bot_timezone.trim()
+      if (body.bot_lang !== undefined) s.bot_lang = Intl.getCanonicalLocales(body.bot_lang)[0]!
+      if (typeof body.default_msg === 'string') s.default_msg = body.default_msg
+      if (typeof body.default_msg === 'boolean') s.actions.send_default_msg = body.default_msg
+    })
+  }
+
+  updateActions(instanceId: string, body: Omit<UpdateActionsBody, 'session_id' | 'access_token'>): Promise<SettingsChange> {
+    return this.change(instanceId, (s) => {
+      for (const key of Object.keys(s.actions) as Array<keyof InstanceSettings['actions']>) {
+        const v = body[key]
+        if (typeof v === 'boolean') s.actions[key] = v
+      }
+    })
+  }
+
+  updateActiveDays(instanceId: string, body: Omit<UpdateActiveDaysBody, 'session_id' | 'access_token'>): Promise<SettingsChange> {
+    return this.change(instanceId, (s) => {
+      for (const day of Object.keys(s.active_days) as Array<keyof InstanceSettings['active_days']>) {
+        const v = body[day]
+        if (typeof v === 'boolean') s.active_days[day] = v
+      }
+    })
+  }
+
+  updateActiveHours(instanceId: string, body: Omit<UpdateActiveHoursBody, 'session_id' | 'access_token'>): Promise<SettingsChange> {
+    const always = [body.from === 'always', body.to === 'always']
+    if (always[0] !== always[1]) {
+      const field = always[0] ? 'to' : 'from'
+      throw invalid(field, 'must be always too when the other bound is always (always means all day)')
+    }
+    return this.change(instanceId, (s) => {
+      s.active_hours = { from: body.from, to: body.to }
+    })
+  }
+
+  setWebhook(instanceId: string, body: Omit<SetWebhookBody, 'session_id' | 'access_token'>): Promise<SettingsChange> {
+    return this.change(instanceId, (s) => {
+      s.webhook.url = body.webhook_url
+      s.webhook.events = [...new Set(body.events)]
+      s.webhook.requestConfig = body.requestConfig ?? {}
+    })
+  }
+
+  /** Applies `recipe` to the settings; bumps updatedAt and __v only when something changed. One write. */
+  async change(instanceId: string, recipe: (s: Draft<InstanceSettings>) => void): Promise<SettingsChange> {
+    const before = this.instances.find(instanceId)
+    if (!before) throw notFound('Instance')
+    const changed = produce(before as Instance, (draft) => recipe(draft.settings))
+    if (changed === before) return { modified: false, instance: before }
+    const instance = await this.instances.put(
+      produce(changed, (d) => {
+        d.updatedAt = isoNow(this.clock)
+        d.__v += 1
+      })
+    )
+    this.events.emit('changed', { instanceId, what: 'instance' })
+    return { modified: true, instance }
+  }
+}

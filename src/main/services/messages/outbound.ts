@@ -1,0 +1,118 @@
+/**
+ * The single outbound path (docs/design.md §6–§7): every message the API, the bot or the desk sends
+ * goes through {@link Outbound.send}, which checks the instance is connected and may reach that chat
+ * now (WhatsApp's outreach limits), sends through its channel, logs the message and announces it on
+ * the event bus (webhooks, UI).
+ */
+import type { RenderedOption } from '../../channel/interactive-text'
+import { toJid } from '../../channel/jid'
+import { ChannelError, type ChannelSession, type OutboundContent, type SentMessage } from '../../channel/types'
+import type { Clock } from '../../clock'
+import type { CoreEventBus } from '../../events'
+import type { Repositories } from '../../store/repos'
+import type { Instance, LoggedMessage, MessageSource } from '../../../shared/schemas/records'
+import { conflict, invalid } from '../errors'
+import type { MessageStatusService } from '../message-status'
+import { outreachBlocked } from '../outreach-limits'
+import type { SessionManager } from '../session-manager'
+
+export interface SendOptions {
+  source: Extract<MessageSource, 'api' | 'bot'>
+  /** Options of a buttons/list message sent as text, kept for option replies. */
+  options?: RenderedOption[]
+  /** Log type override (`buttons`, `list`). */
+  type?: string
+}
+
+/** The text a log entry shows for a content. */
+export function logText(content: OutboundContent): string {
+  switch (content.kind) {
+    case 'text':
+      return content.text
+    case 'image':
+    case 'video':
+      return content.caption ?? ''
+    case 'document':
+      return content.caption || content.fileName
+    case 'audio':
+      return ''
+    case 'location':
+      return content.name ?? `${content.latitude},${content.longitude}`
+    case 'contact':
+      return content.displayName
+  }
+}
+
+/** The JID for a `chatId`-like field; 400 naming the field otherwise. */
+export function resolveChat(value: string, field = 'chatId'): string {
+  const jid = toJid(value)
+  if (!jid) throw invalid(field, 'must be a phone number or a JID (…@s.whatsapp.net, …@g.us, …@lid)')
+  return jid
+}
+
+export interface OutboundDeps {
+  repos: Pick<Repositories, 'instances' | 'messages'>
+  sessions: SessionManager
+  events: CoreEventBus
+  clock: Clock
+  /** Applies delivery statuses that arrived before the send was logged. */
+  statuses: Pick<MessageStatusService, 'logged'>
+}
+
+export class Outbound {
+  constructor(private readonly deps: OutboundDeps) {}
+
+  /** The session of a connected instance; 409 otherwise. */
+  connectedSession(inst: Pick<Instance, '_id'>): ChannelSession {
+    const session = this.deps.sessions.get(inst._id)
+    const status = this.deps.repos.instances.find(inst._id)?.settings.status
+    if (!session || status !== 'CONNECTED') {
+      throw conflict(`The instance is not connected (status ${status ?? 'unknown'}). Call /chatapp/init and link a phone first.`)
+    }
+    return session
+  }
+
+  /** Sends one message, logs it and announces it. */
+  async send(inst: Pick<Instance, '_id'>, jid: string, content: OutboundContent, opts: SendOptions): Promise<SentMessage> {
+    const session = this.connectedSession(inst)
+    await this.assertOutreachAllowed(inst._id, jid)
+    let sent: SentMessage
+    try {
+      // Bot replies show "typing…" first, like a person answering; API sends go out at once.
+      sent = await session.send(jid, content, { composing: opts.source === 'bot' })
+    } catch (err) {
+      // The network refused or lost the send: not a bug of ours, and nothing was sent.
+      if (err instanceof ChannelError && (err.code === 'NOT_CONNECTED' || err.code === 'SEND_FAILED')) throw conflict(err.message)
+      if (err instanceof ChannelError && err.code === 'NOT_ON_WHATSAPP') throw invalid('chatId', `names a number that is not on WhatsApp (${jid.split('@')[0]})`)
+      throw err
+    }
+    const entry: LoggedMessage = {
+      id: sent.key.id,
+      chatId: jid,
+      fromMe: true,
+      pushName: null,
+      type: opts.type ?? content.kind,
+      text: logText(content),
+      timestamp: Number(sent.messageTimestamp) * 1000,
+      status: sent.status,
+      source: opts.source,
+      ...(opts.options ? { options: opts.options } : {})
+    }
+    await this.deps.repos.messages.append(inst._id, entry)
+    await this.deps.events.emitDurable('message', { instanceId: inst._id, message: { ...entry } })
+    await this.deps.statuses.logged(inst._id, entry.id)
+    return sent
+  }
+
+  /**
+   * 409 while WhatsApp's outreach limits hold (capping, reach-out lock) and `jid` is a person who
+   * never wrote to this instance: such a message counts against the number. Replies and groups pass.
+   */
+  private async assertOutreachAllowed(instanceId: string, jid: string): Promise<void> {
+    const blocked = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now())
+    if (!blocked || !(jid.endsWith('@s.whatsapp.net') || jid.endsWith('@lid'))) return
+    const history = await this.deps.repos.messages.list(instanceId, { chatId: jid, limit: 1000 })
+    if (history.some((m) => !m.fromMe)) return
+    throw conflict(blocked)
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Checks the records read from disk against their schemas (src/shared/schemas/records.ts), so a
+ * damaged or hand-edited data file stops the start with a message naming the record and the field,
+ * instead of failing somewhere later. Unknown extra fields are allowed (older or newer versions).
+ */
+import type { TSchema } from 'typebox'
+import { makeAjv } from '../validation'
+import { Attachment, BotActivity, Instance, Intent, Survey, SurveyRun } from '../../shared/schemas/records'
+
+const ajv = makeAjv(false)
+
+/** A checker of one collection: throws `<collection>[i] (_id …): <field> <problem>` on the first bad record. */
+function collectionCheck(name: string, schema: TSchema): (records: unknown) => void {
+  const validate = ajv.compile(schema)
+  return (records) => {
+    if (!Array.isArray(records)) throw new Error(`${name} must be a list`)
+    for (const [i, r] of records.entries()) {
+      if (validate(r)) continue
+      const e = validate.errors?.[0]
+      const where = e?.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(record)'
+      const id = r && typeof r === 'object' && '_id' in r ? ` (_id ${String((r as { _id: unknown })._id)})` : ''
+      throw new Error(`${name}[${i}]${id}: ${where} ${e?.message ?? 'is invalid'}`)
+    }
+  }
+}
+
+const checks = {
+  instances: collectionCheck('instances', Instance),
+  intents: collectionCheck('intents', Intent),
+  surveys: collectionCheck('surveys', Survey),
+  attachments: collectionCheck('attachments', Attachment),
+  surveyRuns: collectionCheck('surveyRuns', SurveyRun),
+  botActivity: collectionCheck('botActivity', BotActivity)
+}
+
+/** Checks the collections of the configuration document. */
+export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown }): void {
+  checks.instances(data.instances)
+  checks.intents(data.intents)
+  checks.surveys(data.surveys)
+  checks.attachments(data.attachments)
+}
+
+/** Checks the collections of the runtime document. */
+export function checkRuntime(data: { surveyRuns: unknown; botActivity: unknown }): void {
+  checks.surveyRuns(data.surveyRuns)
+  checks.botActivity(data.botActivity)
+}

@@ -1,0 +1,204 @@
+/**
+ * The repositories: the only door to stored data (docs/architecture.md "Data layer"). Services ask
+ * them for records (frozen, read without copies) and hand them new ones; nothing else touches the
+ * documents. Each repository owns one kind of record:
+ *
+ * | repository | records | document |
+ * | --- | --- | --- |
+ * | `account` | the local account and its API token | `chatapp` |
+ * | `appSettings` | app-wide settings (SMTP) | `chatapp` |
+ * | `instances` | instances and their settings | `chatapp` |
+ * | `intents` | intents | `chatapp` |
+ * | `surveySteps` | survey steps | `chatapp` |
+ * | `attachments` | attachment records (the bytes live in `attachments/`) | `chatapp` |
+ * | `surveyRuns` | survey runs and their answers | `runtime` |
+ * | `botActivity` | what the bot's actions did, newest kept per instance | `runtime` |
+ * | `botState` | opaque state of bot components, by name | `runtime` |
+ * | `messages` | the message log, one JSON Lines file per instance | `messages/` |
+ */
+import type { Draft } from 'immer'
+import type { Attachment, BotActivity, Instance, Intent, Survey, SurveyRun } from '../../../shared/schemas/records'
+import type { JournaledDocument } from '../journaled-document'
+import type { MessageLog } from '../message-log'
+import { Collection, type Stored } from './collection'
+
+export type { Stored } from './collection'
+
+export interface Account {
+  _id: string
+  api_token: string
+  createdAt: string
+}
+
+export interface SmtpSettings {
+  host: string
+  port: number
+  secure: boolean
+  user?: string
+  pass?: string
+  from: string
+}
+
+export interface AppSettings {
+  smtp: SmtpSettings | null
+}
+
+/** The configuration document (`chatapp.json` + `chatapp.journal`). */
+export interface ConfigData {
+  version: 1
+  account: Account | null
+  instances: Instance[]
+  intents: Intent[]
+  surveys: Survey[]
+  attachments: Attachment[]
+  appSettings: AppSettings
+}
+
+/** The runtime document (`runtime.json` + `runtime.journal`): state that changes with traffic. */
+export interface RuntimeData {
+  version: 1
+  surveyRuns: SurveyRun[]
+  botActivity: BotActivity[]
+  bot: Record<string, unknown>
+}
+
+export class InstanceRepo extends Collection<Instance, ConfigData> {
+  /** The instance whose `session_id` is `sessionId` (compare the secret part in constant time yourself). */
+  bySession(match: (sessionId: string) => boolean): Stored<Instance> | undefined {
+    return this.all().find((i) => match(i.session_id))
+  }
+
+  /**
+   * Deletes the instance and every record it owns (intents, survey steps, attachments) in one write.
+   * Answers whether it existed.
+   */
+  async removeWithRecords(id: string): Promise<boolean> {
+    if (!this.find(id)) return false
+    const d = this.doc.data
+    await this.doc.apply([
+      { op: 'remove', path: 'instances', id },
+      ...d.intents.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'intents', id: r._id })),
+      ...d.surveys.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'surveys', id: r._id })),
+      ...d.attachments.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'attachments', id: r._id }))
+    ])
+    return true
+  }
+}
+
+/** Records owned by one instance (`instance_id`). */
+export class InstanceOwned<T extends { _id: string; instance_id: string }> extends Collection<T, ConfigData> {
+  ofInstance(instanceId: string): Stored<T>[] {
+    return this.where((r) => r.instance_id === instanceId)
+  }
+
+  /** The record `id` if it belongs to `instanceId`. */
+  owned(instanceId: string, id: string): Stored<T> | undefined {
+    const r = this.find(id)
+    return r && r.instance_id === instanceId ? r : undefined
+  }
+}
+
+export class IntentRepo extends InstanceOwned<Intent> {}
+export class AttachmentRepo extends InstanceOwned<Attachment> {}
+
+export class SurveyStepRepo extends InstanceOwned<Survey> {
+  /** The steps of the survey `title` of an instance, by `sort_id` then creation. */
+  stepsOf(instanceId: string, title: string): Stored<Survey>[] {
+    return this.where((s) => s.instance_id === instanceId && s.title === title).sort((a, b) => a.sort_id - b.sort_id || a.createdAt.localeCompare(b.createdAt))
+  }
+
+  /** Gives `steps` the sort ids 1…n in one write (only those whose position changes). */
+  async reorder(steps: readonly Stored<Survey>[], now: string): Promise<void> {
+    await this.doc.apply(
+      steps.flatMap((s, i) => (s.sort_id === i + 1 ? [] : [this.putOp({ ...s, sort_id: i + 1, updatedAt: now, __v: s.__v + 1 })]))
+    )
+  }
+}
+
+export class SurveyRunRepo extends Collection<SurveyRun, RuntimeData> {}
+
+export class AccountRepo {
+  constructor(private readonly doc: JournaledDocument<ConfigData>) {}
+
+  get(): Stored<Account> | null {
+    return this.doc.data.account
+  }
+
+  async set(account: Account): Promise<void> {
+    await this.doc.apply([{ op: 'set', path: ['account'], value: account }])
+  }
+}
+
+export class AppSettingsRepo {
+  constructor(private readonly doc: JournaledDocument<ConfigData>) {}
+
+  smtp(): Stored<SmtpSettings> | null {
+    return this.doc.data.appSettings.smtp
+  }
+
+  async setSmtp(smtp: SmtpSettings | null): Promise<void> {
+    await this.doc.apply([{ op: 'set', path: ['appSettings', 'smtp'], value: smtp }])
+  }
+}
+
+export class BotActivityRepo {
+  constructor(private readonly doc: JournaledDocument<RuntimeData>) {}
+
+  /** The entries of an instance, oldest first. */
+  ofInstance(instanceId: string): readonly Stored<BotActivity>[] {
+    return this.doc.data.botActivity.filter((a) => a.instance_id === instanceId)
+  }
+
+  /** Adds an entry; only the newest `keep` of its instance stay. */
+  async add(entry: BotActivity, keep: number): Promise<void> {
+    await this.doc.apply([{ op: 'append', path: 'botActivity', value: entry, keep, by: 'instance_id' }])
+  }
+
+  async removeInstance(instanceId: string): Promise<void> {
+    if (!this.doc.data.botActivity.some((a) => a.instance_id === instanceId)) return
+    await this.doc.apply([{ op: 'set', path: ['botActivity'], value: this.doc.data.botActivity.filter((a) => a.instance_id !== instanceId) }])
+  }
+}
+
+export class BotStateRepo {
+  constructor(private readonly doc: JournaledDocument<RuntimeData>) {}
+
+  get<T>(component: string): T | undefined {
+    return this.doc.data.bot[component] as T | undefined
+  }
+
+  async set(component: string, value: unknown): Promise<void> {
+    await this.doc.apply([{ op: 'set', path: ['bot', component], value }])
+  }
+}
+
+export interface Repositories {
+  account: AccountRepo
+  appSettings: AppSettingsRepo
+  instances: InstanceRepo
+  intents: IntentRepo
+  surveySteps: SurveyStepRepo
+  attachments: AttachmentRepo
+  surveyRuns: SurveyRunRepo
+  botActivity: BotActivityRepo
+  botState: BotStateRepo
+  messages: MessageLog
+}
+
+/** The repositories over the two documents and the message log. */
+export function makeRepositories(config: JournaledDocument<ConfigData>, runtime: JournaledDocument<RuntimeData>, messages: MessageLog): Repositories {
+  return {
+    account: new AccountRepo(config),
+    appSettings: new AppSettingsRepo(config),
+    instances: new InstanceRepo(config, 'instances'),
+    intents: new IntentRepo(config, 'intents'),
+    surveySteps: new SurveyStepRepo(config, 'surveys'),
+    attachments: new AttachmentRepo(config, 'attachments'),
+    surveyRuns: new SurveyRunRepo(runtime, 'surveyRuns'),
+    botActivity: new BotActivityRepo(runtime),
+    botState: new BotStateRepo(runtime),
+    messages
+  }
+}
+
+export type { Draft }

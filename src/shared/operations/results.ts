@@ -1,0 +1,110 @@
+/**
+ * Schemas (and their types) of operation results that are not stored records: the app's info, views
+ * the UI shows, and the seed's send results (docs/api-seed.md §2.11). Documented in the OpenAPI
+ * document through the operation table; the types are what the runners answer.
+ */
+import Type, { type Static } from 'typebox'
+import { ConnectionStatus, Instance, SurveyAnswer } from '../schemas/records'
+
+export const AppInfo = Type.Object({
+  version: Type.String(),
+  baseUrl: Type.String({ description: 'Base URL of the local HTTP API.' }),
+  mode: Type.Union([Type.Literal('desktop'), Type.Literal('web')], { description: '`desktop` (Electron) or `web` (headless server).' }),
+  defaultChannel: Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')], { description: 'Channel of new instances by default.' })
+})
+export type AppInfoT = Static<typeof AppInfo>
+
+/** A chat of the message log, for the conversation list. */
+export const ChatSummary = Type.Object({
+  chatId: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  lastText: Type.String(),
+  lastAt: Type.Number({ description: 'Epoch seconds of the newest entry.' }),
+  count: Type.Integer()
+})
+export type ChatSummaryT = Static<typeof ChatSummary>
+
+export const QrView = Type.Object({
+  status: ConnectionStatus,
+  qrDataUrl: Type.Union([Type.String(), Type.Null()], { description: '`data:image/png;base64,…` of the latest QR; null when none is showing.' })
+})
+export type QrViewT = Static<typeof QrView>
+
+/** SMTP settings of the app (docs/design.md §10 send_notification): `pass` omitted keeps the stored one, '' removes it. */
+export const SmtpInput = Type.Object(
+  {
+    host: Type.String({ minLength: 1, maxLength: 255 }),
+    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    secure: Type.Boolean(),
+    user: Type.Optional(Type.String({ maxLength: 255 })),
+    pass: Type.Optional(Type.String({ maxLength: 1024 })),
+    from: Type.String({ format: 'email' })
+  },
+  { additionalProperties: false }
+)
+export type SmtpInputT = Static<typeof SmtpInput>
+
+/** SMTP settings as answered: the password is never sent back, only whether one is stored. */
+export const SmtpView = Type.Object({
+  host: Type.String(),
+  port: Type.Integer(),
+  secure: Type.Boolean(),
+  user: Type.Optional(Type.String()),
+  from: Type.String(),
+  hasPassword: Type.Boolean()
+})
+export type SmtpViewT = Static<typeof SmtpView>
+
+/** A survey run as the responses list shows it (docs/design.md §9): one shape for the API, the UI and the CSV. */
+export const SurveyResponse = Type.Object({
+  _id: Type.String(),
+  chatId: Type.String(),
+  pushName: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('expired')]),
+  answers: Type.Array(SurveyAnswer),
+  startedAt: Type.String(),
+  completedAt: Type.Union([Type.String(), Type.Null()])
+})
+export type SurveyResponseT = Static<typeof SurveyResponse>
+
+/** What a settings update did: whether anything changed, and the instance as it is now. */
+export const SettingsChange = Type.Object({ modified: Type.Boolean(), instance: Instance })
+export interface SettingsChangeT {
+  modified: boolean
+  instance: Readonly<Static<typeof Instance>>
+}
+
+const Key = Type.Object({ remoteJid: Type.String(), fromMe: Type.Boolean(), id: Type.String() })
+/** docs/api-seed.md §2.11: the sent message as the network returns it. */
+export const SentMessage = Type.Object({
+  key: Key,
+  message: Type.Object({}, { additionalProperties: true, description: 'e.g. imageMessage {url, mimetype, caption, fileSha256, fileLength, height, width, mediaKey, fileEncSha256, directPath, mediaKeyTimestamp, jpegThumbnail}' }),
+  messageTimestamp: Type.String({ description: 'Epoch seconds.' }),
+  status: Type.String({ examples: ['PENDING'] })
+})
+export interface SentMessageT {
+  key: { remoteJid: string; fromMe: boolean; id: string }
+  message: Record<string, unknown>
+  messageTimestamp: string
+  status: string
+}
+
+/** The text send's result (docs/api-seed.md §2.11). */
+export const TextSendResult = Type.Object({
+  message: Type.Union([SentMessage, Type.Null()]),
+  attachment: Type.Array(Type.String(), { description: 'Ids of the attachments sent.' }),
+  media: Type.Array(SentMessage, { description: 'The attachment messages, in order.' }),
+  contact: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  image: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  buttons: Type.Null(),
+  location: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])
+})
+export interface TextSendResultT {
+  message: SentMessageT | null
+  attachment: string[]
+  media: SentMessageT[]
+  contact: Record<string, unknown> | null
+  image: Record<string, unknown> | null
+  buttons: null
+  location: Record<string, unknown> | null
+}

@@ -1,0 +1,682 @@
+/**
+ * Every operation of the app, defined once (docs/architecture.md "Operations"): the HTTP API
+ * (docs/api-seed.md, docs/design.md), the UI contract (IPC and `/rpc`) and the OpenAPI document are
+ * generated from this table; each operation's service call is its runner in
+ * src/main/operations/runners.ts. The keys are the operation names, and the UI contract's method names.
+ *
+ * To add an operation: a definition here, a runner there, the service method, and the UI that calls it.
+ */
+import Type, { type TObject, type TProperties } from 'typebox'
+import { Action, Attachment, BotActivity, Instance, Intent, LoggedMessage, RequestConfig, SendLimitsSchema, Survey, SurveyAnswer } from '../schemas/records'
+import {
+  AudioFields,
+  CreateIntentBody,
+  CreateSurveyBody,
+  DeleteResult,
+  DocFields,
+  FileUrlFields,
+  InitBody,
+  MediaFields,
+  PairingCodeBody,
+  SandboxInboundBody,
+  SendButtonsBody,
+  SendContactBody,
+  SendListBody,
+  SendMediaButtonBody,
+  SendTextBody,
+  SendTextDeprecatedBody,
+  SetWebhookBody,
+  UpdateActionsBody,
+  UpdateActiveDaysBody,
+  UpdateActiveHoursBody,
+  UpdateGeneralBody,
+  UpdateIntentBody,
+  UpdateResult,
+  UpdateSurveyBody,
+  type DeleteResult as DeleteResultT,
+  type UpdateResult as UpdateResultT
+} from '../schemas/operations'
+import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
+import { op, withoutCredentials } from './define'
+import type { Attachment as AttachmentT, BotActivity as BotActivityT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
+import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
+import {
+  AppInfo,
+  ChatSummary,
+  QrView,
+  SentMessage,
+  SettingsChange,
+  SmtpInput,
+  SmtpView,
+  SurveyResponse,
+  TextSendResult,
+  type AppInfoT,
+  type ChatSummaryT,
+  type QrViewT,
+  type SentMessageT,
+  type SettingsChangeT,
+  type SmtpViewT,
+  type SurveyResponseT,
+  type TextSendResultT
+} from './results'
+
+const Id = Type.String({ minLength: 1 })
+const Empty = Type.Object({})
+const deleted = (): DeleteResultT => ({ n: 1, ok: 1, deletedCount: 1 })
+const updateResult = (c: SettingsChangeT): UpdateResultT => ({ acknowledged: true, modifiedCount: c.modified ? 1 : 0, upsertedId: null, upsertedCount: 0, matchedCount: 1 })
+const sentId = (s: SentMessageT) => ({ id: s.key.id })
+const SETTINGS_UPDATED = 'Chatapp settings updated successfully!'
+const SENT = 'Message sent successfully'
+const SEND_ERRORS = { 409: 'Instance not connected, or WhatsApp limits sends to new chats now' }
+const MEDIA_ERRORS = { ...SEND_ERRORS, 413: 'File over the limit', 415: 'File content does not fit the endpoint' }
+const MediaKind = Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('document')])
+/** The bytes of an upload, as the HTTP face hands them over (not a JSON field). */
+const UploadedFile = Type.Object({ path: Type.String(), filename: Type.String(), size: Type.Integer(), sha256: Type.String(), declaredMimetype: Type.Optional(Type.String()) })
+
+export const OPERATIONS = {
+  /* ---------- the app (UI only) ---------- */
+
+  'app.info': op<AppInfoT>()({ summary: 'Version, API base URL and mode of the app', tags: ['app'], scope: 'account', input: Empty, output: AppInfo, rpc: true }),
+  'apiToken.get': op<{ token: string; fixed: boolean }>()({
+    summary: 'The API bearer token (and whether the environment fixes it)',
+    tags: ['app'],
+    scope: 'account',
+    input: Empty,
+    output: Type.Object({ token: Type.String(), fixed: Type.Boolean() }),
+    rpc: true
+  }),
+  'apiToken.regenerate': op<{ token: string }>()({ summary: 'A new API bearer token', tags: ['app'], scope: 'account', input: Empty, output: Type.Object({ token: Type.String() }), rpc: true }),
+  'appSettings.get': op<{ smtp: SmtpViewT | null }>()({
+    summary: 'App settings (the SMTP server; the password is never answered)',
+    tags: ['app'],
+    scope: 'account',
+    input: Empty,
+    output: Type.Object({ smtp: Type.Union([SmtpView, Type.Null()]) }),
+    rpc: true
+  }),
+  'appSettings.setSmtp': op<{ smtp: SmtpViewT | null }>()({
+    summary: 'Set (or clear) the SMTP server of notification e-mails',
+    tags: ['app'],
+    scope: 'account',
+    input: Type.Object({ smtp: Type.Union([SmtpInput, Type.Null()]) }),
+    output: Type.Object({ smtp: Type.Union([SmtpView, Type.Null()]) }),
+    rpc: true
+  }),
+
+  /* ---------- instances (docs/api-seed.md §4.4, docs/design.md §5) ---------- */
+
+  'instances.create': op<InstanceT>()({
+    summary: 'Create an instance',
+    description: 'Body may be empty; `channel` picks `baileys` or `sandbox` (default: CHATAPP_CHANNEL).',
+    tags: ['instances'],
+    scope: 'account',
+    input: Type.Object({ channel: Type.Optional(Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')])) }),
+    output: Instance,
+    http: { method: 'POST', path: '/chatapp/createNewChatapp', message: 'Chatapp created successfully!', bodyOptional: true },
+    rpc: true
+  }),
+  'instances.list': op<readonly InstanceT[]>()({
+    summary: 'List all instances',
+    tags: ['instances'],
+    scope: 'account',
+    input: Empty,
+    output: Type.Array(Instance),
+    http: { method: 'GET', path: '/chatapp', message: 'Chatapp fetched successfully!' },
+    rpc: true
+  }),
+  'instances.delete': op<void, DeleteResultT>()({
+    summary: 'Delete an instance and everything it owns',
+    tags: ['instances'],
+    scope: 'account',
+    input: Type.Object({ instanceId: Id }),
+    output: DeleteResult,
+    http: { method: 'DELETE', path: '/chatapp/:instance_id', params: { instance_id: 'instanceId' }, message: 'Chatapp deleted successfully!', wire: deleted, errors: { 404: 'Unknown instance' } },
+    rpc: { output: deleted }
+  }),
+  'instances.init': op<{ status: string }>()({
+    summary: 'Start the session (idempotent)',
+    tags: ['instances'],
+    scope: 'instance',
+    input: withoutCredentials(InitBody),
+    output: Type.Object({ status: Type.String() }),
+    http: { method: 'POST', path: '/chatapp/init', message: 'Chatapp initialised successfully!', bodyOptional: true, errors: { 409: 'Channel unavailable' } },
+    rpc: true
+  }),
+  'instances.scan': op<{ qr: string; status: string }>()({
+    summary: 'The current pairing QR code',
+    description: 'A PNG image, or with `format=base64text` the JSON envelope with a data URL. 409 when connected or not started.',
+    tags: ['instances'],
+    scope: 'instance',
+    input: Type.Object({ format: Type.Optional(Type.String({ description: '`base64text` for the JSON form; otherwise a PNG image.' })) }),
+    output: Type.Object({ qrcode: Type.String(), status: Type.String() }),
+    http: { method: 'GET', path: '/chatapp/scan', query: ['format'], message: 'QR code fetched successfully', respond: 'qrImage', errors: { 409: 'Connected or not started' } }
+  }),
+  'pairing.qr': op<QrViewT>()({ summary: 'The QR the instance shows now, as an image (UI)', tags: ['instances'], scope: 'instance', input: Empty, output: QrView, rpc: true }),
+  'pairing.code': op<{ pairingCode: string; status: string }>()({
+    summary: 'Pair by phone number (extension)',
+    description: 'Answers a code to type on the phone (Linked devices → Link with phone number) once WhatsApp registered it; 409 with WhatsApp’s reason when it refuses. Needs init first.',
+    tags: ['instances'],
+    scope: 'instance',
+    input: withoutCredentials(PairingCodeBody),
+    output: Type.Object({ pairingCode: Type.String(), status: Type.String() }),
+    http: { method: 'POST', path: '/chatapp/pairingCode', message: 'Pairing code generated successfully', errors: { 409: 'Not started, already linked, or refused by WhatsApp' } },
+    rpc: true
+  }),
+  'instances.info': op<{ instance: InstanceT; reason: string | null; limits: SendLimits | null }>()({
+    summary: 'Instance info',
+    tags: ['instances'],
+    scope: 'instance',
+    input: Type.Object({ format: Type.Optional(Type.String({ description: 'Accepted for compatibility (the seed sends base64).' })) }),
+    output: Type.Object({
+      error: Type.Boolean(),
+      message: Type.String(),
+      instance_data: Type.Object({
+        instance_key: Type.String(),
+        phone_connected: Type.Boolean(),
+        webhookUrl: Type.Union([Type.String(), Type.Null()]),
+        user: Type.Object({ id: Type.String(), name: Type.String() }),
+        status: Type.String(),
+        status_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is in that state (e.g. the last connection error).' }),
+        limits: Type.Union([SendLimitsSchema, Type.Null()], {
+          description:
+            "WhatsApp's outreach limits on the number: capping of messages to people who have not answered, and the reach-out time lock. While either holds, messages to people who never wrote are refused with 409."
+        })
+      })
+    }),
+    http: {
+      method: 'GET',
+      path: '/chatapp/instance',
+      query: ['format'],
+      message: 'Status checked successfully',
+      wire: ({ instance: inst, reason, limits }) => ({
+        error: false,
+        message: 'Instance fetched successfully',
+        instance_data: {
+          instance_key: inst.session_id,
+          phone_connected: inst.settings.status === 'CONNECTED',
+          webhookUrl: inst.settings.webhook.url,
+          user: inst.settings.user ?? { id: '', name: '' },
+          status: inst.settings.status,
+          status_reason: reason,
+          limits
+        }
+      })
+    }
+  }),
+  'instances.health': op<{ reason: string | null; limits: SendLimits | null }>()({
+    summary: 'Why the instance is in its state, and WhatsApp’s outreach limits (UI)',
+    tags: ['instances'],
+    scope: 'instance',
+    input: Empty,
+    output: Type.Object({ reason: Type.Union([Type.String(), Type.Null()]), limits: Type.Union([SendLimitsSchema, Type.Null()]) }),
+    rpc: true
+  }),
+  'instances.logout': op<{ status: string }>()({
+    summary: 'Log out (unlink the device, delete its credentials)',
+    tags: ['instances'],
+    scope: 'instance',
+    input: Type.Object({ instanceId: Type.Optional(Id) }),
+    output: Type.Object({ status: Type.String() }),
+    http: {
+      method: 'GET',
+      path: '/chatapp/instance/logout/:instance_id',
+      params: { instance_id: 'instanceId' },
+      message: 'Logged out successfully',
+      errors: { 404: 'The credentials do not belong to this instance' }
+    },
+    rpc: true
+  }),
+
+  /* ---------- instance settings (docs/api-seed.md §4.3) ---------- */
+
+  'settings.updateGeneral': op<SettingsChangeT, UpdateResultT>()({
+    summary: 'Bot name, time zone, language, default message',
+    tags: ['instance settings'],
+    scope: 'instance',
+    input: withoutCredentials(UpdateGeneralBody),
+    output: SettingsChange,
+    http: { method: 'PUT', path: '/chatapp/updateGeneral', message: SETTINGS_UPDATED, wire: updateResult, data: UpdateResult },
+    rpc: { output: updateResult }
+  }),
+  'settings.updateActions': op<SettingsChangeT, UpdateResultT>()({
+    summary: 'Behaviour flags',
+    tags: ['instance settings'],
+    scope: 'instance',
+    input: withoutCredentials(UpdateActionsBody),
+    output: SettingsChange,
+    http: { method: 'PUT', path: '/chatapp/updateActions', message: SETTINGS_UPDATED, wire: updateResult, data: UpdateResult },
+    rpc: { output: updateResult }
+  }),
+  'settings.updateActiveDays': op<SettingsChangeT, UpdateResultT>()({
+    summary: 'Days the bot answers',
+    tags: ['instance settings'],
+    scope: 'instance',
+    input: withoutCredentials(UpdateActiveDaysBody),
+    output: SettingsChange,
+    http: { method: 'PUT', path: '/chatapp/updateActiveDays', message: SETTINGS_UPDATED, wire: updateResult, data: UpdateResult },
+    rpc: { output: updateResult }
+  }),
+  'settings.updateActiveHours': op<SettingsChangeT, UpdateResultT>()({
+    summary: 'Hours the bot answers',
+    description: '`H:MM`/`HH:MM` or `always` (both). `from` later than `to` is an overnight window.',
+    tags: ['instance settings'],
+    scope: 'instance',
+    input: withoutCredentials(UpdateActiveHoursBody),
+    output: SettingsChange,
+    http: { method: 'PUT', path: '/chatapp/updateActiveHours', message: SETTINGS_UPDATED, wire: updateResult, data: UpdateResult },
+    rpc: { output: updateResult }
+  }),
+  'settings.setWebhook': op<SettingsChangeT, { webhook_url: string | null; events: string[]; requestConfig: Record<string, unknown>; secret: string; send_webhook: boolean }>()({
+    summary: 'Webhook URL, events and request options',
+    description: 'Deliveries are signed with the Standard Webhooks scheme using the answered `secret`. actions.send_webhook switches sending on or off.',
+    tags: ['instance settings'],
+    scope: 'instance',
+    input: Type.Object({ ...withoutCredentials(SetWebhookBody).properties, requestConfig: Type.Optional(RequestConfig) }),
+    output: SettingsChange,
+    http: {
+      method: 'PUT',
+      path: '/chatapp/setWebhook',
+      message: SETTINGS_UPDATED,
+      wire: (c) => webhookView(c),
+      data: Type.Object({ webhook_url: Type.String(), events: Type.Array(Type.String()), requestConfig: RequestConfig, secret: Type.String(), send_webhook: Type.Boolean() })
+    },
+    rpc: { output: webhookView }
+  }),
+
+  /* ---------- intents (docs/api-seed.md §4.2) ---------- */
+
+  'intents.create': op<IntentT>()({
+    summary: 'Create an intent',
+    tags: ['intents'],
+    scope: 'instance',
+    input: withoutCredentials(CreateIntentBody),
+    output: Intent,
+    http: { method: 'POST', path: '/intent', message: 'Intent created successfully!' },
+    rpc: true
+  }),
+  'intents.list': op<IntentT[]>()({
+    summary: "The instance's intents",
+    tags: ['intents'],
+    scope: 'instance',
+    input: Empty,
+    output: Type.Array(Intent),
+    http: { method: 'GET', path: '/intent', message: 'Intent fetched successfully!' },
+    rpc: true
+  }),
+  'intents.get': op<IntentT>()({
+    summary: 'One intent',
+    tags: ['intents'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: Intent,
+    http: { method: 'GET', path: '/intent/:intent_id', params: { intent_id: 'id' }, message: 'Intent fetched successfully!', errors: { 404: 'Unknown intent (or another instance’s)' } }
+  }),
+  'intents.update': op<IntentT>()({
+    summary: 'Update an intent',
+    tags: ['intents'],
+    scope: 'instance',
+    input: Type.Object({ id: Id, ...withoutCredentials(UpdateIntentBody).properties }),
+    output: Intent,
+    http: { method: 'PUT', path: '/intent/:intent_id', params: { intent_id: 'id' }, message: 'Intent updated successfully!', errors: { 404: 'Unknown intent (or another instance’s)' } },
+    rpc: true
+  }),
+  'intents.delete': op<void, DeleteResultT>()({
+    summary: 'Delete an intent',
+    tags: ['intents'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: DeleteResult,
+    http: { method: 'DELETE', path: '/intent/:intent_id', params: { intent_id: 'id' }, message: 'Intent deleted successfully!', wire: deleted, errors: { 404: 'Unknown intent (or another instance’s)' } },
+    rpc: { output: deleted }
+  }),
+
+  /* ---------- surveys (docs/api-seed.md §4.1, docs/design.md §9) ---------- */
+
+  'surveys.create': op<SurveyT>()({
+    summary: 'Create a survey step',
+    description: 'Steps with the same title form one survey, ordered by sort_id. The first step’s keyword lists its triggers; a later step’s non-empty keyword lists the answers it accepts.',
+    tags: ['surveys'],
+    scope: 'instance',
+    input: withoutCredentials(CreateSurveyBody),
+    output: Survey,
+    http: { method: 'POST', path: '/survey', message: 'Survey created successfully!' },
+    rpc: true
+  }),
+  'surveys.list': op<SurveyT[]>()({
+    summary: "The instance's survey steps, grouped by title, in order",
+    tags: ['surveys'],
+    scope: 'instance',
+    input: Empty,
+    output: Type.Array(Survey),
+    http: { method: 'GET', path: '/survey', message: 'Survey fetched successfully!' },
+    rpc: true
+  }),
+  'surveys.get': op<SurveyT>()({
+    summary: 'One survey step',
+    tags: ['surveys'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: Survey,
+    http: { method: 'GET', path: '/survey/:survey_id', params: { survey_id: 'id' }, message: 'Survey fetched successfully!', errors: { 404: 'Unknown survey step (or another instance’s)' } }
+  }),
+  'surveys.update': op<SurveyT>()({
+    summary: 'Update a survey step',
+    tags: ['surveys'],
+    scope: 'instance',
+    input: Type.Object({ id: Id, ...withoutCredentials(UpdateSurveyBody).properties }),
+    output: Survey,
+    http: { method: 'PUT', path: '/survey/:survey_id', params: { survey_id: 'id' }, message: 'Survey updated successfully!', errors: { 404: 'Unknown survey step (or another instance’s)' } },
+    rpc: true
+  }),
+  'surveys.delete': op<void, DeleteResultT>()({
+    summary: 'Delete a survey step',
+    tags: ['surveys'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: DeleteResult,
+    http: { method: 'DELETE', path: '/survey/:survey_id', params: { survey_id: 'id' }, message: 'Survey deleted successfully!', wire: deleted, errors: { 404: 'Unknown survey step (or another instance’s)' } },
+    rpc: { output: deleted }
+  }),
+  'surveys.reorder': op<SurveyT[]>()({
+    summary: 'Gives the steps of one survey sort_ids 1..n in the order given (UI)',
+    tags: ['surveys'],
+    scope: 'instance',
+    input: Type.Object({ stepIds: Type.Array(Id, { minItems: 1 }) }),
+    output: Type.Array(Survey),
+    rpc: true
+  }),
+  'surveys.responses': op<SurveyResponseT[] | { fileName: string; csv: string }, SurveyResponseT[]>()({
+    summary: 'Runs of the survey a step belongs to (format=csv for a spreadsheet)',
+    tags: ['surveys'],
+    scope: 'instance',
+    input: Type.Object({ id: Id, format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) }),
+    output: Type.Array(SurveyResponse),
+    http: {
+      method: 'GET',
+      path: '/survey/:survey_id/responses',
+      params: { survey_id: 'id' },
+      query: ['format'],
+      message: 'Survey responses fetched successfully!',
+      respond: 'csvWhenAsked',
+      errors: { 404: 'Unknown survey step (or another instance’s)' }
+    },
+    rpc: { output: responsesOnly }
+  }),
+  'surveys.responsesCsv': op<{ fileName: string; csv: string }>()({
+    summary: 'The same runs as CSV: one row per run, one column per question (UI)',
+    tags: ['surveys'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: Type.Object({ fileName: Type.String(), csv: Type.String() }),
+    rpc: true
+  }),
+
+  /* ---------- attachments (docs/design.md §8) ---------- */
+
+  'attachments.uploadFile': op<AttachmentT>()({
+    summary: 'Upload a file',
+    tags: ['attachments'],
+    scope: 'instance',
+    input: Type.Object({ file: UploadedFile }),
+    output: Attachment,
+    http: { method: 'POST', path: '/attachment', multipart: { file: 'required' }, message: 'Attachment uploaded successfully!', errors: { 413: 'File over the limit' } }
+  }),
+  'attachments.upload': op<AttachmentT>()({
+    summary: 'Upload a file given as base64 (UI: both transports carry JSON)',
+    tags: ['attachments'],
+    scope: 'instance',
+    input: Type.Object({ filename: Type.String({ minLength: 1, maxLength: 255 }), mimetype: Type.Optional(Type.String()), dataBase64: Type.String() }),
+    output: Attachment,
+    rpc: true
+  }),
+  'attachments.list': op<AttachmentT[]>()({
+    summary: "The instance's attachments",
+    tags: ['attachments'],
+    scope: 'instance',
+    input: Empty,
+    output: Type.Array(Attachment),
+    http: { method: 'GET', path: '/attachment', message: 'Attachment fetched successfully!' },
+    rpc: true
+  }),
+  'attachments.get': op<AttachmentT>()({
+    summary: 'One attachment record',
+    tags: ['attachments'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: Attachment,
+    http: { method: 'GET', path: '/attachment/:attachment_id', params: { attachment_id: 'id' }, message: 'Attachment fetched successfully!', errors: { 404: 'Unknown attachment (or another instance’s)' } }
+  }),
+  'attachments.file': op<{ attachment: AttachmentT; path: string }>()({
+    summary: 'The attachment bytes',
+    tags: ['attachments'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: Type.String({ format: 'binary' }),
+    http: { method: 'GET', path: '/attachment/:attachment_id/file', params: { attachment_id: 'id' }, message: '', respond: 'attachmentFile', errors: { 404: 'Unknown attachment (or another instance’s)' } }
+  }),
+  'attachments.delete': op<void, DeleteResultT>()({
+    summary: 'Delete an attachment',
+    tags: ['attachments'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: DeleteResult,
+    http: { method: 'DELETE', path: '/attachment/:attachment_id', params: { attachment_id: 'id' }, message: 'Attachment deleted successfully!', wire: deleted, errors: { 404: 'Unknown attachment (or another instance’s)' } },
+    rpc: { output: deleted }
+  }),
+
+  /* ---------- messages (docs/api-seed.md §4.5, docs/design.md §6–§7) ---------- */
+
+  'messages.sendText': op<TextSendResultT, { sent: number }>()({
+    summary: 'Send a text (with attachments, location, contact)',
+    tags: ['messages'],
+    scope: 'instance',
+    input: withoutCredentials(SendTextBody),
+    output: TextSendResult,
+    http: { method: 'POST', path: '/chatapp/message', message: SENT, errors: SEND_ERRORS },
+    rpc: { output: sentCount }
+  }),
+  'messages.sendImage': mediaOperation('/chatapp/message/image', MediaFields, 'Send an image'),
+  'messages.sendVideo': mediaOperation('/chatapp/message/video', MediaFields, 'Send a video'),
+  'messages.sendAudio': mediaOperation('/chatapp/message/audio', AudioFields, 'Send audio (ptt=true for a voice note)'),
+  'messages.sendDocument': mediaOperation('/chatapp/message/doc', DocFields, 'Send a document'),
+  'messages.sendMedia': op<SentMessageT, { id: string }>()({
+    summary: 'Send a stored attachment as an image, video, audio or document message (UI)',
+    tags: ['messages'],
+    scope: 'instance',
+    input: Type.Object({
+      chatId: SendTextBody.properties.chatId,
+      kind: MediaKind,
+      attachmentId: Id,
+      caption: Type.Optional(Type.String({ maxLength: 4096 })),
+      voiceNote: Type.Optional(Type.Boolean())
+    }),
+    output: SentMessage,
+    rpc: { output: sentId }
+  }),
+  'messages.sendFileUrl': op<SentMessageT, { id: string }>()({
+    summary: 'Send a file downloaded from a URL',
+    description: 'Multipart form (or JSON). The file is downloaded with a timeout and the file size limit.',
+    tags: ['messages'],
+    scope: 'instance',
+    input: withoutCredentials(FileUrlFields),
+    output: SentMessage,
+    http: { method: 'POST', path: '/chatapp/message/fileurl', multipart: { file: 'none', alsoJson: true }, message: SENT, errors: MEDIA_ERRORS },
+    rpc: { output: sentId }
+  }),
+  'messages.sendButtons': op<SentMessageT, { id: string }>()({
+    summary: 'Send buttons (delivered as numbered text)',
+    tags: ['messages'],
+    scope: 'instance',
+    input: withoutCredentials(SendButtonsBody),
+    output: SentMessage,
+    http: { method: 'POST', path: '/chatapp/message/button', message: SENT, errors: SEND_ERRORS },
+    rpc: { output: sentId }
+  }),
+  'messages.sendContact': op<SentMessageT, { id: string }>()({
+    summary: 'Send a contact card (vCard)',
+    tags: ['messages'],
+    scope: 'instance',
+    input: withoutCredentials(SendContactBody),
+    output: SentMessage,
+    http: { method: 'POST', path: '/chatapp/message/contact', message: SENT, errors: SEND_ERRORS },
+    rpc: { output: sentId }
+  }),
+  'messages.sendList': op<SentMessageT, { id: string }>()({
+    summary: 'Send a list (delivered as numbered text)',
+    tags: ['messages'],
+    scope: 'instance',
+    input: withoutCredentials(SendListBody),
+    output: SentMessage,
+    http: { method: 'POST', path: '/chatapp/message/list', message: SENT, errors: SEND_ERRORS },
+    rpc: { output: sentId }
+  }),
+  'messages.sendMediaButtons': op<SentMessageT, { id: string }>()({
+    summary: 'Send an image with buttons (the buttons as its caption)',
+    tags: ['messages'],
+    scope: 'instance',
+    input: withoutCredentials(SendMediaButtonBody),
+    output: SentMessage,
+    http: { method: 'POST', path: '/chatapp/message/MediaButton', message: SENT, errors: MEDIA_ERRORS },
+    rpc: { output: sentId }
+  }),
+  'messages.sendTextDeprecated': op<SentMessageT>()({
+    summary: 'Send a text (deprecated; use /chatapp/message)',
+    tags: ['messages'],
+    scope: 'instance',
+    input: withoutCredentials(SendTextDeprecatedBody),
+    output: Type.String({ description: 'Id of the sent message.' }),
+    http: { method: 'POST', path: '/chatapp/message/sendText', aliases: ['/chatapp/sendText'], deprecated: true, message: SENT, wire: (s) => s.key.id, errors: SEND_ERRORS }
+  }),
+  'messages.media': op<{ data: Uint8Array; mimetype: string; fileName?: string }>()({
+    summary: 'The file of an inbound media message (downloaded on demand)',
+    tags: ['messages'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: Type.String({ format: 'binary' }),
+    http: {
+      method: 'GET',
+      path: '/chatapp/messages/:message_id/media',
+      params: { message_id: 'id' },
+      message: '',
+      respond: 'mediaFile',
+      errors: { 404: 'No such message, no media, or no longer available', 409: 'Instance not started' }
+    }
+  }),
+  'messages.list': op<LoggedMessageT[]>()({
+    summary: 'The message log (extension), newest last',
+    tags: ['messages'],
+    scope: 'instance',
+    input: Type.Object({
+      chatId: Type.Optional(Type.String()),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+      before: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch ms: entries older than this.' }))
+    }),
+    output: Type.Array(LoggedMessage),
+    http: { method: 'GET', path: '/chatapp/messages', query: ['chatId', 'limit', 'before'], message: 'Messages fetched successfully!' },
+    rpc: true
+  }),
+  'messages.chats': op<ChatSummaryT[]>()({ summary: 'The chats of the message log, newest first (UI)', tags: ['messages'], scope: 'instance', input: Empty, output: Type.Array(ChatSummary), rpc: true }),
+
+  /* ---------- sandbox (docs/design.md §6) ---------- */
+
+  'pairing.sandboxScan': op<{ status: string; bot_number: string; user: { id: string; name: string } }>()({
+    summary: 'Simulate the phone scanning the QR code',
+    tags: ['sandbox'],
+    scope: 'instance',
+    input: Empty,
+    output: Type.Object({ status: Type.String(), bot_number: Type.String(), user: Type.Object({ id: Type.String(), name: Type.String() }) }),
+    http: { method: 'POST', path: '/chatapp/sandbox/scan', message: 'Sandbox device linked successfully!', bodyOptional: true, errors: { 409: 'Not a sandbox instance, not started, or already linked' } },
+    rpc: true
+  }),
+  'sandbox.inbound': op<{ message: LoggedMessageT | null; replies: LoggedMessageT[] }>()({
+    summary: 'Deliver an inbound message to a sandbox instance',
+    description: 'Answers once the message is logged and the bot has handled it, with the bot’s replies to that chat.',
+    tags: ['sandbox'],
+    scope: 'instance',
+    input: withoutCredentials(SandboxInboundBody),
+    output: Type.Object({ message: LoggedMessage, replies: Type.Array(LoggedMessage) }),
+    http: { method: 'POST', path: '/chatapp/sandbox/inbound', message: 'Message received successfully', errors: { 409: 'Not a sandbox instance or not connected' } },
+    rpc: true
+  }),
+
+  /* ---------- the bot and webhooks ---------- */
+
+  'bot.activity': op<readonly BotActivityT[]>()({
+    summary: 'Actions the bot ran (newest last), with the outcome of each',
+    tags: ['bot'],
+    scope: 'instance',
+    input: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) }),
+    output: Type.Array(BotActivity),
+    http: { method: 'GET', path: '/chatapp/bot/activity', query: ['limit'], message: 'Bot activity fetched successfully!' },
+    rpc: true
+  }),
+  'webhookDeliveries.list': op<WebhookDeliveryT[]>()({
+    summary: "The instance's webhook deliveries, newest first (extension)",
+    description:
+      'Pending (queued or waiting for a retry), delivered (kept: the newest 50) and failed ones (4xx, or 24 h of retries; kept for a manual retry). `status` filters, `limit` caps (default 50).',
+    tags: ['webhooks'],
+    scope: 'instance',
+    input: Type.Object({ status: Type.Optional(DeliveryStatus), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })) }),
+    output: Type.Array(WebhookDelivery),
+    http: { method: 'GET', path: '/chatapp/webhook/deliveries', query: ['status', 'limit'], message: 'Webhook deliveries fetched successfully!' },
+    rpc: true
+  }),
+  'webhookDeliveries.retry': op<WebhookDeliveryT>()({
+    summary: 'Send a failed or pending webhook delivery again now (extension)',
+    description: "Requeues the delivery for an attempt now, to the instance's current webhook URL. A delivery past its 24 h window gets one attempt.",
+    tags: ['webhooks'],
+    scope: 'instance',
+    input: Type.Object({ deliveryId: Id }),
+    output: WebhookDelivery,
+    http: {
+      method: 'POST',
+      path: '/chatapp/webhook/deliveries/:delivery_id/retry',
+      params: { delivery_id: 'deliveryId' },
+      message: 'Webhook delivery queued for retry',
+      bodyOptional: true,
+      errors: { 404: 'Unknown delivery (or one of another instance)', 409: 'Already delivered' }
+    },
+    rpc: true
+  })
+} as const
+
+/** How many messages a text send sent (the UI's answer). */
+function sentCount(r: TextSendResultT): { sent: number } {
+  return { sent: (r.message ? 1 : 0) + r.media.length + (r.location ? 1 : 0) + (r.contact ? 1 : 0) }
+}
+
+/** The JSON form of the survey responses (the CSV form is the HTTP face's). */
+function responsesOnly(r: SurveyResponseT[] | { fileName: string; csv: string }): SurveyResponseT[] {
+  return Array.isArray(r) ? r : []
+}
+
+/** The webhook settings as setWebhook answers them. */
+function webhookView(c: SettingsChangeT): { webhook_url: string | null; events: string[]; requestConfig: Record<string, unknown>; secret: string; send_webhook: boolean } {
+  const s = c.instance.settings
+  return { webhook_url: s.webhook.url, events: [...s.webhook.events], requestConfig: s.webhook.requestConfig, secret: s.webhook.secret, send_webhook: s.actions.send_webhook }
+}
+
+/** A multipart media send (docs/api-seed.md §4.5); its kind is {@link MEDIA_KIND}'s. */
+function mediaOperation<P extends TProperties>(path: string, fields: TObject<P>, summary: string) {
+  return op<SentMessageT>()({
+    summary,
+    tags: ['messages'],
+    scope: 'instance',
+    input: Type.Object({ ...withoutCredentials(fields).properties, file: UploadedFile }),
+    output: SentMessage,
+    http: { method: 'POST', path, multipart: { file: 'required' }, message: SENT, errors: MEDIA_ERRORS }
+  })
+}
+
+export type Operations = typeof OPERATIONS
+export type OperationName = keyof Operations
+
+/** The kind a media operation sends (the multipart routes of the table). */
+export const MEDIA_KIND = {
+  'messages.sendImage': 'image',
+  'messages.sendVideo': 'video',
+  'messages.sendAudio': 'audio',
+  'messages.sendDocument': 'document'
+} as const
+
+export { Action, SurveyAnswer }

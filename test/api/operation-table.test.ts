@@ -1,0 +1,88 @@
+/**
+ * One operation table, every face generated from it: each operation with an `http` facet is a route
+ * in the OpenAPI document under its name (operationId) with the table's input fields; each with an
+ * `rpc` facet is a contract method whose schema is the same input (plus `instanceId`); and both faces
+ * check input with that one schema, so a bad input gets the same field problems from either.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OPERATIONS, type OperationName } from '../../src/shared/operations/table'
+import { CONTRACT_METHODS, contractInputSchema } from '../../src/shared/contract'
+import { RUNNERS } from '../../src/main/operations/runners'
+import { createHandlers, dispatch } from '../../src/main/ui-contract/handlers'
+import { makeHarness, type Harness } from '../helpers/harness'
+
+let h: Harness
+let doc: { paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> }; parameters?: Array<{ name: string; in: string }> }>> }
+beforeAll(async () => {
+  h = await makeHarness()
+  doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+})
+afterAll(async () => {
+  await h.close()
+})
+
+const names = Object.keys(OPERATIONS) as OperationName[]
+
+/** Every documented operation of the OpenAPI document, by operationId. */
+function documented() {
+  const out = new Map<string, { path: string; method: string; fields: Set<string> }>()
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      if (!operation.operationId) continue
+      const fields = new Set<string>([...(operation.parameters ?? []).map((p) => p.name)])
+      for (const content of Object.values(operation.requestBody?.content ?? {})) for (const f of Object.keys(content.schema.properties ?? {})) fields.add(f)
+      out.set(operation.operationId, { path, method, fields })
+    }
+  }
+  return out
+}
+
+describe('the operation table', () => {
+  it('has one runner per operation and nothing else', () => {
+    expect(Object.keys(RUNNERS).sort()).toEqual([...names].sort())
+  })
+
+  it('generates a documented route for every HTTP operation, with every input field', () => {
+    const routes = documented()
+    for (const name of names) {
+      const http = OPERATIONS[name].http
+      if (!http) {
+        expect(routes.has(name), `${name} has no HTTP facet, so no route`).toBe(false)
+        continue
+      }
+      const route = routes.get(name)
+      expect(route, name).toBeDefined()
+      expect(route!.method).toBe(http.method.toLowerCase())
+      expect(route!.path).toBe(http.path.replace(/:(\w+)/g, '{$1}'))
+      const paramNames = new Map(Object.entries(http.params ?? {}).map(([p, field]) => [field, p]))
+      for (const field of Object.keys(OPERATIONS[name].input.properties)) {
+        expect(route!.fields.has(paramNames.get(field) ?? field), `${name}: ${field}`).toBe(true)
+      }
+      if (OPERATIONS[name].scope === 'instance') expect(route!.fields.has('session_id'), name).toBe(true)
+    }
+  })
+
+  it('generates a contract method for every RPC operation, with the same input schema', () => {
+    expect([...CONTRACT_METHODS].sort()).toEqual(names.filter((n) => OPERATIONS[n].rpc !== undefined).sort())
+    for (const method of CONTRACT_METHODS) {
+      const { instanceId, ...props } = contractInputSchema(method).properties
+      const { instanceId: own, ...expected } = OPERATIONS[method].input.properties as Record<string, unknown>
+      expect(props, method).toEqual(expected)
+      // The UI names the instance of instance-scoped operations (and of instances.delete) by id.
+      expect(instanceId !== undefined, method).toBe(OPERATIONS[method].scope === 'instance' || own !== undefined)
+    }
+  })
+
+  it('refuses a bad input with the same field problems on both faces', async () => {
+    const { inst, creds } = await h.connectedInstance()
+    const handlers = createHandlers(h.core, { baseUrl: () => '', mode: 'web', defaultChannel: 'sandbox' })
+    const bad = { title: '', keyword: 'hi', reply: 'Hello', action: { send_webhook: 'yes' } }
+    const http = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, ...bad } })
+    const rpc = await dispatch(handlers, 'intents.create', { instanceId: inst._id, ...bad }, () => {})
+    expect(http.statusCode).toBe(400)
+    expect(rpc).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } })
+    const fields = (details: Array<{ field: string }>) => details.map((d) => d.field).sort()
+    expect(fields(http.json.error.details)).toEqual(['action.send_webhook', 'title'])
+    expect(fields(rpc.ok ? [] : rpc.error.details!)).toEqual(fields(http.json.error.details))
+  })
+})
