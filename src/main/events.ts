@@ -55,8 +55,8 @@ export class CoreEventBus {
   onDurable<K extends keyof CoreEvents>(event: K, listener: (payload: CoreEvents[K]) => Promise<void>): () => void {
     let set = this.durable.get(event)
     if (!set) this.durable.set(event, (set = new Set()))
-    set.add(listener as (payload: never) => Promise<void>)
-    return () => set.delete(listener as (payload: never) => Promise<void>)
+    set.add(listener)
+    return () => set.delete(listener)
   }
 
   emit<K extends keyof CoreEvents>(event: K, payload: CoreEvents[K]): void {

@@ -5,9 +5,9 @@
  */
 import { LRUCache } from 'lru-cache'
 
-export type LruOptions<K extends {}, V extends {}> = Omit<LRUCache.Options<K, V, unknown>, 'max' | 'maxSize' | 'sizeCalculation'>
+export type LruOptions<K extends NonNullable<unknown>, V extends NonNullable<unknown>> = Omit<LRUCache.Options<K, V, unknown>, 'max' | 'maxSize' | 'sizeCalculation'>
 
 /** An LRU cache of at most `count` entries; `ttl` etc. as lru-cache takes them. */
-export function boundedLru<K extends {}, V extends {}>(count: number, opts: LruOptions<K, V> = {}): LRUCache<K, V> {
-  return new LRUCache<K, V>({ ...opts, maxSize: count, sizeCalculation: () => 1 } as LRUCache.Options<K, V, unknown>)
+export function boundedLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(count: number, opts: LruOptions<K, V> = {}): LRUCache<K, V> {
+  return new LRUCache<K, V>({ ...opts, maxSize: count, sizeCalculation: () => 1 })
 }

@@ -7,6 +7,9 @@ import addFormats from 'ajv-formats'
 import { CUSTOM_FORMATS, FORMAT_PROBLEMS } from '../shared/formats'
 import { AppError, type FieldProblem } from './services/errors'
 
+// ajv-formats is CommonJS; its ESM default import is typed loosely.
+const addStandardFormats = addFormats.default as (ajv: Ajv, formats: string[]) => Ajv
+
 /** An Ajv instance; `coerce` turns query-string text into numbers/booleans (never for bodies). */
 export function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -16,7 +19,7 @@ export function makeAjv(coerce: boolean): Ajv {
     allErrors: true,
     strict: false
   })
-  addFormats.default(ajv, ['email', 'uri', 'date-time'])
+  addStandardFormats(ajv, ['email', 'uri', 'date-time'])
   for (const [name, fn] of Object.entries(CUSTOM_FORMATS)) ajv.addFormat(name, fn)
   return ajv
 }

@@ -33,7 +33,7 @@ export function responses(message: string, data: TSchema, extra: Record<number, 
     200: Type.Object({ status: Type.Literal(true), message: Type.String({ examples: [message] }), data }, { description: message })
   }
   for (const [code, description] of Object.entries({ 400: 'Validation error', 401: 'Missing or wrong credentials', ...extra })) {
-    out[Number(code)] = { ...ErrorEnvelope, description } as TSchema
+    out[Number(code)] = { ...ErrorEnvelope, description }
   }
   return out
 }

@@ -103,7 +103,7 @@ function multipartOptions(ctx: OperationContext, def: AnyOperation, http: HttpFa
         return
       }
       const upload = await readMultipart(req, shape.body, { requireFile: multipart.file === 'required', tmpPath: () => ctx.core.attachments.tmpPath('up') })
-      uploads.set(req, upload as MultipartResult<Bag>)
+      uploads.set(req, upload)
       req.body = upload.fields
     },
     onResponse: async (req) => {

@@ -127,7 +127,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   const jsonParser = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (typeof body === 'string' && body.trim() === '') done(null, undefined)
-    else jsonParser(req, body as string, done)
+    else void jsonParser(req, body as string, done)
   })
 
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))

@@ -8,6 +8,7 @@ import { basename } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { AppError } from '../services/errors'
+import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 
 export interface DownloadOptions {
   /** Bytes. */
@@ -71,7 +72,7 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
     }
   })
   try {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), limiter, createWriteStream(dest))
+    await pipeline(Readable.fromWeb(res.body as WebReadableStream), limiter, createWriteStream(dest))
   } catch (err) {
     await rm(dest, { force: true })
     if (err instanceof AppError) throw err

@@ -80,6 +80,6 @@ export class InstanceConnection {
   }
 
   private status(instanceId: string): ConnectionState {
-    return this.registry.get(instanceId).settings.status as ConnectionState
+    return this.registry.get(instanceId).settings.status
   }
 }

@@ -36,7 +36,7 @@ export function applyRecordPatch(record: Draft<KeywordRecord>, patch: KeywordRec
   if (patch.keyword !== undefined) record.keyword = patch.keyword
   if (patch.reply !== undefined) record.reply = patch.reply
   if (patch.action === null) delete record.action
-  else if (patch.action !== undefined) record.action = patch.action as Draft<Action>
+  else if (patch.action !== undefined) record.action = patch.action
   record.updatedAt = now
   record.__v += 1
 }

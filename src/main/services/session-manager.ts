@@ -11,7 +11,6 @@ import type {
   ChannelFactory,
   ChannelKind,
   ChannelSession,
-  ConnectionState,
   ChatIdentity,
   InboundMessage,
   MessageStatusUpdate,
@@ -160,7 +159,7 @@ export class SessionManager {
   private async persistState(instanceId: string, update: StateUpdate): Promise<void> {
     const inst = this.deps.instances.find(instanceId)
     if (!inst) return
-    const previous = inst.settings.status as ConnectionState
+    const previous = inst.settings.status
     if (update.state !== 'QR') this.qrs.delete(instanceId)
     if (update.reason) this.reasons.set(instanceId, update.reason)
     else this.reasons.delete(instanceId)

@@ -87,5 +87,5 @@ export type RpcOutputOf<D> = D extends OperationDef<TObject, unknown, infer RO> 
 /** The properties of an operation schema without the instance credentials (the body schemas carry them). */
 export function withoutCredentials<P extends TProperties>(schema: TObject<P>): TObject<Omit<P, 'session_id' | 'access_token'>> {
   const { session_id: _s, access_token: _a, ...rest } = schema.properties as P & { session_id?: unknown; access_token?: unknown }
-  return Type.Object(rest as Omit<P, 'session_id' | 'access_token'>)
+  return Type.Object(rest)
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { normalizeText, splitKeywords } from '../../../src/shared/domain/keywords'
+import { keywordList, normalizeText, splitKeywords } from '../../../src/shared/domain/keywords'
+import { requireKeywords } from '../../../src/main/services/keyword-record'
 
 describe('normalizeText', () => {
   it('folds case, NFKC compatibility forms and whitespace', () => {
@@ -49,5 +50,21 @@ describe('splitKeywords', () => {
     expect(splitKeywords('')).toEqual([])
     expect(splitKeywords(' , ,')).toEqual([])
     expect(splitKeywords(undefined)).toEqual([])
+  })
+})
+
+describe('one rule for every face', () => {
+  it('shows the chips the bot matches: same splits, the owner’s spelling', () => {
+    for (const field of ['hi،hello', '你好、菜单', 'Hi , HELLO', 'Ｍenu,price']) {
+      expect(keywordList(field).map(normalizeText)).toEqual(splitKeywords(field))
+    }
+    expect(keywordList('hi،hello')).toEqual(['hi', 'hello'])
+  })
+
+  it('refuses a field that can never match (a lone separator) the way validation does', () => {
+    expect(splitKeywords('、')).toEqual([])
+    expect(keywordList('、')).toEqual([])
+    expect(() => requireKeywords('keyword', '、')).toThrow(/keyword/)
+    expect(() => requireKeywords('keyword', 'hi、')).not.toThrow()
   })
 })

@@ -55,7 +55,7 @@ export class AuthStoreError extends Error {
 
 function reviveValue(type: string, value: unknown): unknown {
   if (type === 'app-state-sync-key' && value) {
-    return proto.Message.AppStateSyncKeyData.fromObject(value as Record<string, unknown>)
+    return proto.Message.AppStateSyncKeyData.fromObject(value)
   }
   return value
 }
@@ -143,7 +143,7 @@ export class AuthStore {
     const snapshotText = await readOptional(snapshotFile)
     if (snapshotText !== null) {
       try {
-        applyMutations(map, JSON.parse(snapshotText, BufferJSON.reviver), true)
+        applyMutations(map, JSON.parse(snapshotText, BufferJSON.reviver) as Record<string, Record<string, unknown> | undefined>, true)
       } catch (err) {
         throw new AuthStoreError(snapshotFile, err)
       }
@@ -155,7 +155,7 @@ export class AuthStore {
       const line = lines[i]!
       if (!line.trim()) continue
       try {
-        applyMutations(map, JSON.parse(line, BufferJSON.reviver), true)
+        applyMutations(map, JSON.parse(line, BufferJSON.reviver) as Record<string, Record<string, unknown> | undefined>, true)
       } catch (err) {
         // Only the last line can be torn (an append that never completed, never acknowledged).
         if (i === lines.length - 1) {

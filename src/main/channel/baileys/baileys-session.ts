@@ -98,7 +98,8 @@ export class BaileysSession implements ChannelSession {
   private lifecycle: Promise<void> = Promise.resolve()
   private auth: AuthStore | null = null
   private run: SocketRun | null = null
-  private reconnectTimer: TimerHandle | null = null
+  /** The pending reconnect's timer; null when none. */
+  private reconnectTimer: TimerHandle = null
   /** Reconnect attempts since the last connection that stayed open for stableOpenMs. */
   private attempt = 0
   private restartsInRow = 0
@@ -494,7 +495,7 @@ export class BaileysSession implements ChannelSession {
           // The socket died during a pairing-code attempt: start again from fresh creds.
           await this.auth.destroy()
           this.auth = null
-          this.caches.signalKeys.flushAll()
+          void this.caches.signalKeys.flushAll()
           try {
             this.auth = await AuthStore.open(this.ctx.authDir, this.ctx.logger)
             await this.messages.load()
@@ -580,7 +581,7 @@ export class BaileysSession implements ChannelSession {
     this.messages.clear()
     this.groups.clear()
     this.recipients.clear()
-    for (const c of Object.values(this.caches)) c.flushAll()
+    for (const c of Object.values(this.caches)) void c.flushAll()
   }
 
   private clearReconnect(): void {

@@ -42,7 +42,7 @@ export function statusUpdate(id: string | null | undefined, status: number | nul
 
 /** The status an own send's echo (`messages.upsert` append) carries, when an ack was merged into it. */
 export function echoStatus(msg: WAMessage): MessageStatusUpdate | null {
-  const update = statusUpdate(msg.key?.id, msg.status, msg.messageStubParameters)
+  const update = statusUpdate(msg.key?.id, msg.status, msg.messageStubParameters as string[] | null | undefined)
   return update && update.status !== 'PENDING' ? update : null
 }
 
@@ -54,7 +54,7 @@ export function watchDeliveryStatus(sock: Pick<BaileysSocket, 'ev' | 'ws'>, repo
   const onUpdate = (updates: BaileysEventMap['messages.update']) => {
     for (const { key, update } of updates) {
       if (!key.fromMe) continue
-      const u = statusUpdate(key.id, update.status, update.messageStubParameters)
+      const u = statusUpdate(key.id, update.status, update.messageStubParameters as string[] | null | undefined)
       if (u) report(u)
     }
   }

@@ -51,7 +51,7 @@ export function stripDevice(jid: string): string {
 export function toSeconds(value: unknown): number {
   if (typeof value === 'number') return value
   if (typeof value === 'string') return Number(value) || 0
-  if (value && typeof value === 'object' && 'toNumber' in value && typeof (value as { toNumber: unknown }).toNumber === 'function') {
+  if (value && typeof value === 'object' && 'toNumber' in value && typeof (value).toNumber === 'function') {
     return (value as { toNumber(): number }).toNumber()
   }
   return 0

@@ -47,7 +47,7 @@ export function withTimeout<T>(timers: Timers, promise: Promise<T>, ms: number, 
       },
       (err) => {
         timers.clearTimeout(handle)
-        reject(err)
+        reject(err instanceof Error ? err : new Error(String(err)))
       }
     )
   })

@@ -14,7 +14,7 @@ export type VersionFetcher = () => Promise<WAVersion | undefined>
 /** The library's fetcher with a timeout (ms). */
 export function libraryVersionFetcher(timeoutMs = 5000): VersionFetcher {
   return async () => {
-    const res = await fetchLatestWaWebVersion({ signal: AbortSignal.timeout(timeoutMs) } as RequestInit)
+    const res = await fetchLatestWaWebVersion({ signal: AbortSignal.timeout(timeoutMs) })
     return res.isLatest ? res.version : undefined
   }
 }

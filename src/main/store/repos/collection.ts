@@ -56,7 +56,7 @@ export class Collection<T extends { _id: string }, D extends object = object> {
   /** Removes every record `pred` picks, in one write; answers how many. */
   async removeWhere(pred: (r: Stored<T>) => boolean): Promise<number> {
     const ids = this.where(pred).map((r) => r._id)
-    await this.doc.apply(ids.map((id) => ({ op: 'remove', path: this.path, id }) as DocOp))
+    await this.doc.apply(ids.map((id) => ({ op: 'remove', path: this.path, id })))
     return ids.length
   }
 

@@ -38,7 +38,7 @@ export function ActionEditor({ instanceId, value, onChange, error }: { instanceI
   const toggle = (kinds: string[]) => {
     const next: Record<string, unknown> = {}
     for (const k of kinds as Kind[]) next[k] = action[k] ?? EMPTY[k]
-    set(next as Action)
+    set(next)
   }
   const patch = <K extends Kind>(k: K, v: Action[K]) => set({ ...action, [k]: v })
   const err = (f: string) => fieldError(error, `action.${f}`)

@@ -4,7 +4,7 @@
 export function fileToBase64(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader()
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''))
+    reader.onload = () => resolve((typeof reader.result === 'string' ? reader.result : '').replace(/^data:[^,]*,/, ''))
     reader.onerror = () => reject(reader.error ?? new Error('Could not read the file'))
     reader.readAsDataURL(file)
   })

@@ -5,6 +5,7 @@
 import { Badge, Button, EmptyState, Group, Loader, Modal, Stack, Table, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { Action, Intent } from '../../../shared/schemas/records'
+import { keywordList } from '../../../shared/domain/keywords'
 import { ActionEditor } from '../components/ActionEditor'
 import { ErrorAlert, fieldError } from '../components/ErrorAlert'
 import { NeedInstance } from '../components/NeedInstance'
@@ -22,8 +23,6 @@ const ACTION_LABELS: Record<string, string> = {
   start_survey: 'Start survey'
 }
 
-/** Comma-separated keywords (the stored form) to chips and back. */
-export const splitKeywords = (csv: string) => csv.split(',').map((k) => k.trim()).filter(Boolean)
 
 export function IntentsTab() {
   const inst = useSelectedInstance()
@@ -66,7 +65,7 @@ export function IntentsTab() {
                 <Table.Td>{i.title}</Table.Td>
                 <Table.Td>
                   <Group gap={4}>
-                    {splitKeywords(i.keyword).map((k) => (
+                    {keywordList(i.keyword).map((k) => (
                       <Badge key={k} variant="outline" size="sm" tt="none">
                         {k}
                       </Badge>
@@ -114,7 +113,7 @@ export function IntentsTab() {
 
 function IntentEditor({ instanceId, intent, onClose, onSaved }: { instanceId: string; intent: Intent | null; onClose(): void; onSaved(): void }) {
   const [title, setTitle] = useState(intent?.title ?? '')
-  const [keywords, setKeywords] = useState<string[]>(intent ? splitKeywords(intent.keyword) : [])
+  const [keywords, setKeywords] = useState<string[]>(intent ? keywordList(intent.keyword) : [])
   const [reply, setReply] = useState(intent?.reply ?? '')
   const [action, setAction] = useState<Action | undefined>(intent?.action)
   const save = useAction()

@@ -5,7 +5,6 @@
  */
 import { ActionIcon, Button, Card, Chip, EmptyState, Grid, Group, NavLink, ScrollArea, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
-import type { LoggedMessage } from '../../../shared/schemas/records'
 import { AttachmentPicker } from '../components/AttachmentPicker'
 import { ChatLog } from '../components/ChatLog'
 import { FilesCard } from '../components/FilesCard'
@@ -70,7 +69,7 @@ function Conversation({ instanceId, chatId, connected }: { instanceId: string; c
     <Stack>
       <Title order={5}>Conversation with {chatId.includes('@') ? chatId : `+${chatId.replace(/^\+/, '')}`}</Title>
       <ErrorAlert error={log.error} />
-      <ChatLog messages={(log.data ?? []) as LoggedMessage[]} height={300} empty="No messages in this chat yet." testId="conversation" />
+      <ChatLog messages={(log.data ?? [])} height={300} empty="No messages in this chat yet." testId="conversation" />
       {!connected && <Text c="orange">The instance is not connected; link it in Pairing before sending.</Text>}
       <Composer instanceId={instanceId} chatId={chatId} onSent={log.reload} />
     </Stack>
@@ -158,7 +157,7 @@ function Composer({ instanceId, chatId, onSent }: { instanceId: string; chatId: 
   return (
     <Card withBorder component="form" onSubmit={submit} aria-label="Compose">
       <Stack gap="sm">
-        <Chip.Group multiple={false} value={kind} onChange={(v) => setKind(v as Kind)}>
+        <Chip.Group multiple={false} value={kind} onChange={(v) => setKind(v)}>
           <Group gap={6} data-testid="send-kind" role="radiogroup" aria-label="Message kind">
             {KINDS.map((k) => (
               <Chip key={k} value={k} size="sm" radius="sm">

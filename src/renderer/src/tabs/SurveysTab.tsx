@@ -10,7 +10,7 @@ import { ErrorAlert, fieldError } from '../components/ErrorAlert'
 import { NeedInstance } from '../components/NeedInstance'
 import { useAction, useContract } from '../hooks'
 import { call, useSelectedInstance } from '../store'
-import { splitKeywords } from './IntentsTab'
+import { keywordList } from '../../../shared/domain/keywords'
 
 type Editing = { step: Survey | null; title: string; sortId: number } | null
 
@@ -180,7 +180,7 @@ function StepEditor({ instanceId, editing, onClose, onSaved }: { instanceId: str
   const { step } = editing
   const [title, setTitle] = useState(editing.title)
   const [reply, setReply] = useState(step?.reply ?? '')
-  const [keywords, setKeywords] = useState<string[]>(step ? splitKeywords(step.keyword) : [])
+  const [keywords, setKeywords] = useState<string[]>(step ? keywordList(step.keyword) : [])
   const [sortId, setSortId] = useState<number | string>(editing.sortId)
   const [action, setAction] = useState<Action | undefined>(step?.action)
   const save = useAction()

@@ -5,7 +5,7 @@
  */
 import { Alert, Badge, Button, Card, Group, List, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useState } from 'react'
-import type { BotActivity, LoggedMessage } from '../../../shared/schemas/records'
+import type { BotActivity } from '../../../shared/schemas/records'
 import { ChatLog } from '../components/ChatLog'
 import { ErrorAlert } from '../components/ErrorAlert'
 import { NeedInstance } from '../components/NeedInstance'
@@ -48,7 +48,7 @@ export function TestChatTab() {
           <TextInput label="You are" value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <TextInput label="Your number" value={customer} onChange={(e) => setCustomer(e.currentTarget.value)} />
         </Group>
-        <ChatLog messages={(log.data ?? []) as LoggedMessage[]} height={360} empty="Say hello to your bot." testId="test-chat-log" />
+        <ChatLog messages={(log.data ?? [])} height={360} empty="Say hello to your bot." testId="test-chat-log" />
         <form onSubmit={submit}>
           <Group mt="sm" wrap="nowrap">
             <TextInput placeholder="Type a message as the customer" value={text} onChange={(e) => setText(e.currentTarget.value)} style={{ flex: 1 }} disabled={!connected} aria-label="Customer message" data-testid="test-chat-input" />
