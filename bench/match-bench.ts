@@ -1,5 +1,5 @@
 /**
- * Benchmark of intent matching (DESIGN.md §10: "Matching must stay fast with thousands of intents
+ * Benchmark of intent matching (docs/design.md §10: "Matching must stay fast with thousands of intents
  * (an index, not a loop of regexes)"). Run: `npx tsx bench/match-bench.ts`.
  *
  * For 10, 1,000 and 10,000 intents of 3 keywords each (single words, 2–3 word phrases, product-like

@@ -1,7 +1,7 @@
 /**
- * Headless configuration from the environment (DESIGN.md §2). Invalid values stop the start with a
+ * Headless configuration from the environment (docs/design.md §2). Invalid values stop the start with a
  * message naming the variable. `CHATAPP_WA_WS_URL` / `CHATAPP_WA_ROOT_KEY` are the Baileys channel's
- * offline test seam (DESIGN.md §5): for tests only, unset in normal use.
+ * offline test seam (docs/design.md §5): for tests only, unset in normal use.
  */
 import { homedir } from 'node:os'
 import { join } from 'node:path'
@@ -23,7 +23,7 @@ export interface ServeConfig {
   tuning: Tuning
 }
 
-/** Limits and pacing the owner may change (DESIGN.md §4, §7, §9, §10; issue 4 send queue). */
+/** Limits and pacing the owner may change (docs/design.md §4, §7, §9, §10; issue 4 send queue). */
 export interface Tuning {
   /** `CHATAPP_MAX_FILE_MB`: uploads and downloads, bytes (default 64 MiB). */
   fileBytes: number

@@ -28,7 +28,7 @@ export function newMessageId(): string {
 
 /**
  * A Standard Webhooks signing secret: `whsec_` and 32 random bytes in standard base64 (the form the
- * Standard Webhooks libraries decode; URL-safe base64 would not verify there). DESIGN.md §11.
+ * Standard Webhooks libraries decode; URL-safe base64 would not verify there). docs/design.md §11.
  */
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`

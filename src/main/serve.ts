@@ -1,5 +1,5 @@
 /**
- * Headless entry (`npm run serve`, DESIGN.md §2): the core and the HTTP API with no Electron, plus the
+ * Headless entry (`npm run serve`, docs/design.md §2): the core and the HTTP API with no Electron, plus the
  * web UI at `/` (when built: `npm run build`) driven over the HTTP transport of the UI contract.
  * Prints `Chatapp API listening on http://HOST:PORT` when ready; SIGTERM/SIGINT close cleanly (no
  * write lost, sessions closed). Exits 1 with a clear message on bad configuration, a data dir owned

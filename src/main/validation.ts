@@ -1,6 +1,6 @@
 /**
  * Schema validation for the API: Ajv with the shared custom formats, and the translation of Ajv's
- * errors into DESIGN.md §4 details (`[{field, problem}]`, dotted paths, plain-English problems).
+ * errors into docs/design.md §4 details (`[{field, problem}]`, dotted paths, plain-English problems).
  */
 import { Ajv, type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
@@ -24,7 +24,7 @@ export function makeAjv(coerce: boolean): Ajv {
   return ajv
 }
 
-/** Turns Ajv errors into DESIGN.md §4 details: `[{field, problem}]` with dotted field paths. */
+/** Turns Ajv errors into docs/design.md §4 details: `[{field, problem}]` with dotted field paths. */
 export function ajvProblems(errors: ErrorObject[], prefix = ''): FieldProblem[] {
   const out: FieldProblem[] = []
   const seen = new Set<string>()

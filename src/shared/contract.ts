@@ -62,7 +62,7 @@ export type ContractEvent =
   /** Sent by a transport (never by main) after its event stream reconnected: events may have been missed, reload. */
   | { type: 'resync' }
 
-/** The error both transports carry: DESIGN.md §4 codes, a message for the owner, field details. */
+/** The error both transports carry: docs/design.md §4 codes, a message for the owner, field details. */
 export interface ContractErrorShape {
   code: string
   message: string

@@ -1,6 +1,6 @@
 /**
  * String formats shared by validation (Ajv custom formats), the services and the UI.
- * Pure functions, no I/O. Source: DESIGN.md §5 (bot_timezone, active_hours).
+ * Pure functions, no I/O. Source: docs/design.md §5 (bot_timezone, active_hours).
  */
 
 /** `H:MM` or `HH:MM`, 0:00–23:59. */

@@ -1,5 +1,5 @@
 /**
- * Credentials (DESIGN.md §3) and the error envelope (§4) across routes: bearer token, instance
+ * Credentials (docs/design.md §3) and the error envelope (§4) across routes: bearer token, instance
  * credentials from query or body, instance isolation, malformed input, unknown routes, Host check.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * The headless contract (DESIGN.md §2) on the real process: ready line, /health, generated token,
+ * The headless contract (docs/design.md §2) on the real process: ready line, /health, generated token,
  * clean shutdown on SIGTERM, one process per data dir, and crash safety: a kill -9 in the middle of
  * a burst of writes leaves data files that load, with every write that was answered.
  */

@@ -1,5 +1,5 @@
 /**
- * Instances (seed §4.4, DESIGN.md §5) and their settings (seed §4.3): create, list, init, scan in
+ * Instances (docs/api-seed.md §4.4, docs/design.md §5) and their settings (docs/api-seed.md §4.3): create, list, init, scan in
  * both forms, pairing code, info, logout, delete, and the five settings updates.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'

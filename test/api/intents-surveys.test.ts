@@ -1,5 +1,5 @@
 /**
- * Intents (seed §4.2) and surveys (seed §4.1, DESIGN.md §9): messages, record shapes, updates,
+ * Intents (docs/api-seed.md §4.2) and surveys (docs/api-seed.md §4.1, docs/design.md §9): messages, record shapes, updates,
  * deletes, action checks, and the survey responses route.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Attachments (DESIGN.md §8) and every send operation (seed §4.5, DESIGN.md §6–§7): result shapes,
+ * Attachments (docs/design.md §8) and every send operation (docs/api-seed.md §4.5, docs/design.md §6–§7): result shapes,
  * content checks (415), size limits (413), not-connected (409), fileurl downloads, message log.
  */
 import { createHash } from 'node:crypto'

@@ -62,7 +62,7 @@ export async function startWaInstance({ accountNumber = '15550001111', channel, 
 }
 
 /**
- * Links the instance as an owner does (seed 4.4): init → the QR image from /chatapp/scan, read as a
+ * Links the instance as an owner does (docs/api-seed.md §4.4): init → the QR image from /chatapp/scan, read as a
  * phone camera would → the fake phone scans → 515 restart → login → CONNECTED.
  */
 export async function linkByQr(t: WaInstance): Promise<void> {

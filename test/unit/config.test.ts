@@ -1,4 +1,4 @@
-/** Headless configuration (DESIGN.md §2) and the tunables of the README's table. */
+/** Headless configuration (docs/design.md §2) and the tunables of the README's table. */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -2,7 +2,7 @@
  * The whole life of a real-channel instance, on the real process: `npm run serve`'s entry
  * (src/main/serve.ts) as a child with CHATAPP_CHANNEL=baileys, CHATAPP_WA_WS_URL and
  * CHATAPP_WA_ROOT_KEY pointing the unmodified Baileys socket at the local protocol test server
- * (test/support/wa-server), driven over the product's HTTP API only (seed 4.4, 4.5, 4.3; DESIGN.md
+ * (test/support/wa-server), driven over the product's HTTP API only (docs/api-seed.md §4.4, 4.5, 4.3; docs/design.md
  * §5 states, §11 webhooks):
  *
  * create → init → the QR PNG from /chatapp/scan, decoded → the fake phone pairs → CONNECTED with

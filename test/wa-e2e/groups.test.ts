@@ -3,7 +3,7 @@
  * (test/support/wa-server, groups.ts). Members write to a group with their sender keys (the first
  * message carries the SenderKeyDistributionMessage); the app logs it with the group as the chat and
  * the member as the sender, announces it by webhook, and its bot answers in the group only with
- * `reply_group_msgs` on (DESIGN.md §10). The client's group messages (bot replies, API sends to a
+ * `reply_group_msgs` on (docs/design.md §10). The client's group messages (bot replies, API sends to a
  * group JID) are decrypted by every member with the sender key the client distributed.
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'

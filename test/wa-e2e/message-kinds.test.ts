@@ -1,5 +1,5 @@
 /**
- * Every message kind of the HTTP API (seed §4.5, DESIGN.md §6) end to end over the REAL Baileys
+ * Every message kind of the HTTP API (docs/api-seed.md §4.5, docs/design.md §6) end to end over the REAL Baileys
  * socket and the local protocol test server (test/support/wa-server): each send is decrypted by a
  * fake contact and checked field by field, media included (uploaded by the library to the fake HTTPS
  * media host, fetched, checked and decrypted by the contact). Inbound: a contact's image reaches the
@@ -115,7 +115,7 @@ describe('every message kind of the API, decrypted by the contact', () => {
     expect(img.caption).toBe('Our menu')
     expect([img.width, img.height]).toEqual([64, 48])
     expect(Buffer.from(img.jpegThumbnail!).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]))
-    // The API answers seed 2.11's image result: the same message the contact got.
+    // The API answers docs/api-seed.md §2.11's image result: the same message the contact got.
     const data = res.json.data
     expect(data.key).toMatchObject({ remoteJid: ana.jid, fromMe: true })
     expect(data.message.imageMessage).toMatchObject({ url: img.url, directPath: img.directPath, mimetype: 'image/png', caption: 'Our menu', width: 64, height: 48, fileLength: String(file.length) })
@@ -185,7 +185,7 @@ describe('every message kind of the API, decrypted by the contact', () => {
     expect(kinds(got[0]!)).toEqual(['locationMessage'])
     const l = got[0]!.locationMessage!
     expect([l.degreesLatitude, l.degreesLongitude, l.name]).toEqual([40.7127, -74.0059, 'Main St shop'])
-    // The API has no address field (seed §4.5), so none is sent.
+    // The API has no address field (docs/api-seed.md §4.5), so none is sent.
     expect(l.address ?? undefined).toBeUndefined()
   })
 
@@ -199,7 +199,7 @@ describe('every message kind of the API, decrypted by the contact', () => {
     expect(c.vcard).toBe(['BEGIN:VCARD', 'VERSION:3.0', 'FN:Bea Diaz', 'ORG:Acme\\, Inc.;', 'TEL;type=CELL;type=VOICE;waid=15559876543:+15559876543', 'END:VCARD'].join('\n'))
   })
 
-  it('buttons: delivered as numbered text (DESIGN.md §6)', async () => {
+  it('buttons: delivered as numbered text (docs/design.md §6)', async () => {
     const ana = newContact()
     const btndata = {
       text: 'How can we help?',
@@ -217,7 +217,7 @@ describe('every message kind of the API, decrypted by the contact', () => {
     expect(got[0]!.extendedTextMessage!.text).toBe(expected)
   })
 
-  it('list: delivered as numbered text with its sections (DESIGN.md §6)', async () => {
+  it('list: delivered as numbered text with its sections (docs/design.md §6)', async () => {
     const ana = newContact()
     const msgdata = {
       title: 'Menu',

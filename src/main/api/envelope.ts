@@ -1,5 +1,5 @@
 /**
- * The response envelope (seed 2.1, DESIGN.md §4) and its OpenAPI schemas.
+ * The response envelope (docs/api-seed.md §2.1, docs/design.md §4) and its OpenAPI schemas.
  */
 import Type, { type TSchema } from 'typebox'
 import type { AppError } from '../services/errors'

@@ -1,5 +1,5 @@
 /**
- * Multipart uploads (seed §4.5 media sends, DESIGN.md §8 attachments): the file part streams to the
+ * Multipart uploads (docs/api-seed.md §4.5 media sends, docs/design.md §8 attachments): the file part streams to the
  * data dir's tmp folder while its sha256 is computed, under the configured size limit (413 past it);
  * text fields are collected and validated with the operation's schema. The caller removes the file
  * (`cleanup`); `tmpPath` names a new temp file in the data dir.

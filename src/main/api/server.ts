@@ -1,11 +1,11 @@
 /**
- * The local HTTP API (seed §4, DESIGN.md §2–§9) on Fastify.
+ * The local HTTP API (docs/api-seed.md §4, docs/design.md §2–§9) on Fastify.
  *
  * - Validation: the operation schemas of `src/shared/schemas` through Ajv. Bodies are strict (a string
  *   where a boolean belongs is a 400, never coerced); query strings and path params are coerced.
  *   Unknown top-level fields are ignored; `action` members are strict (schema-level).
- * - GET routes read JSON bodies: the seed sends credentials in GET bodies (DESIGN.md §3).
- * - Every error is the envelope `{status:false, message, error:{code, details?}}` of DESIGN.md §4;
+ * - GET routes read JSON bodies: the seed sends credentials in GET bodies (docs/design.md §3).
+ * - Every error is the envelope `{status:false, message, error:{code, details?}}` of docs/design.md §4;
  *   unexpected errors are logged with the request id and answered without internals.
  * - Routes: generated from the operation table (./operation-routes.ts), one Fastify scope each:
  *   public (health, docs, the web UI's files), account (bearer token hook) and, inside it, instance

@@ -1,5 +1,5 @@
 /**
- * Runs the actions of a matched intent or answered survey step (seed 2.5, DESIGN.md §10) in the
+ * Runs the actions of a matched intent or answered survey step (docs/api-seed.md §2.5, docs/design.md §10) in the
  * design's order: location, contact vCard, photo, file, notification (WhatsApp message and e-mail),
  * add to group, start survey. Each action runs on its own: a failure is logged and reported in the
  * outcome list, and the next action still runs.
@@ -15,7 +15,7 @@ import type { Mailer } from './mailer'
 
 export type ActionName = keyof Action
 
-/** The order of DESIGN.md §10. */
+/** The order of docs/design.md §10. */
 export const ACTION_ORDER: ActionName[] = [
   'send_location',
   'send_contact',

@@ -1,6 +1,6 @@
 /**
- * The bot's opening hours (DESIGN.md §10 step 1 "outside active_days / active_hours in
- * bot_timezone", seed §2.7). Pure; the only state is a cache of `Intl.DateTimeFormat` objects.
+ * The bot's opening hours (docs/design.md §10 step 1 "outside active_days / active_hours in
+ * bot_timezone", docs/api-seed.md §2.7). Pure; the only state is a cache of `Intl.DateTimeFormat` objects.
  *
  * `isWithinActiveWindow(now, timezone, days, hours)`:
  * - `timezone` is what `parseTimeZone` accepts: an IANA name (local wall time comes from

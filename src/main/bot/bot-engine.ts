@@ -1,5 +1,5 @@
 /**
- * The bot engine (DESIGN.md §9–§10): what makes an instance answer by itself. Registered on the
+ * The bot engine (docs/design.md §9–§10): what makes an instance answer by itself. Registered on the
  * inbound pipeline, so it runs the same for the sandbox and the real channel.
  *
  * For each inbound message:

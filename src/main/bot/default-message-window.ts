@@ -1,5 +1,5 @@
 /**
- * "Send `default_msg` at most once per contact per window" (DESIGN.md §10 step 5). Pure in-memory
+ * "Send `default_msg` at most once per contact per window" (docs/design.md §10 step 5). Pure in-memory
  * state with explicit time (`nowMs`, epoch milliseconds); the caller persists it with
  * `toJSON()`/`DefaultMessageWindow.fromJSON()`.
  *

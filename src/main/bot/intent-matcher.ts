@@ -1,5 +1,5 @@
 /**
- * Keyword index for intents and survey triggers (DESIGN.md §10 "Matching"). Pure, in memory, no I/O.
+ * Keyword index for intents and survey triggers (docs/design.md §10 "Matching"). Pure, in memory, no I/O.
  *
  * Shapes: `KeywordIndex<T>` holds entries `{entryId, keywords[], order, value: T}`; `match(text)`
  * answers `{value, entryId, keyword, exact}` (keyword in normalised form) or null. `order` is any

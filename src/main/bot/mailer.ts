@@ -1,5 +1,5 @@
 /**
- * E-mail for the `send_notification` action (DESIGN.md §10), through the SMTP server set in the
+ * E-mail for the `send_notification` action (docs/design.md §10), through the SMTP server set in the
  * app's settings, with nodemailer. A transport is made per configuration and reused until the
  * settings change.
  */

@@ -1,5 +1,5 @@
 /**
- * Keyword indexes per instance (DESIGN.md §10 matching): one for intents, one for survey triggers
+ * Keyword indexes per instance (docs/design.md §10 matching): one for intents, one for survey triggers
  * (the first step of each survey). Built on first use from the stored records, then kept current
  * from the event bus: an intent created, updated or deleted is added to or removed from its index
  * incrementally; a survey change re-derives that instance's triggers (which step is first can change

@@ -1,5 +1,5 @@
 /**
- * Replies to buttons and lists sent as numbered text (DESIGN.md §6, last paragraph): "a reply with
+ * Replies to buttons and lists sent as numbered text (docs/design.md §6, last paragraph): "a reply with
  * an option's number or title counts as pressing it". Pure; never throws.
  *
  * `resolveOptionReply(text, options)` takes the reply and the options of the last buttons/list

@@ -1,6 +1,6 @@
 /**
- * Rendering of reply texts: intent `reply`, survey questions, `default_msg` (DESIGN.md §10 "Texts",
- * seed §2.7). Pure; never throws.
+ * Rendering of reply texts: intent `reply`, survey questions, `default_msg` (docs/design.md §10 "Texts",
+ * docs/api-seed.md §2.7). Pure; never throws.
  *
  * `renderReply(template, {name, number}, random?)` expands spintax first (see spintax.ts), then
  * replaces every `[name]` (any letter case: `[Name]`, `[NAME]`) with the contact's push name, or

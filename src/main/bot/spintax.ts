@@ -1,5 +1,5 @@
 /**
- * Spintax expansion for reply texts (DESIGN.md §10 "Texts", seed §2.7 `default_msg`). Pure; never
+ * Spintax expansion for reply texts (docs/design.md §10 "Texts", docs/api-seed.md §2.7 `default_msg`). Pure; never
  * throws.
  *
  * `{a|b|c}` becomes one alternative, chosen with `random()` (a function returning [0, 1), injectable

@@ -1,5 +1,5 @@
 /**
- * The survey state machine of DESIGN.md §9 (and §10 steps 2–3). Pure: steps, run state, text and
+ * The survey state machine of docs/design.md §9 (and §10 steps 2–3). Pure: steps, run state, text and
  * time in; new run state and what to say out. Storage, rendering (`renderReply`) and running actions
  * are the caller's.
  *

@@ -1,5 +1,5 @@
 /**
- * Buttons and lists as text (DESIGN.md §6): WhatsApp does not render them from linked devices and
+ * Buttons and lists as text (docs/design.md §6): WhatsApp does not render them from linked devices and
  * Baileys 7 removed their builders, so both channels send the body, numbered options and the footer.
  * The options are kept with the logged message so a reply with a number or title counts as pressing.
  */

@@ -1,5 +1,5 @@
 /**
- * JID normalisation for `chatId` / `to` / group ids (seed §4.5, issue "Sends").
+ * JID normalisation for `chatId` / `to` / group ids (docs/api-seed.md §4.5, issue "Sends").
  *
  * Accepted: a phone number (digits with optional `+`, spaces, dashes, dots, parentheses) → 
  * `digits@s.whatsapp.net`; a user JID (`@s.whatsapp.net`, legacy `@c.us`), a group JID (`@g.us`),

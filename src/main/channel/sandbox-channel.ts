@@ -1,11 +1,11 @@
 /**
- * The sandbox channel (DESIGN.md §6): a channel with no network, for trying bots before linking a
+ * The sandbox channel (docs/design.md §6): a channel with no network, for trying bots before linking a
  * real number, for the app's Test chat and for every test.
  *
  * It walks the real states: start → CONNECTING → QR (a real QR payload that rotates every 20 s) →
  * {@link SandboxSession.simulateScan} (the phone scanning) → CONNECTED with a generated bot number.
  * The pairing is saved in the session's auth dir, so a restart reconnects without a new QR, and
- * logout deletes it. Sends return results shaped like Baileys' (seed 2.11) with real sha256, sizes
+ * logout deletes it. Sends return results shaped like Baileys' (docs/api-seed.md §2.11) with real sha256, sizes
  * and image dimensions, computed from the file.
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto'
@@ -38,7 +38,7 @@ interface SandboxCreds {
   pairedAt: string
 }
 
-/** An inbound message as the sandbox route takes it (DESIGN.md §6). */
+/** An inbound message as the sandbox route takes it (docs/design.md §6). */
 export interface SandboxInbound {
   chatId: string
   message: string

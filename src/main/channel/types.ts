@@ -1,13 +1,13 @@
 /**
  * The channel seam: one interface for a messaging-network session of one instance.
  *
- * Two implementations stand behind it: the sandbox channel (DESIGN.md §6, no network) and the
+ * Two implementations stand behind it: the sandbox channel (docs/design.md §6, no network) and the
  * Baileys channel (a real WhatsApp linked device). Services only ever talk to this interface, so the
  * bot engine, webhooks, message log and HTTP API behave the same on both.
  */
 import type { Logger } from '../logger'
 
-/** Connection states of DESIGN.md §5. */
+/** Connection states of docs/design.md §5. */
 export type ConnectionState = 'DISCONNECTED' | 'CONNECTING' | 'QR' | 'CONNECTED' | 'LOGGED_OUT'
 
 
@@ -42,7 +42,7 @@ export interface MediaSource {
 }
 
 /**
- * Everything a channel can send. Buttons and lists are not here on purpose: DESIGN.md §6 makes both
+ * Everything a channel can send. Buttons and lists are not here on purpose: docs/design.md §6 makes both
  * channels deliver them as text (or an image with a text caption), rendered above the channel.
  */
 export type OutboundContent =
@@ -71,7 +71,7 @@ export interface MessageStatusUpdate {
 }
 
 /**
- * The result of a send, shaped like Baileys' `WAMessage` serialised to JSON (seed 2.11): binary
+ * The result of a send, shaped like Baileys' `WAMessage` serialised to JSON (docs/api-seed.md §2.11): binary
  * fields are base64 strings, 64-bit numbers are decimal strings.
  */
 export interface SentMessage {

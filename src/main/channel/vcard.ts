@@ -1,5 +1,5 @@
 /**
- * vCard 3.0 text for contact messages (seed 2.5 send_contact, 4.5 /message/contact), in the form
+ * vCard 3.0 text for contact messages (docs/api-seed.md §2.5 send_contact, 4.5 /message/contact), in the form
  * WhatsApp clients read: `TEL;type=CELL;waid=<digits>:+<digits>`. Values are escaped per RFC 6350 §3.4.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Downloads a file by URL to a local temp path (seed 4.5 fileurl, MediaButton), with a timeout and a
+ * Downloads a file by URL to a local temp path (docs/api-seed.md §4.5 fileurl, MediaButton), with a timeout and a
  * size limit. Only http and https. Errors are {@link AppError}s naming the `url` field.
  */
 import { createWriteStream } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * Image facts a WhatsApp image message carries (seed 2.11): width, height and a small JPEG thumbnail
+ * Image facts a WhatsApp image message carries (docs/api-seed.md §2.11): width, height and a small JPEG thumbnail
  * (base64, 32 px wide like Baileys' own). Uses sharp, which Baileys also uses for thumbnails.
  */
 import sharp from 'sharp'

@@ -1,6 +1,6 @@
 /**
  * What a file really is, judged by its bytes (file-type's magic numbers), not by its name or the
- * client's declared type: an image endpoint gets an image (DESIGN.md §4: 415 otherwise).
+ * client's declared type: an image endpoint gets an image (docs/design.md §4: 415 otherwise).
  */
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'

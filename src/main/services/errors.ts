@@ -1,5 +1,5 @@
 /**
- * Errors the services raise, with the stable codes of DESIGN.md §4. The HTTP layer maps a code to its
+ * Errors the services raise, with the stable codes of docs/design.md §4. The HTTP layer maps a code to its
  * status; the UI shows the message. Messages are written for the owner, never stack traces.
  */
 
@@ -41,7 +41,7 @@ export function conflict(message: string): AppError {
   return new AppError('CONFLICT', message)
 }
 
-/** HTTP status of each code (DESIGN.md §4). */
+/** HTTP status of each code (docs/design.md §4). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,

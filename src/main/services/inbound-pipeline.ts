@@ -1,5 +1,5 @@
 /**
- * Where inbound messages go (DESIGN.md §6–§7, §10): every channel hands them here. Each message is
+ * Where inbound messages go (docs/design.md §6–§7, §10): every channel hands them here. Each message is
  * deduplicated by id (a reconnect can deliver the same message again), logged, announced on the event
  * bus, then given to the registered handlers (the bot engine) in order. Messages of one instance are
  * processed one at a time, so a contact's answers reach a survey in the order they were sent.

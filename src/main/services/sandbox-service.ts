@@ -1,5 +1,5 @@
 /**
- * Driving sandbox instances (DESIGN.md §6): the phone's scan and a customer's inbound message, for
+ * Driving sandbox instances (docs/design.md §6): the phone's scan and a customer's inbound message, for
  * the HTTP routes and the UI's Test chat alike. Inbound messages take the real path (message log, bot
  * engine, webhooks); the answer waits for the bot and carries its replies to that chat.
  */

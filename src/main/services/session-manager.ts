@@ -1,5 +1,5 @@
 /**
- * Session orchestration: one live channel session per started instance (DESIGN.md §5).
+ * Session orchestration: one live channel session per started instance (docs/design.md §5).
  *
  * Creates sessions through the channel factories, keeps the latest QR per instance, persists state
  * changes to the instance record (status, bot_number, user) and publishes them on the event bus, and

@@ -1,5 +1,5 @@
 /**
- * One process owns a data dir at a time (DESIGN.md §2), through proper-lockfile's lock
+ * One process owns a data dir at a time (docs/design.md §2), through proper-lockfile's lock
  * (`<dataDir>/chatapp.lock`, refreshed every second). A lock left by a killed process goes stale after
  * 5 s; a new start waits that long before taking it over, so a restart after kill -9 still works.
  */

@@ -1,5 +1,5 @@
 /**
- * The message log (DESIGN.md §7): every inbound and outbound message, newest N per instance.
+ * The message log (docs/design.md §7): every inbound and outbound message, newest N per instance.
  *
  * High-churn data lives apart from the configuration file: one append-only JSON Lines file per
  * instance (`messages/<instanceId>.jsonl`). Appends are grouped and fsynced, so a burst costs few

@@ -1,8 +1,8 @@
 /**
- * The UI contract over HTTP, for the headless server's web UI (DESIGN.md §1 third face):
+ * The UI contract over HTTP, for the headless server's web UI (docs/design.md §1 third face):
  *
  * - `POST /rpc/{method}` with the input as the JSON body answers `{ok:true, data}` or
- *   `{ok:false, error:{code, message, details?}}` with the DESIGN.md §4 status of the code.
+ *   `{ok:false, error:{code, message, details?}}` with the docs/design.md §4 status of the code.
  * - `GET /rpc/events` streams the contract's events as server-sent events (`data: <json>` frames,
  *   a comment heartbeat every 15 s).
  *

@@ -1,5 +1,5 @@
 /**
- * The webhook dispatcher (DESIGN.md §11): sends the outbox's pending deliveries when they are due,
+ * The webhook dispatcher (docs/design.md §11): sends the outbox's pending deliveries when they are due,
  * signs each attempt by the Standard Webhooks scheme, and records the outcome with the retry rules of
  * {@link classifyAttempt} / {@link nextAttemptAt}.
  *

@@ -1,5 +1,5 @@
 /**
- * The webhook outbox (DESIGN.md §11): every delivery of every instance in its own data file,
+ * The webhook outbox (docs/design.md §11): every delivery of every instance in its own data file,
  * `<dataDir>/webhook-outbox.json`, apart from chatapp.json because it changes with every message.
  *
  * Written through {@link JsonDocument} (atomic, fsynced, group commit), so `add` resolves only once the

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery decisions, pure (DESIGN.md §11): which events an instance wants, the body of an
+ * Webhook delivery decisions, pure (docs/design.md §11): which events an instance wants, the body of an
  * event, how an attempt's outcome is classified, and when the next attempt is due. No I/O, no clock,
  * no randomness of their own: the caller passes `now` (epoch ms) and `random` ([0, 1)), so every rule
  * here is tested without waiting.
@@ -63,7 +63,7 @@ export type AttemptResult =
 export type Verdict = { outcome: 'delivered' } | { outcome: 'retry'; error: string; retryAfterMs?: number } | { outcome: 'fail'; error: string }
 
 /**
- * Classifies an attempt (DESIGN.md §11): 2xx delivered; network errors, timeouts, 5xx, 408 and 429
+ * Classifies an attempt (docs/design.md §11): 2xx delivered; network errors, timeouts, 5xx, 408 and 429
  * retry (429/503 with Retry-After honour it); any other status fails at once, since the receiver
  * rejected the request itself and sending it again will not change that. Redirects are not followed
  * (a signed body must not land somewhere the owner did not configure), so 3xx fails too.
@@ -102,7 +102,7 @@ export function nextAttemptAt(
 }
 
 /**
- * The webhook events a logged message raises (DESIGN.md §11): every message is `onAnyMessage`;
+ * The webhook events a logged message raises (docs/design.md §11): every message is `onAnyMessage`;
  * inbound ones from contacts are also `onMessage`. Messages typed on the linked phone (`phone`) are
  * outbound for this purpose.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhooks (DESIGN.md §11): turns the core's events into deliveries and exposes them.
+ * Webhooks (docs/design.md §11): turns the core's events into deliveries and exposes them.
  *
  * - `message` events → `onMessage` (inbound from contacts) and `onAnyMessage` (every message, inbound
  *   and outbound: API sends, bot replies, phone); `state` events → `onConnection` — each only when the

@@ -1,5 +1,5 @@
 /**
- * One schema per API operation (seed §4, DESIGN.md §3–§9): request bodies, query strings and the
+ * One schema per API operation (docs/api-seed.md §4, docs/design.md §3–§9): request bodies, query strings and the
  * `data` of each answer. The HTTP layer validates with them, the services take their `Static` types,
  * and the OpenAPI document is generated from them.
  *
@@ -20,7 +20,7 @@ export const CredentialsBody = Type.Object(Credentials)
 
 export const IdParam = (name: string) => Type.Object({ [name]: Type.String({ description: 'Record identifier.' }) })
 
-/* ---------- intents (seed 4.2) ---------- */
+/* ---------- intents (docs/api-seed.md §4.2) ---------- */
 
 export const CreateIntentBody = Type.Object({
   ...Credentials,
@@ -40,7 +40,7 @@ export const UpdateIntentBody = Type.Object({
 })
 export type UpdateIntentBody = Static<typeof UpdateIntentBody>
 
-/* ---------- surveys (seed 4.1, DESIGN.md §9) ---------- */
+/* ---------- surveys (docs/api-seed.md §4.1, docs/design.md §9) ---------- */
 
 const SortId = Type.Union([Type.Integer(), Type.String({ pattern: '^\\s*-?\\d+\\s*$' })], {
   description: 'Step order; the update form may send it as a numeric string.'
@@ -71,7 +71,7 @@ export const SurveyResponsesQuery = Type.Object({
   format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')]))
 })
 
-/* ---------- instances (seed 4.4, DESIGN.md §5) ---------- */
+/* ---------- instances (docs/api-seed.md §4.4, docs/design.md §5) ---------- */
 
 export const CreateInstanceBody = Type.Object({
   channel: Type.Optional(Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')]))
@@ -106,7 +106,7 @@ export const PairingCodeBody = Type.Object({
 })
 export type PairingCodeBody = Static<typeof PairingCodeBody>
 
-/* ---------- instance settings (seed 4.3) ---------- */
+/* ---------- instance settings (docs/api-seed.md §4.3) ---------- */
 
 export const UpdateGeneralBody = Type.Object({
   ...Credentials,
@@ -158,7 +158,7 @@ export const SetWebhookBody = Type.Object({
 })
 export type SetWebhookBody = Static<typeof SetWebhookBody>
 
-/** data of every settings update (seed 2.9). */
+/** data of every settings update (docs/api-seed.md §2.9). */
 export const UpdateResult = Type.Object({
   acknowledged: Type.Boolean(),
   modifiedCount: Type.Integer(),
@@ -168,11 +168,11 @@ export const UpdateResult = Type.Object({
 })
 export type UpdateResult = Static<typeof UpdateResult>
 
-/** data of deletes (seed 2.10). */
+/** data of deletes (docs/api-seed.md §2.10). */
 export const DeleteResult = Type.Object({ n: Type.Integer(), ok: Type.Integer(), deletedCount: Type.Integer() })
 export type DeleteResult = Static<typeof DeleteResult>
 
-/* ---------- sending (seed 4.5) ---------- */
+/* ---------- sending (docs/api-seed.md §4.5) ---------- */
 
 const ChatId = Type.String({ minLength: 1, description: 'Phone number (digits, +, spaces, dashes) or JID (user, group, LID).' })
 
@@ -303,7 +303,7 @@ export const MessagesQuery = Type.Object({
 })
 export type MessagesQuery = Static<typeof MessagesQuery>
 
-/* ---------- sandbox (DESIGN.md §6) ---------- */
+/* ---------- sandbox (docs/design.md §6) ---------- */
 
 export const SandboxInboundBody = Type.Object({
   ...Credentials,

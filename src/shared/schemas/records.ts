@@ -1,10 +1,10 @@
 /**
- * Stored records and their API shapes (seed §2, DESIGN.md §5–§9). One schema per record gives the
+ * Stored records and their API shapes (docs/api-seed.md §2, docs/design.md §5–§9). One schema per record gives the
  * TypeScript type (`Static`), the OpenAPI component and, where a record is input, the validation.
  */
 import Type, { type Static } from 'typebox'
 
-/** Record bookkeeping fields of seed 2.2. */
+/** Record bookkeeping fields of docs/api-seed.md §2.2. */
 const Bookkeeping = {
   _id: Type.String({ description: 'Record identifier (24 hex digits).' }),
   createdAt: Type.String({ description: 'ISO 8601 UTC timestamp with milliseconds.' }),
@@ -12,7 +12,7 @@ const Bookkeeping = {
   __v: Type.Integer({ description: 'Revision counter, 0 on a new record.' })
 }
 
-/** Action object of seed 2.5. Members are checked strictly: a typo is a 400, not a dead action. */
+/** Action object of docs/api-seed.md §2.5. Members are checked strictly: a typo is a 400, not a dead action. */
 export const Action = Type.Object(
   {
     send_location: Type.Optional(
@@ -45,7 +45,7 @@ export const Action = Type.Object(
     add_to_group: Type.Optional(Type.String({ minLength: 1, description: 'Group JID or id.' })),
     start_survey: Type.Optional(Type.String({ minLength: 1, description: 'Survey step _id.' }))
   },
-  { additionalProperties: false, description: 'Follow-up actions (seed 2.5), run in this order.' }
+  { additionalProperties: false, description: 'Follow-up actions (docs/api-seed.md §2.5), run in this order.' }
 )
 export type Action = Static<typeof Action>
 
@@ -166,7 +166,7 @@ export type Attachment = Static<typeof Attachment>
 export const MESSAGE_SOURCES = ['api', 'bot', 'inbound', 'phone'] as const
 export type MessageSource = (typeof MESSAGE_SOURCES)[number]
 
-/** A message log entry (DESIGN.md §7). */
+/** A message log entry (docs/design.md §7). */
 /** WhatsApp's outreach limits on an instance's number (docs/design.md §13 platform signals). */
 export const SendLimitsSchema = Type.Object({
   capping: Type.Optional(
@@ -208,7 +208,7 @@ export const LoggedMessage = Type.Object({
   options: Type.Optional(
     Type.Array(
       Type.Object({ title: Type.String(), id: Type.Optional(Type.String()) }),
-      { description: 'Numbered options of a buttons/list message sent as text (DESIGN.md §6).' }
+      { description: 'Numbered options of a buttons/list message sent as text (docs/design.md §6).' }
     )
   )
 })
@@ -222,7 +222,7 @@ export const SurveyAnswer = Type.Object({
 })
 export type SurveyAnswer = Static<typeof SurveyAnswer>
 
-/** A survey run (DESIGN.md §9). */
+/** A survey run (docs/design.md §9). */
 export const SurveyRun = Type.Object({
   _id: Type.String(),
   instance_id: Type.String(),

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries (DESIGN.md §11, extension): the event body sent to the receiver, the delivery
+ * Webhook deliveries (docs/design.md §11, extension): the event body sent to the receiver, the delivery
  * record kept in the outbox, and the deliveries API's query. One schema gives the type, the OpenAPI
  * component and the validation.
  */
@@ -25,7 +25,7 @@ export const WebhookPayload = Type.Object(
     }),
     timestamp: Type.String({ description: 'When the event happened, ISO 8601 UTC.' })
   },
-  { description: 'Webhook request body (DESIGN.md §11).' }
+  { description: 'Webhook request body (docs/design.md §11).' }
 )
 export type WebhookPayload = Static<typeof WebhookPayload>
 

@@ -575,7 +575,7 @@ describe('sends', () => {
     await expect(t.session.send('15551234567', { kind: 'text', text: 'x' })).rejects.toMatchObject({ code: 'NOT_CONNECTED' })
   })
 
-  it('text: chatId normalised from a phone number; result is the seed 2.11 shape', async () => {
+  it('text: chatId normalised from a phone number; result is the docs/api-seed.md §2.11 shape', async () => {
     const t = setup()
     const s = await linked(t)
     const sent = await t.session.send('+1 555 123 4567', { kind: 'text', text: 'Hello' })

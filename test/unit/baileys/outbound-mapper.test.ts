@@ -32,7 +32,7 @@ describe('toMessageContent', () => {
 })
 
 describe('toSentMessage', () => {
-  it('is the library message info as seed 2.11 JSON: base64 bytes, decimal-string longs, status name', () => {
+  it('is the library message info as docs/api-seed.md §2.11 JSON: base64 bytes, decimal-string longs, status name', () => {
     const msg = generateWAMessageFromContent(
       '15551234567@s.whatsapp.net',
       {

@@ -8,7 +8,7 @@ afterEach(() => {
   WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(original)
 })
 
-describe('offline test seam (DESIGN.md §5, tests only)', () => {
+describe('offline test seam (docs/design.md §5, tests only)', () => {
   it('is off by default', () => {
     const c = readServeConfig({})
     expect(c.waWebSocketUrl).toBeUndefined()

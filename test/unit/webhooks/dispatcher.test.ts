@@ -1,5 +1,5 @@
 /**
- * The dispatcher alone (DESIGN.md §11), with a fake fetch and a manual clock: the concurrency cap,
+ * The dispatcher alone (docs/design.md §11), with a fake fetch and a manual clock: the concurrency cap,
  * close() aborting requests in flight without recording them (they stay pending for the next start),
  * and no timer left after close.
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook outbox (DESIGN.md §11): durable adds, newest-first lists, and the bounds — delivered
+ * The webhook outbox (docs/design.md §11): durable adds, newest-first lists, and the bounds — delivered
  * entries pruned beyond keepDelivered, failed ones beyond maxFailed, pending ones never.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'

@@ -1,5 +1,5 @@
 /**
- * The pure webhook rules (DESIGN.md §11): backoff schedule, Retry-After, attempt classification,
+ * The pure webhook rules (docs/design.md §11): backoff schedule, Retry-After, attempt classification,
  * the 24 h window, which events a message raises, the should-deliver decision, payload and secret.
  */
 import { describe, expect, it } from 'vitest'

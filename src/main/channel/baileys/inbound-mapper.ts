@@ -13,7 +13,7 @@
  * name, poll question. Wrappers (ephemeral, view-once, document-with-caption, edited) are unwrapped
  * with the library's `normalizeMessageContent` (lib/Utils/messages.js).
  *
- * Addressing (Baileys 7, DESIGN.md §5): `chatId` is `key.remoteJid` as the network addressed it
+ * Addressing (Baileys 7, docs/design.md §5): `chatId` is `key.remoteJid` as the network addressed it
  * (a phone-number JID, a LID or a group); the sender is `key.participant` in groups. The other form
  * comes in `key.remoteJidAlt` / `key.participantAlt`: both are returned as senderPn / senderLid.
  * Device suffixes are dropped (`1555…:12@s.whatsapp.net` → `1555…@s.whatsapp.net`).

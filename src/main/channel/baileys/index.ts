@@ -1,7 +1,7 @@
 /**
- * The Baileys channel (DESIGN.md §5): factories for the session manager and the offline test seam.
+ * The Baileys channel (docs/design.md §5): factories for the session manager and the offline test seam.
  *
- * Test seam, for tests only (DESIGN.md §5 "Testing the real channel offline"; unset in normal use):
+ * Test seam, for tests only (docs/design.md §5 "Testing the real channel offline"; unset in normal use):
  * `CHATAPP_WA_WS_URL` becomes the socket's `waWebSocketUrl`, and `CHATAPP_WA_ROOT_KEY` (base64 of a
  * Curve25519 public key, 32 bytes or 33 with the 0x05 type byte) replaces the library's
  * `WA_CERT_DETAILS.PUBLIC_KEY`, the root the server's Noise certificate chain is checked against

@@ -4,14 +4,14 @@
  * - {@link toMessageContent}: the app's {@link OutboundContent} → Baileys' `AnyMessageContent` for
  *   `sock.sendMessage` (lib/Utils/messages.js `generateWAMessageContent`). Media go as
  *   `{url: <local path>}`: the library streams the file (lib/Utils/messages-media.js `getStream`,
- *   type 'file') and never deletes it. Buttons and lists never reach this point: DESIGN.md §6 has
+ *   type 'file') and never deletes it. Buttons and lists never reach this point: docs/design.md §6 has
  *   them rendered as text above the channel.
- * - {@link toSentMessage}: the `WAMessage` `sendMessage` resolves with → the seed 2.11 result
+ * - {@link toSentMessage}: the `WAMessage` `sendMessage` resolves with → the docs/api-seed.md §2.11 result
  *   ({@link SentMessage}), via protobuf's JSON form (`WebMessageInfo.toJSON`): binary fields as
  *   base64, 64-bit numbers as decimal strings, `status` as its enum name ('PENDING' …).
  *   `message.messageContextInfo` is left out: the library adds a random per-message
  *   `messageSecret` there (used to encrypt reactions/poll votes), which is neither content nor
- *   anything a script or webhook should receive; seed 2.11 and the sandbox have no such field.
+ *   anything a script or webhook should receive; docs/api-seed.md §2.11 and the sandbox have no such field.
  */
 import { proto, type AnyMessageContent, type WAMessage } from 'baileys'
 import type { OutboundContent, SentMessage } from '../types'
@@ -65,7 +65,7 @@ function toStatus(value: unknown): SentMessage['status'] {
   return 'PENDING'
 }
 
-/** The seed 2.11 result for a sent message. `nowSeconds` fills a missing timestamp. */
+/** The docs/api-seed.md §2.11 result for a sent message. `nowSeconds` fills a missing timestamp. */
 export function toSentMessage(msg: WAMessage, nowSeconds: number): SentMessage {
   const json = proto.WebMessageInfo.fromObject(msg).toJSON() as {
     key?: { remoteJid?: string; id?: string }

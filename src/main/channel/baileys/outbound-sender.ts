@@ -2,7 +2,7 @@
  * The send path of one session: one ordered, paced {@link SendQueue}; the recipient check before a
  * first message to a number (recipient-check.ts); an optional "typing…" presence first (bot replies);
  * the library's `sendMessage`; the sent message kept for retries (message-store.ts). Results are the
- * library's message info as seed 2.11 JSON ({@link toSentMessage}).
+ * library's message info as docs/api-seed.md §2.11 JSON ({@link toSentMessage}).
  */
 import type { Logger } from '../../logger'
 import { toJid } from '../jid'

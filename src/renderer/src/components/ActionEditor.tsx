@@ -1,5 +1,5 @@
 /**
- * Structured editor of an intent/survey `action` (seed 2.5): each follow-up is switched on by a chip
+ * Structured editor of an intent/survey `action` (docs/api-seed.md §2.5): each follow-up is switched on by a chip
  * and edited with its own fields; photo and file pick attachments, survey picks a survey's first step.
  * Emits `undefined` when no action is on. Field problems from the server show next to the inputs.
  */

@@ -1,4 +1,4 @@
-/** The connection status of an instance as a coloured badge (DESIGN.md §5 states). */
+/** The connection status of an instance as a coloured badge (docs/design.md §5 states). */
 import { Badge } from '@mantine/core'
 
 const COLORS: Record<string, string> = { CONNECTED: 'green', QR: 'yellow', CONNECTING: 'blue', DISCONNECTED: 'gray', LOGGED_OUT: 'red' }
