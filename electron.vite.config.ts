@@ -1,5 +1,5 @@
 /**
- * Build of the three Electron parts (DESIGN.md §12) into out/:
+ * Build of the three Electron parts (docs/design.md §12) into out/:
  * - main: src/main/index.ts as ESM (the thin shell; the core is bundled with it),
  * - preload: src/preload/index.ts as CommonJS `.cjs`, because sandboxed preloads cannot be ESM,
  * - renderer: src/renderer (React + Mantine), also served by the headless server's web mode.
@@ -9,6 +9,7 @@ import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 import type { Plugin } from 'vite'
 import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from './src/shared/csp'
+import { contractMethods } from './contract-methods.plugin'
 
 /**
  * Writes the CSP meta tag of index.html from src/shared/csp.ts (one source for the meta tag, the
@@ -43,6 +44,7 @@ export default defineConfig({
     }
   },
   preload: {
+    plugins: [contractMethods()],
     build: {
       // A sandboxed preload can require only `electron`: bundle everything else into it.
       externalizeDeps: false,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { contractMethods } from './contract-methods.plugin'
 
 /**
  * The test-only CA of the fake WhatsApp media host (test/support/wa-server/tls). Node reads
@@ -36,6 +37,7 @@ trustTestCa()
  * cannot do; the core never imports it anyway.
  */
 export default defineConfig({
+  plugins: [contractMethods()],
   resolve: {
     alias: {
       electron: fileURLToPath(new URL('./test/mocks/electron.ts', import.meta.url))

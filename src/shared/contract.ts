@@ -84,12 +84,7 @@ export class ContractError extends Error implements ContractErrorShape {
   }
 }
 
-/** IPC channel of one method: each method is its own `ipcMain.handle` channel (preload and main agree). */
-export function ipcChannel(method: ContractMethod): string {
-  return `chatapp:rpc:${method}`
-}
-/** IPC channel main pushes events on. */
-export const IPC_EVENT_CHANNEL = 'chatapp:event'
+export { ipcChannel, IPC_EVENT_CHANNEL } from './ipc-channels'
 
 /** What the preload exposes on `window.chatappIpc`. */
 export interface PreloadBridge {

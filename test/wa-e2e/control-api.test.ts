@@ -26,7 +26,7 @@ describe('POST /control/contacts/{pn}/wait', () => {
   it('answers 408 when the messages do not come in time', async () => {
     const res = await wait({ count: 1, timeoutMs: 50 })
     expect(res.status).toBe(408)
-    expect((await res.json()).error).toMatch(/decrypted 0 of 1/)
+    expect(((await res.json()) as { error: string }).error).toMatch(/decrypted 0 of 1/)
   })
 
   it('answers 400 on a count that is not a whole number', async () => {
