@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
-import { contractMethods } from './contract-methods.plugin'
 
 /**
  * The test-only CA of the fake WhatsApp media host (test/support/wa-server/tls). Node reads
@@ -37,10 +36,10 @@ trustTestCa()
  * cannot do; the core never imports it anyway.
  */
 export default defineConfig({
-  plugins: [contractMethods()],
   resolve: {
     alias: {
-      electron: fileURLToPath(new URL('./test/mocks/electron.ts', import.meta.url))
+      electron: fileURLToPath(new URL('./test/mocks/electron.ts', import.meta.url)),
+      'virtual:contract-methods': fileURLToPath(new URL('./test/mocks/contract-methods.ts', import.meta.url))
     }
   },
   test: {
