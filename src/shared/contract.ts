@@ -59,7 +59,7 @@ export type ContractEvent =
   | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }
   | { type: 'delivery'; instanceId: string; delivery: WebhookDelivery }
   | { type: 'activity'; instanceId: string; entry: BotActivity }
-  /** Sent by a transport (never by main) after its event stream reconnected: events may have been missed, reload. */
+  /** Sent by the event stream (never by the core) when it reconnected and the events it missed are no longer kept: reload. */
   | { type: 'resync' }
 
 /** The error both transports carry: docs/design.md §4 codes, a message for the owner, field details. */

@@ -1,18 +1,7 @@
-/** Pure renderer logic: the SSE frame parser and the curl examples. */
+/** Pure renderer logic: the curl examples. */
 import { describe, expect, it } from 'vitest'
-import { SseParser } from '../../src/renderer/src/transport/sse-parser'
 import { curlExamples } from '../../src/renderer/src/curl-examples'
 import type { Instance } from '../../src/shared/schemas/records'
-
-describe('SseParser', () => {
-  it('joins frames split across chunks, skips comments and handles CRLF and multi-line data', () => {
-    const p = new SseParser()
-    expect(p.push(': connected\n\ndata: {"a"')).toEqual([])
-    expect(p.push(':1}\n\ndata: x\r\ndata: y\r\n\r\n: ping\n\n')).toEqual(['{"a":1}', 'x\ny'])
-    expect(p.push('data:z\n')).toEqual([])
-    expect(p.push('\n')).toEqual(['z'])
-  })
-})
 
 describe('curlExamples', () => {
   it('uses the base URL, the token and the instance credentials, shell-quoted', () => {

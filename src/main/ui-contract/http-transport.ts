@@ -3,8 +3,10 @@
  *
  * - `POST /rpc/{method}` with the input as the JSON body answers `{ok:true, data}` or
  *   `{ok:false, error:{code, message, details?}}` with the docs/design.md §4 status of the code.
- * - `GET /rpc/events` streams the contract's events as server-sent events (`data: <json>` frames,
- *   a comment heartbeat every 15 s).
+ * - `GET /rpc/events` streams the contract's events as server-sent events (`id: <n>` and
+ *   `data: <json>` frames, a comment heartbeat every 15 s). A client that reconnects with
+ *   `Last-Event-ID` gets the events it missed first; when they are no longer kept (or the app
+ *   restarted), it gets a `resync` event and reloads what it shows.
  *
  * Both need `Authorization: Bearer <token>` (the API's auth hook covers `/rpc`). EventSource cannot
  * set headers, so the web UI reads the SSE stream with fetch() and a ReadableStream instead: the token
@@ -16,6 +18,7 @@ import { HTTP_STATUS, type ErrorCode } from '../services/errors'
 import type { ContractHandlers } from '../../shared/contract'
 import { dispatch } from './handlers'
 import { subscribeContractEvents } from './event-bridge'
+import { EventReplay, type NumberedEvent } from './event-replay'
 
 /** SSE heartbeat, so proxies and the browser keep the stream open (ms). */
 export const SSE_HEARTBEAT_MS = 15_000
@@ -28,8 +31,15 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers) {
     const bodyLimit = Math.ceil((core.limits.fileBytes * 4) / 3) + 64 * 1024
     // Open event streams, ended at shutdown so `server.close()` does not wait for browsers.
     const streams = new Set<() => void>()
+    const replay = new EventReplay()
+    const listeners = new Set<(e: NumberedEvent) => void>()
+    const offEvents = subscribeContractEvents(core, (event) => {
+      const numbered = replay.add(event)
+      for (const listener of listeners) listener(numbered)
+    })
     app.addHook('preClose', async () => {
       for (const end of [...streams]) end()
+      offEvents()
     })
 
     app.post('/rpc/:method', { bodyLimit, schema: { hide: true } }, async (req, reply) => {
@@ -49,7 +59,15 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers) {
         'X-Accel-Buffering': 'no'
       })
       res.write(': connected\n\n')
-      const off = subscribeContractEvents(core, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`))
+      const send = ({ id, event }: NumberedEvent) => res.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)
+      const lastId = req.headers['last-event-id']
+      if (typeof lastId === 'string') {
+        const missed = replay.since(Number(lastId))
+        if (missed) missed.forEach(send)
+        else res.write(`data: ${JSON.stringify({ type: 'resync' })}\n\n`)
+      }
+      listeners.add(send)
+      const off = () => listeners.delete(send)
       const beat = setInterval(() => res.write(': ping\n\n'), SSE_HEARTBEAT_MS)
       beat.unref()
       const end = () => {

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
+import { createParser } from 'eventsource-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildApiServer } from '../../../src/main/api/server'
@@ -67,27 +68,8 @@ describe('POST /rpc/{method}', () => {
   })
 
   it('walks an instance from create to a logged conversation, with events on the SSE stream', async () => {
-    const events: ContractEvent[] = []
-    const ctrl = new AbortController()
-    const stream = await fetch(`${base}/rpc/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: ctrl.signal })
-    expect(stream.headers.get('content-type')).toContain('text/event-stream')
-    const reader = stream.body!.getReader()
-    const reading = (async () => {
-      const dec = new TextDecoder()
-      let buf = ''
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
-        if (done) return
-        buf += dec.decode(value, { stream: true })
-        let i
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, i)
-          buf = buf.slice(i + 2)
-          if (frame.startsWith('data: ')) events.push(JSON.parse(frame.slice(6)))
-        }
-      }
-    })()
-
+    const stream = await openStream()
+    const events = stream.events
     const inst = (await rpc('instances.create', { channel: 'sandbox' })).json.data
     expect(inst.settings.status).toBe('DISCONNECTED')
     expect((await rpc('instances.init', { instanceId: inst._id })).json.data.status).toBe('QR')
@@ -104,10 +86,69 @@ describe('POST /rpc/{method}', () => {
     // State events are emitted once the status is on disk, so they may trail the message event.
     await expect.poll(() => events.map((e) => e.type)).toEqual(expect.arrayContaining(['changed', 'state', 'qr', 'message']))
     await expect.poll(() => events.some((e) => e.type === 'state' && e.state === 'CONNECTED')).toBe(true)
-    ctrl.abort()
-    await reading
+    await stream.close()
+  })
+
+  it('numbers events and replays the missed ones to a stream that reconnects with Last-Event-ID', async () => {
+    const first = await openStream()
+    const a = (await rpc('instances.create', { channel: 'sandbox' })).json.data
+    await expect.poll(() => first.numbered.length).toBeGreaterThan(0)
+    const lastSeen = first.numbered.at(-1)!.id
+    await first.close()
+    // While no stream is open: two more changes.
+    const b = (await rpc('instances.create', { channel: 'sandbox' })).json.data
+    await rpc('intents.create', { instanceId: a._id, title: 'Hi', keyword: 'hi', reply: 'Hello' })
+    const resumed = await openStream(lastSeen)
+    await expect.poll(() => resumed.events.filter((e) => e.type === 'changed').length).toBeGreaterThanOrEqual(2)
+    expect(resumed.events).not.toContainEqual({ type: 'resync' })
+    expect(resumed.events.slice(0, 2)).toEqual([
+      { type: 'changed', instanceId: b._id, what: 'instance' },
+      { type: 'changed', instanceId: a._id, what: 'intents' }
+    ])
+    expect(resumed.numbered.map((e) => e.id)).toEqual(resumed.numbered.map((_, i) => lastSeen + 1 + i))
+    await resumed.close()
+
+    // An id the server does not know (another run of the app): reload instead.
+    const stale = await openStream(10_000_000)
+    await expect.poll(() => stale.events).toEqual([{ type: 'resync' }])
+    await stale.close()
   })
 })
+
+/** Opens the event stream (optionally resuming after `lastEventId`) and collects its events. */
+async function openStream(lastEventId?: number) {
+  const events: ContractEvent[] = []
+  const numbered: Array<{ id: number; event: ContractEvent }> = []
+  const ctrl = new AbortController()
+  const res = await fetch(`${base}/rpc/events`, {
+    headers: { authorization: `Bearer ${TOKEN}`, ...(lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : {}) },
+    signal: ctrl.signal
+  })
+  expect(res.headers.get('content-type')).toContain('text/event-stream')
+  const parser = createParser({
+    onEvent(message) {
+      const event = JSON.parse(message.data) as ContractEvent
+      events.push(event)
+      if (message.id) numbered.push({ id: Number(message.id), event })
+    }
+  })
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+  const reading = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }))
+      if (done) return
+      parser.feed(value)
+    }
+  })()
+  return {
+    events,
+    numbered,
+    async close() {
+      ctrl.abort()
+      await reading
+    }
+  }
+}
 
 describe('the renderer HTTP client against the server', () => {
   it('calls methods, raises ContractErrors with details, and receives events', async () => {

@@ -1,10 +1,12 @@
 /**
  * The UI contract over HTTP (web mode): `POST /rpc/{method}` with the bearer token, and the event
  * stream `GET /rpc/events` read with fetch() (EventSource cannot send the Authorization header; see
- * src/main/ui-contract/http-transport.ts). The stream reconnects with a short backoff.
+ * src/main/ui-contract/http-transport.ts), parsed by eventsource-parser. The stream reconnects with a
+ * short backoff and sends the last event id it saw (`Last-Event-ID`), so the server replays what was
+ * missed; when it cannot, it sends `resync` and the UI reloads what it shows.
  */
 import { ContractError, type ContractClient, type ContractEvent, type ContractResult } from '../../../shared/contract'
-import { SseParser } from './sse-parser'
+import { createParser } from 'eventsource-parser'
 
 /** Builds a client for the server at `base` ('' = same origin) with `token`. */
 export function createHttpClient(token: string, base = ''): ContractClient {
@@ -33,22 +35,28 @@ export function createHttpClient(token: string, base = ''): ContractClient {
     subscribe(listener: (event: ContractEvent) => void) {
       const ctrl = new AbortController()
       let delay = 500
-      let connectedBefore = false
+      let lastEventId: string | undefined
+      const parser = createParser({
+        onEvent(message) {
+          if (message.id) lastEventId = message.id
+          listener(JSON.parse(message.data) as ContractEvent)
+        }
+      })
       const run = async () => {
         while (!ctrl.signal.aborted) {
           try {
-            const res = await fetch(`${base}/rpc/events`, { headers, signal: ctrl.signal })
+            const res = await fetch(`${base}/rpc/events`, {
+              headers: { ...headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+              signal: ctrl.signal
+            })
             if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`)
             delay = 500
-            // Events sent while the stream was down are lost: tell the UI to reload what it shows.
-            if (connectedBefore) listener({ type: 'resync' })
-            connectedBefore = true
+            parser.reset()
             const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
-            const parser = new SseParser()
             for (;;) {
               const { value, done } = await reader.read()
               if (done) break
-              for (const data of parser.push(value)) listener(JSON.parse(data) as ContractEvent)
+              parser.feed(value)
             }
           } catch {
             if (ctrl.signal.aborted) return
