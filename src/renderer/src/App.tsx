@@ -15,7 +15,7 @@ import { PairingTab } from './tabs/PairingTab'
 import { SettingsTab } from './tabs/SettingsTab'
 import { IntentsTab } from './tabs/IntentsTab'
 import { SurveysTab } from './tabs/SurveysTab'
-import { MessagesTab } from './tabs/MessagesTab'
+import { MessagesTab } from './tabs/messages/MessagesTab'
 import { TestChatTab } from './tabs/TestChatTab'
 import { ApiTab } from './tabs/ApiTab'
 

@@ -1,0 +1,69 @@
+/** The composer: a chip per send kind, and that kind's own small form. */
+import { Card, Chip, Group, Stack } from '@mantine/core'
+import { useState } from 'react'
+import { ButtonsForm } from './send-forms/ButtonsForm'
+import { ContactForm } from './send-forms/ContactForm'
+import { FileUrlForm } from './send-forms/FileUrlForm'
+import { ListForm } from './send-forms/ListForm'
+import { LocationForm } from './send-forms/LocationForm'
+import { MediaForm } from './send-forms/MediaForm'
+import { TextForm } from './send-forms/TextForm'
+import type { SendFormProps } from './send-forms/use-send-form'
+
+const KIND_LABELS = {
+  text: 'Text',
+  image: 'Image',
+  video: 'Video',
+  audio: 'Audio',
+  document: 'Document',
+  fileUrl: 'File URL',
+  location: 'Location',
+  contact: 'Contact',
+  buttons: 'Buttons',
+  list: 'List',
+  mediaButtons: 'Image + buttons'
+} as const
+type Kind = keyof typeof KIND_LABELS
+
+function KindForm({ kind, ...props }: SendFormProps & { kind: Kind }) {
+  switch (kind) {
+    case 'text':
+      return <TextForm {...props} />
+    case 'image':
+    case 'video':
+    case 'audio':
+    case 'document':
+      return <MediaForm key={kind} kind={kind} {...props} />
+    case 'fileUrl':
+      return <FileUrlForm {...props} />
+    case 'location':
+      return <LocationForm {...props} />
+    case 'contact':
+      return <ContactForm {...props} />
+    case 'buttons':
+    case 'mediaButtons':
+      return <ButtonsForm key={kind} withImage={kind === 'mediaButtons'} {...props} />
+    case 'list':
+      return <ListForm {...props} />
+  }
+}
+
+export function Composer(props: SendFormProps) {
+  const [kind, setKind] = useState<Kind>('text')
+  return (
+    <Card withBorder role="form" aria-label="Compose">
+      <Stack gap="sm">
+        <Chip.Group multiple={false} value={kind} onChange={(v) => setKind(v)}>
+          <Group gap={6} data-testid="send-kind" role="radiogroup" aria-label="Message kind">
+            {(Object.keys(KIND_LABELS) as Kind[]).map((k) => (
+              <Chip key={k} value={k} size="sm" radius="sm">
+                {KIND_LABELS[k]}
+              </Chip>
+            ))}
+          </Group>
+        </Chip.Group>
+        <KindForm kind={kind} {...props} />
+      </Stack>
+    </Card>
+  )
+}
