@@ -4,7 +4,7 @@
  * `vcard.`), and a successful send clears the form and reloads the conversation.
  */
 import type { UseFormReturnType } from '@mantine/form'
-import { ContractError } from '../../../../../shared/contract'
+import { showFieldErrors } from '../../../components/form-errors'
 import { useAction } from '../../../hooks'
 
 export interface SendFormProps {
@@ -20,9 +20,7 @@ export function useSendForm<V extends Record<string, unknown>>(form: UseFormRetu
       try {
         await send(values)
       } catch (err) {
-        if (err instanceof ContractError && err.details) {
-          form.setErrors(Object.fromEntries(err.details.map((d) => [d.field.startsWith(prefix) ? d.field.slice(prefix.length) : d.field, d.problem])))
-        }
+        showFieldErrors(form, err, prefix)
         throw err
       }
       form.reset()

@@ -1,0 +1,63 @@
+/**
+ * One settings section: a @mantine/form form in a card that saves on its own, shows the server's field
+ * problems next to the fields and says "Saved" until the next try.
+ */
+import { Button, Card, Group, Stack, Text, Title } from '@mantine/core'
+import { useForm, type UseFormReturnType } from '@mantine/form'
+import { useState, type FormEvent, type ReactNode } from 'react'
+import { ErrorAlert } from '../../components/ErrorAlert'
+import { showFieldErrors } from '../../components/form-errors'
+import { useAction } from '../../hooks'
+import { useDesk } from '../../store'
+
+export interface SectionState {
+  onSubmit(event?: FormEvent<HTMLFormElement>): void
+  busy: boolean
+  error: unknown
+  saved: boolean
+}
+
+/** A section's form over `initialValues`; `save` sends them (field problems under `prefix`). */
+export function useSectionForm<V extends Record<string, unknown>>(initialValues: V, save: (values: V) => Promise<unknown>, prefix = ''): { form: UseFormReturnType<V>; section: SectionState } {
+  const form = useForm<V>({ initialValues })
+  const action = useAction()
+  const [saved, setSaved] = useState(false)
+  const onSubmit = form.onSubmit((values) => {
+    void action.run(async () => {
+      setSaved(false)
+      try {
+        await save(values)
+      } catch (err) {
+        showFieldErrors(form, err, prefix)
+        throw err
+      }
+      setSaved(true)
+      await useDesk.getState().refreshInstances()
+    })
+  })
+  return { form, section: { onSubmit, busy: action.busy, error: action.error, saved } }
+}
+
+export function Section({ title, section, children }: { title: string; section: SectionState; children: ReactNode }) {
+  return (
+    <Card withBorder component="form" onSubmit={(e: FormEvent) => section.onSubmit(e as FormEvent<HTMLFormElement>)} aria-label={title}>
+      <Title order={5} mb="sm">
+        {title}
+      </Title>
+      <Stack gap="sm">
+        {children}
+        <ErrorAlert error={section.error} title="Not saved" />
+        <Group>
+          <Button type="submit" loading={section.busy}>
+            Save
+          </Button>
+          {section.saved && !section.error && (
+            <Text size="sm" c="teal" role="status">
+              Saved
+            </Text>
+          )}
+        </Group>
+      </Stack>
+    </Card>
+  )
+}

@@ -1,0 +1,39 @@
+/**
+ * Settings of the selected instance (general, bot actions, active days, active hours, webhook with its
+ * secret and delivery log) and the app settings (SMTP for e-mail notifications). Each section is its
+ * own form that saves on its own and shows the server's validation messages next to the fields.
+ */
+import { Card, Stack, Title } from '@mantine/core'
+import { NeedInstance } from '../../components/NeedInstance'
+import { useSelectedInstance } from '../../store'
+import { ActionsSection } from './ActionsSection'
+import { ActiveDaysSection } from './ActiveDaysSection'
+import { ActiveHoursSection } from './ActiveHoursSection'
+import { DeliveryLog } from './DeliveryLog'
+import { GeneralSection } from './GeneralSection'
+import { SmtpSection } from './SmtpSection'
+import { WebhookSection } from './WebhookSection'
+
+export function SettingsTab() {
+  const inst = useSelectedInstance()
+  return (
+    <Stack maw={900}>
+      {inst ? (
+        <Stack key={inst._id}>
+          <Title order={4}>Settings of {inst.settings.bot_name}</Title>
+          <GeneralSection inst={inst} />
+          <ActionsSection inst={inst} />
+          <ActiveDaysSection inst={inst} />
+          <ActiveHoursSection inst={inst} />
+          <WebhookSection inst={inst} />
+          <Card withBorder>
+            <DeliveryLog instanceId={inst._id} />
+          </Card>
+        </Stack>
+      ) : (
+        <NeedInstance />
+      )}
+      <SmtpSection />
+    </Stack>
+  )
+}
