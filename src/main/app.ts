@@ -1,7 +1,7 @@
 /**
  * Starts the whole local product — core, channels and HTTP API — for both the headless server and
  * the Electron shell. Returns the URL and a close function that stops the API first (no new
- * requests), then the sessions and storage.
+ * requests), then the sessions and the data files.
  */
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'

@@ -123,21 +123,21 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   await mkdir(opts.dataDir, { recursive: true })
   const release =
     opts.lock === false ? async () => {} : await lockDataDir(opts.dataDir, (err) => logger.error({ err }, 'data dir lock compromised'))
-  let storage: Storage
+  let store: Storage
   try {
-    storage = await openStorage(opts.dataDir, { messageLogLimit: opts.messageLogLimit })
+    store = await openStorage(opts.dataDir, { messageLogLimit: opts.messageLogLimit })
   } catch (err) {
     await release()
     throw err
   }
-  const { repos, paths } = storage
+  const { repos, paths } = store
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const events = new CoreEventBus()
   let webhooks: WebhookService
   try {
     webhooks = await WebhookService.open({ instances: repos.instances, outboxFile: paths.webhookOutbox, events, logger, ...opts.webhooks })
   } catch (err) {
-    await storage.close()
+    await store.close()
     await release()
     throw err
   }
@@ -201,11 +201,11 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
       await sessions.closeAll()
       // After the sessions, so their last state changes are queued; before storage, which it reads.
       await webhooks.close()
-      await storage.close()
+      await store.close()
       await release()
     }
   }
-  internals.set(core, { storage, sessions, inbound })
+  internals.set(core, { storage: store, sessions, inbound })
   // Before the restore, so the reconnects' state changes reach onConnection subscribers.
   await webhooks.start()
   if (opts.restoreSessions !== false) await sessions.restore()

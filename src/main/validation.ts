@@ -25,7 +25,10 @@ export function makeAjv(coerce: boolean): Ajv {
 }
 
 /** Turns Ajv errors into docs/design.md §4 details: `[{field, problem}]` with dotted field paths. */
-export function ajvProblems(errors: ErrorObject[], prefix = ''): FieldProblem[] {
+/** The fields of an Ajv error this reads (Fastify's validation errors have the same ones). */
+export type ValidationProblem = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'> & { params: Record<string, unknown> }
+
+export function ajvProblems(errors: readonly ValidationProblem[], prefix = ''): FieldProblem[] {
   const out: FieldProblem[] = []
   const seen = new Set<string>()
   for (const e of errors) {

@@ -19,7 +19,6 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsy
 import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { ErrorObject } from 'ajv'
 import type { Core } from '../core'
 import { AppError, HTTP_STATUS } from '../services/errors'
 import { ajvProblems, coercingAjv, strictAjv, validationError } from '../validation'
@@ -47,7 +46,7 @@ function handleError(this: FastifyInstance, err: FastifyError | AppError | Error
     appErr = err
   } else if ((err as FastifyError).validation) {
     const fe = err as FastifyError
-    appErr = validationError(ajvProblems(fe.validation as unknown as ErrorObject[]))
+    appErr = validationError(ajvProblems(fe.validation ?? []))
   } else {
     const fe = err as FastifyError
     const code = fe.code ?? ''

@@ -6,9 +6,10 @@
  * bot engine, webhooks, message log and HTTP API behave the same on both.
  */
 import type { Logger } from '../logger'
+import type { ConnectionStatus } from '../../shared/schemas/records'
 
-/** Connection states of docs/design.md §5. */
-export type ConnectionState = 'DISCONNECTED' | 'CONNECTING' | 'QR' | 'CONNECTED' | 'LOGGED_OUT'
+/** Connection states of docs/design.md §5: the one type, from the record schema's `settings.status`. */
+export type ConnectionState = ConnectionStatus
 
 
 /** Which implementation an instance runs on (`settings.channel`). */

@@ -29,13 +29,12 @@ export type HandlerOptions = AppFacts
 /** Builds the contract's handlers over a running core. */
 export function createHandlers(core: Core, app: HandlerOptions): ContractHandlers {
   const ctx: OperationContext = { core, app }
-  const handlers: Record<string, (input: Record<string, unknown>) => Promise<unknown>> = {}
-  for (const method of CONTRACT_METHODS) {
+  const handlerOf = <M extends ContractMethod>(method: M): ContractHandlers[M] => {
     const def = OPERATIONS[method]
     const runner = RUNNERS[method] as (ctx: OperationContext, input: Record<string, unknown>, inst: unknown) => unknown
     const facet = def.rpc as RpcFacet<unknown> | true
     const output = facet === true ? undefined : facet.output
-    handlers[method] = async (input) => {
+    const handler = async (input: Record<string, unknown>): Promise<unknown> => {
       let inst: unknown
       let rest = input
       if (def.scope === 'instance') {
@@ -47,8 +46,10 @@ export function createHandlers(core: Core, app: HandlerOptions): ContractHandler
       const result = await runner(ctx, rest, inst)
       return output ? output(result) : result
     }
+    // The table types each method; this generic builder cannot see the pairing, the compiler checks it at the call sites.
+    return handler as ContractHandlers[M]
   }
-  return handlers as unknown as ContractHandlers
+  return Object.fromEntries(CONTRACT_METHODS.map((m) => [m, handlerOf(m)])) as ContractHandlers
 }
 
 const validators = new Map(CONTRACT_METHODS.map((m) => [m, strictAjv.compile(contractInputSchema(m))]))

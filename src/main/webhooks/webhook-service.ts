@@ -72,7 +72,7 @@ export class WebhookService {
     })
   }
 
-  /** Opens the outbox (`storage.paths.webhookOutbox`). Throws DataFileError when it is unreadable. Not started yet. */
+  /** Opens the outbox (the data dir's `webhook-outbox.json`). Throws DataFileError when it is unreadable. Not started yet. */
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
     const outbox = await WebhookOutbox.open(deps.outboxFile, deps.limits)
     return new WebhookService(deps, outbox)

@@ -81,6 +81,8 @@ export const ConnectionStatus = Type.Union([
   Type.Literal('CONNECTED'),
   Type.Literal('LOGGED_OUT')
 ])
+/** An instance's connection state (docs/design.md §5); the channels' `ConnectionState` is this type. */
+export type ConnectionStatus = Static<typeof ConnectionStatus>
 
 export const BotActions = Type.Object({
   send_default_msg: Type.Boolean(),

@@ -14,7 +14,14 @@ export function createIpcClient(bridge: PreloadBridge): ContractClient {
   }
 }
 
+declare global {
+  interface Window {
+    /** Set by the preload (src/preload/index.ts) inside the Electron window only. */
+    chatappIpc?: PreloadBridge
+  }
+}
+
 /** The preload bridge when running inside the Electron window. */
 export function preloadBridge(): PreloadBridge | undefined {
-  return (window as unknown as { chatappIpc?: PreloadBridge }).chatappIpc
+  return window.chatappIpc
 }
