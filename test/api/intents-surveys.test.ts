@@ -9,8 +9,11 @@ import { internalsOf } from '../../src/main/core'
 
 let h: Harness
 let creds: { session_id: string; access_token: string }
+/** The core's clock: real time plus an offset the tests move instead of sleeping. */
+let clockOffset = 0
 beforeEach(async () => {
-  h = await makeHarness()
+  clockOffset = 0
+  h = await makeHarness({ clock: { now: () => Date.now() + clockOffset } })
   const inst = await h.createInstance()
   creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
 })
@@ -91,7 +94,7 @@ describe('intents', () => {
     expect(list.json.data.map((i: { title: string }) => i.title)).toEqual(['A', 'B'])
     const one = await h.call({ method: 'GET', url: `/intent/${a._id}`, payload: creds })
     expect(one.json).toMatchObject({ message: 'Intent fetched successfully!', data: { _id: a._id, reply: 'ra' } })
-    await new Promise((r) => setTimeout(r, 5))
+    clockOffset += 1000
     const upd = await h.call({ method: 'PUT', url: `/intent/${a._id}`, payload: { ...creds, title: 'A2', keyword: 'a2', reply: 'ra2' } })
     expect(upd.json.message).toBe('Intent updated successfully!')
     expect(upd.json.data).toMatchObject({ title: 'A2', keyword: 'a2', reply: 'ra2', __v: 1, createdAt: a.createdAt })
