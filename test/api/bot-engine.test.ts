@@ -262,6 +262,27 @@ describe('surveys', () => {
     expect(texts(await say('order'))).toEqual(['What would you like, Ann?'])
   })
 
+  it('exports answers and names that a spreadsheet would run as formulas as plain text (OWASP CSV injection)', async () => {
+    const s1 = await step('Poll', 1, 'poll', 'Q1?')
+    const questions = ['Q2?', 'Q3?', 'Q4?', 'Q5?']
+    for (const [i, q] of questions.entries()) await step('Poll', i + 2, '', q)
+    const answers = ['=1+1', "+cmd|' /C calc'!A0", '-2+3', '@SUM(1,1)', '=HYPERLINK("http://evil.example","x")']
+    await say('poll', { pushName: '=cmd|calc' })
+    for (const a of answers) await say(a, { pushName: '=cmd|calc' })
+    const csv = await h.call({ method: 'GET', url: `/survey/${s1._id}/responses?${qs}&format=csv` })
+    const row = csv.body.trim().split('\n')[1]!
+    // Every dangerous cell starts with ' (and is quoted where it holds a double quote or a comma).
+    expect(row).toContain(",'=cmd|calc,completed,")
+    expect(row).toContain(",'=1+1,")
+    expect(row).toContain(",'+cmd|' /C calc'!A0,")
+    expect(row).toContain(",'-2+3,")
+    expect(row).toContain(`,"'@SUM(1,1)",`)
+    expect(row).toMatch(/,"'=HYPERLINK\(""http:\/\/evil\.example"",""x""\)"$/)
+    // The JSON form keeps what the customer wrote.
+    const json = await h.call({ method: 'GET', url: `/survey/${s1._id}/responses?${qs}` })
+    expect(json.json.data[0].answers.map((a: { answer: string }) => a.answer)).toEqual(answers)
+  })
+
   it('expires an idle run; the next message is a new one', async () => {
     const s1 = await step('Feedback', 1, 'feedback', 'How was your visit?')
     await step('Feedback', 2, '', 'Would you come back?')

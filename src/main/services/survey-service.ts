@@ -113,6 +113,8 @@ export class SurveyService {
       r.completedAt ?? '',
       ...columns.map((c) => r.answers.filter((a) => a.step_id === c.id).at(-1)?.answer ?? '')
     ])
-    return { fileName: `${safeFileName(step.title, 'survey')}-responses.csv`, csv: stringify([header, ...rows]) }
+    // Anyone who writes to the bot controls answers and push names: cells a spreadsheet would run as a
+    // formula (=, +, -, @, tab, CR and their fullwidth forms) get a leading ' (OWASP "CSV Injection").
+    return { fileName: `${safeFileName(step.title, 'survey')}-responses.csv`, csv: stringify([header, ...rows], { escape_formulas: true }) }
   }
 }
