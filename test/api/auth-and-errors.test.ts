@@ -3,6 +3,9 @@
  * credentials from query or body, instance isolation, malformed input, unknown routes, Host check.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import { createHandlers, dispatch } from '../../src/main/ui-contract/handlers'
 import { makeHarness, type Harness } from '../helpers/harness'
 
 let h: Harness
@@ -165,5 +168,39 @@ describe('malformed input', () => {
     const bad = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 't', keyword: 'k', reply: 'r', action: { send_locaton: {} } } })
     expectError(bad, 400, 'VALIDATION_ERROR')
     expect(bad.json.error.details).toEqual([{ field: 'action.send_locaton', problem: 'is not an allowed field' }])
+  })
+})
+
+describe('unexpected errors', () => {
+  it('answer 500 naming the request id, without internals, and log the error with that id', async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>)
+        done()
+      }
+    })
+    const logged = await makeHarness({ logger: pino({ level: 'info' }, sink) })
+    try {
+      const { qs } = await logged.connectedInstance()
+      logged.core.intents.list = () => {
+        throw new Error('disk on fire at /secret/path')
+      }
+      const res = await logged.call({ method: 'GET', url: `/intent?${qs}` })
+      expectError(res, 500, 'INTERNAL')
+      expect(res.json.message).not.toContain('/secret/path')
+      const reqId = /request (req-[\w-]+)/.exec(res.json.message)![1]
+      await expect.poll(() => lines.find((l) => l.reqId === reqId && l.level === 50)).toMatchObject({ msg: 'unhandled error', err: { message: 'disk on fire at /secret/path' } })
+    } finally {
+      await logged.close()
+    }
+  })
+
+  it('/rpc: an input nested thousands deep is a 400, not a crash', async () => {
+    const handlers = createHandlers(h.core, { baseUrl: () => '', mode: 'web', defaultChannel: 'sandbox' })
+    let deep: unknown = 'x'
+    for (let i = 0; i < 20_000; i++) deep = { a: deep }
+    const result = await dispatch(handlers, 'intents.list', { instanceId: 'x', deep }, () => {})
+    expect(result).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } })
   })
 })

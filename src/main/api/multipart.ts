@@ -15,6 +15,18 @@ import { AppError, invalid } from '../services/errors'
 import type { UploadedFile } from '../services/attachment-service'
 import { ajvProblems, strictAjv, validationError } from '../validation'
 
+/**
+ * The parser's complaints about the body itself (a truncated body, no boundary, a bad part header) are
+ * the client's error: 400 saying so. Limits (413), our own errors and I/O failures (with an errno, e.g.
+ * a full disk) pass through unchanged.
+ */
+function malformed(err: unknown): unknown {
+  if (err instanceof AppError || !(err instanceof Error)) return err
+  const e = err as Error & { statusCode?: number; errno?: number; syscall?: string }
+  if (e.errno !== undefined || e.syscall !== undefined || (e.statusCode !== undefined && e.statusCode !== 400 && e.statusCode !== 500)) return err
+  return new AppError('VALIDATION_ERROR', `Malformed multipart body: ${e.message}.`, [{ field: '(body)', problem: 'is not a complete multipart/form-data body' }])
+}
+
 export interface MultipartResult<T> {
   fields: T
   file?: UploadedFile
@@ -63,7 +75,7 @@ export async function readMultipart<S extends TSchema>(
     }
   } catch (err) {
     await cleanup()
-    throw err
+    throw malformed(err)
   }
   const validate = strictAjv.compile(schema)
   if (!validate(fields)) {

@@ -15,7 +15,7 @@
  * - Docs: the OpenAPI 3.1 document at `/openapi.json` and an interactive page at `/docs`.
  */
 import type { AddressInfo } from 'node:net'
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -36,7 +36,6 @@ export interface ApiServerOptions {
   publicPlugins?: FastifyPluginAsync[]
   /** Plugins behind the bearer token (e.g. the UI contract's /rpc and its events). */
   accountPlugins?: FastifyPluginAsync[]
-  logger?: boolean
 }
 
 /** Maps any thrown error to the envelope, status and log line. */
@@ -110,8 +109,12 @@ function listeningUrl(app: FastifyInstance, host: string): string {
 
 /** Builds the server (not listening). */
 export async function buildApiServer(core: Core, opts: ApiServerOptions): Promise<FastifyInstance> {
+  // Typed as Fastify's base logger so the instance keeps Fastify's default generics.
+  const appLogger: FastifyBaseLogger = core.logger
   const app = Fastify({
-    logger: opts.logger ? { level: 'info' } : false,
+    // The app's log (pino): an unexpected error is logged with its request id, which the 500 names.
+    loggerInstance: appLogger,
+    disableRequestLogging: true,
     bodyLimit: core.limits.jsonBytes,
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
     // GET routes carry body schemas (credentials in GET bodies); HEAD twins cannot.

@@ -9,7 +9,7 @@
  * {@link ContractErrorShape}s.
  */
 import type { Core } from '../core'
-import { AppError } from '../services/errors'
+import { AppError, invalid } from '../services/errors'
 import { strictAjv, ajvProblems, validationError } from '../validation'
 import { RUNNERS, type AppFacts, type OperationContext } from '../operations/runners'
 import { OPERATIONS } from '../../shared/operations/table'
@@ -61,6 +61,21 @@ export function toErrorShape(err: unknown, log: (err: unknown) => void): Contrac
   return { code: 'INTERNAL', message: 'Internal error; see the app log.' }
 }
 
+/** No contract input is nested anywhere near this deep; deeper ones would only exhaust the stack. */
+const MAX_INPUT_DEPTH = 64
+
+/** Whether `value` has objects or arrays nested more than `max` levels (iterative: no recursion to overflow). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= max) return true
+    for (const child of Object.values(v)) stack.push([child, depth + 1])
+  }
+  return false
+}
+
 /** True when `method` names a contract operation. */
 export function isContractMethod(method: string): method is ContractMethod {
   return validators.has(method as ContractMethod)
@@ -73,6 +88,7 @@ export function isContractMethod(method: string): method is ContractMethod {
 export async function dispatch(handlers: ContractHandlers, method: string, input: unknown, log: (err: unknown) => void): Promise<ContractResult<unknown>> {
   try {
     if (!isContractMethod(method)) throw new AppError('NOT_FOUND', `No operation ${method}`)
+    if (nestedDeeperThan(input, MAX_INPUT_DEPTH)) throw invalid('(input)', `is nested deeper than ${MAX_INPUT_DEPTH} levels`)
     const value = input === undefined || input === null ? {} : structuredClone(input)
     const validate = validators.get(method)!
     if (!validate(value)) throw validationError(ajvProblems(validate.errors ?? []))

@@ -82,9 +82,9 @@ export class WebhookDispatcher {
     this.schedule()
   }
 
-  /** Whether a delivery's request is in flight. */
-  isInFlight(id: string): boolean {
-    return this.inflight.has(id)
+  /** Resolves once the delivery has no attempt in flight (at once when it has none); its outcome is recorded by then. */
+  async settled(id: string): Promise<void> {
+    await this.inflight.get(id)?.done
   }
 
   /** Aborts the requests in flight for an instance (deleted); their outcome is not recorded. */

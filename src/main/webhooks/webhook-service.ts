@@ -122,15 +122,17 @@ export class WebhookService {
    * instance's delivery; 409 when it was already delivered.
    */
   async retry(instanceId: string, deliveryId: string): Promise<WebhookDelivery> {
+    const found = this.outbox.get(deliveryId)
+    if (!found || found.instance_id !== instanceId) throw notFound('Webhook delivery')
+    // An attempt still finishing (its outcome may already be listed) decides first; the retry follows it.
+    await this.dispatcher.settled(found.id)
     const d = this.outbox.get(deliveryId)
-    if (!d || d.instance_id !== instanceId) throw notFound('Webhook delivery')
+    if (!d) throw notFound('Webhook delivery')
     if (d.status === 'delivered') throw conflict('This webhook delivery was already delivered.')
-    if (!this.dispatcher.isInFlight(d.id)) {
-      const url = this.instance(instanceId)?.settings.webhook.url || d.url
-      await this.track(this.outbox.update(d.id, { status: 'pending', url, next_attempt_at: new Date(this.clock.now()).toISOString() }))
-      this.dispatcher.kick()
-    }
-    return structuredClone(d)
+    const url = this.instance(instanceId)?.settings.webhook.url || d.url
+    await this.track(this.outbox.update(d.id, { status: 'pending', url, next_attempt_at: new Date(this.clock.now()).toISOString() }))
+    this.dispatcher.kick()
+    return structuredClone(this.outbox.get(deliveryId) ?? d)
   }
 
   /** Stops following events and the dispatcher (no timer left), then waits for outbox writes. */
