@@ -46,6 +46,7 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
       dataDir: config.dataDir,
       defaultChannel: config.channel,
       apiToken: config.apiToken,
+      fetchAllow: config.fetchAllow,
       logger,
       limits: { fileBytes: config.tuning.fileBytes, jsonBytes: config.tuning.jsonBytes },
       messageLogLimit: config.tuning.messageLogLimit,

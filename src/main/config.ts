@@ -7,6 +7,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { ChannelKind } from './channel/types'
 import { PRODUCT_NAME } from './version'
+import { addressPolicy } from './media/address-policy'
 
 export interface ServeConfig {
   dataDir: string
@@ -16,6 +17,8 @@ export interface ServeConfig {
   apiToken?: string
   channel: ChannelKind
   logLevel: string
+  /** `CHATAPP_FETCH_ALLOW`: private or local addresses, CIDR ranges or host names files may be fetched from (comma-separated). */
+  fetchAllow: string[]
   /** `CHATAPP_WA_WS_URL`: Baileys' waWebSocketUrl. Tests only (a local protocol test server). */
   waWebSocketUrl?: string
   /** `CHATAPP_WA_ROOT_KEY`: Curve25519 public key replacing WA_CERT_DETAILS.PUBLIC_KEY. Tests only. */
@@ -98,6 +101,15 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
     const ok = /^[A-Za-z0-9+/_-]+=*$/.test(rootKey) && (waRootKey.length === 32 || (waRootKey.length === 33 && waRootKey[0] === 5))
     if (!ok) throw new ConfigError('CHATAPP_WA_ROOT_KEY must be the base64 of a Curve25519 public key, 32 bytes (tests only)')
   }
+  const fetchAllow = (env.CHATAPP_FETCH_ALLOW ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
+  try {
+    addressPolicy(fetchAllow)
+  } catch (err) {
+    throw new ConfigError((err as Error).message)
+  }
   return {
     ...(wsUrl ? { waWebSocketUrl: wsUrl } : {}),
     ...(waRootKey ? { waRootKey } : {}),
@@ -107,6 +119,7 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
     apiToken: token || undefined,
     channel,
     logLevel: env.CHATAPP_LOG_LEVEL?.trim() || 'info',
+    fetchAllow,
     tuning: readTuning(env)
   }
 }

@@ -61,6 +61,8 @@ export interface CoreOptions {
   clock?: Clock
   /** Mail transport for notifications (default: SMTP from the app settings). */
   mailer?: Mailer
+  /** Private or local addresses, ranges or host names files may be fetched from (`CHATAPP_FETCH_ALLOW`). */
+  fetchAllow?: readonly string[]
   /** Webhook tunables and test seams (fetch, clock, random, retry policy). */
   webhooks?: WebhookOptions
 }
@@ -159,7 +161,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   })
   const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
   const outbound = new Outbound({ repos, sessions, events, clock, statuses })
-  const messages = new MessageService(outbound, attachments, new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs }))
+  const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
+  const messages = new MessageService(outbound, attachments, remoteFiles)
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
   const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, options: opts.bot })
   inbound.use(async (instanceId, message) => {
@@ -201,6 +204,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
       await sessions.closeAll()
       // After the sessions, so their last state changes are queued; before storage, which it reads.
       await webhooks.close()
+      await remoteFiles.close()
       await store.close()
       await release()
     }

@@ -22,6 +22,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const name = req.url!.slice(1).split('?')[0]!
     if (name === 'slow') return void setTimeout(() => res.end('late'), 3000)
+    if (name === 'to-loopback') return void res.writeHead(302, { location: `http://127.0.0.1:${(server.address() as AddressInfo).port}/photo.png` }).end()
     if (name === 'stream-big') {
       res.writeHead(200, { 'content-type': 'application/octet-stream' })
       res.end(Buffer.alloc(5000, 2))
@@ -32,13 +33,15 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': type! })
     res.end(files[key])
   })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  // Listens on every loopback address; the app may fetch from 127.0.0.2 only (an owner's LAN file server
+  // stands in for it), 127.0.0.1 and `localhost` stay refused.
+  await new Promise<void>((r) => server.listen(0, '0.0.0.0', r))
+  base = `http://127.0.0.2:${(server.address() as AddressInfo).port}`
 })
 afterAll(() => new Promise<void>((r) => server.close(() => r())))
 
 beforeEach(async () => {
-  h = await makeHarness({ limits: { fileBytes: 4096, downloadTimeoutMs: 1000 } })
+  h = await makeHarness({ limits: { fileBytes: 4096, downloadTimeoutMs: 1000 }, fetchAllow: ['127.0.0.2'] })
   ;({ creds, qs } = await h.connectedInstance())
 })
 afterEach(async () => {
@@ -193,6 +196,29 @@ describe('sending', () => {
     const ftp = await h.call({ method: 'POST', url: `/chatapp/message/fileurl?${qs}`, payload: { chatId: '15550001111', url: 'ftp://x/y', type: 'image' } })
     expect(ftp.statusCode).toBe(400)
     expect(ftp.json.error.details[0].field).toBe('url')
+  })
+
+  it('fileurl and MediaButton refuse private and local addresses unless allowed, at every redirect hop', async () => {
+    const port = (server.address() as AddressInfo).port
+    const refused = async (url: string, field = 'url') => {
+      const res =
+        field === 'url'
+          ? await h.call({ method: 'POST', url: `/chatapp/message/fileurl?${qs}`, payload: { chatId: '15550001111', url, type: 'image' } })
+          : await h.call({ method: 'POST', url: `/chatapp/message/MediaButton?${qs}`, payload: { chatId: '15550001111', btndata: { text: 'x', buttons: [{ type: 'replyButton', title: 'a' }], image: url } } })
+      expect(res.statusCode, url).toBe(400)
+      expect(res.json.error.details[0]).toMatchObject({ field, problem: expect.stringMatching(/private or local address/) })
+      return res
+    }
+    // Not allowed: loopback by address and by name, the cloud metadata address, a redirect from an allowed host to loopback.
+    expect((await refused(`http://127.0.0.1:${port}/photo.png`)).json.message).toContain('127.0.0.1')
+    await refused(`http://localhost:${port}/photo.png`)
+    await refused(`http://[::1]:${port}/photo.png`)
+    await refused('http://169.254.169.254/latest/meta-data/')
+    await refused(`${base}/to-loopback`)
+    await refused(`http://127.0.0.1:${port}/photo.png`, 'btndata.image')
+    // The allowed address works.
+    const ok = await h.call({ method: 'POST', url: `/chatapp/message/fileurl?${qs}`, payload: { chatId: '15550001111', url: `${base}/photo.png`, type: 'image' } })
+    expect(ok.statusCode).toBe(200)
   })
 
   it('buttons and lists go out as numbered text; options are logged', async () => {

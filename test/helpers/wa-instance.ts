@@ -41,7 +41,7 @@ export async function startWaInstance({ accountNumber = '15550001111', channel, 
   const server = await startWaTestServer({ accountNumber, behaviour })
   applyTestRootKey(server.rootPublicKey)
   const baileys = createBaileysChannel({ waWebSocketUrl: server.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20, ...channel })
-  const h = await makeHarness({ factories: { baileys } }).catch(async (err) => {
+  const h = await makeHarness({ factories: { baileys }, fetchAllow: ['127.0.0.1'] }).catch(async (err) => {
     await server.close()
     throw err
   })

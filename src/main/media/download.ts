@@ -1,20 +1,25 @@
 /**
  * Downloads a file by URL to a local temp path (docs/api-seed.md §4.5 fileurl, MediaButton), with a timeout and a
- * size limit. Only http and https. Errors are {@link AppError}s naming the `url` field.
+ * size limit, through the address policy's dispatcher (./address-policy.ts: no private or local
+ * addresses unless allowed, checked at every redirect hop). Only http and https. Errors are
+ * {@link AppError}s naming the `url` field.
  */
 import { createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { fetch as undiciFetch, type Dispatcher, type Response as UndiciResponse } from 'undici'
 import { AppError } from '../services/errors'
-import type { ReadableStream as WebReadableStream } from 'node:stream/web'
+import { BlockedAddressError } from './address-policy'
 
 export interface DownloadOptions {
   /** Bytes. */
   maxBytes: number
   /** Milliseconds for the whole download. */
   timeoutMs: number
+  /** The dispatcher every connection (each redirect hop) goes through: the address policy. */
+  dispatcher: Dispatcher
 }
 
 export interface Downloaded {
@@ -47,11 +52,13 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
   }
   const fail = (problem: string) =>
     new AppError('VALIDATION_ERROR', `Could not download ${field}: ${problem}`, [{ field, problem: `could not be downloaded: ${problem}` }])
-  let res: Response
+  let res: UndiciResponse
   const signal = AbortSignal.timeout(opts.timeoutMs)
   try {
-    res = await fetch(parsed, { signal, redirect: 'follow' })
+    res = await undiciFetch(parsed, { signal, redirect: 'follow', dispatcher: opts.dispatcher })
   } catch (err) {
+    const cause = (err as Error).cause
+    if (cause instanceof BlockedAddressError) throw fail(cause.message)
     throw fail(signal.aborted ? `no answer within ${opts.timeoutMs} ms` : (err as Error).message)
   }
   if (!res.ok || !res.body) {
@@ -72,7 +79,7 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
     }
   })
   try {
-    await pipeline(Readable.fromWeb(res.body as WebReadableStream), limiter, createWriteStream(dest))
+    await pipeline(Readable.fromWeb(res.body), limiter, createWriteStream(dest))
   } catch (err) {
     await rm(dest, { force: true })
     if (err instanceof AppError) throw err

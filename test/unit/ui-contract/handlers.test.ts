@@ -21,7 +21,8 @@ let h: ContractHandlers
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chatapp-handlers-'))
-  core = await startCore({ dataDir: dir, defaultChannel: 'sandbox' })
+  // The file server of the URL sends is on this machine: allowed explicitly (the default refuses it).
+  core = await startCore({ dataDir: dir, defaultChannel: 'sandbox', fetchAllow: ['127.0.0.1'] })
   h = createHandlers(core, { baseUrl: () => 'http://127.0.0.1:9', mode: 'desktop', defaultChannel: 'sandbox' })
 })
 afterEach(async () => {
