@@ -178,7 +178,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     attachmentsDir: paths.attachments,
     accountId: () => account.id
   })
-  const settings = new InstanceSettingsService(repos.instances, events, clock)
+  const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const core: Core = {
     events,
     logger,

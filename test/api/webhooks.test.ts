@@ -190,7 +190,9 @@ describe('retries', () => {
     await inbound(qs, { message: 'retry me' })
 
     let d = await attempted(inst._id, 1)
-    expect(d).toMatchObject({ status: 'pending', last_status: 500, last_error: 'HTTP 500: oops, try later' })
+    // Status and reason only: nothing the receiver answered is kept or shown.
+    expect(d).toMatchObject({ status: 'pending', last_status: 500, last_error: 'HTTP 500 Internal Server Error' })
+    expect(JSON.stringify(h.core.webhooks.list(inst._id))).not.toContain('oops')
     const wait1 = Date.parse(d.next_attempt_at!) - clock.now()
     expect(wait1).toBeGreaterThan(500)
     expect(wait1).toBeLessThanOrEqual(1000)
@@ -217,7 +219,7 @@ describe('retries', () => {
     rx.respond = (_, n) => (n === 1 ? { status: 429, headers: { 'Retry-After': '120' } } : { status: 204 })
     await inbound(qs, { message: 'slow down' })
     await attempted(inst._id, 1)
-    expect(only(inst._id)).toMatchObject({ status: 'pending', last_status: 429, last_error: 'HTTP 429' })
+    expect(only(inst._id)).toMatchObject({ status: 'pending', last_status: 429, last_error: 'HTTP 429 Too Many Requests' })
     expect(Date.parse(only(inst._id).next_attempt_at!) - clock.now()).toBeGreaterThan(119_000)
 
     clock.advance(60_000)
@@ -250,7 +252,7 @@ describe('retries', () => {
     rx.respond = () => ({ status: 400, body: 'unknown field' })
     await inbound(qs, { message: 'rejected' })
     const d = await attempted(inst._id, 1)
-    expect(d).toMatchObject({ status: 'failed', last_status: 400, last_error: 'HTTP 400: unknown field', next_attempt_at: null, delivered_at: null })
+    expect(d).toMatchObject({ status: 'failed', last_status: 400, last_error: 'HTTP 400 Bad Request', next_attempt_at: null, delivered_at: null })
     // No retry scheduled, and none comes.
     expect(clock.pending).toBe(0)
     clock.advance(60_000)
@@ -393,7 +395,7 @@ describe('persistence', () => {
     }
     const d = only(inst._id)
     expect(d.status).toBe('failed')
-    expect(d.last_error).toMatch(/^HTTP 503: maintenance \(gave up: retry window of 24 h is over\)$/)
+    expect(d.last_error).toMatch(/^HTTP 503 Service Unavailable \(gave up: retry window of 24 h is over\)$/)
     expect(d.attempts).toBeGreaterThan(20)
     expect(d.attempts).toBeLessThan(40)
     expect(rx.requests).toHaveLength(d.attempts)
@@ -459,5 +461,26 @@ describe('OpenAPI', () => {
       'delivered_at'
     ])
     expect(doc.paths['/chatapp/webhook/deliveries/{delivery_id}/retry'].post.responses['404']).toBeDefined()
+  })
+})
+
+describe("the app's own API", () => {
+  it('is never a webhook target: setWebhook and init refuse it, a delivery to it fails unsent; other local ports are fine', async () => {
+    const apiPort = await freePort()
+    h.core.webhooks.setOwnApiPort(apiPort)
+    const { inst, qs } = await webhookInstance(rx.url, ['onMessage'])
+    for (const url of [`http://127.0.0.1:${apiPort}/chatapp/createNewChatapp`, `http://localhost:${apiPort}/x`, `http://[::1]:${apiPort}/x`]) {
+      const res = await h.call({ method: 'PUT', url: `/chatapp/setWebhook?${qs}`, payload: { webhook_url: url, events: ['onMessage'], requestConfig: { headers: { authorization: `Bearer ${h.token}` } } } })
+      expect(res.statusCode, url).toBe(400)
+      expect(res.json.error.details).toEqual([{ field: 'webhook_url', problem: "points at this app's own API; use another receiver" }])
+    }
+    const init = await h.call({ method: 'POST', url: `/chatapp/init?${qs}`, payload: { config: { setWebhook: true, webhookUrl: `http://127.0.0.1:${apiPort}/hook` } } })
+    expect(init.statusCode).toBe(400)
+    expect(init.json.error.details[0].field).toBe('config.webhookUrl')
+    // A URL saved before the API took that port: the delivery fails at once, nothing is sent.
+    await internalsOf(h.core).storage.repos.instances.update(inst._id, (d) => void (d.settings.webhook.url = `http://127.0.0.1:${apiPort}/hook`))
+    await inbound(qs, { message: 'to myself' })
+    await vi.waitFor(() => expect(only(inst._id)).toMatchObject({ status: 'failed', last_error: "the URL points at this app's own API; use another receiver" }), WAIT)
+    expect(rx.requests).toHaveLength(0)
   })
 })

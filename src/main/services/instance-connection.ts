@@ -30,6 +30,7 @@ export class InstanceConnection {
     if (config?.setWebhook && !config.webhookUrl && !inst.settings.webhook.url) {
       throw invalid('config.webhookUrl', 'is required when config.setWebhook is true')
     }
+    if (config?.webhookUrl) await this.settings.checkWebhookUrl(config.webhookUrl, 'config.webhookUrl')
     await this.settings.change(inst._id, (s) => {
       if (config?.multiDevice !== undefined) s.actions.multi_device = config.multiDevice
       if (config?.setWebhook) {

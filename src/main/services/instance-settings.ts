@@ -21,7 +21,9 @@ export class InstanceSettingsService {
   constructor(
     private readonly instances: InstanceRepo,
     private readonly events: CoreEventBus,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    /** Refuses a webhook URL the app must never call (its own API): 400 naming `field`. */
+    readonly checkWebhookUrl: (url: string | null, field?: string) => Promise<void> = async () => {}
   ) {}
 
   updateGeneral(instanceId: string, body: Omit<UpdateGeneralBody, 'session_id' | 'access_token'>): Promise<SettingsChange> {
@@ -63,7 +65,8 @@ export class InstanceSettingsService {
     })
   }
 
-  setWebhook(instanceId: string, body: Omit<SetWebhookBody, 'session_id' | 'access_token'>): Promise<SettingsChange> {
+  async setWebhook(instanceId: string, body: Omit<SetWebhookBody, 'session_id' | 'access_token'>): Promise<SettingsChange> {
+    await this.checkWebhookUrl(body.webhook_url)
     return this.change(instanceId, (s) => {
       s.webhook.url = body.webhook_url
       s.webhook.events = [...new Set(body.events)]

@@ -44,6 +44,8 @@ export interface DispatcherDeps {
   /** The target of an instance's deliveries, or undefined when the instance is gone (nothing is sent). */
   target(instanceId: string): DeliveryTarget | undefined
   fetch: typeof fetch
+  /** A reason never to send to `url` (it fails the delivery at once), or null. */
+  refuse?: (url: string) => Promise<string | null>
   clock: Clock
   /** Uniform in [0, 1), for the backoff jitter. */
   random: () => number
@@ -58,7 +60,6 @@ export interface DispatcherDeps {
 /** Sent as User-Agent, so receivers can tell these requests apart. */
 export const USER_AGENT = 'ChatappDesk-Webhooks/1'
 /** Characters of a non-2xx answer's body kept in last_error. */
-const BODY_SNIPPET = 300
 /** setTimeout's longest delay; later timers are re-armed when they fire. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -187,6 +188,8 @@ export class WebhookDispatcher {
     target: DeliveryTarget,
     controller: AbortController
   ): Promise<AttemptResult | { kind: 'invalid'; error: string } | 'aborted'> {
+    const refused = await this.deps.refuse?.(d.url)
+    if (refused) return { kind: 'invalid', error: refused }
     const body = JSON.stringify(d.payload)
     const now = this.deps.clock.now()
     let headers: Headers
@@ -210,9 +213,9 @@ export class WebhookDispatcher {
     }, target.timeoutMs)
     try {
       const res = await this.deps.fetch(d.url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' })
-      const ok = res.status >= 200 && res.status < 300
-      const text = ok ? (await res.body?.cancel(), '') : await readSnippet(res)
-      return { kind: 'response', status: res.status, retryAfter: res.headers.get('retry-after'), body: text }
+      // The answer's body is never read: only its status counts, and nothing of it is kept.
+      await res.body?.cancel().catch(() => {})
+      return { kind: 'response', status: res.status, retryAfter: res.headers.get('retry-after') }
     } catch (err) {
       if (timedOut) return { kind: 'timeout', timeoutMs: target.timeoutMs }
       if (controller.signal.aborted) return 'aborted'
@@ -222,24 +225,4 @@ export class WebhookDispatcher {
       this.deps.clock.clearTimeout(timer)
     }
   }
-}
-
-/** The first characters of an answer's body, for last_error; never reads more than it keeps. */
-async function readSnippet(res: Response): Promise<string> {
-  if (!res.body) return ''
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  try {
-    while (size < BODY_SNIPPET * 4) {
-      const { done, value } = await reader.read()
-      if (done) break
-      chunks.push(value)
-      size += value.length
-    }
-  } finally {
-    await reader.cancel().catch(() => {})
-  }
-  const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim()
-  return text.length > BODY_SNIPPET ? `${text.slice(0, BODY_SNIPPET)}…` : text
 }

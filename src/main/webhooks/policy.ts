@@ -7,6 +7,7 @@
 import type { ConnectionState } from '../channel/types'
 import type { Instance, LoggedMessage, WebhookEvent } from '../../shared/schemas/records'
 import type { WebhookPayload } from '../../shared/schemas/webhooks'
+import { STATUS_CODES } from 'node:http'
 
 /** Retry timing; milliseconds. */
 export interface RetryPolicy {
@@ -55,7 +56,7 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
 
 /** What one attempt came to. `status` is the HTTP status when a response arrived. */
 export type AttemptResult =
-  | { kind: 'response'; status: number; retryAfter?: string | null; body?: string }
+  | { kind: 'response'; status: number; retryAfter?: string | null }
   | { kind: 'network'; error: string }
   | { kind: 'timeout'; timeoutMs: number }
 
@@ -73,13 +74,14 @@ export function classifyAttempt(result: AttemptResult, now: number): Verdict {
   if (result.kind === 'timeout') return { outcome: 'retry', error: `timed out after ${result.timeoutMs} ms` }
   const { status } = result
   if (status >= 200 && status < 300) return { outcome: 'delivered' }
-  const detail = result.body ? `: ${result.body}` : ''
+  // Status and its standard reason only: the receiver's answer is never copied (it could be anyone's page).
+  const answered = `HTTP ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`
   if (status >= 500 || status === 408 || status === 429) {
     const retryAfterMs = parseRetryAfter(result.retryAfter, now)
-    return { outcome: 'retry', error: `HTTP ${status}${detail}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }
+    return { outcome: 'retry', error: answered, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }
   }
-  if (status >= 300 && status < 400) return { outcome: 'fail', error: `HTTP ${status}: redirects are not followed; set the final URL${detail ? ` (${result.body})` : ''}` }
-  return { outcome: 'fail', error: `HTTP ${status}${detail}` }
+  if (status >= 300 && status < 400) return { outcome: 'fail', error: `${answered}: redirects are not followed; set the final URL` }
+  return { outcome: 'fail', error: answered }
 }
 
 /**

@@ -12,11 +12,12 @@ import type { CoreEventBus, CoreEvents } from '../events'
 import { newObjectId } from '../ids'
 import type { Logger } from '../logger'
 import type { InstanceRepo } from '../store/repos'
-import { conflict, notFound } from '../services/errors'
+import { conflict, invalid, notFound } from '../services/errors'
 import type { Instance, WebhookEvent } from '../../shared/schemas/records'
 import type { DeliveryFilter, WebhookDelivery } from '../../shared/schemas/webhooks'
 import { WebhookDispatcher, systemClock, type Clock, type DeliveryTarget } from './dispatcher'
 import { WebhookOutbox, type OutboxLimits } from './outbox'
+import { OWN_API_REFUSAL, OwnApiGuard } from './own-api'
 import {
   DEFAULT_RETRY_POLICY,
   DEFAULT_TIMEOUT_MS,
@@ -52,6 +53,7 @@ export class WebhookService {
   private readonly dispatcher: WebhookDispatcher
   private readonly clock: Clock
   private readonly writes = new Set<Promise<unknown>>()
+  private readonly ownApi = new OwnApiGuard()
   private unsubscribe: Array<() => void> = []
 
   private constructor(
@@ -62,6 +64,7 @@ export class WebhookService {
     this.dispatcher = new WebhookDispatcher({
       outbox,
       target: (id) => this.target(id),
+      refuse: async (url) => ((await this.ownApi.targets(url)) ? `the URL ${OWN_API_REFUSAL}` : null),
       fetch: deps.fetch ?? ((...args) => fetch(...args)),
       clock: this.clock,
       random: deps.random ?? Math.random,
@@ -76,6 +79,16 @@ export class WebhookService {
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
     const outbox = await WebhookOutbox.open(deps.outboxFile, deps.limits)
     return new WebhookService(deps, outbox)
+  }
+
+  /** The port of the app's own HTTP API: webhooks are never sent to it (./own-api.ts). */
+  setOwnApiPort(port: number): void {
+    this.ownApi.setPort(port)
+  }
+
+  /** 400 naming `field` when `url` is this app's own API. */
+  async checkTarget(url: string | null, field = 'webhook_url'): Promise<void> {
+    if (url && (await this.ownApi.targets(url))) throw invalid(field, OWN_API_REFUSAL)
   }
 
   /** The outbox file's path. */

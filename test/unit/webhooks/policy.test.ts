@@ -57,9 +57,9 @@ describe('classifyAttempt', () => {
   it('retries network errors, timeouts, 5xx, 408 and 429 (with its Retry-After)', () => {
     expect(classifyAttempt({ kind: 'network', error: 'ECONNREFUSED' }, NOW)).toMatchObject({ outcome: 'retry', error: 'network error: ECONNREFUSED' })
     expect(classifyAttempt({ kind: 'timeout', timeoutMs: 100 }, NOW)).toMatchObject({ outcome: 'retry', error: 'timed out after 100 ms' })
-    expect(classifyAttempt({ kind: 'response', status: 503, body: 'down' }, NOW)).toEqual({ outcome: 'retry', error: 'HTTP 503: down' })
+    expect(classifyAttempt({ kind: 'response', status: 503 }, NOW)).toEqual({ outcome: 'retry', error: 'HTTP 503 Service Unavailable' })
     expect(classifyAttempt({ kind: 'response', status: 408 }, NOW).outcome).toBe('retry')
-    expect(classifyAttempt({ kind: 'response', status: 429, retryAfter: '7' }, NOW)).toEqual({ outcome: 'retry', error: 'HTTP 429', retryAfterMs: 7000 })
+    expect(classifyAttempt({ kind: 'response', status: 429, retryAfter: '7' }, NOW)).toEqual({ outcome: 'retry', error: 'HTTP 429 Too Many Requests', retryAfterMs: 7000 })
   })
 
   it('fails other 4xx and redirects at once', () => {
