@@ -127,7 +127,10 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     opts.lock === false ? async () => {} : await lockDataDir(opts.dataDir, (err) => logger.error({ err }, 'data dir lock compromised'))
   let store: Storage
   try {
-    store = await openStorage(opts.dataDir, { messageLogLimit: opts.messageLogLimit })
+    store = await openStorage(opts.dataDir, {
+      messageLogLimit: opts.messageLogLimit,
+      reportBadLines: (instanceId, lines, file) => logger.warn({ instanceId, lines, file }, 'message log lines could not be read: skipped and kept aside')
+    })
   } catch (err) {
     await release()
     throw err

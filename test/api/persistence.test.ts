@@ -11,6 +11,7 @@ import { startCore } from '../../src/main/core'
 import { DataFileError } from '../../src/main/store/atomic-json-file'
 import { DataDirLockedError } from '../../src/main/store/data-dir-lock'
 import { multipart, png } from '../helpers/fixtures'
+import { enospc, injectFileFaults } from '../../src/main/store/durable-file'
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -82,3 +83,31 @@ it('one process per data dir', async () => {
   expect(err).toBeInstanceOf(DataDirLockedError)
   expect((err as Error).message).toMatch(/already using the data dir/)
 }, 30_000)
+
+it('a full disk: writes are refused and leave nothing behind; the instance works once there is space, and after a restart', async () => {
+  h = await makeHarness()
+  const { inst, creds, qs } = await h.connectedInstance()
+  const before = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Before', keyword: 'before', reply: 'r' } })
+  expect(before.statusCode).toBe(200)
+  injectFileFaults({ beforeWrite: (file) => { throw enospc(file) } })
+  try {
+    const refused = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Lost', keyword: 'lost', reply: 'r' } })
+    expect(refused.statusCode).toBe(500)
+    const send = await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'not logged' } })
+    expect(send.statusCode).toBe(500)
+  } finally {
+    injectFileFaults(null)
+  }
+  // No phantom: what was refused is not listed, so a client's retry creates it once.
+  const titles = async () => (await h!.call({ method: 'GET', url: `/intent?${qs}` })).json.data.map((i: { title: string }) => i.title)
+  expect(await titles()).toEqual(['Before'])
+  expect((await h.call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data.map((m: { text: string }) => m.text)).not.toContain('not logged')
+  expect((await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Lost', keyword: 'lost', reply: 'r' } })).statusCode).toBe(200)
+  expect((await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'logged' } })).statusCode).toBe(200)
+  h = await h.restart()
+  expect(await titles()).toEqual(['Before', 'Lost'])
+  const texts = (await h.call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data.map((m: { text: string }) => m.text)
+  expect(texts).toContain('logged')
+  expect(texts).not.toContain('not logged')
+  expect(h.core.instances.get(inst._id).settings.status).toBe('CONNECTED')
+})

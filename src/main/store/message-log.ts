@@ -6,14 +6,21 @@
  * syscalls and an acknowledged append is on disk. A change to a logged entry (its delivery status,
  * its chat id once a LID is mapped to a number) is appended as a patch line `{"$patch": id, …fields}`
  * and applied to the entry on load, so no update rewrites the file. When a file holds twice the limit
- * it is rewritten atomically with the newest N, patches merged. A torn last line (kill -9 during an append that was never
- * acknowledged) is skipped on load; any other unparsable line stops the load with a clear error.
+ * it is rewritten atomically with the newest N, patches merged.
+ *
+ * Nothing acknowledged is lost, nothing unacknowledged half-stored: each instance's file stays open and
+ * a batch of lines is appended whole or cut back to the last good line (a full disk, a short write:
+ * {@link appendDurably}); the batch's callers get the error and the in-memory log is read again from
+ * the file, so no failed change lingers in memory. An unparsable line (a torn tail after a crash, a
+ * damaged file) never blocks the instance: it is skipped, kept aside in `<instanceId>.rejected.jsonl`
+ * and reported, and the file is rewritten without it.
  */
-import { mkdir, open, readFile, rm } from 'node:fs/promises'
+import { appendFile, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import type { LoggedMessage } from '../../shared/schemas/records'
 import { DataFileError } from './journaled-document'
+import { appendDurably, DIR_MODE, FILE_MODE } from './durable-file'
 
 /** Longest wait before lines nobody waits for are written (ms). */
 export const LAZY_FLUSH_MS = 250
@@ -43,7 +50,13 @@ interface InstanceLog {
   flushing: Promise<void> | null
   /** A flush scheduled for lines nobody waits for (lazy updates). */
   lazyTimer: NodeJS.Timeout | null
+  /** The file, open for appending, and its length (what a failed append is cut back to). */
+  fh: FileHandle | null
+  size: number
 }
+
+/** Told when a log file had lines that could not be read (they are kept aside in `rejectedFile`). */
+export type BadLinesReport = (instanceId: string, count: number, rejectedFile: string) => void
 
 export class MessageLog {
   private readonly logs = new Map<string, Promise<InstanceLog>>()
@@ -51,7 +64,8 @@ export class MessageLog {
   constructor(
     private readonly dir: string,
     /** Newest entries kept per instance. */
-    private readonly limit = 1000
+    private readonly limit = 1000,
+    private readonly reportBadLines: BadLinesReport = () => {}
   ) {}
 
   /** Appends one entry; resolves once it is on disk. */
@@ -152,6 +166,7 @@ export class MessageLog {
       l.lazyTimer = null
       l.pending = []
       while (l.flushing) await l.flushing
+      await this.closeFile(l)
     }
     this.logs.delete(instanceId)
     await rm(this.file(instanceId), { force: true })
@@ -165,7 +180,14 @@ export class MessageLog {
       l.lazyTimer = null
       if (l.pending.length > 0) await this.write(instanceId, l, '').catch(() => {})
       while (l.flushing) await l.flushing
+      await this.closeFile(l)
     }
+  }
+
+  private async closeFile(log: InstanceLog): Promise<void> {
+    const fh = log.fh
+    log.fh = null
+    await fh?.close().catch(() => {})
   }
 
   private file(instanceId: string): string {
@@ -192,6 +214,7 @@ export class MessageLog {
     }
     const lines = text.split('\n')
     const entries: LoggedMessage[] = []
+    const rejected: string[] = []
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!
       if (!line) continue
@@ -204,16 +227,19 @@ export class MessageLog {
         } else {
           entries.push(parsed)
         }
-      } catch (err) {
-        // Only the final line can be torn by a crash mid-append; it was never acknowledged.
-        const isLast = lines.slice(i + 1).every((l) => l === '')
-        if (!isLast) throw new DataFileError(file, err)
+      } catch {
+        rejected.push(line)
       }
     }
     const lineCount = lines.filter((l) => l !== '').length
-    const log: InstanceLog = { entries: entries.slice(-this.limit), lines: lineCount, pending: [], waiters: [], flushing: null, lazyTimer: null }
-    // Rewrite when a torn tail was dropped, so the next append starts on a clean line.
-    if (text && !text.endsWith('\n')) await this.rewrite(instanceId, log)
+    const log: InstanceLog = { entries: entries.slice(-this.limit), lines: lineCount, pending: [], waiters: [], flushing: null, lazyTimer: null, fh: null, size: 0 }
+    if (rejected.length > 0) {
+      const aside = join(this.dir, `${instanceId}.rejected.jsonl`)
+      await appendFile(aside, rejected.map((l) => l + '\n').join(''), { mode: FILE_MODE })
+      this.reportBadLines(instanceId, rejected.length, aside)
+    }
+    // Rewrite without what could not be read (and after a torn tail), so appends start on a clean line.
+    if (rejected.length > 0 || (text && !text.endsWith('\n'))) await this.rewrite(instanceId, log)
     return log
   }
 
@@ -229,19 +255,20 @@ export class MessageLog {
           if (log.lines + count > this.limit * 2) {
             await this.rewrite(instanceId, log)
           } else {
-            await mkdir(this.dir, { recursive: true })
-            const fh = await open(this.file(instanceId), 'a')
-            try {
-              await fh.write(chunk)
-              await fh.sync()
-            } finally {
-              await fh.close()
-            }
+            const fh = await this.openFile(instanceId, log)
+            log.size = await appendDurably(fh, this.file(instanceId), log.size, Buffer.from(chunk))
             log.lines += count
           }
           for (const w of waiters) w.resolve()
         } catch (err) {
-          for (const w of waiters) w.reject(err)
+          // Nothing of this batch stays, on disk (cut back) or in memory (read again from the file);
+          // what was queued behind it fails too, since its in-memory changes go with the reload.
+          const queued = log.waiters
+          log.pending = []
+          log.waiters = []
+          if (this.logs.get(instanceId) && (await this.logs.get(instanceId)) === log) this.logs.delete(instanceId)
+          await this.closeFile(log)
+          for (const w of [...waiters, ...queued]) w.reject(err)
         }
       }
     } finally {
@@ -250,9 +277,21 @@ export class MessageLog {
   }
 
   private async rewrite(instanceId: string, log: InstanceLog): Promise<void> {
-    await mkdir(this.dir, { recursive: true })
+    await mkdir(this.dir, { recursive: true, mode: DIR_MODE })
     const text = log.entries.map((e) => JSON.stringify(e) + '\n').join('')
-    await writeFileAtomic(this.file(instanceId), text, { fsync: true })
+    // The open handle names the old file, which the rename replaces.
+    await this.closeFile(log)
+    await writeFileAtomic(this.file(instanceId), text, { fsync: true, mode: FILE_MODE })
     log.lines = log.entries.length
+  }
+
+  /** The instance's file, open for appending (kept open: one write and one fdatasync per batch). */
+  private async openFile(instanceId: string, log: InstanceLog): Promise<FileHandle> {
+    if (log.fh) return log.fh
+    await mkdir(this.dir, { recursive: true, mode: DIR_MODE })
+    const fh = await open(this.file(instanceId), 'a', FILE_MODE)
+    log.size = (await stat(this.file(instanceId))).size
+    log.fh = fh
+    return fh
   }
 }

@@ -17,7 +17,7 @@
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { JournaledDocument } from './journaled-document'
-import { MessageLog } from './message-log'
+import { MessageLog, type BadLinesReport } from './message-log'
 import { checkConfig, checkRuntime } from './record-check'
 import { makeRepositories, type ConfigData, type Repositories, type RuntimeData } from './repos'
 
@@ -44,6 +44,8 @@ export interface Storage {
 export interface StorageOptions {
   /** Newest log entries kept per instance. */
   messageLogLimit?: number
+  /** Told when a message log had unreadable lines (skipped and kept aside). */
+  reportBadLines?: BadLinesReport
 }
 
 const CONFIG_DEFAULTS: ConfigData = { version: 1, account: null, instances: [], intents: [], surveys: [], attachments: [], appSettings: { smtp: null } }
@@ -70,7 +72,7 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
   await Promise.all([paths.messages, paths.attachments, paths.sessions].map((d) => mkdir(d, { recursive: true })))
   await rm(paths.tmp, { recursive: true, force: true })
   await mkdir(paths.tmp, { recursive: true })
-  const messages = new MessageLog(paths.messages, options.messageLogLimit)
+  const messages = new MessageLog(paths.messages, options.messageLogLimit, options.reportBadLines)
   return {
     paths,
     repos: makeRepositories(config, runtime, messages),

@@ -1,9 +1,9 @@
 import { appendFile, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MessageLog } from '../../../src/main/store/message-log'
-import { DataFileError } from '../../../src/main/store/atomic-json-file'
+import { enospc, injectFileFaults } from '../../../src/main/store/durable-file'
 import type { LoggedMessage } from '../../../src/shared/schemas/records'
 
 let dir: string
@@ -45,15 +45,23 @@ it('keeps the newest N and compacts the file', async () => {
   expect(lines.length).toBeLessThanOrEqual(20)
 })
 
-it('drops a torn last line (an unacknowledged append) and refuses mid-file corruption', async () => {
+it('drops a torn last line (an unacknowledged append); a damaged line mid-file is skipped, kept aside and reported', async () => {
   await mkdir(dir, { recursive: true })
   await writeFile(join(dir, 'i1.jsonl'), JSON.stringify(msg(1)) + '\n' + '{"id":"M2","chat')
   const log = new MessageLog(dir, 10)
   expect((await log.list('i1')).map((m) => m.id)).toEqual(['M1'])
   await log.append('i1', msg(3))
   expect((await new MessageLog(dir, 10).list('i1')).map((m) => m.id)).toEqual(['M1', 'M3'])
-  await appendFile(join(dir, 'i2.jsonl'), 'garbage\n' + JSON.stringify(msg(1)) + '\n')
-  await expect(new MessageLog(dir, 10).list('i2')).rejects.toBeInstanceOf(DataFileError)
+  await appendFile(join(dir, 'i2.jsonl'), JSON.stringify(msg(1)) + '\ngarbage\n' + JSON.stringify(msg(2)) + '\n')
+  const reports: Array<[string, number, string]> = []
+  const reopened = new MessageLog(dir, 10, (...r) => reports.push(r))
+  expect((await reopened.list('i2')).map((m) => m.id)).toEqual(['M1', 'M2'])
+  expect(reports).toEqual([['i2', 1, join(dir, 'i2.rejected.jsonl')]])
+  expect(await readFile(join(dir, 'i2.rejected.jsonl'), 'utf8')).toBe('garbage\n')
+  // The instance keeps working: the file was rewritten without the bad line.
+  await reopened.append('i2', msg(3))
+  await reopened.close()
+  expect((await readFile(join(dir, 'i2.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['M1', 'M2', 'M3'])
 })
 
 it('updates an entry with an appended patch line: applied at once and after a reopen, merged by compaction', async () => {
@@ -99,4 +107,37 @@ it('a lazy update is applied at once and reaches the disk with the next write, o
   await log.update('i1', 'M2', { status: 'READ' }, { lazy: true })
   await log.close()
   expect((await new MessageLog(dir, 100).find('i1', 'M2'))?.status).toBe('READ')
+})
+
+describe('a full disk', () => {
+  afterEach(() => injectFileFaults(null))
+
+  it('refuses an append (ENOSPC) without leaving it in memory or on disk; appends work again once there is space, and after a reopen', async () => {
+    const log = new MessageLog(dir, 100)
+    await log.append('i1', msg(1))
+    injectFileFaults({ beforeWrite: (file) => { throw enospc(file) } })
+    await expect(log.append('i1', msg(2))).rejects.toMatchObject({ code: 'ENOSPC' })
+    await expect(log.update('i1', 'M1', { status: 'READ' })).rejects.toMatchObject({ code: 'ENOSPC' })
+    injectFileFaults(null)
+    expect((await log.list('i1')).map((m) => [m.id, m.status])).toEqual([['M1', 'RECEIVED']])
+    await log.append('i1', msg(3))
+    await log.close()
+    expect((await new MessageLog(dir, 100).list('i1')).map((m) => m.id)).toEqual(['M1', 'M3'])
+  })
+
+  it('cuts a short write back to the last good line: nothing half-written stays, nothing glued to the next append', async () => {
+    const log = new MessageLog(dir, 100)
+    await log.append('i1', msg(1))
+    const before = await readFile(join(dir, 'i1.jsonl'), 'utf8')
+    let calls = 0
+    // The OS takes 10 bytes, then the disk is full.
+    injectFileFaults({ beforeWrite: (file, bytes) => (++calls === 1 ? Math.min(10, bytes) : (() => { throw enospc(file) })()) })
+    await expect(log.append('i1', msg(2))).rejects.toMatchObject({ code: 'ENOSPC' })
+    injectFileFaults(null)
+    expect(await readFile(join(dir, 'i1.jsonl'), 'utf8')).toBe(before)
+    await log.append('i1', msg(3))
+    await log.close()
+    const lines = (await readFile(join(dir, 'i1.jsonl'), 'utf8')).trim().split('\n')
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual(['M1', 'M3'])
+  })
 })
