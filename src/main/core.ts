@@ -31,6 +31,8 @@ import { SurveyService } from './services/survey-service'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
 import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
 import { createSmtpMailer, type Mailer } from './bot/mailer'
+import { DIR_MODE } from './store/durable-file'
+import { secureDataDir } from './store/data-dir-modes'
 
 /** Size and time limits (docs/design.md §4); bytes and milliseconds. */
 export interface Limits {
@@ -122,11 +124,13 @@ export function internalsOf(core: Core): CoreInternals {
 export async function startCore(opts: CoreOptions): Promise<Core> {
   const logger = opts.logger ?? silentLogger()
   const clock = opts.clock ?? systemClock
-  await mkdir(opts.dataDir, { recursive: true })
+  await mkdir(opts.dataDir, { recursive: true, mode: DIR_MODE })
   const release =
     opts.lock === false ? async () => {} : await lockDataDir(opts.dataDir, (err) => logger.error({ err }, 'data dir lock compromised'))
   let store: Storage
   try {
+    const opened = await secureDataDir(opts.dataDir)
+    if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
     store = await openStorage(opts.dataDir, {
       messageLogLimit: opts.messageLogLimit,
       reportBadLines: (instanceId, lines, file) => logger.warn({ instanceId, lines, file }, 'message log lines could not be read: skipped and kept aside')

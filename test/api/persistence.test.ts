@@ -3,7 +3,10 @@
  * reconnects without a new QR; an unreadable data file stops the start and is left untouched; one
  * process per data dir.
  */
-import { readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { Writable } from 'node:stream'
+import pino from 'pino'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { makeHarness, type Harness } from '../helpers/harness'
@@ -110,4 +113,38 @@ it('a full disk: writes are refused and leave nothing behind; the instance works
   expect(texts).toContain('logged')
   expect(texts).not.toContain('not logged')
   expect(h.core.instances.get(inst._id).settings.status).toBe('CONNECTED')
+})
+
+it.runIf(process.platform !== 'win32')('keeps secrets readable by the owner only: folders 0700, files 0600, an open data dir fixed at start with a log line', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chatapp-modes-'))
+  // A data dir an older version left open.
+  await mkdir(join(dir, 'sessions', 'old'), { recursive: true, mode: 0o755 })
+  await chmod(dir, 0o755)
+  await writeFile(join(dir, 'sessions', 'old', 'creds.json'), '{}', { mode: 0o644 })
+  const lines: Array<Record<string, unknown>> = []
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>)
+      done()
+    }
+  })
+  h = await makeHarness({ logger: pino({ level: 'info' }, sink) }, dir)
+  const { creds, qs } = await h.connectedInstance()
+  await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'T', keyword: 'k', reply: 'r' } })
+  await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'hi' } })
+  await h.call({ method: 'POST', url: `/attachment?${qs}`, ...multipart({}, { filename: 'a.png', contentType: 'image/png', data: await png() }) })
+  await h.close(true)
+  h = undefined
+  // The data dir, sessions/, sessions/old/, creds.json (and the lock the start took before the check).
+  const fixed = lines.find((l) => String(l.msg).startsWith('data dir: folders set to 0700'))
+  expect(fixed?.changed).toBeGreaterThanOrEqual(4)
+  const open: string[] = []
+  const walk = async (p: string): Promise<void> => {
+    const st = await stat(p)
+    if ((st.mode & 0o077) !== 0) open.push(`${p} ${(st.mode & 0o777).toString(8)}`)
+    if (st.isDirectory()) for (const e of await readdir(p)) await walk(join(p, e))
+  }
+  await walk(dir)
+  expect(open).toEqual([])
+  await rm(dir, { recursive: true, force: true })
 })

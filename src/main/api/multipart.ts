@@ -66,7 +66,7 @@ export async function readMultipart<S extends TSchema>(
           }
         })
         file = { path, filename: part.filename || 'file', size: 0, sha256: '', declaredMimetype: part.mimetype }
-        await pipeline(part.file, meter, createWriteStream(path))
+        await pipeline(part.file, meter, createWriteStream(path, { mode: 0o600 }))
         file.size = size
         file.sha256 = hash.digest('hex')
       } else {

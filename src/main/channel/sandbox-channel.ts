@@ -125,9 +125,9 @@ export class SandboxSession implements ChannelSession {
       phone,
       lid: `${String(randomInt(10_000_000, 99_999_999))}${String(randomInt(1_000_000, 9_999_999))}@lid`
     }
-    await mkdir(this.ctx.authDir, { recursive: true })
+    await mkdir(this.ctx.authDir, { recursive: true, mode: 0o700 })
     const creds: SandboxCreds = { account, pairedAt: new Date().toISOString() }
-    await writeFileAtomic(join(this.ctx.authDir, 'sandbox-creds.json'), JSON.stringify(creds))
+    await writeFileAtomic(join(this.ctx.authDir, 'sandbox-creds.json'), JSON.stringify(creds), { mode: 0o600 })
     this.setState({ state: 'CONNECTED', account })
     return account
   }

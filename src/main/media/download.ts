@@ -79,7 +79,7 @@ export async function downloadToFile(url: string, dest: string, opts: DownloadOp
     }
   })
   try {
-    await pipeline(Readable.fromWeb(res.body), limiter, createWriteStream(dest))
+    await pipeline(Readable.fromWeb(res.body), limiter, createWriteStream(dest, { mode: 0o600 }))
   } catch (err) {
     await rm(dest, { force: true })
     if (err instanceof AppError) throw err

@@ -91,7 +91,7 @@ export class AttachmentService {
     if (file.bytes.length === 0) throw invalid('dataBase64', 'must hold the file (it is empty)')
     if (file.bytes.length > this.deps.maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', 'The file is larger than the limit.')
     const path = this.tmpPath('ui')
-    await writeFile(path, file.bytes)
+    await writeFile(path, file.bytes, { mode: 0o600 })
     try {
       const sha256 = createHash('sha256').update(file.bytes).digest('hex')
       return await this.create(inst, { path, filename: file.filename, size: file.bytes.length, sha256, declaredMimetype: file.mimetype })

@@ -36,6 +36,6 @@ export class AtomicJsonFile<T> implements Adapter<T> {
 
   /** Replaces the file atomically; resolves once the data is fsynced. */
   async write(data: T): Promise<void> {
-    await writeFileAtomic(this.file, JSON.stringify(data), { fsync: true })
+    await writeFileAtomic(this.file, JSON.stringify(data), { fsync: true, mode: 0o600 })
   }
 }

@@ -20,6 +20,7 @@ import { JournaledDocument } from './journaled-document'
 import { MessageLog, type BadLinesReport } from './message-log'
 import { checkConfig, checkRuntime } from './record-check'
 import { makeRepositories, type ConfigData, type Repositories, type RuntimeData } from './repos'
+import { DIR_MODE } from './durable-file'
 
 export { DataFileError } from './journaled-document'
 export type { Account, AppSettings, ConfigData, Repositories, RuntimeData, SmtpSettings } from './repos'
@@ -69,9 +70,9 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
     await config.close()
     throw err
   }
-  await Promise.all([paths.messages, paths.attachments, paths.sessions].map((d) => mkdir(d, { recursive: true })))
+  await Promise.all([paths.messages, paths.attachments, paths.sessions].map((d) => mkdir(d, { recursive: true, mode: DIR_MODE })))
   await rm(paths.tmp, { recursive: true, force: true })
-  await mkdir(paths.tmp, { recursive: true })
+  await mkdir(paths.tmp, { recursive: true, mode: DIR_MODE })
   const messages = new MessageLog(paths.messages, options.messageLogLimit, options.reportBadLines)
   return {
     paths,

@@ -130,7 +130,7 @@ export class AuthStore {
    * is folded into the snapshot. Throws {@link AuthStoreError} on an unparsable file.
    */
   static async open(dir: string, logger?: Logger): Promise<AuthStore> {
-    await mkdir(dir, { recursive: true })
+    await mkdir(dir, { recursive: true, mode: 0o700 })
     const credsText = await readOptional(join(dir, CREDS_FILE))
     let creds: AuthenticationCreds
     try {
@@ -190,7 +190,7 @@ export class AuthStore {
   saveCreds(): Promise<void> {
     if (this.closed) return Promise.resolve()
     return this.enqueue(async () => {
-      await writeFileAtomic(join(this.dir, CREDS_FILE), JSON.stringify(this.creds, BufferJSON.replacer), { fsync: true })
+      await writeFileAtomic(join(this.dir, CREDS_FILE), JSON.stringify(this.creds, BufferJSON.replacer), { fsync: true, mode: 0o600 })
     })
   }
 
@@ -223,7 +223,7 @@ export class AuthStore {
     return this.enqueue(async () => {
       if (this.closed) return
       try {
-        this.journal ??= await open(join(this.dir, JOURNAL_FILE), 'a')
+        this.journal ??= await open(join(this.dir, JOURNAL_FILE), 'a', 0o600)
         await this.journal.write(line)
         await this.journal.datasync()
       } catch (err) {
@@ -250,7 +250,7 @@ export class AuthStore {
     const obj: Record<string, Record<string, unknown>> = {}
     for (const [type, bucket] of this.map) obj[type] = Object.fromEntries(bucket)
     const text = JSON.stringify(obj, BufferJSON.replacer)
-    await writeFileAtomic(join(this.dir, KEYS_FILE), text, { fsync: true })
+    await writeFileAtomic(join(this.dir, KEYS_FILE), text, { fsync: true, mode: 0o600 })
     this.snapshotBytes = text.length
     await this.closeJournal()
     await truncate(join(this.dir, JOURNAL_FILE), 0).catch((err: NodeJS.ErrnoException) => {

@@ -169,7 +169,7 @@ export class MessageStore {
         if (this.lines + count > 2 * this.max) {
           await this.rewrite(file)
         } else {
-          await appendFile(file, chunk)
+          await appendFile(file, chunk, { mode: 0o600 })
           this.lines += count
         }
       })
@@ -185,7 +185,7 @@ export class MessageStore {
       if (s.at < oldest || !(s.sentByUs || hasMedia(s.msg))) continue
       out.push(JSON.stringify({ id, at: s.at, own: s.sentByUs, m: Buffer.from(proto.WebMessageInfo.encode(s.msg).finish()).toString('base64') } satisfies Line) + '\n')
     }
-    await writeFile(`${file}.tmp`, out.join(''))
+    await writeFile(`${file}.tmp`, out.join(''), { mode: 0o600 })
     await rename(`${file}.tmp`, file)
     this.lines = out.length
   }
