@@ -28,12 +28,11 @@ async function main(): Promise<void> {
     })
   })
   console.log(ui ? `Web UI: ${app.url}/ (log in with the API token)` : `Web UI not built (run npm run build to serve it at ${app.url}/)`)
-  // The token before the ready line: scripts that wait for that line have it by then.
-  if (!config.apiToken) {
-    console.log(`API token: ${app.core.account.token()}`)
-    // The fragment never reaches the server; the page reads the token from it and forgets it.
-    if (ui) console.log(`Log in directly: ${app.url}/#token=${encodeURIComponent(app.core.account.token())}`)
-  }
+  // The token before the ready line (scripts that wait for that line have it by then), and only when
+  // it was just generated: later starts do not repeat a secret into logs. It stays in the data dir.
+  if (app.core.account.generatedNow) console.log(`API token: ${app.core.account.token()}`)
+  // A one-time code, not the token: the link in the browser's history is worthless once used.
+  if (ui) console.log(`Log in (one-time link, 10 min): ${app.url}/#login=${app.core.account.issueLoginCode()}`)
   console.log(`Chatapp API listening on ${app.url}`)
   let closing = false
   const shutdown = (signal: string) => {

@@ -204,3 +204,43 @@ describe('unexpected errors', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } })
   })
 })
+
+describe('token handling', () => {
+  it('throttles failed bearer tokens per address: 429 with Retry-After, even for the right token, until the window ends', async () => {
+    let offset = 0
+    const t = await makeHarness({ clock: { now: () => Date.now() + offset } })
+    try {
+      for (let i = 0; i < 10; i++) {
+        const res = await t.app.inject({ method: 'GET', url: '/chatapp', headers: { authorization: `Bearer wrong-${i}` } })
+        expect(res.statusCode).toBe(401)
+      }
+      const blocked = await t.app.inject({ method: 'GET', url: '/chatapp', headers: { authorization: `Bearer ${t.token}` } })
+      expect(blocked.statusCode).toBe(429)
+      expect(blocked.json()).toMatchObject({ status: false, error: { code: 'TOO_MANY_REQUESTS' } })
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0)
+      // The window passes: the right token works again.
+      offset += 61_000
+      expect((await t.call({ method: 'GET', url: '/chatapp' })).statusCode).toBe(200)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('trades a one-time login code for the token once; a used, unknown or expired code is a 401', async () => {
+    let offset = 0
+    const t = await makeHarness({ clock: { now: () => Date.now() + offset } })
+    try {
+      const code = t.core.account.issueLoginCode()
+      const login = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { code } })
+      expect(login.statusCode).toBe(200)
+      expect(login.json()).toEqual({ status: true, message: 'Logged in', data: { token: t.token } })
+      expect((await t.app.inject({ method: 'POST', url: '/auth/login', payload: { code } })).statusCode).toBe(401)
+      expect((await t.app.inject({ method: 'POST', url: '/auth/login', payload: { code: 'made-up' } })).statusCode).toBe(401)
+      const late = t.core.account.issueLoginCode()
+      offset += 10 * 60_000 + 1
+      expect((await t.app.inject({ method: 'POST', url: '/auth/login', payload: { code: late } })).statusCode).toBe(401)
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -72,6 +72,22 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await shot('01-instances-empty')
   })
 
+  it('logs in from the one-time link the server printed; the link leaves the address bar and cannot be used twice', async () => {
+    const link = /(http:\/\/\S+#login=\S+)/.exec(serve.output())![1]!
+    const tab = await browser.newPage()
+    try {
+      await tab.goto(link)
+      await tab.getByText('No instances yet', { exact: true }).first().waitFor()
+      expect(tab.url()).not.toContain('#login=')
+      const again = await browser.newPage()
+      await again.goto(link)
+      await expect.poll(() => again.getByRole('alert').textContent()).toContain('used already or has expired')
+      await again.close()
+    } finally {
+      await tab.close()
+    }
+  })
+
   it('creates a sandbox instance and pairs it through the QR screen and the sandbox scan', async () => {
     await page.getByRole('button', { name: 'Create instance' }).click()
     const card = page.getByTestId('instance-card')

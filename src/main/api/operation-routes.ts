@@ -135,7 +135,7 @@ function schemaOf(def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape)
 }
 
 /** Registers the routes of every operation of `scope` on `app`. */
-export function registerOperationRoutes(app: FastifyInstance, ctx: OperationContext, scope: 'account' | 'instance'): void {
+export function registerOperationRoutes(app: FastifyInstance, ctx: OperationContext, scope: 'public' | 'account' | 'instance'): void {
   for (const [name, def] of Object.entries(OPERATIONS) as Array<[OperationName, AnyOperation]>) {
     const http = def.http
     if (!http || def.scope !== scope) continue

@@ -25,6 +25,7 @@ import { ajvProblems, coercingAjv, strictAjv, validationError } from '../validat
 import { instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
+import { AuthThrottle } from '../services/auth-throttle'
 
 export interface ApiServerOptions {
   /** The address the server binds to; the Host header must name it (or localhost). */
@@ -77,12 +78,25 @@ function hostAllowed(hostHeader: string | undefined, boundHost: string): boolean
   return allowed.has(name.toLowerCase())
 }
 
-/** The account scope's hook: `Authorization: Bearer <token>` (constant-time check), else 401. */
-function bearerCheck(core: Core) {
+/** 429 with Retry-After when `req`'s address failed to authenticate too often; answers whether it did. */
+function throttled(throttle: AuthThrottle, req: FastifyRequest, reply: FastifyReply): boolean {
+  const wait = throttle.blockedFor(req.ip)
+  if (wait === null) return false
+  void reply
+    .status(429)
+    .header('Retry-After', String(wait))
+    .send(errorBody(new AppError('TOO_MANY_REQUESTS', `Too many failed logins from this address; try again in ${wait} s.`)))
+  return true
+}
+
+/** The account scope's hook: `Authorization: Bearer <token>` (constant-time check), else 401; throttled per address. */
+function bearerCheck(core: Core, throttle: AuthThrottle) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
+    if (throttled(throttle, req, reply)) return reply
     const header = req.headers.authorization
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
     if (!token || !core.account.verify(token)) {
+      if (token) throttle.fail(req.ip)
       reply.header('WWW-Authenticate', 'Bearer')
       return reply
         .status(401)
@@ -178,12 +192,23 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     app: { baseUrl: () => listeningUrl(app, opts.host), mode: opts.app?.mode ?? 'web', defaultChannel: opts.app?.defaultChannel ?? 'baileys' }
   }
   // Scopes (Fastify encapsulation): what a plugin registers is guarded by its scope's hooks only.
+  const throttle = new AuthThrottle(core.clock)
   await app.register(async (publicScope) => {
     healthRoute(publicScope, opts.version)
+    // The login exchange counts toward the same per-address throttle as bearer tokens.
+    await publicScope.register(async (login) => {
+      login.addHook('onRequest', async (req, reply) => {
+        if (throttled(throttle, req, reply)) return reply
+      })
+      login.addHook('onResponse', async (req, reply) => {
+        if (reply.statusCode === 401) throttle.fail(req.ip)
+      })
+      registerOperationRoutes(login, ctx, 'public')
+    })
     for (const plugin of opts.publicPlugins ?? []) await publicScope.register(plugin)
   })
   await app.register(async (accountScope) => {
-    accountScope.addHook('onRequest', bearerCheck(core))
+    accountScope.addHook('onRequest', bearerCheck(core, throttle))
     registerOperationRoutes(accountScope, ctx, 'account')
     for (const plugin of opts.accountPlugins ?? []) await accountScope.register(plugin)
     await accountScope.register(async (instanceScope) => {

@@ -70,6 +70,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'appSettings.get': ({ core }) => ({ smtp: core.appSettings.smtp() }),
   'appSettings.setSmtp': async ({ core }, { smtp }) => ({ smtp: await core.appSettings.setSmtp(smtp) }),
 
+  'auth.login': ({ core }, { code }) => ({ token: core.account.redeemLoginCode(code) }),
   'instances.create': ({ core }, { channel }) => core.instances.create(channel),
   'instances.list': ({ core }) => core.instances.list(),
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),

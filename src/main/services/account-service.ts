@@ -1,14 +1,26 @@
 /**
  * The local account and its API bearer token (docs/design.md §3). The token is generated at first
  * start and kept in the data dir, unless `CHATAPP_API_TOKEN` fixes it; it is compared in constant time.
+ * One-time login codes let the headless server print a login link that holds no secret worth keeping:
+ * a code is good for one exchange for the token, within {@link LOGIN_CODE_TTL_MS}.
  */
 import { timingSafeEqual, createHash } from 'node:crypto'
 import { isoNow, type Clock } from '../clock'
 import { newObjectId, newSecret } from '../ids'
 import type { AccountRepo } from '../store/repos'
-import { conflict } from './errors'
+import { AppError, conflict } from './errors'
+
+const digest = (s: string) => createHash('sha256').update(s).digest('hex')
+
+/** How long a login code stays good (ms). */
+export const LOGIN_CODE_TTL_MS = 10 * 60_000
 
 export class AccountService {
+  /** Whether this start generated the token (then it is shown once). */
+  generatedNow = false
+  /** Login codes by their sha256, with their expiry (epoch ms). */
+  private readonly loginCodes = new Map<string, number>()
+
   constructor(
     private readonly account: AccountRepo,
     private readonly clock: Clock,
@@ -20,6 +32,24 @@ export class AccountService {
   async ensure(): Promise<void> {
     if (this.account.get()) return
     await this.account.set({ _id: newObjectId(), api_token: newSecret(32), createdAt: isoNow(this.clock) })
+    this.generatedNow = !this.fixedToken
+  }
+
+  /** A new one-time login code, good for {@link LOGIN_CODE_TTL_MS}. */
+  issueLoginCode(): string {
+    const code = newSecret(18)
+    this.loginCodes.set(digest(code), this.clock.now() + LOGIN_CODE_TTL_MS)
+    return code
+  }
+
+  /** The token for a login code, which is used up; 401 for an unknown, used or expired code. */
+  redeemLoginCode(code: string): string {
+    const key = digest(code)
+    const expires = this.loginCodes.get(key)
+    this.loginCodes.delete(key)
+    for (const [k, at] of this.loginCodes) if (at <= this.clock.now()) this.loginCodes.delete(k)
+    if (expires === undefined || expires <= this.clock.now()) throw new AppError('UNAUTHORIZED', 'This login link was used already or has expired; restart the server for a new one, or log in with the API token.')
+    return this.token()
   }
 
   get id(): string {

@@ -6,7 +6,7 @@ import { AppShell, Button, Center, Group, Loader, Select, Tabs, Text, Title } fr
 import { useEffect, useState } from 'react'
 import { Login, TOKEN_KEY } from './Login'
 import { useDesk, useSelectedInstance } from './store'
-import { createHttpClient } from './transport/http-client'
+import { createHttpClient, exchangeLoginCode } from './transport/http-client'
 import { createIpcClient, preloadBridge } from './transport/ipc-client'
 import { ErrorAlert } from './components/ErrorAlert'
 import { StatusBadge } from './components/StatusBadge'
@@ -32,8 +32,9 @@ const TABS = [
 
 type TabId = (typeof TABS)[number][0]
 
-function tokenFromFragment(): string | null {
-  const m = /[#&]token=([^&]+)/.exec(window.location.hash)
+/** The one-time login code of a `/#login=…` link (printed by `npm run serve`), removed from the address bar. */
+function loginCodeFromFragment(): string | null {
+  const m = /[#&]login=([^&]+)/.exec(window.location.hash)
   if (!m) return null
   history.replaceState(null, '', window.location.pathname)
   return decodeURIComponent(m[1]!)
@@ -41,10 +42,21 @@ function tokenFromFragment(): string | null {
 
 export function App() {
   const bridge = preloadBridge()
-  const [token, setToken] = useState<string | null>(() => (bridge ? null : (tokenFromFragment() ?? sessionStorage.getItem(TOKEN_KEY))))
+  const [token, setToken] = useState<string | null>(() => (bridge ? null : sessionStorage.getItem(TOKEN_KEY)))
+  const [loginCode] = useState(() => (bridge ? null : loginCodeFromFragment()))
   const [error, setError] = useState<unknown>()
   const client = useDesk((s) => s.client)
   const connect = useDesk((s) => s.connect)
+
+  useEffect(() => {
+    if (!loginCode || token) return
+    exchangeLoginCode(loginCode)
+      .then((t) => {
+        sessionStorage.setItem(TOKEN_KEY, t)
+        setToken(t)
+      })
+      .catch(setError)
+  }, [loginCode, token])
 
   useEffect(() => {
     if (!bridge && !token) return
@@ -61,6 +73,7 @@ export function App() {
   if (!bridge && !token) {
     return (
       <Login
+        error={error}
         onToken={(t) => {
           sessionStorage.setItem(TOKEN_KEY, t)
           setError(undefined)

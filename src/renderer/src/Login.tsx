@@ -1,7 +1,8 @@
 /**
- * Web mode login: the API token (printed by `npm run serve`, or CHATAPP_API_TOKEN). A token in the
- * URL fragment (`/#token=…`, never sent to the server) logs in directly. The token is kept in
- * sessionStorage only, so closing the tab logs out.
+ * Web mode login: the API token (printed by `npm run serve` when it generates it, shown in the API tab,
+ * or CHATAPP_API_TOKEN). The one-time link the server prints at each start (`/#login=…`) logs in
+ * without typing it (App.tsx trades the code for the token). The token is kept in sessionStorage
+ * only, so closing the tab logs out.
  */
 import { Button, Center, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core'
 import { useState } from 'react'
@@ -10,7 +11,7 @@ import { ErrorAlert } from './components/ErrorAlert'
 
 export const TOKEN_KEY = 'chatapp.token'
 
-export function Login({ onToken }: { onToken: (token: string) => void }) {
+export function Login({ onToken, error: outerError }: { onToken: (token: string) => void; error?: unknown }) {
   const [token, setToken] = useState('')
   const [error, setError] = useState<unknown>()
   const [busy, setBusy] = useState(false)
@@ -37,7 +38,7 @@ export function Login({ onToken }: { onToken: (token: string) => void }) {
               Log in with the API token of this server.
             </Text>
             <PasswordInput label="API token" value={token} onChange={(e) => setToken(e.currentTarget.value)} required autoFocus data-testid="login-token" />
-            <ErrorAlert error={error} title="Login failed" />
+            <ErrorAlert error={error ?? outerError} title="Login failed" />
             <Button type="submit" loading={busy} disabled={!token.trim()}>
               Log in
             </Button>

@@ -103,6 +103,17 @@ export const OPERATIONS = {
     rpc: true
   }),
 
+  'auth.login': op<{ token: string }>()({
+    summary: 'Exchange a one-time login code for the API token',
+    description:
+      'The headless server prints a login link with a code at each start; the web UI trades it here once. Failed attempts count toward the per-address throttle (429).',
+    tags: ['app'],
+    scope: 'public',
+    input: Type.Object({ code: Type.String({ minLength: 1, maxLength: 100 }) }),
+    output: Type.Object({ token: Type.String() }),
+    http: { method: 'POST', path: '/auth/login', message: 'Logged in', errors: { 401: 'Unknown, used or expired code', 429: 'Too many failed attempts from this address' } }
+  }),
+
   /* ---------- instances (docs/api-seed.md §4.4, docs/design.md §5) ---------- */
 
   'instances.create': op<InstanceT>()({

@@ -71,6 +71,14 @@ export function createHttpClient(token: string, base = ''): ContractClient {
   }
 }
 
+/** Trades a one-time login code (from a `/#login=…` link) for the API token; throws a ContractError when refused. */
+export async function exchangeLoginCode(code: string, base = ''): Promise<string> {
+  const res = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })
+  const body = (await res.json().catch(() => null)) as { status?: boolean; message?: string; data?: { token: string }; error?: { code: string } } | null
+  if (res.ok && body?.data?.token) return body.data.token
+  throw new ContractError({ code: body?.error?.code ?? 'INTERNAL', message: body?.message ?? `The server answered ${res.status}.` })
+}
+
 /** Checks a token by calling `app.info`; answers false on UNAUTHORIZED. */
 export async function tokenWorks(token: string, base = ''): Promise<boolean> {
   try {
