@@ -105,7 +105,7 @@ it('prints the token only when it generated it, and a one-time login link (not t
   expect(second.output()).not.toContain(token!)
   const code = /#login=(\S+)/.exec(second.output())?.[1]
   expect(code).toBeDefined()
-  const login = await (await fetch(`${second.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })).json()
+  const login = (await (await fetch(`${second.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })).json()) as { data: { token: string } }
   expect(login.data.token).toBe(token)
   second.child.kill('SIGTERM')
   expect(await second.exited).toBe(0)
