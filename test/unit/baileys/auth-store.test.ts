@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -75,6 +75,7 @@ describe('AuthStore', () => {
     const b = await AuthStore.open(dir, logger)
     expect(await journalLines()).toHaveLength(0)
     expect(JSON.parse(await readFile(join(dir, KEYS_FILE), 'utf8'))).toEqual({
+      $seq: 2,
       session: { a: { type: 'Buffer', data: 'AQ==' } },
       'sender-key': { g: { type: 'Buffer', data: 'Ag==' } }
     })
@@ -92,6 +93,36 @@ describe('AuthStore', () => {
     expect(await journalLines()).toHaveLength(1)
     expect(a.count('session') + a.count('pre-key') + a.count('lid-mapping')).toBe(3)
     await a.close()
+  })
+
+  it('lines the snapshot already holds are not replayed after a crash between snapshot and journal truncation', async () => {
+    const a = await AuthStore.open(dir, logger)
+    await a.keys.set({ session: { k: new Uint8Array([1]) } })
+    const stale = await readFile(join(dir, JOURNAL_FILE), 'utf8')
+    await a.keys.set({ session: { k: new Uint8Array([2]) } })
+    await a.keys.clear!()
+    await a.keys.set({ session: { fresh: new Uint8Array([3]) } })
+    await a.close()
+    // The crash: the snapshot (after the clear) is on disk, the old journal lines are still there.
+    await writeFile(join(dir, JOURNAL_FILE), stale + (await readFile(join(dir, JOURNAL_FILE), 'utf8')))
+    const b = await AuthStore.open(dir, logger)
+    // The cleared key stays cleared; the change after the snapshot is kept.
+    expect(Object.keys(await b.keys.get('session', ['k', 'fresh']))).toEqual(['fresh'])
+    await b.close()
+  })
+
+  it('an older journal line never overwrites the newer value a snapshot holds', async () => {
+    await mkdir(dir, { recursive: true })
+    await writeFile(join(dir, KEYS_FILE), JSON.stringify({ $seq: 2, session: { k: { type: 'Buffer', data: 'Ag==' } } }))
+    await writeFile(join(dir, JOURNAL_FILE), [{ $seq: 1, session: { k: { type: 'Buffer', data: 'AQ==' } } }, { $seq: 3, session: { n: { type: 'Buffer', data: 'Aw==' } } }].map((l) => JSON.stringify(l) + '\n').join(''))
+    const b = await AuthStore.open(dir, logger)
+    const got = await b.keys.get('session', ['k', 'n'])
+    expect(Buffer.from(got.k!)).toEqual(Buffer.from([2]))
+    expect(Buffer.from(got.n!)).toEqual(Buffer.from([3]))
+    // Numbering continues after the highest change seen.
+    await b.keys.set({ session: { m: new Uint8Array([4]) } })
+    expect(JSON.parse((await journalLines()).at(-1)!).$seq).toBe(4)
+    await b.close()
   })
 
   it('a torn last journal line (crash mid-append) is skipped; the rest loads', async () => {

@@ -60,6 +60,10 @@ function reviveValue(type: string, value: unknown): unknown {
   return value
 }
 
+/** The key carrying a change's number in journal lines and the snapshot. */
+const SEQ = '$seq'
+type Numbered = { [SEQ]?: unknown } & Record<string, Record<string, unknown> | undefined>
+
 function applyMutations(keys: KeyMap, data: SignalDataSet | Record<string, Record<string, unknown> | undefined>, revive: boolean): void {
   for (const type of Object.keys(data)) {
     const entries = (data as Record<string, Record<string, unknown> | undefined>)[type]
@@ -99,6 +103,8 @@ export class AuthStore {
   private journal: FileHandle | null = null
   private journalBytes = 0
   private snapshotBytes = 0
+  /** The number of the last change (journal lines and the snapshot carry it as `$seq`). */
+  private seq = 0
   private closed = false
 
   private constructor(
@@ -141,13 +147,17 @@ export class AuthStore {
     const map: KeyMap = new Map()
     const snapshotFile = join(dir, KEYS_FILE)
     const snapshotText = await readOptional(snapshotFile)
+    let snapshotSeq = 0
     if (snapshotText !== null) {
       try {
-        applyMutations(map, JSON.parse(snapshotText, BufferJSON.reviver) as Record<string, Record<string, unknown> | undefined>, true)
+        const { [SEQ]: seq, ...keys } = JSON.parse(snapshotText, BufferJSON.reviver) as Numbered
+        snapshotSeq = typeof seq === 'number' ? seq : 0
+        applyMutations(map, keys, true)
       } catch (err) {
         throw new AuthStoreError(snapshotFile, err)
       }
     }
+    let lastSeq = snapshotSeq
     const journalFile = join(dir, JOURNAL_FILE)
     const journalText = (await readOptional(journalFile)) ?? ''
     const lines = journalText.split('\n')
@@ -155,7 +165,14 @@ export class AuthStore {
       const line = lines[i]!
       if (!line.trim()) continue
       try {
-        applyMutations(map, JSON.parse(line, BufferJSON.reviver) as Record<string, Record<string, unknown> | undefined>, true)
+        const { [SEQ]: seq, ...keys } = JSON.parse(line, BufferJSON.reviver) as Numbered
+        // A line the snapshot already holds (a crash between writing the snapshot and emptying the
+        // journal): replaying it could put an older value over a newer one, or bring back cleared keys.
+        if (typeof seq === 'number') {
+          if (seq <= snapshotSeq) continue
+          lastSeq = Math.max(lastSeq, seq)
+        }
+        applyMutations(map, keys, true)
       } catch (err) {
         // Only the last line can be torn (an append that never completed, never acknowledged).
         if (i === lines.length - 1) {
@@ -167,6 +184,7 @@ export class AuthStore {
     }
     const store = new AuthStore(dir, creds, map, logger)
     store.snapshotBytes = snapshotText?.length ?? 0
+    store.seq = lastSeq
     if (journalText.length > 0) await store.enqueue(() => store.compact())
     return store
   }
@@ -219,7 +237,7 @@ export class AuthStore {
       return Promise.resolve()
     }
     applyMutations(this.map, data, false)
-    const line = JSON.stringify(data, BufferJSON.replacer) + '\n'
+    const line = JSON.stringify({ [SEQ]: ++this.seq, ...data }, BufferJSON.replacer) + '\n'
     return this.enqueue(async () => {
       if (this.closed) return
       try {
@@ -241,13 +259,15 @@ export class AuthStore {
   private clearKeys(): Promise<void> {
     if (this.closed) return Promise.resolve()
     this.map.clear()
+    // Numbered like a change, so no earlier journal line is replayed over the empty snapshot.
+    this.seq++
     return this.enqueue(() => this.compact())
   }
 
-  /** Snapshot of every key written atomically, then the journal emptied. Replaying the journal over a
-   * newer snapshot is harmless (each line sets absolute values), so a crash between the two is safe. */
+  /** Snapshot of every key written atomically (with the number of the last change it holds), then the
+   * journal emptied. A crash between the two leaves lines the snapshot holds: they are skipped at load. */
   private async compact(): Promise<void> {
-    const obj: Record<string, Record<string, unknown>> = {}
+    const obj: Record<string, unknown> = { [SEQ]: this.seq }
     for (const [type, bucket] of this.map) obj[type] = Object.fromEntries(bucket)
     const text = JSON.stringify(obj, BufferJSON.replacer)
     await writeFileAtomic(join(this.dir, KEYS_FILE), text, { fsync: true, mode: 0o600 })
