@@ -5,6 +5,7 @@
  *
  * - match: keyword index vs a naive regex loop at 10, 1,000 and 10,000 intents (issue 3 target:
  *   p99 < 0.2 ms and ≥ 50× faster at 10,000 intents).
+ * - writes: an intent create at 0 and at 10,000 stored intents, as a ratio (issue 11 §9: ≤ 1.5×).
  * - wa: the real Baileys channel against the protocol test server (in a child process): memory per
  *   connected instance at 1, 10 and 50 instances, bot reply latency over 1,000 messages, and API
  *   send throughput with the send pacing at 0 (./wa-bench.ts). About a minute. It runs in a process
@@ -15,10 +16,11 @@ import { spawn } from 'node:child_process'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { runMatchBench } from './match-bench'
+import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && only !== 'match' && only !== 'wa') {
-  console.error(`unknown part "${only}": match or wa`)
+if (only !== undefined && only !== 'match' && only !== 'wa' && only !== 'writes') {
+  console.error(`unknown part "${only}": match, writes or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -27,11 +29,15 @@ console.log(
     `${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadavg()[0]!.toFixed(2)} at start\n`
 )
 
-if (only !== 'wa') {
+if (only === undefined || only === 'match') {
   console.log('## Intent matching (KeywordIndex vs naive regex loop)\n')
   runMatchBench()
 }
-if (only !== 'match') {
+if (only === undefined || only === 'writes') {
+  console.log('\n## Configuration writes at 0 and 10,000 intents\n')
+  await runWriteBench()
+}
+if (only === undefined || only === 'wa') {
   console.log('\n## Real Baileys channel against the local protocol test server')
   const script = fileURLToPath(new URL('./wa-bench.ts', import.meta.url))
   const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], { stdio: 'inherit' })

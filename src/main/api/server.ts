@@ -15,7 +15,7 @@
  * - Docs: the OpenAPI 3.1 document at `/openapi.json` and an interactive page at `/docs`.
  */
 import type { AddressInfo } from 'node:net'
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -128,7 +128,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   const app = Fastify({
     // The app's log (pino): an unexpected error is logged with its request id, which the 500 names.
     loggerInstance: appLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: core.limits.jsonBytes,
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
     // GET routes carry body schemas (credentials in GET bodies); HEAD twins cannot.

@@ -46,6 +46,19 @@ export type DocOp =
   | { op: 'append'; path: string; value: unknown; keep?: number; by?: string }
 
 
+/**
+ * Freezes what a change made new, after {@link applyOp}: the copied containers on the way from the root.
+ * Values put in were deep-frozen before; a new list's elements are frozen already (old ones, or the
+ * value put), so a list is frozen without visiting its elements — a write does not walk the data.
+ */
+function freezeNew<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    if (!Array.isArray(value)) for (const v of Object.values(value)) freezeNew(v)
+  }
+  return value
+}
+
 /** Freezes `value` and everything in it; answers it. */
 export function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -175,8 +188,11 @@ export class JournaledDocument<T extends object> {
     if (this.closed) return Promise.reject(new Error(`the document ${this.opts.name} is closed`))
     if (ops.length === 0) return Promise.resolve()
     let next = this.data_
-    for (const op of ops) next = applyOp(next, op)
-    this.data_ = deepFreeze(next)
+    for (const op of ops) {
+      if ('value' in op) deepFreeze(op.value)
+      next = applyOp(next, op)
+    }
+    this.data_ = freezeNew(next)
     return new Promise<void>((resolve, reject) => {
       const tail = this.pending[this.pending.length - 1]
       // A batch not yet in flight takes more changes: a burst costs one write.

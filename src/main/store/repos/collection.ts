@@ -31,7 +31,8 @@ export class Collection<T extends { _id: string }, D extends object = object> {
   /** Stores a new record (or replaces the one with its `_id`). */
   async put(record: T): Promise<Stored<T>> {
     await this.doc.apply([this.putOp(record)])
-    return this.find(record._id) ?? record
+    // The document stores this very object (frozen by the write).
+    return record
   }
 
   /**
@@ -44,7 +45,7 @@ export class Collection<T extends { _id: string }, D extends object = object> {
     const next = produce(current as T, recipe)
     if (next === current) return current
     await this.doc.apply([this.putOp(next)])
-    return this.find(id)
+    return next
   }
 
   async remove(id: string): Promise<boolean> {
