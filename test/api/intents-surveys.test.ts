@@ -175,3 +175,19 @@ describe('surveys', () => {
     expect(unknown.statusCode).toBe(404)
   })
 })
+
+describe('list paging', () => {
+  it('answers a small list whole, as the seed does; offset and limit page a long one, the total in X-Total-Count', async () => {
+    for (let i = 0; i < 5; i++) await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: `I${i}`, keyword: `k${i}`, reply: 'r' } })
+    const all = await h.call({ method: 'GET', url: '/intent', payload: creds })
+    expect(all.json.data.map((i: { title: string }) => i.title)).toEqual(['I0', 'I1', 'I2', 'I3', 'I4'])
+    expect(all.headers['x-total-count']).toBe('5')
+    const page = await h.call({ method: 'GET', url: `/intent?offset=1&limit=2&session_id=${creds.session_id}&access_token=${creds.access_token}` })
+    expect(page.json).toMatchObject({ status: true, message: 'Intent fetched successfully!' })
+    expect(page.json.data.map((i: { title: string }) => i.title)).toEqual(['I1', 'I2'])
+    expect(page.headers['x-total-count']).toBe('5')
+    const bad = await h.call({ method: 'GET', url: `/intent?limit=5000&session_id=${creds.session_id}&access_token=${creds.access_token}` })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json.error.details[0].field).toBe('limit')
+  })
+})

@@ -33,6 +33,12 @@ export const RESPONDERS: Record<Responder, Respond> = {
     if (media.fileName) reply.header('Content-Disposition', attachmentDisposition(media.fileName))
     return reply.send(Buffer.from(media.data.buffer, media.data.byteOffset, media.data.byteLength))
   },
+  /** A page of a list: the records as `data` (the seed's shape), their total in `X-Total-Count`. */
+  async paged(reply, result, _input, message) {
+    const { items, total } = result as { items: unknown[]; total: number }
+    void reply.header('X-Total-Count', String(total))
+    return ok(message, items)
+  },
   /** The JSON envelope, or with `format=csv` the file (docs/design.md §9). */
   async csvWhenAsked(reply, result, _input, message) {
     if (Array.isArray(result)) return ok(message, result)

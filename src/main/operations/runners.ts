@@ -63,6 +63,11 @@ function mediaRunner(name: MediaOperation) {
   }
 }
 
+/** A page of `list`: `limit` records after `offset` (the table's defaults: 0 and 1,000), and the total. */
+function paged<R>(list: readonly R[], { offset = 0, limit = 1000 }: { offset?: number; limit?: number }): { items: R[]; total: number } {
+  return { items: list.slice(offset, offset + limit), total: list.length }
+}
+
 export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'app.info': ({ app }) => ({ version: APP_VERSION, baseUrl: app.baseUrl(), mode: app.mode, defaultChannel: app.defaultChannel }),
   'apiToken.get': ({ core }) => ({ token: core.account.token(), fixed: core.account.fixed }),
@@ -72,7 +77,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
 
   'auth.login': ({ core }, { code }) => ({ token: core.account.redeemLoginCode(code) }),
   'instances.create': ({ core }, { channel }) => core.instances.create(channel),
-  'instances.list': ({ core }) => core.instances.list(),
+  'instances.list': ({ core }, page) => paged(core.instances.list(), page),
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
   'instances.init': async ({ core }, { config }, inst) => ({ status: await core.connection.init(inst, config) }),
   'instances.scan': ({ core }, _input, inst) => core.connection.currentQr(inst),
@@ -102,13 +107,13 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'settings.setWebhook': ({ core }, input, inst) => core.settings.setWebhook(inst._id, input),
 
   'intents.create': ({ core }, input, inst) => core.intents.create(inst, input),
-  'intents.list': ({ core }, _input, inst) => core.intents.list(inst),
+  'intents.list': ({ core }, page, inst) => paged(core.intents.list(inst), page),
   'intents.get': ({ core }, { id }, inst) => core.intents.get(inst, id),
   'intents.update': ({ core }, { id, ...patch }, inst) => core.intents.update(inst, id, patch),
   'intents.delete': ({ core }, { id }, inst) => core.intents.delete(inst, id),
 
   'surveys.create': ({ core }, input, inst) => core.surveys.create(inst, input),
-  'surveys.list': ({ core }, _input, inst) => core.surveys.list(inst),
+  'surveys.list': ({ core }, page, inst) => paged(core.surveys.list(inst), page),
   'surveys.get': ({ core }, { id }, inst) => core.surveys.get(inst, id),
   'surveys.update': ({ core }, { id, ...patch }, inst) => core.surveys.update(inst, id, patch),
   'surveys.delete': ({ core }, { id }, inst) => core.surveys.delete(inst, id),
@@ -119,7 +124,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'attachments.uploadFile': ({ core }, { file }, inst) => core.attachments.create(inst, file),
   'attachments.upload': ({ core }, { filename, mimetype, dataBase64 }, inst) =>
     core.attachments.createFromBytes(inst, { filename, mimetype, bytes: Buffer.from(dataBase64, 'base64') }),
-  'attachments.list': ({ core }, _input, inst) => core.attachments.list(inst),
+  'attachments.list': ({ core }, page, inst) => paged(core.attachments.list(inst), page),
   'attachments.get': ({ core }, { id }, inst) => core.attachments.get(inst, id),
   'attachments.file': ({ core }, { id }, inst) => {
     const attachment = core.attachments.get(inst, id)

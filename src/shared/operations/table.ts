@@ -62,6 +62,17 @@ import {
 
 const Id = Type.String({ minLength: 1 })
 const Empty = Type.Object({})
+/** Paging of the list routes: up to `limit` records after `offset` (default: the first 1,000, so small lists come whole, as the seed answers them). */
+const Page = Type.Object({
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Records to skip.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1000, description: 'Records to answer (the total is in X-Total-Count).' }))
+})
+/** A page of a list: its records and how many there are in all. */
+export interface PagedT<R> {
+  items: R[]
+  total: number
+}
+const items = (p: { items: unknown[] }): unknown[] => p.items
 const deleted = (): DeleteResultT => ({ n: 1, ok: 1, deletedCount: 1 })
 const updateResult = (c: SettingsChangeT): UpdateResultT => ({ acknowledged: true, modifiedCount: c.modified ? 1 : 0, upsertedId: null, upsertedCount: 0, matchedCount: 1 })
 const sentId = (s: SentMessageT) => ({ id: s.key.id })
@@ -126,14 +137,14 @@ export const OPERATIONS = {
     http: { method: 'POST', path: '/chatapp/createNewChatapp', message: 'Chatapp created successfully!', bodyOptional: true },
     rpc: true
   }),
-  'instances.list': op<readonly InstanceT[]>()({
+  'instances.list': op<PagedT<InstanceT>, InstanceT[]>()({
     summary: 'List all instances',
     tags: ['instances'],
     scope: 'account',
-    input: Empty,
+    input: Page,
     output: Type.Array(Instance),
-    http: { method: 'GET', path: '/chatapp', message: 'Chatapp fetched successfully!' },
-    rpc: true
+    http: { method: 'GET', path: '/chatapp', message: 'Chatapp fetched successfully!', query: ['offset', 'limit'], respond: 'paged' },
+    rpc: { output: items }
   }),
   'instances.delete': op<void, DeleteResultT>()({
     summary: 'Delete an instance and everything it owns',
@@ -305,14 +316,14 @@ export const OPERATIONS = {
     http: { method: 'POST', path: '/intent', message: 'Intent created successfully!' },
     rpc: true
   }),
-  'intents.list': op<IntentT[]>()({
+  'intents.list': op<PagedT<IntentT>, IntentT[]>()({
     summary: "The instance's intents",
     tags: ['intents'],
     scope: 'instance',
-    input: Empty,
+    input: Page,
     output: Type.Array(Intent),
-    http: { method: 'GET', path: '/intent', message: 'Intent fetched successfully!' },
-    rpc: true
+    http: { method: 'GET', path: '/intent', message: 'Intent fetched successfully!', query: ['offset', 'limit'], respond: 'paged' },
+    rpc: { output: items }
   }),
   'intents.get': op<IntentT>()({
     summary: 'One intent',
@@ -353,14 +364,14 @@ export const OPERATIONS = {
     http: { method: 'POST', path: '/survey', message: 'Survey created successfully!' },
     rpc: true
   }),
-  'surveys.list': op<SurveyT[]>()({
+  'surveys.list': op<PagedT<SurveyT>, SurveyT[]>()({
     summary: "The instance's survey steps, grouped by title, in order",
     tags: ['surveys'],
     scope: 'instance',
-    input: Empty,
+    input: Page,
     output: Type.Array(Survey),
-    http: { method: 'GET', path: '/survey', message: 'Survey fetched successfully!' },
-    rpc: true
+    http: { method: 'GET', path: '/survey', message: 'Survey fetched successfully!', query: ['offset', 'limit'], respond: 'paged' },
+    rpc: { output: items }
   }),
   'surveys.get': op<SurveyT>()({
     summary: 'One survey step',
@@ -440,14 +451,14 @@ export const OPERATIONS = {
     output: Attachment,
     rpc: true
   }),
-  'attachments.list': op<AttachmentT[]>()({
+  'attachments.list': op<PagedT<AttachmentT>, AttachmentT[]>()({
     summary: "The instance's attachments",
     tags: ['attachments'],
     scope: 'instance',
-    input: Empty,
+    input: Page,
     output: Type.Array(Attachment),
-    http: { method: 'GET', path: '/attachment', message: 'Attachment fetched successfully!' },
-    rpc: true
+    http: { method: 'GET', path: '/attachment', message: 'Attachment fetched successfully!', query: ['offset', 'limit'], respond: 'paged' },
+    rpc: { output: items }
   }),
   'attachments.get': op<AttachmentT>()({
     summary: 'One attachment record',
