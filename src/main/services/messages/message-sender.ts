@@ -15,20 +15,13 @@ import { invalid } from '../errors'
 import { resolveChat, type Outbound } from './outbound'
 import type { RemoteFiles } from './remote-file'
 import { mediaContent, planTextSend, type MediaExtras } from './send-planner'
+import type { TextSendResultT } from '../../../shared/operations/results'
 
 type Inst = Pick<Instance, '_id' | 'user_id'>
 type Body<T> = Omit<T, 'session_id' | 'access_token'>
 
-/** The text send's result (docs/api-seed.md §2.11). */
-export interface TextSendResult {
-  message: SentMessage | null
-  attachment: string[]
-  media: SentMessage[]
-  contact: Record<string, unknown> | null
-  image: Record<string, unknown> | null
-  buttons: null
-  location: Record<string, unknown> | null
-}
+/** The text send's result (docs/api-seed.md §2.11); its schema is the operation table's. */
+export type TextSendResult = TextSendResultT
 
 export class MessageService {
   constructor(
