@@ -271,6 +271,31 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await shot('11-api')
   })
 
+  it('fits phone, laptop and wide screens: no page-wide horizontal scroll on Messages and Settings', async () => {
+    const sizes = [
+      [390, 844],
+      [1366, 768],
+      [1920, 1080]
+    ] as const
+    try {
+      for (const [width, height] of sizes) {
+        await page.setViewportSize({ width, height })
+        for (const [tab, name] of [
+          ['Messages', 'messages'],
+          ['Settings', 'settings']
+        ] as const) {
+          await openTab(tab)
+          await page.getByRole(tab === 'Messages' ? 'form' : 'form', { name: tab === 'Messages' ? 'Compose' : 'General' }).or(page.getByText('Pick a chat')).first().waitFor()
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+          expect(overflow, `${tab} at ${width}x${height}`).toBeLessThanOrEqual(0)
+          await shot(`resp-${name}-${width}x${height}`)
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 })
+    }
+  })
+
   it('moves between tabs with the keyboard', async () => {
     await page.getByRole('tab', { name: 'API' }).focus()
     await page.keyboard.press('ArrowLeft')

@@ -107,21 +107,24 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
   return (
     <AppShell header={{ height: 60 }} padding="md">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Title order={3}>Chatapp Desk</Title>
-          <Group>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          {/* On a phone the instance picker and its status need the room. */}
+          <Title order={3} visibleFrom="sm">
+            Chatapp Desk
+          </Title>
+          <Group gap="xs" wrap="nowrap" ml="auto">
             <Select
               aria-label="Instance"
               placeholder={instances.length ? 'Pick an instance' : 'No instances yet'}
               data={instances.map((i) => ({ value: i._id, label: `${i.settings.bot_name} · ${i.settings.bot_number ?? i._id.slice(-6)}` }))}
               value={selectedId}
               onChange={select}
-              w={280}
+              w={{ base: 150, sm: 280 }}
               data-testid="instance-picker"
             />
             {selected && <StatusBadge status={selected.settings.status} />}
             {onLogout && (
-              <Button variant="subtle" onClick={onLogout}>
+              <Button variant="subtle" size="compact-sm" onClick={onLogout}>
                 Log out
               </Button>
             )}
@@ -130,7 +133,8 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
       </AppShell.Header>
       <AppShell.Main>
         <Tabs value={tab} onChange={change} keepMounted={false}>
-          <Tabs.List mb="md">
+          {/* One row that scrolls sideways on a narrow screen, instead of widening the page. */}
+          <Tabs.List mb="md" style={{ flexWrap: 'nowrap', overflowX: 'auto', overflowY: 'hidden' }}>
             {TABS.map(([id, label]) => (
               <Tabs.Tab key={id} value={id}>
                 {label}
