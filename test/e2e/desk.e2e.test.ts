@@ -286,7 +286,8 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
         ] as const) {
           await openTab(tab)
           await page.getByRole(tab === 'Messages' ? 'form' : 'form', { name: tab === 'Messages' ? 'Compose' : 'General' }).or(page.getByText('Pick a chat')).first().waitFor()
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+          // A string: this code runs in the page (the tests' tsconfig has no DOM types).
+          const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
           expect(overflow, `${tab} at ${width}x${height}`).toBeLessThanOrEqual(0)
           await shot(`resp-${name}-${width}x${height}`)
         }
