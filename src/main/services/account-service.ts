@@ -18,6 +18,8 @@ export const LOGIN_CODE_TTL_MS = 10 * 60_000
 export class AccountService {
   /** Whether this start generated the token (then it is shown once). */
   generatedNow = false
+  /** The token in force and its sha256 (recomputed when the token changes). */
+  private tokenDigest: { token: string; digest: Buffer } | null = null
   /** Login codes by their sha256, with their expiry (epoch ms). */
   private readonly loginCodes = new Map<string, number>()
 
@@ -68,10 +70,11 @@ export class AccountService {
 
   /** True when `candidate` is the token (constant time). */
   verify(candidate: string): boolean {
-    // Hash both sides so the comparison does not leak the token's length either.
-    const a = createHash('sha256').update(candidate).digest()
-    const b = createHash('sha256').update(this.token()).digest()
-    return timingSafeEqual(a, b)
+    // Hash both sides so the comparison does not leak the token's length either; the token's own
+    // digest is computed once per token, not per request.
+    const token = this.token()
+    if (this.tokenDigest?.token !== token) this.tokenDigest = { token, digest: createHash('sha256').update(token).digest() }
+    return timingSafeEqual(createHash('sha256').update(candidate).digest(), this.tokenDigest.digest)
   }
 
   /** Makes a new stored token; 409 when the environment fixes it. */
