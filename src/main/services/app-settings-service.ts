@@ -3,19 +3,11 @@
  * The password is kept but never answered back: views say only whether one is stored.
  */
 import type { AppSettingsRepo, SmtpSettings } from '../store/repos'
+import type { SmtpInputT, SmtpViewT } from '../../shared/operations/results'
 
-/** SMTP settings as the UI sees them. */
-export interface SmtpView {
-  host: string
-  port: number
-  secure: boolean
-  user?: string
-  from: string
-  hasPassword: boolean
-}
-
-/** An SMTP form: `pass` omitted keeps the stored password, '' removes it. */
-export type SmtpInput = Omit<SmtpSettings, 'pass'> & { pass?: string }
+/** SMTP settings as the UI sees them, and its form (`pass` omitted keeps the stored password, '' removes it): the operation table's shapes. */
+export type SmtpView = SmtpViewT
+export type SmtpInput = SmtpInputT
 
 export class AppSettingsService {
   constructor(private readonly settings: AppSettingsRepo) {}

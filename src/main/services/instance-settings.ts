@@ -6,16 +6,14 @@
 import { produce, type Draft } from 'immer'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
-import type { InstanceRepo, Stored } from '../store/repos'
+import type { InstanceRepo } from '../store/repos'
 import type { Instance, InstanceSettings } from '../../shared/schemas/records'
 import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
 import { invalid, notFound } from './errors'
+import type { SettingsChangeT } from '../../shared/operations/results'
 
-/** What a settings update did. */
-export interface SettingsChange {
-  modified: boolean
-  instance: Stored<Instance>
-}
+/** What a settings update did (the operation table's result shape). */
+export type SettingsChange = SettingsChangeT
 
 export class InstanceSettingsService {
   constructor(

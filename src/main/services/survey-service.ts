@@ -7,18 +7,20 @@ import { stringify } from 'csv-stringify/sync'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { Repositories, Stored } from '../store/repos'
-import type { Instance, Survey, SurveyRun } from '../../shared/schemas/records'
+import type { Instance, Survey } from '../../shared/schemas/records'
 import type { CreateSurveyBody, UpdateSurveyBody } from '../../shared/schemas/operations'
 import { orderSteps } from '../bot/survey-flow'
 import { safeFileName } from '../../shared/domain/file-name'
 import { checkAction } from './action-check'
 import { invalid, notFound } from './errors'
 import { applyRecordPatch, newKeywordRecord } from './keyword-record'
+import type { SurveyResponseT } from '../../shared/operations/results'
 
 type Inst = Pick<Instance, '_id' | 'user_id'>
 
 /** A run as the responses list shows it (docs/design.md §9): the one shape of the API, the UI and the CSV. */
-export type SurveyResponse = Pick<SurveyRun, 'chatId' | 'pushName' | 'status' | 'answers' | 'startedAt' | 'completedAt'> & { _id: string }
+/** A run as the responses list shows it (docs/design.md §9): the one shape of the API, the UI and the CSV. */
+export type SurveyResponse = SurveyResponseT
 
 function toSortId(v: number | string): number {
   return typeof v === 'number' ? v : Number.parseInt(v.trim(), 10)

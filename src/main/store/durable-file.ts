@@ -10,7 +10,7 @@
  *
  * Faults can be injected for tests ({@link FileFaults}): ENOSPC or a short write at the next write.
  */
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises'
 import { dirname, basename, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
@@ -47,6 +47,16 @@ async function writeAll(fh: FileHandle, file: string, data: Buffer): Promise<voi
     const { bytesWritten } = await fh.write(data, offset, length)
     if (bytesWritten <= 0) throw enospc(file)
     offset += bytesWritten
+  }
+}
+
+/** The text of `file`, or null when it does not exist; other errors are thrown as they come. */
+export async function readFileIfExists(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw err
   }
 }
 

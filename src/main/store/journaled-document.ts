@@ -19,9 +19,9 @@
  * Values in the document are deep-frozen: readers get them without copies and cannot change them;
  * writers produce new records (immer in the repositories).
  */
-import { open, readFile, type FileHandle } from 'node:fs/promises'
+import { open, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { appendDurably, FILE_MODE, writeFileDurably } from './durable-file'
+import { appendDurably, FILE_MODE, readFileIfExists, writeFileDurably } from './durable-file'
 
 /** The data file exists but cannot be read, parsed or validated. Stops the start; never overwritten. */
 export class DataFileError extends Error {
@@ -262,13 +262,11 @@ export class JournaledDocument<T extends object> {
   }
 }
 
-async function readOptional(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, 'utf8')
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+/** The file's text or null when missing; a read error is a {@link DataFileError} naming the file. */
+function readOptional(file: string): Promise<string | null> {
+  return readFileIfExists(file).catch((err: unknown) => {
     throw new DataFileError(file, err)
-  }
+  })
 }
 
 /** `root` with one op applied, copying what the op changes (structural sharing, no mutation). */

@@ -15,12 +15,12 @@
  * damaged file) never blocks the instance: it is skipped, kept aside in `<instanceId>.rejected.jsonl`
  * and reported, and the file is rewritten without it.
  */
-import { appendFile, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
+import { appendFile, mkdir, open, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import type { LoggedMessage } from '../../shared/schemas/records'
 import { DataFileError } from './journaled-document'
-import { appendDurably, DIR_MODE, FILE_MODE } from './durable-file'
+import { appendDurably, DIR_MODE, FILE_MODE, readFileIfExists } from './durable-file'
 
 /** Longest wait before lines nobody waits for are written (ms). */
 export const LAZY_FLUSH_MS = 250
@@ -206,12 +206,9 @@ export class MessageLog {
 
   private async read(instanceId: string): Promise<InstanceLog> {
     const file = this.file(instanceId)
-    let text = ''
-    try {
-      text = await readFile(file, 'utf8')
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new DataFileError(file, err)
-    }
+    const text = (await readFileIfExists(file).catch((err: unknown) => {
+      throw new DataFileError(file, err)
+    })) ?? ''
     const lines = text.split('\n')
     const entries: LoggedMessage[] = []
     const rejected: string[] = []

@@ -4,7 +4,7 @@
  * document through the operation table; the types are what the runners answer.
  */
 import Type, { type Static } from 'typebox'
-import { ConnectionStatus, Instance, SurveyAnswer } from '../schemas/records'
+import { ConnectionStatus, Instance, SurveyRun } from '../schemas/records'
 
 export const AppInfo = Type.Object({
   version: Type.String(),
@@ -56,15 +56,7 @@ export const SmtpView = Type.Object({
 export type SmtpViewT = Static<typeof SmtpView>
 
 /** A survey run as the responses list shows it (docs/design.md §9): one shape for the API, the UI and the CSV. */
-export const SurveyResponse = Type.Object({
-  _id: Type.String(),
-  chatId: Type.String(),
-  pushName: Type.Union([Type.String(), Type.Null()]),
-  status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('expired')]),
-  answers: Type.Array(SurveyAnswer),
-  startedAt: Type.String(),
-  completedAt: Type.Union([Type.String(), Type.Null()])
-})
+export const SurveyResponse = Type.Pick(SurveyRun, ['_id', 'chatId', 'pushName', 'status', 'answers', 'startedAt', 'completedAt'])
 export type SurveyResponseT = Static<typeof SurveyResponse>
 
 /** What a settings update did: whether anything changed, and the instance as it is now. */

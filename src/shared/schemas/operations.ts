@@ -14,11 +14,6 @@ export const Credentials = {
   session_id: Type.Optional(Type.String({ description: 'Instance session id (or in the query string).' })),
   access_token: Type.Optional(Type.String({ description: 'Instance access token (or in the query string).' }))
 }
-export const CredentialsQuery = Type.Object(Credentials)
-export type CredentialsQuery = Static<typeof CredentialsQuery>
-export const CredentialsBody = Type.Object(Credentials)
-
-export const IdParam = (name: string) => Type.Object({ [name]: Type.String({ description: 'Record identifier.' }) })
 
 /* ---------- intents (docs/api-seed.md §4.2) ---------- */
 
@@ -66,17 +61,7 @@ export const UpdateSurveyBody = Type.Object({
 })
 export type UpdateSurveyBody = Static<typeof UpdateSurveyBody>
 
-export const SurveyResponsesQuery = Type.Object({
-  ...Credentials,
-  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')]))
-})
-
 /* ---------- instances (docs/api-seed.md §4.4, docs/design.md §5) ---------- */
-
-export const CreateInstanceBody = Type.Object({
-  channel: Type.Optional(Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')]))
-})
-export type CreateInstanceBody = Static<typeof CreateInstanceBody>
 
 export const InitBody = Type.Object({
   ...Credentials,
@@ -89,16 +74,6 @@ export const InitBody = Type.Object({
   )
 })
 export type InitBody = Static<typeof InitBody>
-
-export const ScanQuery = Type.Object({
-  ...Credentials,
-  format: Type.Optional(Type.String({ description: '`base64text` for the JSON form; otherwise a PNG image.' }))
-})
-
-export const InstanceInfoQuery = Type.Object({
-  ...Credentials,
-  format: Type.Optional(Type.String({ description: 'Accepted for compatibility (the seed sends base64).' }))
-})
 
 export const PairingCodeBody = Type.Object({
   ...Credentials,
@@ -294,14 +269,6 @@ export const SendTextDeprecatedBody = Type.Object({
   message: Type.String({ minLength: 1, maxLength: 65536 })
 })
 export type SendTextDeprecatedBody = Static<typeof SendTextDeprecatedBody>
-
-export const MessagesQuery = Type.Object({
-  ...Credentials,
-  chatId: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  before: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch ms: entries older than this.' }))
-})
-export type MessagesQuery = Static<typeof MessagesQuery>
 
 /* ---------- sandbox (docs/design.md §6) ---------- */
 

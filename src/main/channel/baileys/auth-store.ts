@@ -26,11 +26,12 @@
  * after {@link AuthStore.close} are dropped (a socket being torn down may still emit updates; they
  * must not recreate a deleted dir).
  */
-import { mkdir, open, readFile, rm, truncate, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, rm, truncate, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { BufferJSON, initAuthCreds, proto, type AuthenticationCreds, type SignalDataSet, type SignalDataTypeMap, type SignalKeyStore } from 'baileys'
 import type { Logger } from '../../logger'
+import { readFileIfExists } from '../../store/durable-file'
 
 export const CREDS_FILE = 'creds.json'
 export const KEYS_FILE = 'keys.json'
@@ -85,13 +86,11 @@ function applyMutations(keys: KeyMap, data: SignalDataSet | Record<string, Recor
   }
 }
 
-async function readOptional(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, 'utf8')
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+/** The file's text or null when missing; a read error is a {@link AuthStoreError} naming the file. */
+function readOptional(file: string): Promise<string | null> {
+  return readFileIfExists(file).catch((err: unknown) => {
     throw new AuthStoreError(file, err)
-  }
+  })
 }
 
 export class AuthStore {
