@@ -6,6 +6,8 @@
  * - match: keyword index vs a naive regex loop at 10, 1,000 and 10,000 intents (issue 3 target:
  *   p99 < 0.2 ms and ≥ 50× faster at 10,000 intents).
  * - writes: an intent create at 0 and at 10,000 stored intents, as a ratio (issue 11 §9: ≤ 1.5×).
+ * - throughput: sandbox `POST /chatapp/message` under autocannon at 16 and 64 connections against a
+ *   bare node:http server, webhooks off and on (issue 11 §11: ≥ 0.5× bare; webhooks on ≥ 0.7× off).
  * - wa: the real Baileys channel against the protocol test server (in a child process): memory per
  *   connected instance at 1, 10 and 50 instances, bot reply latency over 1,000 messages, and API
  *   send throughput with the send pacing at 0 (./wa-bench.ts). About a minute. It runs in a process
@@ -16,11 +18,12 @@ import { spawn } from 'node:child_process'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { runMatchBench } from './match-bench'
+import { runThroughputBench } from './throughput-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && only !== 'match' && only !== 'wa' && only !== 'writes') {
-  console.error(`unknown part "${only}": match, writes or wa`)
+if (only !== undefined && only !== 'match' && only !== 'wa' && only !== 'writes' && only !== 'throughput') {
+  console.error(`unknown part "${only}": match, writes, throughput or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -36,6 +39,10 @@ if (only === undefined || only === 'match') {
 if (only === undefined || only === 'writes') {
   console.log('\n## Configuration writes at 0 and 10,000 intents\n')
   await runWriteBench()
+}
+if (only === undefined || only === 'throughput') {
+  console.log('\n## API send throughput, webhooks off and on, against bare node:http\n')
+  await runThroughputBench()
 }
 if (only === undefined || only === 'wa') {
   console.log('\n## Real Baileys channel against the local protocol test server')

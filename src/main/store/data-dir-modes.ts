@@ -8,6 +8,12 @@ import { chmod, lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DIR_MODE, FILE_MODE } from './durable-file'
 
+/**
+ * proper-lockfile's lock: an empty folder made anew at every start with the process umask. It holds
+ * nothing secret, and counting it would report an "open" data dir on every fresh start.
+ */
+const LOCK_DIR = 'chatapp.lock'
+
 /** Makes every folder under `dir` (itself included) 0700 and every file 0600 where group or others had access. Answers how many it changed. */
 export async function secureDataDir(dir: string): Promise<number> {
   if (process.platform === 'win32') return 0
@@ -22,7 +28,7 @@ export async function secureDataDir(dir: string): Promise<number> {
         await chmod(current, DIR_MODE)
         changed++
       }
-      for (const entry of await readdir(current)) stack.push(join(current, entry))
+      for (const entry of await readdir(current)) if (!(current === dir && entry === LOCK_DIR)) stack.push(join(current, entry))
     } else if (st.isFile() && (st.mode & 0o077) !== 0) {
       await chmod(current, FILE_MODE)
       changed++

@@ -1,0 +1,164 @@
+/**
+ * API throughput (issue 11 §11): `POST /chatapp/message` on a sandbox instance under autocannon at 16
+ * and 64 connections, as a ratio to a bare node:http server measured in the same run, and the same with
+ * the instance's webhook on (`onAnyMessage`) to a receiver that answers at once, as a ratio to the rate
+ * with webhooks off. Targets: app ≥ 0.5× bare; webhooks on ≥ 0.7× off, every event delivered.
+ *
+ * Each server runs in a child process of its own (bench/throughput-target.ts), so the load generator
+ * (autocannon, in this process) and the receiver (a node:http server here too, counting distinct
+ * `webhook-id`s) never share its event loop. Each measurement: a fresh server, `WARMUP_S` of load not
+ * counted, then `DURATION_S` counted. Rounds alternate bare → app → app with webhooks so a change in the
+ * machine's load hits all three; the tables give the median of the rounds. "Delivered" waits after the
+ * load (up to 60 s) until the receiver has one delivery per answered send; "drain s" is that wait.
+ */
+import autocannon from 'autocannon'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+
+const DURATION_S = Number(process.env.THROUGHPUT_SECONDS ?? 5)
+const WARMUP_S = 1
+const ROUNDS = Number(process.env.THROUGHPUT_ROUNDS ?? 3)
+const CONNECTIONS = [16, 64]
+
+type Mode = 'bare' | 'app' | 'app-webhooks'
+
+interface Target {
+  url: string
+  path: string
+  body: string
+  child: ChildProcessWithoutNullStreams
+}
+
+interface Run {
+  rps: number
+  p99: number
+  ok: number
+  errors: number
+  /** Deliveries the receiver saw for this run's sends (webhook runs). */
+  delivered?: number
+  drainS?: number
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]!
+}
+
+async function startTarget(mode: Mode, receiverUrl: string): Promise<Target> {
+  const script = fileURLToPath(new URL('./throughput-target.ts', import.meta.url))
+  const child = spawn(process.execPath, ['--import', 'tsx', script, mode, receiverUrl], { stdio: ['pipe', 'pipe', 'pipe'] })
+  child.stderr.on('data', (c: Buffer) => process.stderr.write(c))
+  const lines = createInterface({ input: child.stdout })
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`${mode} target exited (${code}) before it was ready`)))
+  })
+  return { ...(JSON.parse(first) as { url: string; path: string; body: string }), child }
+}
+
+async function stopTarget(t: Target): Promise<void> {
+  const exited = new Promise<void>((resolve) => t.child.once('exit', () => resolve()))
+  t.child.kill('SIGTERM')
+  await exited
+}
+
+function load(t: Target, connections: number, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: t.url + t.path,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: t.body,
+    connections,
+    duration: seconds
+  })
+}
+
+/** A webhook receiver that answers 204 at once and counts distinct webhook-ids. */
+function startReceiver(): Promise<{ server: Server; url: string; seen: Set<string> }> {
+  const seen = new Set<string>()
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      const id = req.headers['webhook-id']
+      if (typeof id === 'string') seen.add(id)
+      res.writeHead(204).end()
+    })
+  })
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, seen }))
+  )
+}
+
+async function waitFor(cond: () => boolean, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs
+  while (!cond()) {
+    if (Date.now() > end) return false
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return true
+}
+
+/** Runs the benchmark; prints markdown tables. */
+export async function runThroughputBench(): Promise<void> {
+  const receiver = await startReceiver()
+  const results = new Map<string, Run[]>()
+  const add = (mode: Mode, connections: number, run: Run) => {
+    const key = `${mode}/${connections}`
+    results.set(key, [...(results.get(key) ?? []), run])
+  }
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const connections of CONNECTIONS) {
+        for (const mode of ['bare', 'app', 'app-webhooks'] as const) {
+          const target = await startTarget(mode, receiver.url)
+          try {
+            const warm = await load(target, connections, WARMUP_S)
+            // Deliveries of the warm-up are waited for and not counted.
+            if (mode === 'app-webhooks') await waitFor(() => receiver.seen.size >= warm['2xx'], 60_000)
+            const before = receiver.seen.size
+            const r = await load(target, connections, DURATION_S)
+            const ok = r['2xx']
+            const run: Run = { rps: r.requests.mean, p99: r.latency.p99, ok, errors: r.non2xx + r.errors + r.timeouts }
+            if (mode === 'app-webhooks') {
+              const t0 = Date.now()
+              await waitFor(() => receiver.seen.size - before >= ok, 60_000)
+              run.drainS = (Date.now() - t0) / 1000
+              run.delivered = receiver.seen.size - before
+            }
+            add(mode, connections, run)
+          } finally {
+            await stopTarget(target)
+          }
+          receiver.seen.clear()
+        }
+      }
+    }
+  } finally {
+    receiver.server.close()
+  }
+
+  console.log(`${ROUNDS} rounds of ${DURATION_S} s per cell (after ${WARMUP_S} s of warm-up); medians of the rounds.\n`)
+  console.log('| server | connections | req/s | p99 ms | errors | ratio | target |')
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |')
+  for (const connections of CONNECTIONS) {
+    const get = (mode: Mode) => results.get(`${mode}/${connections}`) ?? []
+    const bare = median(get('bare').map((r) => r.rps))
+    const app = median(get('app').map((r) => r.rps))
+    const hooks = median(get('app-webhooks').map((r) => r.rps))
+    const row = (name: string, runs: Run[], ratio: string, target: string) =>
+      console.log(`| ${name} | ${connections} | ${median(runs.map((r) => r.rps)).toFixed(0)} | ${median(runs.map((r) => r.p99)).toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} | ${ratio} | ${target} |`)
+    row('bare node:http', get('bare'), '1', '')
+    row('app, webhooks off', get('app'), `${(app / bare).toFixed(2)}× bare`, '≥ 0.5× bare')
+    row('app, webhooks on', get('app-webhooks'), `${(hooks / app).toFixed(2)}× off`, '≥ 0.7× off')
+  }
+  console.log('\n| connections | round | sends answered 200 | deliveries received | drain s |')
+  console.log('| ---: | ---: | ---: | ---: | ---: |')
+  for (const connections of CONNECTIONS) {
+    ;(results.get(`app-webhooks/${connections}`) ?? []).forEach((r, i) =>
+      console.log(`| ${connections} | ${i + 1} | ${r.ok} | ${r.delivered} | ${r.drainS?.toFixed(2)} |`)
+    )
+  }
+}
