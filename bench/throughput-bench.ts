@@ -18,6 +18,9 @@ import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
+/** Kept in step with bench/throughput-target.ts (importing it would start a server). */
+const READY = 'THROUGHPUT-TARGET-READY '
+
 const DURATION_S = Number(process.env.THROUGHPUT_SECONDS ?? 5)
 const WARMUP_S = 1
 const ROUNDS = Number(process.env.THROUGHPUT_ROUNDS ?? 3)
@@ -29,6 +32,8 @@ interface Target {
   url: string
   path: string
   body: string
+  /** Bearer token ('' for the bare server). */
+  token: string
   child: ChildProcessWithoutNullStreams
 }
 
@@ -53,10 +58,13 @@ async function startTarget(mode: Mode, receiverUrl: string): Promise<Target> {
   child.stderr.on('data', (c: Buffer) => process.stderr.write(c))
   const lines = createInterface({ input: child.stdout })
   const first = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve)
+    lines.on('line', (line) => {
+      if (line.startsWith(READY)) resolve(line.slice(READY.length))
+      else process.stderr.write(line + '\n')
+    })
     child.once('exit', (code) => reject(new Error(`${mode} target exited (${code}) before it was ready`)))
   })
-  return { ...(JSON.parse(first) as { url: string; path: string; body: string }), child }
+  return { ...(JSON.parse(first) as { url: string; path: string; body: string; token: string }), child }
 }
 
 async function stopTarget(t: Target): Promise<void> {
@@ -69,7 +77,7 @@ function load(t: Target, connections: number, seconds: number): Promise<autocann
   return autocannon({
     url: t.url + t.path,
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
     body: t.body,
     connections,
     duration: seconds

@@ -8,8 +8,8 @@
  *   default temp disk, log level warn), one CONNECTED sandbox instance;
  * - `app-webhooks`: the same with the instance's webhook on (`onAnyMessage`) to `receiverUrl`.
  *
- * Prints one JSON line `{ url, path, body }` (the request to repeat) once ready; exits on SIGTERM after
- * closing the app, and then prints `{ closed: true }`.
+ * Prints one line `THROUGHPUT-TARGET-READY { url, path, body, token }` (the request to repeat) once ready; exits on SIGTERM after
+ * closing the app.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -20,10 +20,12 @@ import { startApp } from '../src/main/app'
 import { readServeConfig } from '../src/main/config'
 
 const [mode, receiverUrl] = process.argv.slice(2)
+/** Marks the ready line among the app's log lines (pino writes to stdout too). */
+const READY = 'THROUGHPUT-TARGET-READY '
 const body = JSON.stringify({ chatId: '15550001111', message: 'Your order #1234 is ready for pickup.' })
 
-function ready(url: string, path: string): void {
-  process.stdout.write(JSON.stringify({ url, path, body }) + '\n')
+function ready(url: string, path: string, token = ''): void {
+  process.stdout.write(READY + JSON.stringify({ url, path, body, token }) + '\n')
 }
 
 if (mode === 'bare') {
@@ -68,13 +70,12 @@ if (mode === 'bare') {
     await api('PUT', '/chatapp/setWebhook', { ...creds, webhook_url: receiverUrl, events: ['onAnyMessage'], requestConfig: {} })
     await api('PUT', '/chatapp/updateActions', { ...creds, send_default_msg: true, reply_group_msgs: true, reply_unread_msgs: true, reply_msgs: true, multi_device: true, send_webhook: true })
   }
-  ready(app.url, `/chatapp/message?${qs}`)
+  ready(app.url, `/chatapp/message?${qs}`, config.apiToken)
   process.once('SIGTERM', () => {
     void (async () => {
       await app.close()
       await rm(dataDir, { recursive: true, force: true })
-      process.stdout.write(JSON.stringify({ closed: true }) + '\n')
-      process.exit(0)
+            process.exit(0)
     })()
   })
 } else {

@@ -3,7 +3,7 @@
  * sandbox traffic and verifies them with the `standardwebhooks` library. Time runs on a manual clock,
  * so retries of seconds to minutes happen without waiting; after every test no timer is left armed.
  */
-import { readFile, writeFile } from 'node:fs/promises'
+import { appendFile, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { Webhook } from 'standardwebhooks'
@@ -12,6 +12,7 @@ import { ManualClock } from '../helpers/manual-clock'
 import { freePort, startReceiver, verify, type Receiver } from '../helpers/webhook-receiver'
 import type { WebhookDelivery } from '../../src/shared/schemas/webhooks'
 import { internalsOf } from '../../src/main/core'
+import { readOutboxFile } from '../../src/main/webhooks/outbox'
 
 let h: Harness
 let rx: Receiver
@@ -312,9 +313,9 @@ describe('persistence', () => {
     await h.close(true)
     expect(clock.pending).toBe(0)
     // The outbox is its own file; the configuration file never holds deliveries.
-    expect(h.core.webhooks.file).toBe(join(dir, 'webhook-outbox.json'))
-    const outbox = JSON.parse(await readFile(join(dir, 'webhook-outbox.json'), 'utf8'))
-    expect(outbox.deliveries.map((d: WebhookDelivery) => d.id).sort()).toEqual(queued.map((d) => d.id).sort())
+    expect(h.core.webhooks.file).toBe(join(dir, 'webhook-outbox.jsonl'))
+    const outbox = await readOutboxFile(join(dir, 'webhook-outbox.jsonl'))
+    expect(outbox.map((d) => d.id).sort()).toEqual(queued.map((d) => d.id).sort())
     const config = await readFile(join(dir, 'chatapp.json'), 'utf8')
     for (const d of queued) expect(config).not.toContain(d.id)
     expect(config).not.toContain('while down')
@@ -336,7 +337,7 @@ describe('persistence', () => {
 
   it('has a message’s deliveries on disk by the time its send or receipt is answered (no crash window)', async () => {
     const { inst, qs } = await webhookInstance(rx.url, ['onMessage', 'onAnyMessage'])
-    const onDisk = async () => JSON.parse(await readFile(join(h.dataDir, 'webhook-outbox.json'), 'utf8')).deliveries as WebhookDelivery[]
+    const onDisk = () => readOutboxFile(join(h.dataDir, 'webhook-outbox.jsonl'))
     await sendText(qs, 'answered after queueing')
     const afterSend = await onDisk()
     expect(afterSend.filter((d) => d.instance_id === inst._id).map((d) => d.event)).toEqual(['onAnyMessage'])
@@ -351,10 +352,12 @@ describe('persistence', () => {
     h = await makeHarness({
       webhooks: {
         clock,
-        fetch: async (_url, init) => {
-          const id = new Headers(init?.headers).get('webhook-id')!
-          seen.push((await readFile(join(h.dataDir, 'webhook-outbox.json'), 'utf8')).includes(id))
-          return new Response(null, { status: 200 })
+        transport: {
+          post: async (_url, req) => {
+            seen.push((await readFile(join(h.dataDir, 'webhook-outbox.jsonl'), 'utf8')).includes(req.headers['webhook-id']!))
+            return { status: 200, retryAfter: null }
+          },
+          close: async () => {}
         }
       }
     })
@@ -380,8 +383,8 @@ describe('persistence', () => {
     expect(h.core.webhooks.list(b.inst._id)).toHaveLength(1)
     const dir = h.dataDir
     await h.close(true)
-    const outbox = JSON.parse(await readFile(join(dir, 'webhook-outbox.json'), 'utf8'))
-    expect(outbox.deliveries.map((d: WebhookDelivery) => d.instance_id)).toEqual([b.inst._id])
+    const outbox = await readOutboxFile(join(dir, 'webhook-outbox.jsonl'))
+    expect(outbox.map((d) => d.instance_id)).toEqual([b.inst._id])
     h = await makeHarness(opts(), dir)
   })
 
@@ -423,15 +426,13 @@ describe('edge cases', () => {
     })
     const dir = h.dataDir
     await h.close(true)
-    const file = join(dir, 'webhook-outbox.json')
-    const outbox = JSON.parse(await readFile(file, 'utf8'))
-    outbox.deliveries.push({ ...h.core.webhooks.list(inst._id)[0], id: 'msg_orphan', instance_id: 'gone', status: 'pending' })
-    await writeFile(file, JSON.stringify(outbox))
+    const file = join(dir, 'webhook-outbox.jsonl')
+    await appendFile(file, JSON.stringify({ put: { ...h.core.webhooks.list(inst._id)[0], id: 'msg_orphan', instance_id: 'gone', status: 'pending' } }) + '\n')
 
     h = await makeHarness(opts(), dir)
     const secret = h.core.instances.get(inst._id).settings.webhook.secret
     expect(secret).toBe(`whsec_${key.toString('base64')}`)
-    expect(JSON.parse(await readFile(file, 'utf8')).deliveries.map((d: WebhookDelivery) => d.id)).not.toContain('msg_orphan')
+    expect((await readOutboxFile(file)).map((d) => d.id)).not.toContain('msg_orphan')
     await inbound(qs, { message: 'signed with the old key' })
     await vi.waitFor(() => expect(rx.requests).toHaveLength(2), WAIT)
     expect(verify(rx.requests[1]!, secret).data.text).toBe('signed with the old key')

@@ -5,11 +5,13 @@
  *   fsync of the directory — without the last step the rename itself can be lost to a power cut
  *   (write-file-atomic stops at the rename).
  * - {@link appendDurably}: appends to an open file handle until every byte is written (a short write is
- *   continued, not taken for success), then fdatasync; on failure the file is cut back to its previous
+ *   continued, not taken for success), durably (O_DSYNC handles from {@link openForAppend}, else
+ *   fdatasync); on failure the file is cut back to its previous
  *   length, so a half-written line never stays behind.
  *
  * Faults can be injected for tests ({@link FileFaults}): ENOSPC or a short write at the next write.
  */
+import { constants } from 'node:fs'
 import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises'
 import { dirname, basename, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -96,15 +98,35 @@ export async function writeFileDurably(file: string, data: string | Buffer): Pro
   await syncDir(dirname(file))
 }
 
+/** Handles opened by {@link openForAppend} with O_DSYNC: each write returns once its data is on disk. */
+const dsyncHandles = new WeakSet<FileHandle>()
+
 /**
- * Appends `data` to the open `fh` (of `file`, whose length is `size`) and fdatasyncs. Answers the new
+ * Opens `file` (created 0600) for {@link appendDurably}. Where the OS has O_DSYNC (Linux, macOS) the
+ * handle is opened with it, so a write returns only once its data is on the disk: one thread-pool
+ * round trip per append instead of two (write, then fdatasync). Under load the second round trip
+ * also waited for a busy event loop: it doubled the group commit's cycle (1.3 ms for a batch of 8 on
+ * the 2-core VM), and that cycle bounds how many sends a second one instance can log. Elsewhere a
+ * plain append handle; appendDurably then fdatasyncs.
+ */
+export async function openForAppend(file: string): Promise<FileHandle> {
+  const { O_WRONLY, O_APPEND, O_CREAT, O_DSYNC } = constants
+  if (O_DSYNC === undefined) return open(file, 'a', FILE_MODE)
+  const fh = await open(file, O_WRONLY | O_APPEND | O_CREAT | O_DSYNC, FILE_MODE)
+  dsyncHandles.add(fh)
+  return fh
+}
+
+/**
+ * Appends `data` to the open `fh` (of `file`, whose length is `size`) and fdatasyncs (unless `fh` came
+ * from {@link openForAppend} with O_DSYNC, where every write is synchronous already). Answers the new
  * length. On failure the file is truncated back to `size` and the error rethrown: the append either
  * lands whole or not at all.
  */
 export async function appendDurably(fh: FileHandle, file: string, size: number, data: Buffer): Promise<number> {
   try {
     await writeAll(fh, file, data)
-    await fh.datasync()
+    if (!dsyncHandles.has(fh)) await fh.datasync()
     return size + data.length
   } catch (err) {
     await fh.truncate(size).catch(() => {})

@@ -19,9 +19,9 @@
  * Values in the document are deep-frozen: readers get them without copies and cannot change them;
  * writers produce new records (immer in the repositories).
  */
-import { open, type FileHandle } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { appendDurably, FILE_MODE, readFileIfExists, writeFileDurably } from './durable-file'
+import { appendDurably, openForAppend, readFileIfExists, writeFileDurably } from './durable-file'
 
 /** The data file exists but cannot be read, parsed or validated. Stops the start; never overwritten. */
 export class DataFileError extends Error {
@@ -172,7 +172,7 @@ export class JournaledDocument<T extends object> {
     const doc = new JournaledDocument(opts, deepFreeze(data))
     doc.seq = seq
     doc.snapshotBytes = snapshotText?.length ?? 0
-    doc.fh = await open(journalFile, 'a', FILE_MODE)
+    doc.fh = await openForAppend(journalFile)
     if (Buffer.byteLength(journalText) !== goodBytes) await doc.fh.truncate(goodBytes)
     doc.journalBytes = goodBytes
     return doc

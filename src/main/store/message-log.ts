@@ -15,12 +15,12 @@
  * damaged file) never blocks the instance: it is skipped, kept aside in `<instanceId>.rejected.jsonl`
  * and reported, and the file is rewritten without it.
  */
-import { appendFile, mkdir, open, rm, stat, type FileHandle } from 'node:fs/promises'
+import { appendFile, mkdir, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import type { LoggedMessage } from '../../shared/schemas/records'
 import { DataFileError } from './journaled-document'
-import { appendDurably, DIR_MODE, FILE_MODE, readFileIfExists } from './durable-file'
+import { appendDurably, DIR_MODE, FILE_MODE, openForAppend, readFileIfExists } from './durable-file'
 
 /** Longest wait before lines nobody waits for are written (ms). */
 export const LAZY_FLUSH_MS = 250
@@ -286,7 +286,7 @@ export class MessageLog {
   private async openFile(instanceId: string, log: InstanceLog): Promise<FileHandle> {
     if (log.fh) return log.fh
     await mkdir(this.dir, { recursive: true, mode: DIR_MODE })
-    const fh = await open(this.file(instanceId), 'a', FILE_MODE)
+    const fh = await openForAppend(this.file(instanceId))
     log.size = (await stat(this.file(instanceId))).size
     log.fh = fh
     return fh

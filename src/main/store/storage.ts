@@ -4,7 +4,7 @@
  * ```
  * chatapp.json + .journal   configuration: account, instances, intents, surveys, attachments, app settings
  * runtime.json + .journal   survey runs, bot activity and bot memory (change with traffic)
- * webhook-outbox.json       webhook deliveries (docs/design.md §11; owned by webhooks/)
+ * webhook-outbox.jsonl      webhook deliveries (docs/design.md §11; owned by webhooks/)
  * messages/<id>.jsonl       message log per instance (append-only)
  * attachments/<id>          attachment bytes
  * sessions/<id>/            channel credentials per instance
@@ -60,7 +60,7 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
     attachments: join(dataDir, 'attachments'),
     sessions: join(dataDir, 'sessions'),
     tmp: join(dataDir, 'tmp'),
-    webhookOutbox: join(dataDir, 'webhook-outbox.json')
+    webhookOutbox: join(dataDir, 'webhook-outbox.jsonl')
   }
   const config = await JournaledDocument.open<ConfigData>({ dir: dataDir, name: 'chatapp', defaults: CONFIG_DEFAULTS, validate: checkConfig })
   let runtime: JournaledDocument<RuntimeData>

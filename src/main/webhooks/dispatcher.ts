@@ -3,7 +3,9 @@
  * signs each attempt by the Standard Webhooks scheme, and records the outcome with the retry rules of
  * {@link classifyAttempt} / {@link nextAttemptAt}.
  *
- * One timer, set for the earliest due delivery; at most `concurrency` requests at a time. Clock,
+ * One timer, set for the earliest due delivery; at most `perEndpoint` requests at a time to one URL
+ * (so one slow receiver cannot hold every slot, and a fast one is not served one request at a time)
+ * and `concurrency` in all. Clock,
  * randomness and fetch come in as dependencies so tests drive the schedule without waiting.
  * `close()` clears the timer and aborts requests in flight without recording them: those deliveries
  * stay pending and are sent again after the next start (at-least-once; receivers deduplicate on
@@ -13,6 +15,7 @@ import { Webhook } from 'standardwebhooks'
 import type { Logger } from '../logger'
 import type { WebhookDelivery } from '../../shared/schemas/webhooks'
 import type { WebhookOutbox } from './outbox'
+import type { WebhookPost } from './webhook-transport'
 import { classifyAttempt, nextAttemptAt, normalizeSecret, type AttemptResult, type RetryPolicy } from './policy'
 
 /** Time source and timers; epoch milliseconds. */
@@ -43,7 +46,8 @@ export interface DispatcherDeps {
   outbox: WebhookOutbox
   /** The target of an instance's deliveries, or undefined when the instance is gone (nothing is sent). */
   target(instanceId: string): DeliveryTarget | undefined
-  fetch: typeof fetch
+  /** Sends one attempt (./webhook-transport.ts). */
+  post: WebhookPost
   /** A reason never to send to `url` (it fails the delivery at once), or null. */
   refuse?: (url: string) => Promise<string | null>
   clock: Clock
@@ -51,8 +55,10 @@ export interface DispatcherDeps {
   random: () => number
   policy: RetryPolicy
   logger: Logger
-  /** Requests in flight at most (default 8). */
+  /** Requests in flight at most, all endpoints together (default 64). */
   concurrency?: number
+  /** Requests in flight at most to one endpoint URL (default 16). */
+  perEndpoint?: number
   /** Told each recorded attempt outcome (the UI's live delivery log). */
   onRecorded?: (delivery: WebhookDelivery) => void
 }
@@ -67,7 +73,9 @@ class ClosingError extends Error {}
 
 export class WebhookDispatcher {
   private timer: unknown = null
-  private readonly inflight = new Map<string, { instanceId: string; controller: AbortController; done: Promise<void> }>()
+  private readonly inflight = new Map<string, { instanceId: string; url: string; controller: AbortController; done: Promise<void> }>()
+  /** Requests in flight per endpoint URL. */
+  private readonly perUrl = new Map<string, number>()
   private stopped = true
 
   constructor(private readonly deps: DispatcherDeps) {}
@@ -104,21 +112,31 @@ export class WebhookDispatcher {
     await Promise.all([...this.inflight.values()].map((f) => f.done))
   }
 
-  /** Starts every due delivery there is room for and arms the timer for the next one. */
+  /**
+   * Starts every due delivery there is room for and arms the timer for the next one. Each endpoint's
+   * queue is read only until its slots are full (a finished request calls this again), so the cost
+   * does not grow with the backlog of a busy receiver.
+   */
   private schedule(): void {
     if (this.stopped) return
     if (this.timer !== null) this.deps.clock.clearTimeout(this.timer)
     this.timer = null
     const now = this.deps.clock.now()
-    const limit = this.deps.concurrency ?? 8
+    const limit = this.deps.concurrency ?? 64
+    const perEndpoint = this.deps.perEndpoint ?? 16
     let earliest = Infinity
-    for (const d of this.deps.outbox.pending()) {
-      if (this.inflight.has(d.id)) continue
-      const due = d.next_attempt_at ? Date.parse(d.next_attempt_at) : now
-      if (due <= now && this.inflight.size < limit && this.deps.target(d.instance_id)) {
-        this.launch(d)
-      } else if (due > now) {
-        earliest = Math.min(earliest, due)
+    for (const [url, queue] of this.deps.outbox.pendingByEndpoint()) {
+      if (this.inflight.size >= limit) break
+      let busy = this.perUrl.get(url) ?? 0
+      for (const d of queue.values()) {
+        if (busy >= perEndpoint || this.inflight.size >= limit) break
+        if (this.inflight.has(d.id)) continue
+        const due = d.next_attempt_at ? Date.parse(d.next_attempt_at) : now
+        if (due > now) earliest = Math.min(earliest, due)
+        else if (this.deps.target(d.instance_id)) {
+          this.launch(d)
+          busy++
+        }
       }
     }
     // When full, the next finished request calls schedule() again; a timer is only for future ones.
@@ -132,13 +150,18 @@ export class WebhookDispatcher {
 
   private launch(d: WebhookDelivery): void {
     const controller = new AbortController()
+    const url = d.url
+    this.perUrl.set(url, (this.perUrl.get(url) ?? 0) + 1)
     const done = this.attempt(d, controller)
       .catch((err) => this.deps.logger.error({ err, deliveryId: d.id }, 'webhook attempt bookkeeping failed'))
       .finally(() => {
         this.inflight.delete(d.id)
+        const left = (this.perUrl.get(url) ?? 1) - 1
+        if (left > 0) this.perUrl.set(url, left)
+        else this.perUrl.delete(url)
         this.schedule()
       })
-    this.inflight.set(d.id, { instanceId: d.instance_id, controller, done })
+    this.inflight.set(d.id, { instanceId: d.instance_id, url, controller, done })
   }
 
   private async record(id: string, patch: Partial<WebhookDelivery>): Promise<void> {
@@ -193,6 +216,7 @@ export class WebhookDispatcher {
     const body = JSON.stringify(d.payload)
     const now = this.deps.clock.now()
     let headers: Headers
+    let plain: Record<string, string>
     try {
       const signature = new Webhook(normalizeSecret(target.secret)).sign(d.id, new Date(now), body)
       // requestConfig headers first, so they can never replace the signature or the content type.
@@ -202,6 +226,7 @@ export class WebhookDispatcher {
       headers.set('webhook-id', d.id)
       headers.set('webhook-timestamp', String(Math.floor(now / 1000)))
       headers.set('webhook-signature', signature)
+      plain = Object.fromEntries(headers)
     } catch (err) {
       // A bad header or secret will not get better by retrying.
       return { kind: 'invalid', error: `cannot build the request: ${(err as Error).message}` }
@@ -212,15 +237,15 @@ export class WebhookDispatcher {
       controller.abort(new Error('timeout'))
     }, target.timeoutMs)
     try {
-      const res = await this.deps.fetch(d.url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' })
       // The answer's body is never read: only its status counts, and nothing of it is kept.
-      await res.body?.cancel().catch(() => {})
-      return { kind: 'response', status: res.status, retryAfter: res.headers.get('retry-after') }
+      const res = await this.deps.post(d.url, { headers: plain, body, signal: controller.signal })
+      return { kind: 'response', status: res.status, retryAfter: res.retryAfter }
     } catch (err) {
       if (timedOut) return { kind: 'timeout', timeoutMs: target.timeoutMs }
       if (controller.signal.aborted) return 'aborted'
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause
-      return { kind: 'network', error: cause?.code ?? cause?.message ?? (err as Error).message }
+      // undici names the error by `code`; fetch wraps it as the `cause` of a TypeError.
+      const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } }
+      return { kind: 'network', error: e.code ?? e.cause?.code ?? e.cause?.message ?? e.message ?? String(err) }
     } finally {
       this.deps.clock.clearTimeout(timer)
     }

@@ -18,6 +18,7 @@ import type { DeliveryFilter, WebhookDelivery } from '../../shared/schemas/webho
 import { WebhookDispatcher, systemClock, type Clock, type DeliveryTarget } from './dispatcher'
 import { WebhookOutbox, type OutboxLimits } from './outbox'
 import { OWN_API_REFUSAL, OwnApiGuard } from './own-api'
+import { undiciTransport, type WebhookTransport } from './webhook-transport'
 import {
   DEFAULT_RETRY_POLICY,
   DEFAULT_TIMEOUT_MS,
@@ -31,7 +32,8 @@ import {
 
 /** Tunables and test seams of the webhook service; every member optional. */
 export interface WebhookOptions {
-  fetch?: typeof fetch
+  /** How attempts go out (default: undici over a keep-alive agent; tests pass a fetch transport). */
+  transport?: WebhookTransport
   clock?: Clock
   random?: () => number
   /** Retry timing (partial: the rest from DEFAULT_RETRY_POLICY). */
@@ -43,7 +45,7 @@ export interface WebhookOptions {
 
 export interface WebhookServiceDeps extends WebhookOptions {
   instances: InstanceRepo
-  /** The outbox file (`webhook-outbox.json` in the data dir). */
+  /** The outbox file (`webhook-outbox.jsonl` in the data dir). */
   outboxFile: string
   events: CoreEventBus
   logger: Logger
@@ -55,17 +57,19 @@ export class WebhookService {
   private readonly writes = new Set<Promise<unknown>>()
   private readonly ownApi = new OwnApiGuard()
   private unsubscribe: Array<() => void> = []
+  private readonly transport: WebhookTransport
 
   private constructor(
     private readonly deps: WebhookServiceDeps,
     private readonly outbox: WebhookOutbox
   ) {
     this.clock = deps.clock ?? systemClock
+    this.transport = deps.transport ?? undiciTransport()
     this.dispatcher = new WebhookDispatcher({
       outbox,
       target: (id) => this.target(id),
       refuse: async (url) => ((await this.ownApi.targets(url)) ? `the URL ${OWN_API_REFUSAL}` : null),
-      fetch: deps.fetch ?? ((...args) => fetch(...args)),
+      post: (url, req) => this.transport.post(url, req),
       clock: this.clock,
       random: deps.random ?? Math.random,
       policy: { ...DEFAULT_RETRY_POLICY, ...deps.policy },
@@ -75,7 +79,7 @@ export class WebhookService {
     })
   }
 
-  /** Opens the outbox (the data dir's `webhook-outbox.json`). Throws DataFileError when it is unreadable. Not started yet. */
+  /** Opens the outbox (the data dir's `webhook-outbox.jsonl`). Throws DataFileError when it is unreadable. Not started yet. */
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
     const outbox = await WebhookOutbox.open(deps.outboxFile, deps.limits)
     return new WebhookService(deps, outbox)
@@ -153,6 +157,7 @@ export class WebhookService {
     for (const off of this.unsubscribe) off()
     this.unsubscribe = []
     await this.dispatcher.close()
+    await this.transport.close()
     while (this.writes.size > 0) await Promise.allSettled([...this.writes])
     await this.outbox.close()
   }

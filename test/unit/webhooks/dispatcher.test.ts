@@ -1,5 +1,6 @@
 /**
- * The dispatcher alone (docs/design.md §11), with a fake fetch and a manual clock: the concurrency cap,
+ * The dispatcher alone (docs/design.md §11), with a fake fetch and a manual clock: the concurrency caps
+ * (in all and per endpoint),
  * close() aborting requests in flight without recording them (they stay pending for the next start),
  * and no timer left after close.
  */
@@ -10,6 +11,7 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { Webhook } from 'standardwebhooks'
 import { WebhookDispatcher } from '../../../src/main/webhooks/dispatcher'
 import { WebhookOutbox } from '../../../src/main/webhooks/outbox'
+import { fetchTransport } from '../../../src/main/webhooks/webhook-transport'
 import { DEFAULT_RETRY_POLICY } from '../../../src/main/webhooks/policy'
 import { silentLogger } from '../../../src/main/logger'
 import type { WebhookDelivery } from '../../../src/shared/schemas/webhooks'
@@ -21,7 +23,7 @@ let outbox: WebhookOutbox
 let clock: ManualClock
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chatapp-dispatch-'))
-  outbox = await WebhookOutbox.open(join(dir, 'o.json'))
+  outbox = await WebhookOutbox.open(join(dir, 'o.jsonl'))
   clock = new ManualClock()
 })
 afterEach(async () => {
@@ -57,16 +59,18 @@ function gatedFetch() {
   return { fetch, calls }
 }
 
-function dispatcher(fetch: typeof globalThis.fetch, concurrency?: number) {
+function dispatcher(fetch: typeof globalThis.fetch, concurrency?: number, perEndpoint?: number) {
+  const { post } = fetchTransport(fetch)
   return new WebhookDispatcher({
     outbox,
     target: (id) => (id === 'A' ? { secret: SECRET, headers: { 'x-extra': '1' }, timeoutMs: 10_000 } : undefined),
-    fetch,
+    post,
     clock,
     random: () => 0.5,
     policy: DEFAULT_RETRY_POLICY,
     logger: silentLogger(),
-    concurrency
+    concurrency,
+    perEndpoint
   })
 }
 
@@ -121,5 +125,24 @@ it('sends nothing for an instance that is gone', async () => {
   d.start()
   await new Promise((r) => setTimeout(r, 20))
   expect(calls).toHaveLength(0)
+  await d.close()
+})
+
+it('bounds requests per endpoint: a receiver that hangs holds its own slots only, another one is served meanwhile', async () => {
+  const { fetch, calls } = gatedFetch()
+  const slow = deliveries(6).map((x) => ({ ...x, url: 'http://slow.test/hook' }))
+  const fast = deliveries(4).map((x, i) => ({ ...x, id: `msg_fast_${i}`, url: 'http://fast.test/hook' }))
+  await outbox.add([...slow, ...fast])
+  const d = dispatcher(fetch, 10, 3)
+  d.start()
+  // Three to the slow receiver (its cap), three to the fast one; the fast one's answers free its slots.
+  await vi.waitFor(() => expect(calls.filter((c) => c.url.startsWith('http://fast.test'))).toHaveLength(3))
+  expect(calls.filter((c) => c.url.startsWith('http://slow.test'))).toHaveLength(3)
+  for (const c of calls.filter((x) => x.url.startsWith('http://fast.test'))) c.release(200)
+  await vi.waitFor(() => expect(calls.filter((c) => c.url.startsWith('http://fast.test'))).toHaveLength(4))
+  calls.find((c) => c.url.startsWith('http://fast.test') && !c.init.signal!.aborted && calls.indexOf(c) >= 6)!.release(200)
+  await vi.waitFor(() => expect(outbox.list('A', { status: 'delivered', limit: 100 }).map((x) => x.url)).toEqual(Array(4).fill('http://fast.test/hook')))
+  // The slow receiver never got more than its three at once.
+  expect(calls.filter((c) => c.url.startsWith('http://slow.test'))).toHaveLength(3)
   await d.close()
 })
