@@ -130,7 +130,7 @@ class OutboxState {
   private index(d: WebhookDelivery): void {
     if (d.status === 'pending') {
       let queue = this.pendingByUrl.get(d.url)
-      if (!queue) this.pendingByUrl.set(d.url, (queue = new Map()))
+      if (!queue) this.pendingByUrl.set(d.url, (queue = new Map<string, WebhookDelivery>()))
       queue.set(d.id, d)
       return
     }
