@@ -8,6 +8,8 @@
  * - writes: an intent create at 0 and at 10,000 stored intents, as a ratio (issue 11 §9: ≤ 1.5×).
  * - throughput: sandbox `POST /chatapp/message` under autocannon at 16 and 64 connections against a
  *   bare node:http server, webhooks off and on (issue 11 §11: ≥ 0.5× bare; webhooks on ≥ 0.7× off).
+ * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
+ *   ≤ 1.2×), the product's auth store against libsignal as it is.
  * - wa: the real Baileys channel against the protocol test server (in a child process): memory per
  *   connected instance at 1, 10 and 50 instances, bot reply latency over 1,000 messages, and API
  *   send throughput with the send pacing at 0 (./wa-bench.ts). About a minute. It runs in a process
@@ -18,12 +20,13 @@ import { spawn } from 'node:child_process'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { runMatchBench } from './match-bench'
+import { runSignalBench } from './signal-bench'
 import { runThroughputBench } from './throughput-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && only !== 'match' && only !== 'wa' && only !== 'writes' && only !== 'throughput') {
-  console.error(`unknown part "${only}": match, writes, throughput or wa`)
+if (only !== undefined && only !== 'match' && only !== 'wa' && only !== 'writes' && only !== 'throughput' && only !== 'signal') {
+  console.error(`unknown part "${only}": match, writes, throughput, signal or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -39,6 +42,10 @@ if (only === undefined || only === 'match') {
 if (only === undefined || only === 'writes') {
   console.log('\n## Configuration writes at 0 and 10,000 intents\n')
   await runWriteBench()
+}
+if (only === undefined || only === 'signal') {
+  console.log('\n## Signal session record size over a long conversation\n')
+  await runSignalBench()
 }
 if (only === undefined || only === 'throughput') {
   console.log('\n## API send throughput, webhooks off and on, against bare node:http\n')

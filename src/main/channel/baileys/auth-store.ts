@@ -18,7 +18,9 @@
  * snapshot (≥ 1 MiB), so a write costs the size of the change, not of the whole store.
  *
  * Keys live in memory (they are needed for every message and the snapshot); their number follows
- * the contacts and groups of the account, not uptime, and consumed pre-keys are deleted. Values
+ * the contacts and groups of the account, not uptime, and consumed pre-keys are deleted. Session
+ * records keep at most 5 receiving chains per session (./session-record-prune.ts), so their size does
+ * not grow with the length of a conversation. Values
  * are revived with `BufferJSON.reviver`; `app-state-sync-key` values become
  * `proto.Message.AppStateSyncKeyData` as the library expects.
  *
@@ -32,6 +34,7 @@ import writeFileAtomic from 'write-file-atomic'
 import { BufferJSON, initAuthCreds, proto, type AuthenticationCreds, type SignalDataSet, type SignalDataTypeMap, type SignalKeyStore } from 'baileys'
 import type { Logger } from '../../logger'
 import { readFileIfExists } from '../../store/durable-file'
+import { pruneSessionRecord } from './session-record-prune'
 
 export const CREDS_FILE = 'creds.json'
 export const KEYS_FILE = 'keys.json'
@@ -235,6 +238,8 @@ export class AuthStore {
       this.logger?.debug('auth store closed; key update dropped')
       return Promise.resolve()
     }
+    // Old receiving chains go before the record is kept or written, so it stops growing with the conversation.
+    for (const record of Object.values(data.session ?? {})) pruneSessionRecord(record)
     applyMutations(this.map, data, false)
     const line = JSON.stringify({ [SEQ]: ++this.seq, ...data }, BufferJSON.replacer) + '\n'
     return this.enqueue(async () => {
