@@ -1,6 +1,7 @@
 /**
  * Build of the three Electron parts (docs/design.md §12) into out/:
- * - main: src/main/index.ts as ESM (the thin shell; the core is bundled with it),
+ * - main: src/main/index.ts as ESM (the thin shell; the core is bundled with it), and src/main/serve.ts,
+ *   the headless server, from the same build (shared chunks),
  * - preload: src/preload/index.ts as CommonJS `.cjs`, because sandboxed preloads cannot be ESM,
  * - renderer: src/renderer (React + Mantine), also served by the headless server's web mode.
  */
@@ -34,11 +35,14 @@ function cspMeta(): Plugin {
 export default defineConfig({
   main: {
     build: {
-      // The core's runtime dependencies ship in node_modules (electron-builder packs `dependencies`).
-      externalizeDeps: true,
+      // The core's runtime dependencies ship in node_modules (electron-builder packs `dependencies`),
+      // except TypeBox, bundled: its hundreds of small ES modules took ~250 ms of every start to load
+      // one by one (issue 11 §13); in the bundle they cost a few ms.
+      externalizeDeps: { exclude: ['typebox'] },
       outDir: 'out/main',
       rollupOptions: {
-        input: { index: resolve(__dirname, 'src/main/index.ts') },
+        // index: the Electron shell; serve: the headless server (`npm run serve` runs it with plain node).
+        input: { index: resolve(__dirname, 'src/main/index.ts'), serve: resolve(__dirname, 'src/main/serve.ts') },
         output: { format: 'es' }
       }
     }

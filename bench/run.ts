@@ -10,6 +10,8 @@
  *   bare node:http server, webhooks off and on (issue 11 §11: ≥ 0.5× bare; webhooks on ≥ 0.7× off).
  * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
+ * - start: `npm run serve` to its listening line and the idle RSS of its process tree (issue 11 §13:
+ *   ≤ 1.5 s, ≤ 150 MB), against the server run from source under tsx.
  * - wa: the real Baileys channel against the protocol test server (in a child process): memory per
  *   connected instance at 1, 10 and 50 instances, bot reply latency over 1,000 messages, and API
  *   send throughput with the send pacing at 0 (./wa-bench.ts). About a minute. It runs in a process
@@ -21,12 +23,13 @@ import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { runMatchBench } from './match-bench'
 import { runSignalBench } from './signal-bench'
+import { runStartBench } from './start-bench'
 import { runThroughputBench } from './throughput-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && only !== 'match' && only !== 'wa' && only !== 'writes' && only !== 'throughput' && only !== 'signal') {
-  console.error(`unknown part "${only}": match, writes, throughput, signal or wa`)
+if (only !== undefined && only !== 'match' && only !== 'wa' && only !== 'writes' && only !== 'throughput' && only !== 'signal' && only !== 'start') {
+  console.error(`unknown part "${only}": match, writes, throughput, signal, start or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -46,6 +49,10 @@ if (only === undefined || only === 'writes') {
 if (only === undefined || only === 'signal') {
   console.log('\n## Signal session record size over a long conversation\n')
   await runSignalBench()
+}
+if (only === undefined || only === 'start') {
+  console.log('\n## Start time and idle memory of npm run serve\n')
+  await runStartBench()
 }
 if (only === undefined || only === 'throughput') {
   console.log('\n## API send throughput, webhooks off and on, against bare node:http\n')

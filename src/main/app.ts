@@ -6,7 +6,8 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApiServer, type ApiServerOptions } from './api/server'
-import { applyTestRootKey, createBaileysChannel, type BaileysChannelOptions } from './channel/baileys'
+import type { BaileysChannelOptions } from './channel/baileys'
+import { lazyChannel } from './channel/lazy-channel'
 import { routeLibsignalConsole } from './channel/baileys/libsignal-console'
 import type { ServeConfig } from './config'
 import { startCore, type Core } from './core'
@@ -35,8 +36,10 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
   // libsignal prints session records (private keys included) to the console; they go to the log instead.
   const libsignalLog = logger.child({ lib: 'libsignal' })
   const restoreConsole = routeLibsignalConsole((line) => libsignalLog.debug(line))
+  // Baileys loads on the first use of a WhatsApp instance (./channel/lazy-channel.ts), or now for the test seam.
+  const loadBaileys = () => import('./channel/baileys')
   if (config.waRootKey) {
-    applyTestRootKey(config.waRootKey)
+    ;(await loadBaileys()).applyTestRootKey(config.waRootKey)
     logger.warn('CHATAPP_WA_ROOT_KEY is set: WhatsApp server certificates are checked against a TEST root key (tests only)')
   }
   if (config.waWebSocketUrl) logger.warn({ url: config.waWebSocketUrl }, 'CHATAPP_WA_WS_URL is set: the Baileys channel connects to a TEST server (tests only)')
@@ -52,12 +55,14 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
       messageLogLimit: config.tuning.messageLogLimit,
       bot: { surveyIdleMs: config.tuning.surveyIdleMs, defaultMessageWindowMs: config.tuning.defaultMessageWindowMs },
       factories: {
-        baileys: createBaileysChannel({
-          sendPacing: config.tuning.sendPacing,
-          // A test server needs no current WA Web version: nothing is fetched from the internet then.
-          ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl, fetchVersion: null } : {}),
-          ...baileys
-        })
+        baileys: lazyChannel('baileys', async () =>
+          (await loadBaileys()).createBaileysChannel({
+            sendPacing: config.tuning.sendPacing,
+            // A test server needs no current WA Web version: nothing is fetched from the internet then.
+            ...(config.waWebSocketUrl ? { waWebSocketUrl: config.waWebSocketUrl, fetchVersion: null } : {}),
+            ...baileys
+          })
+        )
       }
     })
   } catch (err) {

@@ -24,6 +24,25 @@ export function makeAjv(coerce: boolean): Ajv {
   return ajv
 }
 
+/** A validator that compiles its schema at its first call; `errors` as Ajv's own validators carry them. */
+export type LazyValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null }
+
+/**
+ * `ajv.compile(schema)` deferred to the first validation. Compiling the validators of every route and
+ * contract method took ~300 ms of each start (issue 11 §13); most routes of a given run are never
+ * called, and a compile on first use costs that request about a millisecond once.
+ */
+export function lazyValidator(ajv: Ajv, schema: object): LazyValidator {
+  let compiled: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined
+  const validate: LazyValidator = (data) => {
+    compiled ??= ajv.compile(schema)
+    const ok = compiled(data)
+    validate.errors = compiled.errors
+    return ok
+  }
+  return validate
+}
+
 /** Turns Ajv errors into docs/design.md §4 details: `[{field, problem}]` with dotted field paths. */
 /** The fields of an Ajv error this reads (Fastify's validation errors have the same ones). */
 export type ValidationProblem = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'> & { params: Record<string, unknown> }

@@ -18,7 +18,7 @@ import { AppError } from '../services/errors'
 import { RUNNERS, type OperationContext } from '../operations/runners'
 import type { Stored } from '../store/repos'
 import type { Instance } from '../../shared/schemas/records'
-import { ajvProblems, coercingAjv, strictAjv, validationError } from '../validation'
+import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
 import { ok, responses } from './envelope'
 import { readMultipart, type MultipartResult } from './multipart'
 import { RESPONDERS } from './responders'
@@ -91,10 +91,10 @@ function documentedResponses(def: AnyOperation, http: HttpFacet<unknown>) {
 /** Fastify route options that read a multipart body in preValidation (the file streams to a temp file). */
 function multipartOptions(ctx: OperationContext, def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape): RouteShorthandOptions {
   const multipart = http.multipart!
-  const validateJson = strictAjv.compile(shape.body)
+  const validateJson = lazyValidator(strictAjv, shape.body)
   return {
     // Fastify must not validate the body: the parts are read as a stream and checked here.
-    validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : coercingAjv.compile(schema)),
+    validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : lazyValidator(coercingAjv, schema)),
     preValidation: async (req) => {
       if (!req.isMultipart()) {
         // The seed sends a form; scripts often send JSON. Both carry the same fields.

@@ -21,7 +21,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { Core } from '../core'
 import { AppError, HTTP_STATUS } from '../services/errors'
-import { ajvProblems, coercingAjv, strictAjv, validationError } from '../validation'
+import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
 import { instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
@@ -146,7 +146,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     else void jsonParser(req, body as string, done)
   })
 
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+  app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(httpPart === 'body' ? strictAjv : coercingAjv, schema))
   // Response schemas document the API; answers are serialised as they are.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
   // Bodiless POSTs (the seed's createNewChatapp sends none) validate as an empty object.

@@ -3,7 +3,7 @@
  * app's settings, with nodemailer. A transport is made per configuration and reused until the
  * settings change.
  */
-import nodemailer, { type Transporter } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { SmtpSettings } from '../store/storage'
 
 export interface MailMessage {
@@ -30,7 +30,8 @@ export function createSmtpMailer(getSettings: () => SmtpSettings | null): Mailer
         cached?.transport.close()
         cached = {
           key,
-          transport: nodemailer.createTransport({
+          // Loaded at the first e-mail, not at start (issue 11 §13).
+          transport: (await import('nodemailer')).default.createTransport({
             host: smtp.host,
             port: smtp.port,
             secure: smtp.secure,

@@ -9,10 +9,7 @@
  * An owner who serves files on the LAN allows those addresses (`CHATAPP_FETCH_ALLOW`: addresses, CIDR
  * ranges or host names).
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
-import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
-import { Agent, buildConnector } from 'undici'
 
 /** The fetch was refused by the address policy (the message names the host and the address). */
 export class BlockedAddressError extends Error {
@@ -54,30 +51,4 @@ export function addressPolicy(allow: readonly string[] = []): AddressPolicy {
       return ranges.some(([base, bits]) => base.kind() === ip.kind() && ip.match(base, bits))
     }
   }
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
-
-/**
- * An undici dispatcher whose every connection is checked against `policy`: names through a DNS lookup
- * that refuses a blocked answer, IP literals before connecting.
- */
-export function policedAgent(policy: AddressPolicy): Agent {
-  const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, [])
-      const blocked = addresses.find((a) => !policy.allows(hostname, a.address))
-      if (blocked) return callback(new BlockedAddressError(hostname, blocked.address), [])
-      if (options.all) return callback(null, addresses)
-      callback(null, addresses[0]!.address, addresses[0]!.family)
-    })
-  }
-  const connect = buildConnector({ lookup })
-  return new Agent({
-    connect: (options, callback) => {
-      const host = options.hostname.replace(/^\[|\]$/g, '')
-      if (isIP(host) && !policy.allows(host, host)) return callback(new BlockedAddressError(host, host), null)
-      connect(options, callback)
-    }
-  })
 }

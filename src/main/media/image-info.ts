@@ -2,7 +2,8 @@
  * Image facts a WhatsApp image message carries (docs/api-seed.md §2.11): width, height and a small JPEG thumbnail
  * (base64, 32 px wide like Baileys' own). Uses sharp, which Baileys also uses for thumbnails.
  */
-import sharp from 'sharp'
+// sharp (a native image library, ~28 MB of RSS) loads at the first image, not at start (issue 11 §13).
+const loadSharp = async () => (await import('sharp')).default
 
 export interface ImageInfo {
   width: number
@@ -13,6 +14,7 @@ export interface ImageInfo {
 
 /** Reads dimensions and makes the thumbnail. Throws when the file is not a decodable image. */
 export async function readImageInfo(path: string): Promise<ImageInfo> {
+  const sharp = await loadSharp()
   const meta = await sharp(path).metadata()
   let jpegThumbnail = ''
   try {

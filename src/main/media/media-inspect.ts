@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { extname } from 'node:path'
-import { fileTypeFromFile } from 'file-type'
 import { AppError } from '../services/errors'
 
 export type MediaKind = 'image' | 'video' | 'audio' | 'document'
@@ -33,6 +32,8 @@ const TEXT_TYPES: Record<string, string> = {
  * extension, then the declared type, then `application/octet-stream`.
  */
 export async function detectMimeType(path: string, fileName?: string, declared?: string): Promise<string> {
+  // Loaded at the first file, not at start (issue 11 §13).
+  const { fileTypeFromFile } = await import('file-type')
   const detected = await fileTypeFromFile(path)
   if (detected) return detected.mime
   const byExt = fileName ? TEXT_TYPES[extname(fileName).toLowerCase()] : undefined

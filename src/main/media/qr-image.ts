@@ -3,16 +3,17 @@
  * publishes) as a PNG, for the scan route, the UI and its events. 320 px with a 2-module quiet zone,
  * which phones read from a laptop screen at arm's length.
  */
-import QRCode from 'qrcode'
+// Loaded at the first QR (pairing), not at start (issue 11 §13).
+const loadQr = async () => (await import('qrcode')).default
 
 const OPTIONS = { margin: 2, width: 320 } as const
 
 /** The QR as PNG bytes. */
-export function qrPng(payload: string): Promise<Buffer> {
-  return QRCode.toBuffer(payload, { ...OPTIONS, type: 'png' })
+export async function qrPng(payload: string): Promise<Buffer> {
+  return (await loadQr()).toBuffer(payload, { ...OPTIONS, type: 'png' })
 }
 
 /** The QR as a `data:image/png;base64,…` URL. */
-export function qrDataUrl(payload: string): Promise<string> {
-  return QRCode.toDataURL(payload, OPTIONS)
+export async function qrDataUrl(payload: string): Promise<string> {
+  return (await loadQr()).toDataURL(payload, OPTIONS)
 }

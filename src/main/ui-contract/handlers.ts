@@ -10,7 +10,7 @@
  */
 import type { Core } from '../core'
 import { AppError, invalid } from '../services/errors'
-import { strictAjv, ajvProblems, validationError } from '../validation'
+import { strictAjv, ajvProblems, lazyValidator, validationError } from '../validation'
 import { RUNNERS, type AppFacts, type OperationContext } from '../operations/runners'
 import { OPERATIONS } from '../../shared/operations/table'
 import type { RpcFacet } from '../../shared/operations/define'
@@ -52,7 +52,7 @@ export function createHandlers(core: Core, app: HandlerOptions): ContractHandler
   return Object.fromEntries(CONTRACT_METHODS.map((m) => [m, handlerOf(m)])) as ContractHandlers
 }
 
-const validators = new Map(CONTRACT_METHODS.map((m) => [m, strictAjv.compile(contractInputSchema(m))]))
+const validators = new Map(CONTRACT_METHODS.map((m) => [m, lazyValidator(strictAjv, contractInputSchema(m))]))
 
 /** The error shape of any thrown value; unexpected errors are logged and hidden. */
 export function toErrorShape(err: unknown, log: (err: unknown) => void): ContractErrorShape {

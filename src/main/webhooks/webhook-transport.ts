@@ -8,7 +8,7 @@
  * webhooks cutting the send rate tenfold (issue 11 §11). Redirects are not followed (undici's
  * `request` follows none): a 3xx is an answer like any other.
  */
-import { Agent, request } from 'undici'
+import type { Agent, request as undiciRequest } from 'undici'
 
 /** One webhook POST; rejects on a network error (with the error's `code`) or when `signal` aborts. */
 export type WebhookPost = (
@@ -24,16 +24,22 @@ export interface WebhookTransport {
 
 /** The product's transport: undici `request` over its own keep-alive agent. */
 export function undiciTransport(): WebhookTransport {
-  // Idle connections are kept 30 s: receivers are few, and a burst of events reuses them.
-  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 })
+  // undici loads at the first delivery, not at start (issue 11 §13). Idle connections are kept 30 s:
+  // receivers are few, and a burst of events reuses them.
+  let loaded: Promise<{ agent: Agent; request: typeof undiciRequest }> | null = null
+  const load = () =>
+    (loaded ??= import('undici').then(({ Agent, request }) => ({ agent: new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 }), request })))
   return {
     post: async (url, { headers, body, signal }) => {
+      const { agent, request } = await load()
       const res = await request(url, { method: 'POST', headers, body, signal, dispatcher: agent })
       await res.body.dump().catch(() => {})
       const retryAfter = res.headers['retry-after']
       return { status: res.statusCode, retryAfter: Array.isArray(retryAfter) ? (retryAfter[0] ?? null) : (retryAfter ?? null) }
     },
-    close: () => agent.close()
+    close: async () => {
+      if (loaded) await (await loaded).agent.close()
+    }
   }
 }
 

@@ -7,8 +7,7 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { newObjectId } from '../../ids'
 import type { Agent } from 'undici'
-import { addressPolicy, policedAgent } from '../../media/address-policy'
-import { downloadToFile } from '../../media/download'
+import { addressPolicy } from '../../media/address-policy'
 
 export interface DownloadedFile {
   path: string
@@ -27,22 +26,23 @@ export interface RemoteFilesOptions {
 }
 
 export class RemoteFiles {
-  private readonly dispatcher: Agent
+  /** Made at the first download: undici and the policy load then, not at start (issue 11 §13). */
+  private dispatcher: Promise<Agent> | null = null
 
-  constructor(private readonly opts: RemoteFilesOptions) {
-    this.dispatcher = policedAgent(addressPolicy(opts.allow))
-  }
+  constructor(private readonly opts: RemoteFilesOptions) {}
 
   /** Closes the connections kept alive. */
-  close(): Promise<void> {
-    return this.dispatcher.close()
+  async close(): Promise<void> {
+    await (await this.dispatcher)?.close()
   }
 
   /** Downloads `url` (its request field is `field`, for errors) and runs `fn` with the file. */
   async with<T>(url: string, field: string, fn: (file: DownloadedFile) => Promise<T>): Promise<T> {
     const dest = join(this.opts.tmpDir, `dl-${newObjectId()}`)
     try {
-      const file = await downloadToFile(url, dest, { maxBytes: this.opts.maxBytes, timeoutMs: this.opts.timeoutMs, dispatcher: this.dispatcher }, field)
+      this.dispatcher ??= import('../../media/policed-agent').then(({ policedAgent }) => policedAgent(addressPolicy(this.opts.allow)))
+      const [{ downloadToFile }, dispatcher] = await Promise.all([import('../../media/download'), this.dispatcher])
+      const file = await downloadToFile(url, dest, { maxBytes: this.opts.maxBytes, timeoutMs: this.opts.timeoutMs, dispatcher }, field)
       return await fn(file)
     } finally {
       await rm(dest, { force: true })
