@@ -1,7 +1,8 @@
 /**
  * Where inbound messages go (docs/design.md §6–§7, §10): every channel hands them here. Each message is
- * deduplicated by id (a reconnect can deliver the same message again), logged, announced on the event
- * bus, then given to the registered handlers (the bot engine) in order. Messages of one instance are
+ * deduplicated by id (a reconnect can deliver the same message again), logged and announced on the
+ * event bus, and given to the registered handlers (the bot engine) in order while those writes are in
+ * flight. Messages of one instance are
  * processed one at a time, so a contact's answers reach a survey in the order they were sent.
  */
 import { boundedLru } from '../lru'
@@ -105,15 +106,25 @@ export class InboundPipeline {
       ...(message.senderLid ? { senderLid: message.senderLid } : {}),
       ...(message.media ? { media: message.media } : {})
     }
-    if (known) {
-      const { id: _id, ...fields } = logged
-      await this.deps.repos.messages.update(instanceId, message.id, fields)
-    } else {
-      await this.deps.repos.messages.append(instanceId, logged)
-    }
-    await this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message })
+    // Logging the message and queueing its webhooks are writes (group-committed, fsynced); the bot's
+    // matching does not need them done, so it starts while they are in flight (issue 11 §10). Both
+    // writes are queued before any handler runs, so the bot's reply is logged and announced after
+    // the message it answers.
+    const stored = Promise.all([
+      known
+        ? this.deps.repos.messages.update(instanceId, message.id, (({ id: _id, ...fields }) => fields)(logged))
+        : this.deps.repos.messages.append(instanceId, logged),
+      this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message })
+    ])
     // The placeholder waits in the log ("waiting for this message"); nothing answers it.
-    if (message.type === 'undecryptable') return
+    if (message.type === 'undecryptable') {
+      await stored
+      return
+    }
+    await Promise.all([stored, this.runHandlers(instanceId, message, logged)])
+  }
+
+  private async runHandlers(instanceId: string, message: InboundMessage, logged: LoggedMessage): Promise<void> {
     for (const handler of this.handlers) {
       try {
         await handler(instanceId, message, logged)
