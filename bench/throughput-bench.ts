@@ -4,7 +4,8 @@
  * the instance's webhook on (`onAnyMessage`) to a receiver that answers at once, as a ratio to the rate
  * with webhooks off. Targets: app ≥ 0.5× bare; webhooks on ≥ 0.7× off, every event delivered.
  *
- * Each server runs in a child process of its own (bench/throughput-target.ts), so the load generator
+ * Each server runs in a child process of its own (the product through scripts/serve.mjs, the baseline
+ * through bench/throughput-target.ts), so the load generator
  * (autocannon, in this process) and the receiver (a node:http server here too, counting distinct
  * `webhook-id`s) never share its event loop. Each measurement: a fresh server, `WARMUP_S` of load not
  * counted, then `DURATION_S` counted. Rounds alternate bare → app → app with webhooks so a change in the
@@ -15,6 +16,9 @@ import autocannon from 'autocannon'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
@@ -35,6 +39,8 @@ interface Target {
   /** Bearer token ('' for the bare server). */
   token: string
   child: ChildProcessWithoutNullStreams
+  /** Removes what the server left (its data dir). */
+  cleanup(): Promise<void>
 }
 
 interface Run {
@@ -52,25 +58,68 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!
 }
 
-async function startTarget(mode: Mode, receiverUrl: string): Promise<Target> {
-  const script = fileURLToPath(new URL('./throughput-target.ts', import.meta.url))
-  const child = spawn(process.execPath, ['--import', 'tsx', script, mode, receiverUrl], { stdio: ['pipe', 'pipe', 'pipe'] })
-  child.stderr.on('data', (c: Buffer) => process.stderr.write(c))
+const TOKEN = 'throughput-bench-token-0123456789'
+const BODY = JSON.stringify({ chatId: '15550001111', message: 'Your order #1234 is ready for pickup.' })
+
+/** Collects a child's stdout lines until one matches; other lines go to stderr. */
+function waitForLine(child: ChildProcessWithoutNullStreams, what: string, match: (line: string) => string | undefined): Promise<string> {
   const lines = createInterface({ input: child.stdout })
-  const first = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     lines.on('line', (line) => {
-      if (line.startsWith(READY)) resolve(line.slice(READY.length))
-      else process.stderr.write(line + '\n')
+      const found = match(line)
+      if (found !== undefined) resolve(found)
     })
-    child.once('exit', (code) => reject(new Error(`${mode} target exited (${code}) before it was ready`)))
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before it was ready`)))
   })
-  return { ...(JSON.parse(first) as { url: string; path: string; body: string; token: string }), child }
+}
+
+/**
+ * `bare`: the baseline server (./throughput-target.ts). `app` / `app-webhooks`: the product as
+ * `npm run serve` starts it (scripts/serve.mjs: the prebuilt bundle, built first when stale), sandbox
+ * channel, a fresh data dir on the default temp disk, log level warn; one CONNECTED sandbox instance
+ * set up through the API, with the webhook on (`onAnyMessage`) to `receiverUrl` for `app-webhooks`.
+ */
+async function startTarget(mode: Mode, receiverUrl: string): Promise<Target> {
+  if (mode === 'bare') {
+    const script = fileURLToPath(new URL('./throughput-target.ts', import.meta.url))
+    const child = spawn(process.execPath, ['--import', 'tsx', script, mode], { stdio: ['pipe', 'pipe', 'pipe'] })
+    child.stderr.on('data', (c: Buffer) => process.stderr.write(c))
+    const ready = await waitForLine(child, mode, (line) => (line.startsWith(READY) ? line.slice(READY.length) : undefined))
+    return { ...(JSON.parse(ready) as { url: string; path: string; body: string; token: string }), child, cleanup: async () => {} }
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'chatapp-throughput-'))
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../scripts/serve.mjs', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_LOG_LEVEL: 'warn', CHATAPP_API_TOKEN: TOKEN }
+  })
+  child.stderr.on('data', (c: Buffer) => process.stderr.write(c))
+  const url = await waitForLine(child, 'npm run serve', (line) => /Chatapp API listening on (\S+)/.exec(line)?.[1])
+  const api = async (method: string, path: string, payload?: object): Promise<{ data: Record<string, unknown> }> => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: payload ? JSON.stringify(payload) : undefined
+    })
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+    return (await res.json()) as { data: Record<string, unknown> }
+  }
+  const inst = (await api('POST', '/chatapp/createNewChatapp', {})).data as { session_id: string; settings: { access_token: string } }
+  const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
+  const qs = new URLSearchParams(creds).toString()
+  await api('POST', '/chatapp/init', { ...creds, config: { multiDevice: true, setWebhook: false } })
+  await api('POST', `/chatapp/sandbox/scan?${qs}`)
+  if (mode === 'app-webhooks') {
+    await api('PUT', '/chatapp/setWebhook', { ...creds, webhook_url: receiverUrl, events: ['onAnyMessage'], requestConfig: {} })
+    await api('PUT', '/chatapp/updateActions', { ...creds, send_default_msg: true, reply_group_msgs: true, reply_unread_msgs: true, reply_msgs: true, multi_device: true, send_webhook: true })
+  }
+  return { url, path: `/chatapp/message?${qs}`, body: BODY, token: TOKEN, child, cleanup: () => rm(dataDir, { recursive: true, force: true }) }
 }
 
 async function stopTarget(t: Target): Promise<void> {
   const exited = new Promise<void>((resolve) => t.child.once('exit', () => resolve()))
   t.child.kill('SIGTERM')
   await exited
+  await t.cleanup()
 }
 
 function load(t: Target, connections: number, seconds: number): Promise<autocannon.Result> {

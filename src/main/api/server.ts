@@ -70,12 +70,15 @@ function handleError(this: FastifyInstance, err: FastifyError | AppError | Error
   void reply.status(status).send(errorBody(appErr))
 }
 
-function hostAllowed(hostHeader: string | undefined, boundHost: string): boolean {
-  if (boundHost === '0.0.0.0' || boundHost === '::') return true
-  if (!hostHeader) return false
-  const name = hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':')[0]!
+/** The Host-header check against DNS rebinding for a server bound to `boundHost` (names allowed made once). */
+function hostCheck(boundHost: string): (hostHeader: string | undefined) => boolean {
+  if (boundHost === '0.0.0.0' || boundHost === '::') return () => true
   const allowed = new Set(['localhost', '127.0.0.1', '[::1]', boundHost, boundHost.includes(':') ? `[${boundHost}]` : boundHost])
-  return allowed.has(name.toLowerCase())
+  return (hostHeader) => {
+    if (!hostHeader) return false
+    const name = hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':')[0]!
+    return allowed.has(name.toLowerCase())
+  }
 }
 
 /** 429 with Retry-After when `req`'s address failed to authenticate too often; answers whether it did. */
@@ -159,8 +162,9 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     void reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)))
   })
 
+  const hostAllowed = hostCheck(opts.host)
   app.addHook('onRequest', async (req, reply) => {
-    if (!hostAllowed(req.headers.host, opts.host)) {
+    if (!hostAllowed(req.headers.host)) {
       return reply.status(403).send(errorBody(new AppError('UNAUTHORIZED', 'Host not allowed; use http://127.0.0.1 or http://localhost.')))
     }
   })

@@ -72,7 +72,9 @@ export class MessageLog {
   async append(instanceId: string, entry: LoggedMessage): Promise<void> {
     const log = await this.load(instanceId)
     log.entries.push(entry)
-    if (log.entries.length > this.limit) log.entries.splice(0, log.entries.length - this.limit)
+    // Trimmed in steps, not at every append: shifting a full log by one entry per message cost a
+    // few percent of a send's CPU. Readers see the newest `limit` only (newest()).
+    if (log.entries.length > this.limit + Math.max(16, this.limit >> 3)) log.entries.splice(0, log.entries.length - this.limit)
     await this.write(instanceId, log, JSON.stringify(entry) + '\n')
   }
 
@@ -144,7 +146,7 @@ export class MessageLog {
   /** Entries of one instance, oldest first, filtered by chat and time, at most `limit` (newest). */
   async list(instanceId: string, query: MessageQuery = {}): Promise<LoggedMessage[]> {
     const log = await this.load(instanceId)
-    let rows = log.entries
+    let rows = this.newest(log)
     if (query.chatId !== undefined) rows = rows.filter((m) => m.chatId === query.chatId)
     if (query.before !== undefined) rows = rows.filter((m) => m.timestamp < query.before!)
     const limit = query.limit ?? 100
@@ -273,8 +275,14 @@ export class MessageLog {
     }
   }
 
+  /** The entries kept: the newest `limit` (memory may hold a few more until the next trim). */
+  private newest(log: InstanceLog): LoggedMessage[] {
+    return log.entries.length > this.limit ? log.entries.slice(log.entries.length - this.limit) : log.entries
+  }
+
   private async rewrite(instanceId: string, log: InstanceLog): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: DIR_MODE })
+    log.entries = this.newest(log)
     const text = log.entries.map((e) => JSON.stringify(e) + '\n').join('')
     // The open handle names the old file, which the rename replaces.
     await this.closeFile(log)

@@ -32,11 +32,11 @@ export interface OutboxLimits {
   keepDelivered: number
   /** Failed entries kept per instance for a manual retry (default 500); the oldest go first. */
   maxFailed: number
-  /** Lines the file may hold before a compaction is considered (default 2,000). */
+  /** Lines the file may hold before a compaction is considered (default 10,000, a few MB). */
   compactAfterLines: number
 }
 
-export const DEFAULT_OUTBOX_LIMITS: OutboxLimits = { keepDelivered: 50, maxFailed: 500, compactAfterLines: 2000 }
+export const DEFAULT_OUTBOX_LIMITS: OutboxLimits = { keepDelivered: 50, maxFailed: 500, compactAfterLines: 10_000 }
 
 type Line = { put: WebhookDelivery } | { set: string; fields: Partial<WebhookDelivery> } | { drop: string }
 
