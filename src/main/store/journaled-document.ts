@@ -269,15 +269,46 @@ function readOptional(file: string): Promise<string | null> {
   })
 }
 
+/**
+ * Positions of records by `_id` for the frozen lists of a document, so finding a record (and putting a
+ * new one) does not scan the list: at 10,000 intents those scans were most of what still grew with the
+ * data in a write (issue 11 §9). A list is never changed after it is made; a list made by appending or
+ * replacing shares its parent's index, which holds every id of every list sharing it (an id it lacks
+ * is in none of them), and a position is trusted only when it is within the list and names that id.
+ * Any other new list (a removal) builds its own index at its first lookup.
+ */
+const positions = new WeakMap<readonly unknown[], Map<string, number>>()
+
+/** The position of the record with `_id` `id` in `list` (a document's frozen list), or -1. */
+export function indexOfId(list: readonly { _id: string }[], id: string): number {
+  let index = positions.get(list)
+  if (!index) {
+    index = new Map()
+    for (let i = 0; i < list.length; i++) index.set(list[i]!._id, i)
+    positions.set(list, index)
+  }
+  const i = index.get(id)
+  if (i === undefined) return -1
+  if (i < list.length && list[i]!._id === id) return i
+  // The shared index names another position for this id (lists of a branch given up after a failed
+  // write, extended differently): rare, so a scan settles it.
+  return list.findIndex((x) => x._id === id)
+}
+
 /** `root` with one op applied, copying what the op changes (structural sharing, no mutation). */
 export function applyOp<T extends object>(root: T, op: DocOp): T {
   const r = root as Record<string, unknown>
   switch (op.op) {
     case 'put': {
-      const list = [...((r[op.path] as Array<{ _id: string }> | undefined) ?? [])]
-      const i = list.findIndex((x) => x._id === op.value._id)
+      const old = (r[op.path] as Array<{ _id: string }> | undefined) ?? []
+      const i = indexOfId(old, op.value._id)
+      const list = [...old]
       if (i >= 0) list[i] = op.value
       else list.push(op.value)
+      // Same positions for every id, plus the new one at the end: the parent's index serves both.
+      const index = positions.get(old)!
+      if (i < 0) index.set(op.value._id, list.length - 1)
+      positions.set(list, index)
       return { ...root, [op.path]: list }
     }
     case 'remove':

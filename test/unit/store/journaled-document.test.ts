@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { DataFileError, JournaledDocument } from '../../../src/main/store/journaled-document'
+import { applyOp, DataFileError, indexOfId, JournaledDocument } from '../../../src/main/store/journaled-document'
 import { enospc, injectFileFaults } from '../../../src/main/store/durable-file'
 
 interface Doc {
@@ -127,5 +127,30 @@ describe('JournaledDocument', () => {
         }
       })
     ).rejects.toThrow(/items\[0\] \(_id a\): n must be a number/)
+  })
+})
+
+describe('indexOfId (positions of records in frozen lists)', () => {
+  const rec = (id: string) => ({ _id: id })
+  it('finds records after appends, replacements and removals, and nothing that is not there', () => {
+    let root: { items: Array<{ _id: string; v?: number }> } = { items: [rec('a'), rec('b')] }
+    const a0 = root.items
+    root = applyOp(root, { op: 'put', path: 'items', value: rec('c') })
+    root = applyOp(root, { op: 'put', path: 'items', value: { _id: 'b', v: 2 } })
+    expect(indexOfId(root.items, 'c')).toBe(2)
+    expect(root.items[indexOfId(root.items, 'b')]).toEqual({ _id: 'b', v: 2 })
+    expect(indexOfId(a0, 'c')).toBe(-1)
+    root = applyOp(root, { op: 'remove', path: 'items', id: 'a' })
+    expect(indexOfId(root.items, 'c')).toBe(1)
+    expect(indexOfId(root.items, 'a')).toBe(-1)
+  })
+
+  it('stays right for two branches grown from the same list (a write given up, then another)', () => {
+    const base = { items: [rec('a')] }
+    indexOfId(base.items, 'a')
+    const one = applyOp(applyOp(base, { op: 'put', path: 'items', value: rec('x') }), { op: 'put', path: 'items', value: rec('y') })
+    const two = applyOp(applyOp(base, { op: 'put', path: 'items', value: rec('y') }), { op: 'put', path: 'items', value: rec('x') })
+    expect(['a', 'x', 'y'].map((id) => indexOfId(one.items, id))).toEqual([0, 1, 2])
+    expect(['a', 'y', 'x'].map((id) => indexOfId(two.items, id))).toEqual([0, 1, 2])
   })
 })

@@ -5,7 +5,7 @@
  * produced. Every change resolves once on disk, and a failed write leaves the collection as it was.
  */
 import { produce, type Draft } from 'immer'
-import type { DocOp, JournaledDocument } from '../journaled-document'
+import { indexOfId, type DocOp, type JournaledDocument } from '../journaled-document'
 
 export type Stored<T> = Readonly<T>
 
@@ -21,7 +21,9 @@ export class Collection<T extends { _id: string }, D extends object = object> {
   }
 
   find(id: string): Stored<T> | undefined {
-    return this.all().find((r) => r._id === id)
+    const list = this.all()
+    const i = indexOfId(list, id)
+    return i >= 0 ? list[i] : undefined
   }
 
   where(pred: (r: Stored<T>) => boolean): Stored<T>[] {
