@@ -172,9 +172,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const messages = new MessageService(outbound, attachments, remoteFiles)
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
   const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, options: opts.bot })
-  inbound.use(async (instanceId, message) => {
-    await bot.handle(instanceId, message)
-  })
+  inbound.use((instanceId, message) => bot.decide(instanceId, message))
   inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   const instances = new InstanceRegistry({
     repos,

@@ -129,9 +129,11 @@ describe('Baileys channel through the core', () => {
     const t = await setup()
     const s2 = await link(t)
     let handled = 0
-    internalsOf(t.h.core).inbound.use(async () => {
-      handled++
-    })
+    internalsOf(t.h.core).inbound.use(async () => ({
+      act: async () => {
+        handled++
+      }
+    }))
     s2.upsert([inboundText('3EB0DUP1', 'menu please')], 'notify')
     await vi.waitFor(() => expect(handled).toBe(1))
 

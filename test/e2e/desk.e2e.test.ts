@@ -159,6 +159,8 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     // The bot engine answers with the intent's reply, then its location action.
     await log.getByText(/(Hi|Hello) Test customer, we are open 9-17\./).waitFor()
     await log.getByText('Our shop').waitFor()
+    // Why the bot answered, under the customer's message.
+    await log.getByTestId('bot-decision').getByText('Answered by intent "Opening hours"').waitFor()
     // The action's outcome shows in the bot activity card.
     const activity = page.getByTestId('bot-activity')
     await activity.getByText('intent "Opening hours"', { exact: false }).waitFor()

@@ -24,7 +24,7 @@ import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/messages/message-sender'
 import type { Repositories, Stored } from '../store/repos'
 import type { Clock } from '../clock'
-import type { Action, BotActivity, Instance, Survey, SurveyRun } from '../../shared/schemas/records'
+import type { Action, BotActivity, BotDecisionRecord, Instance, Survey, SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
 import { isWithinActiveWindow } from './active-window'
 import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
@@ -33,6 +33,16 @@ import { MatcherRegistry } from './matcher-registry'
 import { resolveOptionReply } from './option-reply'
 import { renderReply } from './reply-template'
 import { answerStep, DEFAULT_SURVEY_IDLE_MS, expireRun, isExpired, startRun, SurveyFlowError } from './survey-flow'
+
+/** A decision and the work it calls for: `act()` sends the replies and runs the actions. */
+export interface BotPlan {
+  record: BotDecisionRecord
+  act(): Promise<BotDecision>
+}
+
+function silent(record: BotDecisionRecord): BotPlan {
+  return { record, act: async () => ({ kind: 'skipped', reason: record.reason ?? 'none' }) }
+}
 
 /** What the engine did with a message (for logs and tests). */
 export type BotDecision =
@@ -101,14 +111,19 @@ export class BotEngine {
     this.sweepTimer.unref()
   }
 
-  /** The inbound handler; never throws (errors are logged by the pipeline). */
-  async handle(instanceId: string, msg: InboundMessage): Promise<BotDecision> {
+  /**
+   * Decides what to do with an inbound message (gates, option replies, surveys, intents, the default
+   * message) without doing it yet: the decision record goes into the log entry and the `onMessage`
+   * webhook before the replies go out (docs/design.md §13). `act()` sends the replies and runs the
+   * actions; errors are the pipeline's to log.
+   */
+  async decide(instanceId: string, msg: InboundMessage): Promise<BotPlan> {
     const inst = this.deps.repos.instances.find(instanceId)
-    if (!inst) return { kind: 'skipped', reason: 'instance deleted' }
+    if (!inst) return silent({ action: 'none', reason: 'instance_deleted' })
     const skip = this.gate(inst, msg)
     if (skip) {
       this.deps.logger.debug({ instanceId, messageId: msg.id, reason: skip }, 'bot skipped message')
-      return { kind: 'skipped', reason: skip }
+      return silent({ action: 'none', reason: skip })
     }
     const ctx: ActionContext = {
       chatId: msg.chatId,
@@ -120,28 +135,50 @@ export class BotEngine {
     const input = await this.resolveInput(inst, msg)
 
     const run = await this.activeRun(inst, msg)
-    if (run) return this.answer(inst, run, input.text, ctx, msg)
+    if (run) {
+      const step = run.current_step_id ? this.deps.repos.surveySteps.owned(inst._id, run.current_step_id) : undefined
+      return { record: { action: 'survey', ref: step ? `${run.survey_title}, step ${step.sort_id}` : run.survey_title }, act: () => this.answer(inst, run, input.text, ctx, msg) }
+    }
 
     const trigger = this.matcher.matchSurveyTrigger(inst._id, input.text) ?? (input.id ? this.matcher.matchSurveyTrigger(inst._id, input.id) : null)
     if (trigger) {
-      await this.startSurveyAt(inst, ctx, trigger.value._id)
-      return { kind: 'survey_start', title: trigger.value.title }
+      return {
+        record: { action: 'survey', ref: trigger.value.title },
+        act: async () => {
+          await this.startSurveyAt(inst, ctx, trigger.value._id)
+          return { kind: 'survey_start', title: trigger.value.title }
+        }
+      }
     }
 
     const hit = this.matcher.matchIntent(inst._id, input.text) ?? (input.id ? this.matcher.matchIntent(inst._id, input.id) : null)
     if (hit) {
       const intent = hit.value
-      if (intent.reply.trim()) await this.reply(inst, ctx, intent.reply)
-      await this.runActions(inst, msg, { ...ctx, matched: `intent "${intent.title}"` }, intent.action)
-      return { kind: 'intent', intentId: intent._id, title: intent.title }
+      return {
+        record: { action: 'intent', ref: intent.title },
+        act: async () => {
+          if (intent.reply.trim()) await this.reply(inst, ctx, intent.reply)
+          await this.runActions(inst, msg, { ...ctx, matched: `intent "${intent.title}"` }, intent.action)
+          return { kind: 'intent', intentId: intent._id, title: intent.title }
+        }
+      }
     }
 
-    if (inst.settings.actions.send_default_msg && this.window.claim(inst._id, ctx.contactJid, this.now().getTime())) {
-      await this.deps.repos.botState.set('defaultMessageWindow', this.window.toJSON())
-      await this.reply(inst, ctx, inst.settings.default_msg)
-      return { kind: 'default_message' }
+    if (!inst.settings.actions.send_default_msg) return silent({ action: 'none', reason: 'no_match' })
+    if (!this.window.claim(inst._id, ctx.contactJid, this.now().getTime())) return silent({ action: 'none', reason: 'default_sent_recently' })
+    return {
+      record: { action: 'default' },
+      act: async () => {
+        await this.deps.repos.botState.set('defaultMessageWindow', this.window.toJSON())
+        await this.reply(inst, ctx, inst.settings.default_msg)
+        return { kind: 'default_message' }
+      }
     }
-    return { kind: 'none' }
+  }
+
+  /** Decides and acts at once (callers that need no record in between). */
+  async handle(instanceId: string, msg: InboundMessage): Promise<BotDecision> {
+    return (await this.decide(instanceId, msg)).act()
   }
 
   /** Marks idle runs expired. */
@@ -178,17 +215,17 @@ export class BotEngine {
     this.matcher.dispose()
   }
 
-  /** The reason to stay silent, or null (§10 step 1). */
+  /** The reason to stay silent (a decision record's reason), or null (§10 step 1). */
   private gate(inst: Instance, msg: InboundMessage): string | null {
     const a = inst.settings.actions
-    if (msg.fromMe) return 'own message'
+    if (msg.fromMe) return 'own_message'
     if (msg.chatId === 'status@broadcast' || msg.chatId.endsWith('@broadcast') || msg.chatId.endsWith('@newsletter')) return 'broadcast'
-    if (!a.reply_msgs) return 'reply_msgs is off'
-    if (isGroupJid(msg.chatId) && !a.reply_group_msgs) return 'reply_group_msgs is off'
-    if (msg.offline && !a.reply_unread_msgs) return 'reply_unread_msgs is off'
+    if (!a.reply_msgs) return 'reply_msgs_off'
+    if (isGroupJid(msg.chatId) && !a.reply_group_msgs) return 'group_off'
+    if (msg.offline && !a.reply_unread_msgs) return 'backlog'
     const s = inst.settings
     try {
-      if (!isWithinActiveWindow(this.now(), s.bot_timezone, s.active_days, s.active_hours)) return 'outside active days/hours'
+      if (!isWithinActiveWindow(this.now(), s.bot_timezone, s.active_days, s.active_hours)) return 'outside_hours'
     } catch (err) {
       // Settings are validated on save; a bad value from an old file must not silence the bot.
       this.deps.logger.warn({ err, instanceId: inst._id }, 'active window check failed; answering anyway')
@@ -236,7 +273,7 @@ export class BotEngine {
       if (!(err instanceof SurveyFlowError)) throw err
       // The step was deleted mid-run: end the run and treat the message as a new one next time.
       await this.saveRun(expireRun(run, this.now()))
-      return { kind: 'skipped', reason: `survey run ended: ${err.message}` }
+      return { kind: 'skipped', reason: `survey_step_deleted: ${err.message}` }
     }
     const next = { ...result.run, pushName: ctx.pushName ?? run.pushName }
     await this.saveRun(next)

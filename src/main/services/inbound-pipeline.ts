@@ -1,8 +1,8 @@
 /**
  * Where inbound messages go (docs/design.md §6–§7, §10): every channel hands them here. Each message is
- * deduplicated by id (a reconnect can deliver the same message again), logged and announced on the
- * event bus, and given to the registered handlers (the bot engine) in order while those writes are in
- * flight. Messages of one instance are
+ * deduplicated by id (a reconnect can deliver the same message again); the registered handlers (the
+ * bot engine) decide what to do with it; it is logged with their decision record and announced on the
+ * event bus; then the handlers act (reply) while those writes are in flight. Messages of one instance are
  * processed one at a time, so a contact's answers reach a survey in the order they were sent.
  */
 import { boundedLru } from '../lru'
@@ -10,10 +10,13 @@ import type { ChatIdentity, InboundMessage } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
 import type { Repositories } from '../store/repos'
-import type { LoggedMessage } from '../../shared/schemas/records'
+import type { BotDecisionRecord, LoggedMessage } from '../../shared/schemas/records'
 
-/** A consumer of inbound messages; `logged` is the message log entry. */
-export type InboundHandler = (instanceId: string, message: InboundMessage, logged: LoggedMessage) => Promise<void>
+/**
+ * A consumer of inbound messages (the bot engine): it decides first — the decision record, kept in the
+ * log entry as `bot` and sent with the `onMessage` webhook — then acts (replies, actions).
+ */
+export type InboundHandler = (instanceId: string, message: InboundMessage) => Promise<{ record?: BotDecisionRecord; act(): Promise<unknown> }>
 
 /** A consumer of LID→number links (the bot's per-contact state); called once per link per instance. */
 export type IdentityHandler = (instanceId: string, identity: ChatIdentity) => Promise<void>
@@ -106,28 +109,38 @@ export class InboundPipeline {
       ...(message.senderLid ? { senderLid: message.senderLid } : {}),
       ...(message.media ? { media: message.media } : {})
     }
-    // Logging the message and queueing its webhooks are writes (group-committed, fsynced); the bot's
-    // matching does not need them done, so it starts while they are in flight (issue 11 §10). Both
-    // writes are queued before any handler runs, so the bot's reply is logged and announced after
-    // the message it answers.
+    // The placeholder waits in the log ("waiting for this message"); nothing answers it.
+    const plans = message.type === 'undecryptable' ? [] : await this.decide(instanceId, message)
+    const record = plans.find((p) => p.record)?.record
+    if (record) logged.bot = record
+    // Logging the message and queueing its webhooks are writes (group-committed, fsynced); the replies
+    // do not need them done, so they go out while the writes are in flight (issue 11 §10). Both writes
+    // are queued before any reply, so a reply is logged and announced after the message it answers.
     const stored = Promise.all([
       known
         ? this.deps.repos.messages.update(instanceId, message.id, (({ id: _id, ...fields }) => fields)(logged))
         : this.deps.repos.messages.append(instanceId, logged),
       this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message })
     ])
-    // The placeholder waits in the log ("waiting for this message"); nothing answers it.
-    if (message.type === 'undecryptable') {
-      await stored
-      return
-    }
-    await Promise.all([stored, this.runHandlers(instanceId, message, logged)])
+    await Promise.all([stored, this.act(instanceId, message, plans)])
   }
 
-  private async runHandlers(instanceId: string, message: InboundMessage, logged: LoggedMessage): Promise<void> {
+  private async decide(instanceId: string, message: InboundMessage): Promise<Array<{ record?: BotDecisionRecord; act(): Promise<unknown> }>> {
+    const plans = []
     for (const handler of this.handlers) {
       try {
-        await handler(instanceId, message, logged)
+        plans.push(await handler(instanceId, message))
+      } catch (err) {
+        this.deps.logger.error({ err, instanceId, messageId: message.id }, 'inbound handler failed')
+      }
+    }
+    return plans
+  }
+
+  private async act(instanceId: string, message: InboundMessage, plans: Array<{ act(): Promise<unknown> }>): Promise<void> {
+    for (const plan of plans) {
+      try {
+        await plan.act()
       } catch (err) {
         this.deps.logger.error({ err, instanceId, messageId: message.id }, 'inbound handler failed')
       }

@@ -184,6 +184,25 @@ export const SendLimitsSchema = Type.Object({
 
 export type SendLimits = Static<typeof SendLimitsSchema>
 
+/**
+ * What the bot did with an inbound message and why (docs/design.md §13 "Decision record"): shown under
+ * the message in Test chat, returned by sandbox/inbound, kept in the log and sent in `onMessage`.
+ */
+export const BotDecisionRecord = Type.Object(
+  {
+    action: Type.Union([Type.Literal('intent'), Type.Literal('survey'), Type.Literal('default'), Type.Literal('away'), Type.Literal('option'), Type.Literal('none')]),
+    reason: Type.Optional(
+      Type.String({
+        description:
+          'Why nothing was sent (action none): outside_hours, paused, reply_msgs_off, group_off, backlog, own_message, broadcast, no_match, default_sent_recently, survey_step_deleted.'
+      })
+    ),
+    ref: Type.Optional(Type.String({ description: 'What answered: the intent title, or the survey title and step.' }))
+  },
+  { description: 'What the bot did with this message and why.' }
+)
+export type BotDecisionRecord = Static<typeof BotDecisionRecord>
+
 export const LoggedMessage = Type.Object({
   id: Type.String(),
   chatId: Type.String(),
@@ -212,7 +231,8 @@ export const LoggedMessage = Type.Object({
       Type.Object({ title: Type.String(), id: Type.Optional(Type.String()) }),
       { description: 'Numbered options of a buttons/list message sent as text (docs/design.md §6).' }
     )
-  )
+  ),
+  bot: Type.Optional(BotDecisionRecord)
 })
 export type LoggedMessage = Static<typeof LoggedMessage>
 

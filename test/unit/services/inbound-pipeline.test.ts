@@ -1,7 +1,7 @@
 /**
- * The inbound pipeline (issue 11 §10): the bot's matching starts while the message's log write and
- * webhook queueing are in flight, not after them; the message still counts as processed only once
- * both writes are done, and the writes are queued before the handler runs.
+ * The inbound pipeline (issue 11 §10, docs/design.md §13): the bot decides first, the message is logged
+ * and announced with that decision record, and the replies go out while those writes are in flight;
+ * the message counts as processed only once the writes are done.
  */
 import { expect, it } from 'vitest'
 import { InboundPipeline } from '../../../src/main/services/inbound-pipeline'
@@ -16,7 +16,7 @@ function gate() {
   return { open, opened }
 }
 
-it('runs the handlers while the inbound write is in flight, and resolves once it is on disk', async () => {
+it('decides, logs with the decision record, and acts while the inbound write is in flight; resolves once it is on disk', async () => {
   const write = gate()
   const order: string[] = []
   const repos = {
@@ -24,7 +24,7 @@ it('runs the handlers while the inbound write is in flight, and resolves once it
     messages: {
       find: async () => undefined,
       append: async (_id: string, entry: LoggedMessage) => {
-        order.push(`append ${entry.id}`)
+        order.push(`append ${entry.id} ${entry.bot?.action}:${entry.bot?.ref}`)
         await write.opened
         order.push('append done')
       }
@@ -36,14 +36,20 @@ it('runs the handlers while the inbound write is in flight, and resolves once it
   const handled = gate()
   pipeline.use(async (_i, message) => {
     order.push(`bot matches ${message.text}`)
-    handled.open()
+    return {
+      record: { action: 'intent', ref: 'Menu' },
+      act: async () => {
+        order.push('bot replies')
+        handled.open()
+      }
+    }
   })
   const message = { id: 'M1', chatId: '1555@s.whatsapp.net', senderId: '1555@s.whatsapp.net', fromMe: false, type: 'text', text: 'menu', timestamp: 1 } as InboundMessage
   let done = false
   const processing = pipeline.process('i1', message).then(() => (done = true))
   // The bot runs although the write has not finished.
   await handled.opened
-  expect(order).toEqual(['append M1', 'webhook queued M1', 'bot matches menu'])
+  expect(order).toEqual(['bot matches menu', 'append M1 intent:Menu', 'webhook queued M1', 'bot replies'])
   expect(done).toBe(false)
   write.open()
   await processing

@@ -2,6 +2,7 @@
 import { Badge, Group, Paper, ScrollArea, Stack, Text } from '@mantine/core'
 import { useEffect, useRef } from 'react'
 import type { LoggedMessage } from '../../../shared/schemas/records'
+import { explainBotDecision } from '../../../shared/domain/bot-decision-text'
 
 /**
  * WhatsApp's ticks for a sent message: one grey (the server took it), two grey (delivered), two blue
@@ -62,6 +63,11 @@ export function ChatLog({ messages, height = 420, empty, testId }: { messages: L
                 {m.fromMe ? m.source : (m.pushName ?? '')} · {new Date(m.timestamp).toLocaleTimeString()}
                 {m.fromMe && <DeliveryTicks status={m.status} errorCode={m.error_code} />}
               </Text>
+              {!m.fromMe && m.bot && (
+                <Text size="xs" c={m.bot.action === 'none' ? 'orange.8' : 'teal.8'} fs="italic" mt={2} data-testid="bot-decision" data-action={m.bot.action}>
+                  {explainBotDecision(m.bot)}
+                </Text>
+              )}
             </Paper>
           </Group>
         ))}

@@ -1,0 +1,37 @@
+/**
+ * The bot's decision record (docs/design.md §13) in plain words, as the UI shows it under an inbound
+ * message ("Why no reply?"). One wording for every face.
+ */
+import type { BotDecisionRecord } from '../schemas/records'
+
+const REASONS: Record<string, string> = {
+  outside_hours: 'outside business hours',
+  paused: 'the bot is paused for this chat (a person is handling it)',
+  reply_msgs_off: 'automatic replies are off (reply_msgs)',
+  group_off: 'replies in groups are off (reply_group_msgs)',
+  backlog: 'it arrived while the instance was offline (reply_unread_msgs is off)',
+  broadcast: 'status updates and broadcasts are never answered',
+  no_match: 'no intent matched and the default message is off',
+  default_sent_recently: 'no intent matched, and this contact already got the default message in the last window',
+  survey_step_deleted: 'the survey step it answered was deleted',
+  instance_deleted: 'the instance was deleted'
+}
+
+/** A sentence for a decision record, e.g. `Answered by intent "Hours"` or `No reply: outside business hours`. */
+export function explainBotDecision(d: BotDecisionRecord): string {
+  switch (d.action) {
+    case 'intent':
+      return `Answered by intent "${d.ref ?? '?'}"`
+    case 'survey':
+      return `Survey: ${d.ref ?? ''}`.trim()
+    case 'default':
+      return 'Answered with the default message'
+    case 'away':
+      return 'Answered with the away message'
+    case 'option':
+      return `Option pressed: ${d.ref ?? ''}`.trim()
+    case 'none':
+      if (d.reason === 'own_message') return 'Sent from the phone'
+      return `No reply: ${REASONS[d.reason ?? ''] ?? d.reason ?? 'no reason recorded'}`
+  }
+}
