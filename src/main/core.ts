@@ -15,6 +15,7 @@ import { openStorage, type Storage } from './store/storage'
 import { AccountService } from './services/account-service'
 import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
+import { HandoffService } from './services/handoff-service'
 import { InboundPipeline } from './services/inbound-pipeline'
 import { InstanceConnection } from './services/instance-connection'
 import { InstanceRegistry } from './services/instance-registry'
@@ -90,6 +91,8 @@ export interface Core {
   attachments: AttachmentService
   /** Every send kind, through the single outbound path. */
   messages: MessageService
+  /** Hand-off: chats where the bot is paused for a person. */
+  handoff: HandoffService
   /** The message log: entries, chats, inbound media. */
   log: MessageQueries
   bot: BotEngine
@@ -167,11 +170,12 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     onChatIdentity: (id, identity) => inbound.identity(id, identity)
   })
   const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
-  const outbound = new Outbound({ repos, sessions, events, clock, statuses })
+  const handoff = new HandoffService({ repos, events, clock })
+  const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId) => handoff.humanReplied(id, chatId, 'desk') })
   const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
   const messages = new MessageService(outbound, attachments, remoteFiles)
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
-  const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, options: opts.bot })
+  const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, options: opts.bot })
   inbound.use((instanceId, message) => bot.decide(instanceId, message))
   inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   const instances = new InstanceRegistry({
@@ -198,6 +202,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     surveys: new SurveyService(repos, events, clock),
     attachments,
     messages,
+    handoff,
     log: new MessageQueries(repos.messages, sessions),
     bot,
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),

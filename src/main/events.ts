@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { ConnectionState, InboundMessage, SendLimits } from './channel/types'
-import type { BotActivity, LoggedMessage } from '../shared/schemas/records'
+import type { BotActivity, ChatPause, LoggedMessage } from '../shared/schemas/records'
 import type { WebhookDelivery } from '../shared/schemas/webhooks'
 
 export interface CoreEvents {
@@ -22,6 +22,8 @@ export interface CoreEvents {
   status: { instanceId: string; message: LoggedMessage }
   /** The bot ran the actions of an intent or survey step (outcomes included). */
   activity: { instanceId: string; entry: BotActivity }
+  /** The bot was paused for a chat (hand-off to a person), or handed back (`pause` null). */
+  handoff: { instanceId: string; chatId: string; pause: ChatPause | null }
   /** A webhook delivery attempt was recorded (delivered, retrying or failed). */
   delivery: { instanceId: string; delivery: WebhookDelivery }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */

@@ -7,7 +7,7 @@
  * renderer only sees {@link ContractClient}.
  */
 import Type, { type Static, type TObject } from 'typebox'
-import type { BotActivity, Instance, LoggedMessage, SendLimits } from './schemas/records'
+import type { BotActivity, ChatPause, Instance, LoggedMessage, SendLimits } from './schemas/records'
 import { Action } from './schemas/records'
 import { OPERATIONS, type OperationName, type Operations } from './operations/table'
 import type { WebhookDelivery } from './schemas/webhooks'
@@ -59,6 +59,8 @@ export type ContractEvent =
   | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }
   | { type: 'delivery'; instanceId: string; delivery: WebhookDelivery }
   | { type: 'activity'; instanceId: string; entry: BotActivity }
+  /** The bot was paused for a chat (a person handles it), or handed back (`pause` null). */
+  | { type: 'handoff'; instanceId: string; chatId: string; pause: ChatPause | null }
   /** Sent by the event stream (never by the core) when it reconnected and the events it missed are no longer kept: reload. */
   | { type: 'resync' }
 

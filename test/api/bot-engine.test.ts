@@ -162,6 +162,8 @@ describe('gates', () => {
 
   it('ignores own messages, status broadcasts and duplicates', async () => {
     expect(await say('hi', { fromMe: true })).toEqual([])
+    // The owner's own message paused the bot for that chat (hand-off); handing it back lets it answer.
+    expect((await h.call({ method: 'POST', url: `/chatapp/handoff/resume?${qs}`, payload: { chatId: CUSTOMER } })).json.data).toEqual({ resumed: true })
     expect(await say('hi', { chatId: 'status@broadcast', participant: CUSTOMER })).toEqual([])
     expect(texts(await say('hi', { id: 'DUP1' }))).toEqual(['hello!'])
     expect(await say('hi', { id: 'DUP1' })).toEqual([])

@@ -3,6 +3,8 @@
  * inbound pipeline, so it runs the same for the sandbox and the real channel.
  *
  * For each inbound message:
+ * 0. Hand-off: a message the owner typed on the phone pauses the bot for that chat; a paused chat
+ *    gets no answer; a customer's hand-off keyword pauses it until resumed (docs/design.md §13).
  * 1. Gates: own messages, status broadcasts/newsletters, `reply_msgs`, `reply_group_msgs`,
  *    `reply_unread_msgs` (offline backlog), active days and hours in `bot_timezone`. Duplicates never
  *    get here: the pipeline drops a message id it has logged already.
@@ -29,6 +31,7 @@ import { ActionRunner, type ActionContext, type ActionOutcome } from './action-r
 import { isWithinActiveWindow } from './active-window'
 import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
 import type { Mailer } from './mailer'
+import type { HandoffService } from '../services/handoff-service'
 import { MatcherRegistry } from './matcher-registry'
 import { resolveOptionReply } from './option-reply'
 import { renderReply } from './reply-template'
@@ -70,6 +73,8 @@ export interface BotEngineDeps {
   attachments: AttachmentService
   mailer: Mailer
   clock: Clock
+  /** Hand-off: chats paused for a person (docs/design.md §13). */
+  handoff: HandoffService
   random?: () => number
   options?: BotEngineOptions
 }
@@ -120,6 +125,25 @@ export class BotEngine {
   async decide(instanceId: string, msg: InboundMessage): Promise<BotPlan> {
     const inst = this.deps.repos.instances.find(instanceId)
     if (!inst) return silent({ action: 'none', reason: 'instance_deleted' })
+    // The owner wrote from the phone: a person is handling this chat, the bot pauses there.
+    if (msg.fromMe) {
+      return { record: { action: 'none', reason: 'own_message' }, act: async () => {
+        await this.deps.handoff.humanReplied(inst._id, msg.chatId, 'phone')
+        return { kind: 'skipped', reason: 'own_message' }
+      } }
+    }
+    const paused = this.deps.handoff.activePause(inst._id, msg.chatId)
+    if (paused) return silent({ action: 'none', reason: 'paused' })
+    if (this.deps.handoff.asksForPerson(inst, msg.text)) {
+      return {
+        record: { action: 'none', reason: 'handoff_requested' },
+        act: async () => {
+          await this.deps.handoff.pause(inst._id, msg.chatId, null, 'keyword', 'customer')
+          this.deps.logger.info({ instanceId, chatId: msg.chatId }, 'a customer asked for a person: the bot is paused for that chat')
+          return { kind: 'skipped', reason: 'handoff_requested' }
+        }
+      }
+    }
     const skip = this.gate(inst, msg)
     if (skip) {
       this.deps.logger.debug({ instanceId, messageId: msg.id, reason: skip }, 'bot skipped message')

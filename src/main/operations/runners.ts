@@ -9,6 +9,7 @@
 import type { Static } from 'typebox'
 import type { Core } from '../core'
 import { notFound } from '../services/errors'
+import { resolveChat } from '../services/messages/outbound'
 import type { Stored } from '../store/repos'
 import { qrDataUrl } from '../media/qr-image'
 import { APP_VERSION } from '../version'
@@ -27,6 +28,13 @@ export interface AppFacts {
 export interface OperationContext {
   core: Core
   app: AppFacts
+  /** `desk`: a person in this app's UI (its sends pause the bot for the chat); unset: a script over HTTP. */
+  face?: 'desk'
+}
+
+/** The message sends for the caller: labelled `desk` for the UI, `api` for scripts. */
+function sender({ core, face }: OperationContext) {
+  return core.messages.as(face === 'desk' ? 'desk' : 'api')
 }
 
 /** The input of an operation, as validated against its schema. */
@@ -50,9 +58,9 @@ interface MediaSendInput {
 
 /** The media sends of the HTTP face: the uploaded file, checked to fit the endpoint's kind. */
 function mediaRunner(name: MediaOperation) {
-  return ({ core }: OperationContext, input: MediaSendInput, inst: Stored<Instance>) => {
+  return (ctx: OperationContext, input: MediaSendInput, inst: Stored<Instance>) => {
     const { file } = input
-    return core.messages.sendMedia(
+    return sender(ctx).sendMedia(
       inst,
       input.chatId,
       MEDIA_KIND[name],
@@ -132,18 +140,18 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   },
   'attachments.delete': ({ core }, { id }, inst) => core.attachments.delete(inst, id),
 
-  'messages.sendText': ({ core }, input, inst) => core.messages.sendText(inst, input),
+  'messages.sendText': (ctx, input, inst) => sender(ctx).sendText(inst, input),
   'messages.sendImage': mediaRunner('messages.sendImage'),
   'messages.sendVideo': mediaRunner('messages.sendVideo'),
   'messages.sendAudio': mediaRunner('messages.sendAudio'),
   'messages.sendDocument': mediaRunner('messages.sendDocument'),
-  'messages.sendMedia': ({ core }, input, inst) => core.messages.sendAttachment(inst, input),
-  'messages.sendFileUrl': ({ core }, input, inst) => core.messages.sendFileUrl(inst, input),
-  'messages.sendButtons': ({ core }, input, inst) => core.messages.sendButtons(inst, input),
-  'messages.sendContact': ({ core }, input, inst) => core.messages.sendContact(inst, input),
-  'messages.sendList': ({ core }, input, inst) => core.messages.sendList(inst, input),
-  'messages.sendMediaButtons': ({ core }, input, inst) => core.messages.sendMediaButton(inst, input),
-  'messages.sendTextDeprecated': ({ core }, { to, message }, inst) => core.messages.sendPlainText(inst, to, message, 'to'),
+  'messages.sendMedia': (ctx, input, inst) => sender(ctx).sendAttachment(inst, input),
+  'messages.sendFileUrl': (ctx, input, inst) => sender(ctx).sendFileUrl(inst, input),
+  'messages.sendButtons': (ctx, input, inst) => sender(ctx).sendButtons(inst, input),
+  'messages.sendContact': (ctx, input, inst) => sender(ctx).sendContact(inst, input),
+  'messages.sendList': (ctx, input, inst) => sender(ctx).sendList(inst, input),
+  'messages.sendMediaButtons': (ctx, input, inst) => sender(ctx).sendMediaButton(inst, input),
+  'messages.sendTextDeprecated': (ctx, { to, message }, inst) => sender(ctx).sendPlainText(inst, to, message, 'to'),
   'messages.media': ({ core }, { id }, inst) => core.log.inboundMedia(inst, id),
   'messages.list': ({ core }, query, inst) => core.log.list(inst, query),
   'messages.chats': ({ core }, _input, inst) => core.log.chats(inst),
@@ -155,6 +163,10 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'sandbox.inbound': ({ core }, input, inst) => core.sandbox.inbound(inst, input),
 
   'bot.activity': ({ core }, { limit }, inst) => core.bot.activity(inst._id, limit),
+  'handoff.list': ({ core }, _input, inst) => core.handoff.list(inst._id),
+  'handoff.pause': ({ core, face }, { chatId, minutes }, inst) => core.handoff.pause(inst._id, resolveChat(chatId), minutes ?? null, 'manual', face === 'desk' ? 'desk' : 'api'),
+  'handoff.resume': async ({ core }, { chatId }, inst) => ({ resumed: await core.handoff.resume(inst._id, resolveChat(chatId)) }),
+  'handoff.settings': ({ core }, input, inst) => core.settings.updateHandoff(inst._id, input),
   'webhookDeliveries.list': ({ core }, filter, inst) => core.webhooks.list(inst._id, filter),
   'webhookDeliveries.retry': ({ core }, { deliveryId }, inst) => core.webhooks.retry(inst._id, deliveryId)
 }

@@ -7,7 +7,7 @@ import { produce, type Draft } from 'immer'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { InstanceRepo } from '../store/repos'
-import type { Instance, InstanceSettings } from '../../shared/schemas/records'
+import { DEFAULT_HANDOFF, type HandoffSettings, type Instance, type InstanceSettings } from '../../shared/schemas/records'
 import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
 import { invalid, notFound } from './errors'
 import type { SettingsChangeT } from '../../shared/operations/results'
@@ -70,6 +70,14 @@ export class InstanceSettingsService {
       s.webhook.events = [...new Set(body.events)]
       s.webhook.requestConfig = body.requestConfig ?? {}
     })
+  }
+
+  /** Changes the hand-off settings (docs/design.md §13); answers them as they are now, defaults filled in. */
+  async updateHandoff(instanceId: string, body: Partial<HandoffSettings>): Promise<HandoffSettings> {
+    const { instance } = await this.change(instanceId, (s) => {
+      s.handoff = { ...DEFAULT_HANDOFF, ...s.handoff, ...body }
+    })
+    return { ...DEFAULT_HANDOFF, ...instance.settings.handoff }
   }
 
   /** Applies `recipe` to the settings; bumps updatedAt and __v only when something changed. One write. */

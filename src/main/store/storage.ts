@@ -50,7 +50,7 @@ export interface StorageOptions {
 }
 
 const CONFIG_DEFAULTS: ConfigData = { version: 1, account: null, instances: [], intents: [], surveys: [], attachments: [], appSettings: { smtp: null } }
-const RUNTIME_DEFAULTS: RuntimeData = { version: 1, surveyRuns: [], botActivity: [], bot: {} }
+const RUNTIME_DEFAULTS: RuntimeData = { version: 1, surveyRuns: [], botActivity: [], bot: {}, chatPauses: [] }
 
 /** Opens every store of `dataDir`. Throws DataFileError on an unreadable or invalid file (nothing is written). */
 export async function openStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {

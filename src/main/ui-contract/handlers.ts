@@ -28,7 +28,8 @@ export type HandlerOptions = AppFacts
 
 /** Builds the contract's handlers over a running core. */
 export function createHandlers(core: Core, app: HandlerOptions): ContractHandlers {
-  const ctx: OperationContext = { core, app }
+  // The UI is a person at the desk: its sends pause the bot for that chat (hand-off).
+  const ctx: OperationContext = { core, app, face: 'desk' }
   const handlerOf = <M extends ContractMethod>(method: M): ContractHandlers[M] => {
     const def = OPERATIONS[method]
     const runner = RUNNERS[method] as (ctx: OperationContext, input: Record<string, unknown>, inst: unknown) => unknown

@@ -7,7 +7,7 @@
  * To add an operation: a definition here, a runner there, the service method, and the UI that calls it.
  */
 import Type, { type TObject, type TProperties } from 'typebox'
-import { Action, Attachment, BotActivity, Instance, Intent, LoggedMessage, RequestConfig, SendLimitsSchema, Survey, SurveyAnswer } from '../schemas/records'
+import { Action, Attachment, BotActivity, ChatPause, HandoffSettings, Instance, Intent, LoggedMessage, RequestConfig, SendLimitsSchema, Survey, SurveyAnswer } from '../schemas/records'
 import {
   AudioFields,
   CreateIntentBody,
@@ -38,7 +38,7 @@ import {
 } from '../schemas/operations'
 import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
 import { op, withoutCredentials } from './define'
-import type { Attachment as AttachmentT, BotActivity as BotActivityT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
+import type { Attachment as AttachmentT, BotActivity as BotActivityT, ChatPause as ChatPauseT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
 import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
 import {
   AppInfo,
@@ -622,6 +622,46 @@ export const OPERATIONS = {
   }),
 
   /* ---------- the bot and webhooks ---------- */
+
+  'handoff.list': op<ChatPauseT[]>()({
+    summary: 'Chats where the bot is paused for a person, newest first',
+    description: 'A reply from the desk or the phone pauses the bot for that chat (settings.handoff.pause_minutes); a customer’s hand-off keyword pauses it until resumed.',
+    tags: ['hand-off'],
+    scope: 'instance',
+    input: Type.Object({}),
+    output: Type.Array(ChatPause),
+    http: { method: 'GET', path: '/chatapp/handoff', message: 'Paused chats fetched successfully!', bodyOptional: true },
+    rpc: true
+  }),
+  'handoff.pause': op<ChatPauseT>()({
+    summary: 'Pause the bot for a chat (a person takes over)',
+    description: '`minutes` (1–10080) or omitted: until resumed by hand.',
+    tags: ['hand-off'],
+    scope: 'instance',
+    input: Type.Object({ chatId: Type.String({ minLength: 1 }), minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080 })) }),
+    output: ChatPause,
+    http: { method: 'POST', path: '/chatapp/handoff/pause', message: 'The bot is paused for this chat.' },
+    rpc: true
+  }),
+  'handoff.resume': op<{ resumed: boolean }>()({
+    summary: 'Hand a chat back to the bot',
+    tags: ['hand-off'],
+    scope: 'instance',
+    input: Type.Object({ chatId: Type.String({ minLength: 1 }) }),
+    output: Type.Object({ resumed: Type.Boolean({ description: 'False when the chat was not paused.' }) }),
+    http: { method: 'POST', path: '/chatapp/handoff/resume', message: 'The bot answers this chat again.' },
+    rpc: true
+  }),
+  'handoff.settings': op<HandoffSettingsT>()({
+    summary: 'How long a person’s reply pauses the bot, and the customer’s hand-off keyword',
+    description: '`pause_minutes` 0 = a reply never pauses the bot. `keyword`: comma-separated words a customer writes to ask for a person (empty = none).',
+    tags: ['hand-off'],
+    scope: 'instance',
+    input: Type.Partial(HandoffSettings),
+    output: HandoffSettings,
+    http: { method: 'PUT', path: '/chatapp/handoff/settings', message: SETTINGS_UPDATED },
+    rpc: true
+  }),
 
   'bot.activity': op<readonly BotActivityT[]>()({
     summary: 'Actions the bot ran (newest last), with the outcome of each',

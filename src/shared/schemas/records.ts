@@ -128,6 +128,14 @@ export const WebhookSettings = Type.Object({
 })
 export type WebhookSettings = Static<typeof WebhookSettings>
 
+/** Hand-off to a person (docs/design.md §13). */
+export const HandoffSettings = Type.Object({
+  pause_minutes: Type.Integer({ minimum: 0, maximum: 10_080, description: 'How long a reply from the desk or the phone pauses the bot for that chat; 0 = never pause.' }),
+  keyword: Type.String({ maxLength: 200, description: 'Words a customer writes to ask for a person (comma-separated, e.g. "agent,human"); empty = none.' })
+})
+export type HandoffSettings = Static<typeof HandoffSettings>
+export const DEFAULT_HANDOFF: HandoffSettings = { pause_minutes: 30, keyword: '' }
+
 export const InstanceSettings = Type.Object({
   bot_number: Type.Union([Type.String(), Type.Null()]),
   bot_name: Type.String(),
@@ -141,7 +149,9 @@ export const InstanceSettings = Type.Object({
   access_token: Type.String(),
   channel: Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')]),
   webhook: WebhookSettings,
-  user: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()])
+  user: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()]),
+  /** Absent on instances made before hand-off existed: {@link DEFAULT_HANDOFF} applies. */
+  handoff: Type.Optional(HandoffSettings)
 })
 export type InstanceSettings = Static<typeof InstanceSettings>
 
@@ -165,7 +175,7 @@ export const Attachment = Type.Object({
 })
 export type Attachment = Static<typeof Attachment>
 
-export const MESSAGE_SOURCES = ['api', 'bot', 'inbound', 'phone'] as const
+export const MESSAGE_SOURCES = ['api', 'bot', 'desk', 'inbound', 'phone'] as const
 export type MessageSource = (typeof MESSAGE_SOURCES)[number]
 
 /** A message log entry (docs/design.md §7). */
@@ -194,7 +204,7 @@ export const BotDecisionRecord = Type.Object(
     reason: Type.Optional(
       Type.String({
         description:
-          'Why nothing was sent (action none): outside_hours, paused, reply_msgs_off, group_off, backlog, own_message, broadcast, no_match, default_sent_recently, survey_step_deleted.'
+          'Why nothing was sent (action none): outside_hours, paused, handoff_requested, reply_msgs_off, group_off, backlog, own_message, broadcast, no_match, default_sent_recently, survey_step_deleted.'
       })
     ),
     ref: Type.Optional(Type.String({ description: 'What answered: the intent title, or the survey title and step.' }))
@@ -216,7 +226,9 @@ export const LoggedMessage = Type.Object({
       'Inbound: RECEIVED. Sent: PENDING → SERVER_ACK → DELIVERY_ACK → READ (PLAYED for a voice note), or ERROR with error_code; each change is an onMessageStatus webhook event.'
   }),
   error_code: Type.Optional(Type.String({ description: "With status ERROR: the server's code, e.g. 463 (the account may not start this chat) or 479." })),
-  source: Type.Union([Type.Literal('api'), Type.Literal('bot'), Type.Literal('inbound'), Type.Literal('phone')]),
+  source: Type.Union([Type.Literal('api'), Type.Literal('bot'), Type.Literal('desk'), Type.Literal('inbound'), Type.Literal('phone')], {
+    description: 'api: a script; bot: the bot; desk: a person in this app; phone: the owner on the phone; inbound: the customer.'
+  }),
   senderId: Type.Optional(Type.String()),
   senderPn: Type.Optional(Type.String()),
   senderLid: Type.Optional(Type.String()),
@@ -243,6 +255,22 @@ export const SurveyAnswer = Type.Object({
   at: Type.String()
 })
 export type SurveyAnswer = Static<typeof SurveyAnswer>
+
+/**
+ * The bot paused for one chat because a person is handling it (docs/design.md §13 "Hand-off"):
+ * a reply from the desk or the phone, a customer's hand-off keyword, or the owner by hand.
+ */
+export const ChatPause = Type.Object({
+  /** `<instance_id>:<chatId>`: one pause per chat. */
+  _id: Type.String(),
+  instance_id: Type.String(),
+  chatId: Type.String(),
+  since: Type.String({ format: 'date-time' }),
+  until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the bot answers again; null: until resumed by hand.' }),
+  reason: Type.Union([Type.Literal('human_reply'), Type.Literal('manual'), Type.Literal('keyword')]),
+  by: Type.Union([Type.Literal('desk'), Type.Literal('phone'), Type.Literal('api'), Type.Literal('customer')])
+})
+export type ChatPause = Static<typeof ChatPause>
 
 /** A survey run (docs/design.md §9). */
 export const SurveyRun = Type.Object({

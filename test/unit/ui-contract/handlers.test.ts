@@ -92,7 +92,7 @@ describe('contract handlers', () => {
     expect(att).toMatchObject({ filename: 'logo.png', mimetype: 'image/png', size: png.length })
     const sent = await h['messages.sendMedia']({ instanceId: id, chatId: '15550001111', kind: 'image', attachmentId: att._id, caption: 'Hi' })
     const [logged] = await h['messages.list']({ instanceId: id, chatId: '15550001111' })
-    expect(logged).toMatchObject({ id: sent.id, type: 'image', text: 'Hi', source: 'api' })
+    expect(logged).toMatchObject({ id: sent.id, type: 'image', text: 'Hi', source: 'desk' }) // sent by a person in the UI (hand-off pauses the bot there)
     const pdf = await h['attachments.upload']({ instanceId: id, filename: 'a.pdf', dataBase64: Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64') })
     await expect(h['messages.sendMedia']({ instanceId: id, chatId: '15550001111', kind: 'image', attachmentId: pdf._id })).rejects.toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' })
     await expect(h['attachments.upload']({ instanceId: id, filename: 'e', dataBase64: '' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })

@@ -27,8 +27,15 @@ export class MessageService {
   constructor(
     private readonly outbound: Outbound,
     private readonly attachments: AttachmentService,
-    private readonly remote: RemoteFiles
+    private readonly remote: RemoteFiles,
+    /** Who sends through this service: a script (`api`, the HTTP API) or a person in the desk (the UI). */
+    private readonly source: 'api' | 'desk' = 'api'
   ) {}
+
+  /** The same sends, labelled as sent by `source` (the UI sends as `desk`, which pauses the bot for the chat). */
+  as(source: 'api' | 'desk'): MessageService {
+    return source === this.source ? this : new MessageService(this.outbound, this.attachments, this.remote, source)
+  }
 
   /** The single outbound path (for the bot's replies and actions). */
   get send(): Outbound['send'] {
@@ -55,7 +62,7 @@ export class MessageService {
     this.outbound.connectedSession(inst)
     const result: TextSendResult = { message: null, attachment: [], media: [], contact: null, image: null, buttons: null, location: null }
     for (const step of planTextSend({ message: body.message, attachments, location: body.location, contactJid })) {
-      const sent = await this.outbound.send(inst, jid, step.content, { source: 'api' })
+      const sent = await this.outbound.send(inst, jid, step.content, { source: this.source })
       if (step.fills === 'message') result.message = sent
       else if (step.fills === 'media') {
         result.attachment.push(step.attachmentId)
@@ -68,7 +75,7 @@ export class MessageService {
 
   /** A plain text to `to` (the deprecated sendText routes); `field` names the recipient field in errors. */
   sendPlainText(inst: Inst, to: string, text: string, field = 'chatId'): Promise<SentMessage> {
-    return this.outbound.send(inst, resolveChat(to, field), { kind: 'text', text }, { source: 'api' })
+    return this.outbound.send(inst, resolveChat(to, field), { kind: 'text', text }, { source: this.source })
   }
 
   /** Sends a media file of `kind`; checks its content fits the kind (415 otherwise, naming `endpoint`). */
@@ -77,7 +84,7 @@ export class MessageService {
     this.outbound.connectedSession(inst)
     const mimetype = await detectMimeType(media.path, media.fileName, media.mimetype)
     assertMediaKind(kind, mimetype, endpoint)
-    return this.outbound.send(inst, jid, mediaContent(kind, { ...media, mimetype }, extra), { source: 'api' })
+    return this.outbound.send(inst, jid, mediaContent(kind, { ...media, mimetype }, extra), { source: this.source })
   }
 
   /** Sends a stored attachment as a message of `kind` (the UI's media form). 400 when it is not this instance's. */
@@ -114,13 +121,13 @@ export class MessageService {
   async sendButtons(inst: Inst, body: Body<SendButtonsBody>): Promise<SentMessage> {
     const jid = resolveChat(body.chatId)
     const r = renderButtons(body.btndata.text, body.btndata.buttons, body.btndata.footerText)
-    return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: 'api', options: r.options, type: 'buttons' })
+    return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, options: r.options, type: 'buttons' })
   }
 
   async sendList(inst: Inst, body: Body<SendListBody>): Promise<SentMessage> {
     const jid = resolveChat(body.chatId)
     const r = renderList(body.msgdata)
-    return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: 'api', options: r.options, type: 'list' })
+    return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, options: r.options, type: 'list' })
   }
 
   /** The image from `btndata.image` with the rendered buttons as its caption. */
@@ -135,7 +142,7 @@ export class MessageService {
         inst,
         jid,
         { kind: 'image', media: { path: file.path, size: file.size, mimetype, fileName: file.fileName }, caption: r.text },
-        { source: 'api', options: r.options, type: 'buttons' }
+        { source: this.source, options: r.options, type: 'buttons' }
       )
     })
   }
@@ -145,6 +152,6 @@ export class MessageService {
     const v = body.vcard
     const displayName = v.displayName || v.fullName
     const vcard = buildVCard({ fullName: v.fullName, organization: v.organization, phoneNumber: v.phoneNumber })
-    return this.outbound.send(inst, jid, { kind: 'contact', displayName, vcard }, { source: 'api' })
+    return this.outbound.send(inst, jid, { kind: 'contact', displayName, vcard }, { source: this.source })
   }
 }

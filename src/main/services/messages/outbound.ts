@@ -17,7 +17,8 @@ import { outreachBlocked } from '../outreach-limits'
 import type { SessionManager } from '../session-manager'
 
 export interface SendOptions {
-  source: Extract<MessageSource, 'api' | 'bot'>
+  /** api: a script; bot: the bot; desk: a person in this app (pauses the bot for the chat). */
+  source: Extract<MessageSource, 'api' | 'bot' | 'desk'>
   /** Options of a buttons/list message sent as text, kept for option replies. */
   options?: RenderedOption[]
   /** Log type override (`buttons`, `list`). */
@@ -57,6 +58,8 @@ export interface OutboundDeps {
   clock: Clock
   /** Applies delivery statuses that arrived before the send was logged. */
   statuses: Pick<MessageStatusService, 'logged'>
+  /** A person answered a chat from the desk (hand-off: the bot pauses there). */
+  onHumanReply?: (instanceId: string, chatId: string) => Promise<unknown>
 }
 
 export class Outbound {
@@ -107,6 +110,7 @@ export class Outbound {
       this.deps.events.emitDurable('message', { instanceId: inst._id, message: { ...entry } })
     ])
     await this.deps.statuses.logged(inst._id, entry.id)
+    if (opts.source === 'desk') await this.deps.onHumanReply?.(inst._id, jid)
     return sent
   }
 

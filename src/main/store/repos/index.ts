@@ -14,10 +14,11 @@
  * | `surveyRuns` | survey runs and their answers | `runtime` |
  * | `botActivity` | what the bot's actions did, newest kept per instance | `runtime` |
  * | `botState` | opaque state of bot components, by name | `runtime` |
+ * | `chatPauses` | chats whose bot is paused for a person (hand-off) | `runtime` |
  * | `messages` | the message log, one JSON Lines file per instance | `messages/` |
  */
 import type { Draft } from 'immer'
-import type { Attachment, BotActivity, Instance, Intent, Survey, SurveyRun } from '../../../shared/schemas/records'
+import type { Attachment, BotActivity, ChatPause, Instance, Intent, Survey, SurveyRun } from '../../../shared/schemas/records'
 import type { JournaledDocument } from '../journaled-document'
 import type { MessageLog } from '../message-log'
 import { Collection, type Stored } from './collection'
@@ -60,6 +61,8 @@ export interface RuntimeData {
   surveyRuns: SurveyRun[]
   botActivity: BotActivity[]
   bot: Record<string, unknown>
+  /** Chats whose bot is paused for a person (hand-off). */
+  chatPauses: ChatPause[]
 }
 
 export class InstanceRepo extends Collection<Instance, ConfigData> {
@@ -116,6 +119,7 @@ export class SurveyStepRepo extends InstanceOwned<Survey> {
 }
 
 export class SurveyRunRepo extends Collection<SurveyRun, RuntimeData> {}
+export class ChatPauseRepo extends Collection<ChatPause, RuntimeData> {}
 
 export class AccountRepo {
   constructor(private readonly doc: JournaledDocument<ConfigData>) {}
@@ -180,6 +184,7 @@ export interface Repositories {
   surveySteps: SurveyStepRepo
   attachments: AttachmentRepo
   surveyRuns: SurveyRunRepo
+  chatPauses: ChatPauseRepo
   botActivity: BotActivityRepo
   botState: BotStateRepo
   messages: MessageLog
@@ -195,6 +200,7 @@ export function makeRepositories(config: JournaledDocument<ConfigData>, runtime:
     surveySteps: new SurveyStepRepo(config, 'surveys'),
     attachments: new AttachmentRepo(config, 'attachments'),
     surveyRuns: new SurveyRunRepo(runtime, 'surveyRuns'),
+    chatPauses: new ChatPauseRepo(runtime, 'chatPauses'),
     botActivity: new BotActivityRepo(runtime),
     botState: new BotStateRepo(runtime),
     messages

@@ -11,6 +11,7 @@ import { NeedInstance } from '../../components/NeedInstance'
 import { useContract } from '../../hooks'
 import { useSelectedInstance } from '../../store'
 import { Composer } from './Composer'
+import { HandoffBar } from './HandoffBar'
 
 export function MessagesTab() {
   const inst = useSelectedInstance()
@@ -67,6 +68,7 @@ function Conversation({ instanceId, chatId, connected }: { instanceId: string; c
   return (
     <Stack>
       <Title order={5}>Conversation with {chatId.includes('@') ? chatId : `+${chatId.replace(/^\+/, '')}`}</Title>
+      <HandoffBar instanceId={instanceId} chatId={chatId} />
       <ErrorAlert error={log.error} />
       <ChatLog messages={(log.data ?? [])} height={300} empty="No messages in this chat yet." testId="conversation" />
       {!connected && <Text c="orange">The instance is not connected; link it in Pairing before sending.</Text>}

@@ -1,5 +1,5 @@
 /**
- * Settings of the selected instance (general, bot actions, active days, active hours, webhook with its
+ * Settings of the selected instance (general, bot actions, active days, active hours, hand-off, webhook with its
  * secret and delivery log) and the app settings (SMTP for e-mail notifications). Each section is its
  * own form that saves on its own and shows the server's validation messages next to the fields.
  */
@@ -11,6 +11,7 @@ import { ActiveDaysSection } from './ActiveDaysSection'
 import { ActiveHoursSection } from './ActiveHoursSection'
 import { DeliveryLog } from './DeliveryLog'
 import { GeneralSection } from './GeneralSection'
+import { HandoffSection } from './HandoffSection'
 import { SmtpSection } from './SmtpSection'
 import { WebhookSection } from './WebhookSection'
 
@@ -25,6 +26,7 @@ export function SettingsTab() {
           <ActionsSection inst={inst} />
           <ActiveDaysSection inst={inst} />
           <ActiveHoursSection inst={inst} />
+          <HandoffSection inst={inst} />
           <WebhookSection inst={inst} />
           <Card withBorder>
             <DeliveryLog instanceId={inst._id} />

@@ -1,0 +1,96 @@
+/**
+ * Hand-off to a person (issue 13 §2, docs/design.md §13): the bot stays silent in a chat a person is
+ * handling. A reply from the desk or from the phone pauses it for the instance's `pause_minutes`
+ * (default 30; 0 = never); the owner pauses, resumes or hands back by hand; a customer's hand-off
+ * keyword pauses it until resumed and tells the owner. Pauses are per chat and kept in the runtime
+ * store, so they survive a restart; an expired one is simply no longer active (and dropped at the next
+ * change of that chat).
+ */
+import type { Clock } from '../clock'
+import type { CoreEventBus } from '../events'
+import type { Repositories } from '../store/repos'
+import { DEFAULT_HANDOFF, type ChatPause, type HandoffSettings, type Instance } from '../../shared/schemas/records'
+import { keywordList } from '../../shared/domain/keywords'
+
+export interface HandoffDeps {
+  repos: Pick<Repositories, 'chatPauses' | 'instances'>
+  events: CoreEventBus
+  clock: Clock
+}
+
+/** The hand-off settings of an instance, defaults filled in (older records have none). */
+export function handoffOf(inst: Pick<Instance, 'settings'>): HandoffSettings {
+  return { ...DEFAULT_HANDOFF, ...inst.settings.handoff }
+}
+
+export class HandoffService {
+  constructor(private readonly deps: HandoffDeps) {}
+
+  /** The chat's pause when it is in force now, else null. */
+  activePause(instanceId: string, chatId: string): ChatPause | null {
+    const p = this.deps.repos.chatPauses.find(pauseId(instanceId, chatId))
+    return p && this.inForce(p) ? p : null
+  }
+
+  /** Pauses in force of an instance, newest first. */
+  list(instanceId: string): ChatPause[] {
+    return this.deps.repos.chatPauses
+      .where((p) => p.instance_id === instanceId && this.inForce(p))
+      .sort((a, b) => b.since.localeCompare(a.since))
+  }
+
+  /**
+   * Pauses the bot for a chat: for `minutes` (null: until resumed). Replaces the chat's earlier pause.
+   * Resolves once stored; announced as a `handoff` event.
+   */
+  async pause(instanceId: string, chatId: string, minutes: number | null, reason: ChatPause['reason'], by: ChatPause['by']): Promise<ChatPause> {
+    const now = this.deps.clock.now()
+    const pause: ChatPause = {
+      _id: pauseId(instanceId, chatId),
+      instance_id: instanceId,
+      chatId,
+      since: new Date(now).toISOString(),
+      until: minutes === null ? null : new Date(now + minutes * 60_000).toISOString(),
+      reason,
+      by
+    }
+    await this.deps.repos.chatPauses.put(pause)
+    this.deps.events.emit('handoff', { instanceId, chatId, pause })
+    return pause
+  }
+
+  /** Hands the chat back to the bot; false when it was not paused. */
+  async resume(instanceId: string, chatId: string): Promise<boolean> {
+    const removed = await this.deps.repos.chatPauses.remove(pauseId(instanceId, chatId))
+    if (removed) this.deps.events.emit('handoff', { instanceId, chatId, pause: null })
+    return removed
+  }
+
+  /** A person answered the chat (desk or phone): the bot pauses for the instance's `pause_minutes`. */
+  async humanReplied(instanceId: string, chatId: string, by: 'desk' | 'phone'): Promise<ChatPause | null> {
+    const inst = this.deps.repos.instances.find(instanceId)
+    if (!inst) return null
+    const { pause_minutes } = handoffOf(inst)
+    if (pause_minutes === 0) return null
+    // A pause "until resumed" (the customer asked for a person) is not shortened by the reply.
+    const current = this.activePause(instanceId, chatId)
+    if (current && current.until === null) return current
+    return this.pause(instanceId, chatId, pause_minutes, 'human_reply', by)
+  }
+
+  /** Whether `text` asks for a person by the instance's hand-off keyword (whole words, any case). */
+  asksForPerson(inst: Pick<Instance, 'settings'>, text: string): boolean {
+    const words = keywordList(handoffOf(inst).keyword)
+    if (words.length === 0) return false
+    const said = ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `
+    return words.some((w) => said.includes(` ${w.toLowerCase()} `))
+  }
+
+  private inForce(p: ChatPause): boolean {
+    return p.until === null || Date.parse(p.until) > this.deps.clock.now()
+  }
+}
+
+function pauseId(instanceId: string, chatId: string): string {
+  return `${instanceId}:${chatId}`
+}
