@@ -77,7 +77,9 @@ describe('groups on the local WhatsApp protocol test server', () => {
       status: 'RECEIVED',
       senderId: '15551234567@s.whatsapp.net',
       senderPn: '15551234567@s.whatsapp.net',
-      senderLid: t.ana.lid
+      senderLid: t.ana.lid,
+      // reply_msgs is off here: the bot's decision record says so.
+      bot: { action: 'none', reason: 'reply_msgs_off' }
     }
     await vi.waitFor(async () => expect(await t.log()).toHaveLength(2), WAIT)
     expect(await t.log()).toEqual([
@@ -161,7 +163,8 @@ describe('groups on the local WhatsApp protocol test server', () => {
       source: 'inbound',
       senderId: t.ben.lid,
       senderPn: '15557654321@s.whatsapp.net',
-      senderLid: t.ben.lid
+      senderLid: t.ben.lid,
+      bot: { action: 'none', reason: 'reply_msgs_off' }
     })
 
     const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: t.group.jid, message: 'Thanks, team' } })
