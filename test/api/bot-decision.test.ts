@@ -2,7 +2,7 @@
  * "Why no reply?" (issue 13 §4, docs/design.md §13): every inbound message carries the bot's decision
  * record — returned by sandbox/inbound, kept in the message log, sent in the onMessage webhook.
  */
-import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver'
 import type { LoggedMessage } from '../../src/shared/schemas/records'
@@ -67,4 +67,43 @@ it('keeps the record in the message log and sends it with onMessage', async () =
   } finally {
     await rx.stop()
   }
+})
+
+describe('the away message', () => {
+  async function hi() {
+    const res = await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${qs}`, payload: { chatId: '15550001111', message: 'hi', pushName: 'Ann' } })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json.data as { message: LoggedMessage; replies: LoggedMessage[] }
+  }
+
+  it('answers outside hours once per contact, naming the next opening; inside hours the bot answers again', async () => {
+    await put('/chatapp/updateActiveHours', { from: '9:00', to: '11:00' }) // it is Wednesday 12:00 UTC
+    expect((await hi()).message.bot).toEqual({ action: 'none', reason: 'outside_hours' }) // away is off by default
+    const set = await h.call({ method: 'PUT', url: `/chatapp/away?${qs}`, payload: { enabled: true } })
+    expect(set.json.data).toEqual({ enabled: true, message: expect.stringContaining('[next_open]') })
+    now = new Date('2026-11-18T12:05:00.000Z')
+    const first = await hi()
+    expect(first.message.bot).toEqual({ action: 'away' })
+    expect(first.replies.map((r) => r.text)).toEqual(["Thanks for your message, Ann! We're closed right now and will answer when we open again tomorrow at 9:00."])
+    const second = await hi()
+    expect(second.message.bot).toEqual({ action: 'none', reason: 'outside_hours' })
+    expect(second.replies).toEqual([])
+    now = new Date('2026-11-19T09:30:00.000Z')
+    expect((await hi()).message.bot).toEqual({ action: 'default' })
+  })
+
+  it('names the weekday when the next opening is days away, in the bot’s time zone', async () => {
+    now = new Date('2026-11-20T14:00:00.000Z') // Friday 19:30 in Kolkata
+    await put('/chatapp/updateGeneral', { bot_timezone: 'Asia/Kolkata' })
+    await put('/chatapp/updateActiveDays', { saturday: false, sunday: false })
+    await put('/chatapp/updateActiveHours', { from: '9:30', to: '18:00' })
+    await h.call({ method: 'PUT', url: `/chatapp/away?${qs}`, payload: { enabled: true, message: 'Closed, [name]. Back [next_open].' } })
+    expect((await hi()).replies.map((r) => r.text)).toEqual(['Closed, Ann. Back Monday at 9:30.'])
+  })
+
+  it('refuses an empty away message', async () => {
+    const res = await h.call({ method: 'PUT', url: `/chatapp/away?${qs}`, payload: { message: '' } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json.error.details).toEqual([expect.objectContaining({ field: 'message' })])
+  })
 })

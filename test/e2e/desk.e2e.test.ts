@@ -173,6 +173,27 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await shot('07-test-chat')
   })
 
+  it('answers with the away message when closed, and Test chat says so', async () => {
+    const [inst] = await rpc('instances.list', {})
+    const days = { monday: false, tuesday: false, wednesday: false, thursday: false, friday: false, saturday: false, sunday: false }
+    await rpc('settings.away', { instanceId: inst._id, enabled: true })
+    await rpc('settings.updateActiveDays', { instanceId: inst._id, ...days })
+    // The reply sent from the desk in the test before paused the bot for this chat: hand it back.
+    expect(await rpc('handoff.resume', { instanceId: inst._id, chatId: '15550100001' })).toEqual({ resumed: true })
+    try {
+      await openTab('Test chat')
+      await page.getByTestId('test-chat-input').fill('Anyone there?')
+      await page.getByRole('button', { name: 'Send', exact: true }).click()
+      const log = page.getByTestId('test-chat-log')
+      await log.getByText(/We're closed right now and will answer when we open again soon\./).waitFor()
+      await log.getByTestId('bot-decision').getByText('Answered with the away message').waitFor()
+      await shot('07b-away-message')
+    } finally {
+      await rpc('settings.updateActiveDays', { instanceId: inst._id, ...Object.fromEntries(Object.keys(days).map((d) => [d, true])) })
+      await rpc('settings.away', { instanceId: inst._id, enabled: false })
+    }
+  })
+
   it('changes settings, shows validation messages, and keeps them after a reload', async () => {
     await openTab('Settings')
     const general = page.getByRole('form', { name: 'General' })

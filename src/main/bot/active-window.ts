@@ -111,3 +111,33 @@ export function isWithinActiveWindow(now: Date, timezone: string, days: ActiveDa
   if (minutes < to) return dayOn(days, (weekday + 6) % 7)
   return false
 }
+
+const DAY_NAMES = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']
+
+/**
+ * The first minute at or after `now` when the bot answers again, or null when it never does within
+ * 8 days (every day off). Walks forward in 5-minute steps, then back to the minute: plain and right
+ * across DST changes, since each step asks {@link isWithinActiveWindow} itself. Throws like it.
+ */
+export function nextOpening(now: Date, timezone: string, days: ActiveDays, hours: ActiveHours): Date | null {
+  const start = Math.floor(now.getTime() / 60_000) * 60_000
+  const step = 5 * 60_000
+  for (let t = start; t <= start + 8 * 24 * 3_600_000; t += step) {
+    if (!isWithinActiveWindow(new Date(t), timezone, days, hours)) continue
+    let first = t
+    while (first - 60_000 >= start && isWithinActiveWindow(new Date(first - 60_000), timezone, days, hours)) first -= 60_000
+    return new Date(first)
+  }
+  return null
+}
+
+/** `at` as the contact reads it in `timezone`: "today at 9:00", "tomorrow at 9:00" or "Monday at 9:00". */
+export function describeOpening(now: Date, at: Date, timezone: string): string {
+  const today = localTime(now, timezone)
+  const when = localTime(at, timezone)
+  const time = `${Math.floor(when.minutes / 60)}:${String(when.minutes % 60).padStart(2, '0')}`
+  const daysAhead = Math.round((at.getTime() - now.getTime()) / 86_400_000 - (when.minutes - today.minutes) / 1440)
+  if (daysAhead <= 0 && when.weekday === today.weekday) return `today at ${time}`
+  if (daysAhead <= 1 && when.weekday === (today.weekday + 1) % 7) return `tomorrow at ${time}`
+  return `${DAY_NAMES[when.weekday]} at ${time}`
+}

@@ -26,9 +26,9 @@ import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/messages/message-sender'
 import type { Repositories, Stored } from '../store/repos'
 import type { Clock } from '../clock'
-import type { Action, BotActivity, BotDecisionRecord, Instance, Survey, SurveyRun } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, type Action, type BotActivity, type BotDecisionRecord, type Instance, type Survey, type SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
-import { isWithinActiveWindow } from './active-window'
+import { describeOpening, isWithinActiveWindow, nextOpening } from './active-window'
 import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
 import type { Mailer } from './mailer'
 import type { HandoffService } from '../services/handoff-service'
@@ -86,6 +86,8 @@ export class BotEngine {
   readonly matcher: MatcherRegistry
   private readonly actions: ActionRunner
   private readonly window: DefaultMessageWindow
+  /** At most one away message per contact per window, like the default message. */
+  private readonly awayWindow: DefaultMessageWindow
   private readonly now: () => Date
   private readonly random: () => number
   private readonly idleMs: number
@@ -100,6 +102,11 @@ export class BotEngine {
     this.matcher = new MatcherRegistry(deps.repos, deps.events)
     this.window = DefaultMessageWindow.fromJSON(
       deps.repos.botState.get<DefaultMessageWindowJSON>('defaultMessageWindow'),
+      { windowMs: deps.options?.defaultMessageWindowMs ?? DEFAULT_WINDOW_MS },
+      this.now().getTime()
+    )
+    this.awayWindow = DefaultMessageWindow.fromJSON(
+      deps.repos.botState.get<DefaultMessageWindowJSON>('awayMessageWindow'),
       { windowMs: deps.options?.defaultMessageWindowMs ?? DEFAULT_WINDOW_MS },
       this.now().getTime()
     )
@@ -145,6 +152,7 @@ export class BotEngine {
       }
     }
     const skip = this.gate(inst, msg)
+    if (skip === 'outside_hours') return this.away(inst, msg)
     if (skip) {
       this.deps.logger.debug({ instanceId, messageId: msg.id, reason: skip }, 'bot skipped message')
       return silent({ action: 'none', reason: skip })
@@ -227,6 +235,7 @@ export class BotEngine {
       })
     }
     if (this.window.rekey(instanceId, lid, pn)) await this.deps.repos.botState.set('defaultMessageWindow', this.window.toJSON())
+    if (this.awayWindow.rekey(instanceId, lid, pn)) await this.deps.repos.botState.set('awayMessageWindow', this.awayWindow.toJSON())
   }
 
   /** Activity log of an instance, newest last. */
@@ -237,6 +246,31 @@ export class BotEngine {
   close(): void {
     clearInterval(this.sweepTimer)
     this.matcher.dispose()
+  }
+
+  /**
+   * Outside active days/hours: the away message when it is on and this contact has not had it in the
+   * window, with `[next_open]` (in bot_timezone) and `[name]`; else silence, saying why.
+   */
+  private away(inst: Instance, msg: InboundMessage): BotPlan {
+    const away = { ...DEFAULT_AWAY, ...inst.settings.away }
+    const contact = msg.senderPn ?? msg.senderId
+    if (!away.enabled || !this.awayWindow.claim(inst._id, contact, this.now().getTime())) {
+      this.deps.logger.debug({ instanceId: inst._id, messageId: msg.id }, 'bot silent: outside active hours')
+      return silent({ action: 'none', reason: 'outside_hours' })
+    }
+    return {
+      record: { action: 'away' },
+      act: async () => {
+        await this.deps.repos.botState.set('awayMessageWindow', this.awayWindow.toJSON())
+        const s = inst.settings
+        const now = this.now()
+        const opens = nextOpening(now, s.bot_timezone, s.active_days, s.active_hours)
+        const text = away.message.replace(/\[next_open\]/gi, opens ? describeOpening(now, opens, s.bot_timezone) : 'soon')
+        await this.reply(inst, { chatId: msg.chatId, contactJid: contact, pushName: msg.pushName?.trim() || null, text: msg.text, matched: '' }, text)
+        return { kind: 'skipped', reason: 'away' }
+      }
+    }
   }
 
   /** The reason to stay silent (a decision record's reason), or null (§10 step 1). */

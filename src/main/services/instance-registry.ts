@@ -10,7 +10,7 @@ import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import { newObjectId, newSecret, newWebhookSecret } from '../ids'
 import type { Repositories, Stored } from '../store/repos'
-import { DEFAULT_HANDOFF, type Instance, type InstanceSettings } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, DEFAULT_HANDOFF, type Instance, type InstanceSettings } from '../../shared/schemas/records'
 import { AppError, invalid, notFound } from './errors'
 import type { SessionManager } from './session-manager'
 
@@ -31,6 +31,7 @@ export function defaultSettings(channel: ChannelKind): InstanceSettings {
     bot_lang: 'en',
     default_msg: DEFAULT_MSG,
     handoff: { ...DEFAULT_HANDOFF },
+    away: { ...DEFAULT_AWAY },
     actions: {
       send_default_msg: true,
       reply_group_msgs: true,

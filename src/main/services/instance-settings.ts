@@ -7,7 +7,7 @@ import { produce, type Draft } from 'immer'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { InstanceRepo } from '../store/repos'
-import { DEFAULT_HANDOFF, type HandoffSettings, type Instance, type InstanceSettings } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, DEFAULT_HANDOFF, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings } from '../../shared/schemas/records'
 import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
 import { invalid, notFound } from './errors'
 import type { SettingsChangeT } from '../../shared/operations/results'
@@ -78,6 +78,14 @@ export class InstanceSettingsService {
       s.handoff = { ...DEFAULT_HANDOFF, ...s.handoff, ...body }
     })
     return { ...DEFAULT_HANDOFF, ...instance.settings.handoff }
+  }
+
+  /** Changes the away message (docs/design.md §13); answers it as it is now, defaults filled in. */
+  async updateAway(instanceId: string, body: Partial<AwaySettings>): Promise<AwaySettings> {
+    const { instance } = await this.change(instanceId, (s) => {
+      s.away = { ...DEFAULT_AWAY, ...s.away, ...body }
+    })
+    return { ...DEFAULT_AWAY, ...instance.settings.away }
   }
 
   /** Applies `recipe` to the settings; bumps updatedAt and __v only when something changed. One write. */

@@ -7,7 +7,7 @@
  * To add an operation: a definition here, a runner there, the service method, and the UI that calls it.
  */
 import Type, { type TObject, type TProperties } from 'typebox'
-import { Action, Attachment, BotActivity, ChatPause, HandoffSettings, Instance, Intent, LoggedMessage, RequestConfig, SendLimitsSchema, Survey, SurveyAnswer } from '../schemas/records'
+import { Action, Attachment, AwaySettings, BotActivity, ChatPause, HandoffSettings, Instance, Intent, LoggedMessage, RequestConfig, SendLimitsSchema, Survey, SurveyAnswer } from '../schemas/records'
 import {
   AudioFields,
   CreateIntentBody,
@@ -38,7 +38,7 @@ import {
 } from '../schemas/operations'
 import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
 import { op, withoutCredentials } from './define'
-import type { Attachment as AttachmentT, BotActivity as BotActivityT, ChatPause as ChatPauseT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
+import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
 import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
 import {
   AppInfo,
@@ -650,6 +650,16 @@ export const OPERATIONS = {
     input: Type.Object({ chatId: Type.String({ minLength: 1 }) }),
     output: Type.Object({ resumed: Type.Boolean({ description: 'False when the chat was not paused.' }) }),
     http: { method: 'POST', path: '/chatapp/handoff/resume', message: 'The bot answers this chat again.' },
+    rpc: true
+  }),
+  'settings.away': op<AwaySettingsT>()({
+    summary: 'The away message sent outside active days and hours',
+    description: 'At most once per contact per default-message window. `[name]` is the contact, `[next_open]` when the bot answers again (e.g. "tomorrow at 9:00", in bot_timezone).',
+    tags: ['instance settings'],
+    scope: 'instance',
+    input: Type.Partial(AwaySettings),
+    output: AwaySettings,
+    http: { method: 'PUT', path: '/chatapp/away', message: SETTINGS_UPDATED },
     rpc: true
   }),
   'handoff.settings': op<HandoffSettingsT>()({

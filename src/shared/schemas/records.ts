@@ -136,6 +136,17 @@ export const HandoffSettings = Type.Object({
 export type HandoffSettings = Static<typeof HandoffSettings>
 export const DEFAULT_HANDOFF: HandoffSettings = { pause_minutes: 30, keyword: '' }
 
+/** The away message: sent outside active days/hours, at most once per contact per window (docs/design.md §13 "Hours"). */
+export const AwaySettings = Type.Object({
+  enabled: Type.Boolean(),
+  message: Type.String({ minLength: 1, maxLength: 4096, description: 'Placeholders: [name] (the contact) and [next_open] (e.g. "tomorrow at 9:00"); spintax allowed.' })
+})
+export type AwaySettings = Static<typeof AwaySettings>
+export const DEFAULT_AWAY: AwaySettings = {
+  enabled: false,
+  message: "Thanks for your message, [name]! We're closed right now and will answer when we open again [next_open]."
+}
+
 export const InstanceSettings = Type.Object({
   bot_number: Type.Union([Type.String(), Type.Null()]),
   bot_name: Type.String(),
@@ -151,7 +162,9 @@ export const InstanceSettings = Type.Object({
   webhook: WebhookSettings,
   user: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()]),
   /** Absent on instances made before hand-off existed: {@link DEFAULT_HANDOFF} applies. */
-  handoff: Type.Optional(HandoffSettings)
+  handoff: Type.Optional(HandoffSettings),
+  /** Absent on older instances: {@link DEFAULT_AWAY} applies (off). */
+  away: Type.Optional(AwaySettings)
 })
 export type InstanceSettings = Static<typeof InstanceSettings>
 

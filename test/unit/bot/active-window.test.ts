@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isWithinActiveWindow, localTime } from '../../../src/main/bot/active-window'
+import { describeOpening, isWithinActiveWindow, localTime, nextOpening } from '../../../src/main/bot/active-window'
 import { WEEK_DAYS, type ActiveDays, type WeekDay } from '../../../src/shared/schemas/records'
 
 const days = (...on: WeekDay[]): ActiveDays =>
@@ -138,5 +138,39 @@ describe('isWithinActiveWindow', () => {
     expect(() => isWithinActiveWindow(new Date(), 'Mars/Olympus', ALL, ALWAYS)).toThrow(RangeError)
     expect(() => isWithinActiveWindow(new Date(), 'UTC', ALL, { from: '25:00', to: '06:00' })).toThrow(RangeError)
     expect(() => isWithinActiveWindow(new Date(), 'UTC', ALL, { from: 'never', to: 'always' })).toThrow(RangeError)
+  })
+})
+
+describe('nextOpening and describeOpening (the away message’s [next_open])', () => {
+  const week = { monday: true, tuesday: true, wednesday: true, thursday: true, friday: true, saturday: false, sunday: false }
+  it('finds the first open minute later today, tomorrow, after a weekend and across a DST change', () => {
+    const hours = { from: '9:00', to: '17:00' }
+    const at = (iso: string) => new Date(iso)
+    // Wednesday 07:10 in UTC: today at 9:00.
+    let now = at('2026-11-18T07:10:00.000Z')
+    let open = nextOpening(now, 'UTC', week, hours)!
+    expect(open.toISOString()).toBe('2026-11-18T09:00:00.000Z')
+    expect(describeOpening(now, open, 'UTC')).toBe('today at 9:00')
+    // Friday evening: Monday.
+    now = at('2026-11-20T18:00:00.000Z')
+    open = nextOpening(now, 'UTC', week, hours)!
+    expect(open.toISOString()).toBe('2026-11-23T09:00:00.000Z')
+    expect(describeOpening(now, open, 'UTC')).toBe('Monday at 9:00')
+    // Saturday 2026-10-31 in New York (EDT, UTC-4); Monday 9:00 is after the change to EST (UTC-5).
+    now = at('2026-10-31T16:00:00.000Z')
+    open = nextOpening(now, 'America/New_York', week, hours)!
+    expect(open.toISOString()).toBe('2026-11-02T14:00:00.000Z')
+    // Open now: now itself (to the minute).
+    now = at('2026-11-18T10:00:30.000Z')
+    expect(nextOpening(now, 'UTC', week, hours)!.toISOString()).toBe('2026-11-18T10:00:00.000Z')
+    // Never open: null.
+    const closed = Object.fromEntries(Object.keys(week).map((d) => [d, false])) as typeof week
+    expect(nextOpening(now, 'UTC', closed, hours)).toBeNull()
+  })
+
+  it('says tomorrow for the next day', () => {
+    const now = new Date('2026-11-18T20:00:00.000Z')
+    const open = nextOpening(now, 'UTC', week, { from: '9:00', to: '17:00' })!
+    expect(describeOpening(now, open, 'UTC')).toBe('tomorrow at 9:00')
   })
 })

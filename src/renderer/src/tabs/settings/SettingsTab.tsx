@@ -1,5 +1,5 @@
 /**
- * Settings of the selected instance (general, bot actions, active days, active hours, hand-off, webhook with its
+ * Settings of the selected instance (general, bot actions, active days, active hours, away message, hand-off, webhook with its
  * secret and delivery log) and the app settings (SMTP for e-mail notifications). Each section is its
  * own form that saves on its own and shows the server's validation messages next to the fields.
  */
@@ -9,6 +9,7 @@ import { useSelectedInstance } from '../../store'
 import { ActionsSection } from './ActionsSection'
 import { ActiveDaysSection } from './ActiveDaysSection'
 import { ActiveHoursSection } from './ActiveHoursSection'
+import { AwaySection } from './AwaySection'
 import { DeliveryLog } from './DeliveryLog'
 import { GeneralSection } from './GeneralSection'
 import { HandoffSection } from './HandoffSection'
@@ -26,6 +27,7 @@ export function SettingsTab() {
           <ActionsSection inst={inst} />
           <ActiveDaysSection inst={inst} />
           <ActiveHoursSection inst={inst} />
+          <AwaySection inst={inst} />
           <HandoffSection inst={inst} />
           <WebhookSection inst={inst} />
           <Card withBorder>
