@@ -257,8 +257,8 @@ describe('surveys', () => {
     const csv = await h.call({ method: 'GET', url: `/survey/${s1._id}/responses?${qs}&format=csv` })
     expect(csv.headers['content-type']).toMatch(/^text\/csv/)
     const lines = csv.body.trim().split('\n')
-    expect(lines[0]).toBe('run_id,chatId,pushName,status,startedAt,completedAt,"What would you like, [name]?","Which size: small, medium or large?",Any note for the kitchen?')
-    expect(lines[1]).toContain(',Ann,completed,')
+    expect(lines[0]).toBe('run_id,name,phone,status,handled,started,completed,"What would you like, [name]?","Which size: small, medium or large?",Any note for the kitchen?')
+    expect(lines[1]).toContain(",Ann,'+15550001111,completed,no,2026-11-18 12:00,")
     expect(lines[1]).toMatch(/,Pizza margherita,Large please,"No onions, ""thanks"""$/)
     // After completion the trigger starts a new run.
     expect(texts(await say('order'))).toEqual(['What would you like, Ann?'])
@@ -274,7 +274,7 @@ describe('surveys', () => {
     const csv = await h.call({ method: 'GET', url: `/survey/${s1._id}/responses?${qs}&format=csv` })
     const row = csv.body.trim().split('\n')[1]!
     // Every dangerous cell starts with ' (and is quoted where it holds a double quote or a comma).
-    expect(row).toContain(",'=cmd|calc,completed,")
+    expect(row).toContain(",'=cmd|calc,'+15550001111,completed,")
     expect(row).toContain(",'=1+1,")
     expect(row).toContain(",'+cmd|' /C calc'!A0,")
     expect(row).toContain(",'-2+3,")

@@ -276,6 +276,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     const dialog = page.getByRole('dialog')
     await dialog.getByLabel('Survey title').fill('Feedback')
     await dialog.getByLabel('Question').fill('How did we do?')
+    await dialog.getByTestId('closing-msg').fill('Thanks [name], you said: [answer:1]')
     await dialog.getByRole('button', { name: 'Save step' }).click()
     await dialog.waitFor({ state: 'detached' })
     const card = page.getByTestId('survey-card')
@@ -294,6 +295,23 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
       ['Anything else?', 1],
       ['How did we do?', 2]
     ])
+    // A customer runs the survey (its first step gets a trigger); it ends with the closing message.
+    await rpc('surveys.update', { instanceId: inst._id, id: steps[0]._id, keyword: 'feedback' })
+    const chat = { instanceId: inst._id, chatId: '15550100009', pushName: 'Bea' }
+    // The settings test set office hours; the decision record said outside_hours when this ran at night.
+    await rpc('settings.updateActiveHours', { instanceId: inst._id, from: 'always', to: 'always' })
+    expect((await rpc('sandbox.inbound', { ...chat, message: 'feedback' })).message.bot).toEqual({ action: 'survey', ref: 'Feedback' })
+    await rpc('sandbox.inbound', { ...chat, message: 'Quick' })
+    const done = await rpc('sandbox.inbound', { ...chat, message: 'Great pizza' })
+    expect(done.replies.map((r: { text: string }) => r.text)).toEqual(['Thanks Bea, you said: Quick'])
+    await card.getByRole('button', { name: 'Responses' }).click()
+    const handled = card.getByRole('checkbox', { name: 'Handled: Bea' })
+    await handled.waitFor()
+    await card.getByText('+15550100009', { exact: false }).waitFor()
+    // The box follows the server: it is checked once the change is stored.
+    await handled.click()
+    await expect.poll(async () => (await rpc('surveys.responses', { instanceId: inst._id, id: steps[0]._id }))[0].handled).toBe(true)
+    await expect.poll(() => handled.isChecked()).toBe(true)
     await shot('10-surveys')
     await openTab('API')
     expect(await page.getByTestId('base-url').textContent()).toBe(serve.url)

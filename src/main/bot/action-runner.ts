@@ -37,6 +37,8 @@ export interface ActionContext {
   text: string
   /** What matched, for notifications: `intent "Greeting"` or `survey "Order"`. */
   matched: string
+  /** Every answer of a survey run that just completed, in step order (the notification lists them all). */
+  answers?: Array<{ question: string; answer: string }>
 }
 
 export interface ActionOutcome {
@@ -129,7 +131,10 @@ export class ActionRunner {
   /** A WhatsApp message to chatapp_number and an e-mail; both are tried, either failing fails the action. */
   private async notify(inst: Instance, target: NonNullable<Action['send_notification']>, ctx: ActionContext): Promise<void> {
     const who = contactLabel(ctx)
-    const text = `🔔 ${inst.settings.bot_name}: ${who} wrote "${ctx.text}" (matched ${ctx.matched}).`
+    const answers = ctx.answers?.length ? ctx.answers.map((a, i) => `${i + 1}. ${a.question} — ${a.answer}`).join('\n') : null
+    const text = answers
+      ? `🔔 ${inst.settings.bot_name}: ${who} completed ${ctx.matched}:\n${answers}`
+      : `🔔 ${inst.settings.bot_name}: ${who} wrote "${ctx.text}" (matched ${ctx.matched}).`
     const errors: string[] = []
     if (target.chatapp_number) {
       const jid = toJid(target.chatapp_number)
@@ -144,8 +149,10 @@ export class ActionRunner {
       try {
         await this.deps.mailer.send({
           to: target.email,
-          subject: `${inst.settings.bot_name}: ${who} matched ${ctx.matched}`,
-          text: `${who} wrote:\n\n${ctx.text}\n\nMatched: ${ctx.matched}\nChat: ${ctx.chatId}\nInstance: ${inst._id}\n`
+          subject: answers ? `${inst.settings.bot_name}: ${who} completed ${ctx.matched}` : `${inst.settings.bot_name}: ${who} matched ${ctx.matched}`,
+          text: answers
+            ? `${who} completed ${ctx.matched}:\n\n${answers}\n\nChat: ${ctx.chatId}\nInstance: ${inst._id}\n`
+            : `${who} wrote:\n\n${ctx.text}\n\nMatched: ${ctx.matched}\nChat: ${ctx.chatId}\nInstance: ${inst._id}\n`
         })
       } catch (err) {
         errors.push(`e-mail to ${target.email}: ${(err as Error).message}`)

@@ -141,3 +141,15 @@ export function describeOpening(now: Date, at: Date, timezone: string): string {
   if (daysAhead <= 1 && when.weekday === (today.weekday + 1) % 7) return `tomorrow at ${time}`
   return `${DAY_NAMES[when.weekday]} at ${time}`
 }
+
+/** `at` as a wall-clock `YYYY-MM-DD HH:MM` in `timezone` (an IANA name or a fixed offset); throws like the others. */
+export function formatLocal(at: Date, timezone: string): string {
+  const zone = zoneOf(timezone)
+  if (zone.kind === 'offset') return new Date(at.getTime() + zone.minutes * 60_000).toISOString().slice(0, 16).replace('T', ' ')
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: zone.name, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value])
+  )
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`
+}

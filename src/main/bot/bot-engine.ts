@@ -35,12 +35,20 @@ import type { HandoffService } from '../services/handoff-service'
 import { MatcherRegistry } from './matcher-registry'
 import { resolveOptionReply } from './option-reply'
 import { renderReply } from './reply-template'
-import { answerStep, DEFAULT_SURVEY_IDLE_MS, expireRun, isExpired, startRun, SurveyFlowError } from './survey-flow'
+import { answerStep, DEFAULT_SURVEY_IDLE_MS, expireRun, isExpired, orderSteps, startRun, SurveyFlowError } from './survey-flow'
 
 /** A decision and the work it calls for: `act()` sends the replies and runs the actions. */
 export interface BotPlan {
   record: BotDecisionRecord
   act(): Promise<BotDecision>
+}
+
+/** `[answer:N]` → the answer to step N (1-based, in step order) of a run; unknown steps become ''. */
+export function fillAnswers(template: string, steps: readonly Pick<Survey, '_id'>[], answers: readonly { step_id: string; answer: string }[]): string {
+  return template.replace(/\[answer:(\d+)\]/gi, (_m, n: string) => {
+    const step = steps[Number(n) - 1]
+    return step ? (answers.filter((a) => a.step_id === step._id).at(-1)?.answer ?? '') : ''
+  })
 }
 
 function silent(record: BotDecisionRecord): BotPlan {
@@ -337,8 +345,14 @@ export class BotEngine {
     await this.saveRun(next)
     if (result.reask) await this.reply(inst, ctx, result.reask.text)
     if (result.accepted) {
-      await this.runActions(inst, msg, { ...ctx, matched: `survey "${run.survey_title}"` }, result.actionsToRun)
+      const answers = result.completed ? next.answers.map((a) => ({ question: a.question, answer: a.answer })) : undefined
+      await this.runActions(inst, msg, { ...ctx, matched: `survey "${run.survey_title}"`, ...(answers ? { answers } : {}) }, result.actionsToRun)
       if (result.next) await this.reply(inst, ctx, result.next.text)
+      if (result.completed) {
+        const ordered = orderSteps(steps)
+        const closing = ordered.find((s) => s.closing_msg?.trim())?.closing_msg
+        if (closing) await this.reply(inst, ctx, closing, (text) => fillAnswers(text, ordered, next.answers))
+      }
     }
     return { kind: 'survey_answer', title: run.survey_title, accepted: result.accepted, completed: result.completed }
   }
@@ -370,8 +384,8 @@ export class BotEngine {
     if (this.deps.repos.surveyRuns.find(run._id)) await this.deps.repos.surveyRuns.put(run)
   }
 
-  private async reply(inst: Instance, ctx: ActionContext, template: string): Promise<void> {
-    const text = renderReply(template, { name: ctx.pushName, number: ctx.contactJid }, this.random)
+  private async reply(inst: Instance, ctx: ActionContext, template: string, fill?: (text: string) => string): Promise<void> {
+    const text = renderReply(template, { name: ctx.pushName, number: ctx.contactJid }, this.random, fill)
     await this.deps.messages.send(inst, ctx.chatId, { kind: 'text', text }, { source: 'bot' })
   }
 

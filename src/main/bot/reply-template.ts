@@ -31,9 +31,12 @@ export function displayName(contact: ReplyContact): string {
   return colon >= 0 ? user.slice(0, colon) : user
 }
 
-/** Spintax, then `[name]` (see module doc). */
-export function renderReply(template: string, contact: ReplyContact, random: () => number = Math.random): string {
+/**
+ * Spintax, then `[name]` (see module doc), then `fill` (more placeholders whose values the contact
+ * controls, such as survey answers: like the name, inserted after spintax and never interpreted).
+ */
+export function renderReply(template: string, contact: ReplyContact, random: () => number = Math.random, fill: (text: string) => string = (t) => t): string {
   const expanded = expandSpintax(template, random)
   const name = displayName(contact)
-  return expanded.replace(NAME_PLACEHOLDER, () => name)
+  return fill(expanded.replace(NAME_PLACEHOLDER, () => name))
 }

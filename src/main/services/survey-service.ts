@@ -7,9 +7,10 @@ import { stringify } from 'csv-stringify/sync'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { Repositories, Stored } from '../store/repos'
-import type { Instance, Survey } from '../../shared/schemas/records'
+import type { Instance, Survey, SurveyRun } from '../../shared/schemas/records'
 import type { CreateSurveyBody, UpdateSurveyBody } from '../../shared/schemas/operations'
 import { orderSteps } from '../bot/survey-flow'
+import { formatLocal } from '../bot/active-window'
 import { safeFileName } from '../../shared/domain/file-name'
 import { checkAction } from './action-check'
 import { invalid, notFound } from './errors'
@@ -53,7 +54,11 @@ export class SurveyService {
 
   async create(inst: Inst, body: Omit<CreateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
     checkAction(body.action, inst, this.repos)
-    const step = await this.repos.surveySteps.put({ ...newKeywordRecord(inst, body, isoNow(this.clock)), sort_id: toSortId(body.sort_id) })
+    const step = await this.repos.surveySteps.put({
+      ...newKeywordRecord(inst, body, isoNow(this.clock)),
+      sort_id: toSortId(body.sort_id),
+      ...(body.closing_msg ? { closing_msg: body.closing_msg } : {})
+    })
     this.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: step._id })
     return step
   }
@@ -63,6 +68,8 @@ export class SurveyService {
     checkAction(body.action, inst, this.repos)
     const step = (await this.repos.surveySteps.update(id, (d) => {
       if (body.sort_id !== undefined) d.sort_id = toSortId(body.sort_id)
+      if (body.closing_msg === null || body.closing_msg === '') delete d.closing_msg
+      else if (body.closing_msg !== undefined) d.closing_msg = body.closing_msg
       applyRecordPatch(d, body, isoNow(this.clock))
     }))!
     this.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: id })
@@ -86,12 +93,44 @@ export class SurveyService {
     return this.stepsOf(inst, title)
   }
 
-  /** Runs of the survey that `stepId` belongs to, oldest first (docs/design.md §9). */
+  /** Runs of the survey that `stepId` belongs to, oldest first (docs/design.md §9), with the customer's number and local times. */
   responses(inst: Inst, stepId: string): SurveyResponse[] {
     const step = this.get(inst, stepId)
-    return this.repos.surveyRuns
-      .where((r) => r.instance_id === inst._id && r.survey_title === step.title)
-      .map((r) => ({ _id: r._id, chatId: r.chatId, pushName: r.pushName, status: r.status, answers: r.answers, startedAt: r.startedAt, completedAt: r.completedAt }))
+    return this.repos.surveyRuns.where((r) => r.instance_id === inst._id && r.survey_title === step.title).map((r) => this.view(inst, r))
+  }
+
+  /** Marks a response handled (or not); 404 for an unknown run or another instance's. */
+  async markHandled(inst: Inst, runId: string, handled: boolean): Promise<SurveyResponse> {
+    const run = this.repos.surveyRuns.find(runId)
+    if (!run || run.instance_id !== inst._id) throw notFound('Survey response')
+    const updated = (await this.repos.surveyRuns.update(runId, (d) => void (d.handled = handled)))!
+    this.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
+    return this.view(inst, updated)
+  }
+
+  private view(inst: Inst, r: Stored<SurveyRun>): SurveyResponse {
+    const zone = this.repos.instances.find(inst._id)?.settings.bot_timezone ?? 'UTC'
+    const local = (iso: string) => {
+      try {
+        return formatLocal(new Date(iso), zone)
+      } catch {
+        return iso
+      }
+    }
+    const contact = r.contactId ?? r.chatId
+    return {
+      _id: r._id,
+      chatId: r.chatId,
+      pushName: r.pushName,
+      phone: contact.endsWith('@s.whatsapp.net') ? `+${contact.split('@')[0]}` : contact,
+      status: r.status,
+      handled: r.handled === true,
+      answers: r.answers,
+      startedAt: r.startedAt,
+      completedAt: r.completedAt,
+      started_local: local(r.startedAt),
+      completed_local: r.completedAt ? local(r.completedAt) : null
+    }
   }
 
   /**
@@ -105,14 +144,15 @@ export class SurveyService {
     for (const run of runs) {
       for (const a of run.answers) if (!columns.some((c) => c.id === a.step_id)) columns.push({ id: a.step_id, question: a.question })
     }
-    const header = ['run_id', 'chatId', 'pushName', 'status', 'startedAt', 'completedAt', ...columns.map((c) => c.question)]
+    const header = ['run_id', 'name', 'phone', 'status', 'handled', 'started', 'completed', ...columns.map((c) => c.question)]
     const rows = runs.map((r) => [
       r._id,
-      r.chatId,
       r.pushName ?? '',
+      r.phone,
       r.status,
-      r.startedAt,
-      r.completedAt ?? '',
+      r.handled ? 'yes' : 'no',
+      r.started_local,
+      r.completed_local ?? '',
       ...columns.map((c) => r.answers.filter((a) => a.step_id === c.id).at(-1)?.answer ?? '')
     ])
     // Anyone who writes to the bot controls answers and push names: cells a spreadsheet would run as a

@@ -56,7 +56,13 @@ export const SmtpView = Type.Object({
 export type SmtpViewT = Static<typeof SmtpView>
 
 /** A survey run as the responses list shows it (docs/design.md §9): one shape for the API, the UI and the CSV. */
-export const SurveyResponse = Type.Pick(SurveyRun, ['_id', 'chatId', 'pushName', 'status', 'answers', 'startedAt', 'completedAt'])
+export const SurveyResponse = Type.Object({
+  ...Type.Pick(SurveyRun, ['_id', 'chatId', 'pushName', 'status', 'answers', 'startedAt', 'completedAt']).properties,
+  phone: Type.String({ description: 'The customer’s number (+digits), or their chat id when WhatsApp hides it (a LID).' }),
+  handled: Type.Boolean({ description: 'The owner marked this response as dealt with.' }),
+  started_local: Type.String({ description: 'startedAt in the instance’s bot_timezone, YYYY-MM-DD HH:MM.' }),
+  completed_local: Type.Union([Type.String(), Type.Null()], { description: 'completedAt in bot_timezone.' })
+})
 export type SurveyResponseT = Static<typeof SurveyResponse>
 
 /** What a settings update did: whether anything changed, and the instance as it is now. */

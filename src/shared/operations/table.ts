@@ -407,6 +407,15 @@ export const OPERATIONS = {
     output: Type.Array(Survey),
     rpc: true
   }),
+  'surveys.markHandled': op<SurveyResponseT>()({
+    summary: 'Mark a survey response as handled (or not)',
+    tags: ['surveys'],
+    scope: 'instance',
+    input: Type.Object({ run_id: Id, handled: Type.Boolean() }),
+    output: SurveyResponse,
+    http: { method: 'PUT', path: '/survey/response/:run_id', params: { run_id: 'run_id' }, message: 'Survey response updated successfully!', errors: { 404: 'Unknown response (or another instance’s)' } },
+    rpc: true
+  }),
   'surveys.responses': op<SurveyResponseT[] | { fileName: string; csv: string }, SurveyResponseT[]>()({
     summary: 'Runs of the survey a step belongs to (format=csv for a spreadsheet)',
     tags: ['surveys'],

@@ -47,7 +47,8 @@ export const CreateSurveyBody = Type.Object({
   keyword: Type.String({ maxLength: 4000 }),
   reply: Type.String({ minLength: 1, maxLength: 4096 }),
   sort_id: SortId,
-  action: Type.Optional(Action)
+  action: Type.Optional(Action),
+  closing_msg: Type.Optional(Type.String({ maxLength: 4096, description: 'Sent when a run completes. [name], [answer:N].' }))
 })
 export type CreateSurveyBody = Static<typeof CreateSurveyBody>
 
@@ -57,7 +58,8 @@ export const UpdateSurveyBody = Type.Object({
   keyword: Type.Optional(Type.String({ maxLength: 4000 })),
   reply: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   sort_id: Type.Optional(SortId),
-  action: Type.Optional(Type.Union([Action, Type.Null()]))
+  action: Type.Optional(Type.Union([Action, Type.Null()])),
+  closing_msg: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: 'null or "" removes it.' }))
 })
 export type UpdateSurveyBody = Static<typeof UpdateSurveyBody>
 

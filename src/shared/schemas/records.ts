@@ -70,7 +70,10 @@ export const Survey = Type.Object({
   }),
   reply: Type.String({ description: "The step's question." }),
   sort_id: Type.Integer({ description: 'Orders the steps of a survey.' }),
-  action: Type.Optional(Action)
+  action: Type.Optional(Action),
+  closing_msg: Type.Optional(
+    Type.String({ maxLength: 4096, description: 'Sent when a run of the survey completes (the first step that has one counts). [name], [answer:N] (the answer to step N).' })
+  )
 })
 export type Survey = Static<typeof Survey>
 
@@ -299,7 +302,9 @@ export const SurveyRun = Type.Object({
   answers: Type.Array(SurveyAnswer),
   startedAt: Type.String(),
   updatedAt: Type.String(),
-  completedAt: Type.Union([Type.String(), Type.Null()])
+  completedAt: Type.Union([Type.String(), Type.Null()]),
+  /** The owner dealt with this response (the UI's checkbox). */
+  handled: Type.Optional(Type.Boolean())
 })
 export type SurveyRun = Static<typeof SurveyRun>
 

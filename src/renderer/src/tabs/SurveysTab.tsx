@@ -2,7 +2,7 @@
  * Surveys of the selected instance, grouped by title with their ordered steps (move up/down to
  * reorder), a step editor (question, keywords as chips, action), the responses table and CSV export.
  */
-import { ActionIcon, Badge, Button, Card, EmptyState, Group, Modal, NumberInput, Stack, Table, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { ActionIcon, Badge, Button, Card, Checkbox, EmptyState, Group, Modal, NumberInput, Stack, Table, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { Action, Survey } from '../../../shared/schemas/records'
 import { ActionEditor } from '../components/ActionEditor'
@@ -124,7 +124,8 @@ function SurveyCard({ instanceId, title, steps, onEdit, onChanged }: { instanceI
 }
 
 function Responses({ instanceId, steps }: { instanceId: string; steps: Survey[] }) {
-  const r = useContract('surveys.responses', { instanceId, id: steps[0]!._id })
+  const r = useContract('surveys.responses', { instanceId, id: steps[0]!._id }, (e) => e.type === 'changed' && e.what === 'surveys' && e.instanceId === instanceId)
+  const mark = useAction()
   const questions = steps.map((s) => ({ id: s._id, question: s.reply }))
   const download = useAction()
   const exportCsv = async () => {
@@ -144,13 +145,14 @@ function Responses({ instanceId, steps }: { instanceId: string; steps: Survey[] 
           Export CSV
         </Button>
       </Group>
-      <ErrorAlert error={r.error ?? download.error} />
+      <ErrorAlert error={r.error ?? download.error ?? mark.error} />
       {r.data?.length === 0 && <Text c="dimmed" size="sm">Nobody has answered yet.</Text>}
       {!!r.data?.length && (
         <Table.ScrollContainer minWidth={600}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
+                <Table.Th>Handled</Table.Th>
                 <Table.Th>Contact</Table.Th>
                 <Table.Th>Status</Table.Th>
                 {questions.map((q) => (
@@ -161,7 +163,22 @@ function Responses({ instanceId, steps }: { instanceId: string; steps: Survey[] 
             <Table.Tbody>
               {r.data.map((run) => (
                 <Table.Tr key={run._id}>
-                  <Table.Td>{run.pushName ?? run.chatId.split('@')[0]}</Table.Td>
+                  <Table.Td>
+                    <Checkbox
+                      aria-label={`Handled: ${run.pushName ?? run.phone}`}
+                      checked={run.handled}
+                      onChange={(e) => {
+                        const handled = e.currentTarget.checked
+                        void mark.run(async () => (await call('surveys.markHandled', { instanceId, run_id: run._id, handled }), await r.reload()))
+                      }}
+                    />
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{run.pushName ?? run.phone}</Text>
+                    <Text size="xs" c="dimmed">
+                      {run.phone} · {run.completed_local ?? run.started_local}
+                    </Text>
+                  </Table.Td>
                   <Table.Td>{run.status}</Table.Td>
                   {questions.map((q) => (
                     <Table.Td key={q.id}>{run.answers.find((a) => a.step_id === q.id)?.answer ?? ''}</Table.Td>
@@ -183,13 +200,16 @@ function StepEditor({ instanceId, editing, onClose, onSaved }: { instanceId: str
   const [keywords, setKeywords] = useState<string[]>(step ? keywordList(step.keyword) : [])
   const [sortId, setSortId] = useState<number | string>(editing.sortId)
   const [action, setAction] = useState<Action | undefined>(step?.action)
+  const [closing, setClosing] = useState(step?.closing_msg ?? '')
+  // The closing message belongs to the survey: it is edited on its first step.
+  const isFirst = Number(sortId) <= 1 || (step !== null && step.sort_id <= 1)
   const save = useAction()
   const submit = (e: React.FormEvent) => {
     e.preventDefault()
     void save.run(async () => {
       const body = { title: title.trim(), reply, keyword: keywords.join(', '), sort_id: Number(sortId) }
-      if (step) await call('surveys.update', { instanceId, id: step._id, ...body, action: action ?? null })
-      else await call('surveys.create', { instanceId, ...body, ...(action ? { action } : {}) })
+      if (step) await call('surveys.update', { instanceId, id: step._id, ...body, action: action ?? null, ...(isFirst ? { closing_msg: closing.trim() || null } : {}) })
+      else await call('surveys.create', { instanceId, ...body, ...(action ? { action } : {}), ...(isFirst && closing.trim() ? { closing_msg: closing.trim() } : {}) })
       onSaved()
     })
   }
@@ -211,6 +231,18 @@ function StepEditor({ instanceId, editing, onClose, onSaved }: { instanceId: str
             error={fieldError(save.error, 'keyword')}
           />
           <ActionEditor instanceId={instanceId} value={action} onChange={setAction} error={save.error} />
+          {isFirst && (
+            <Textarea
+              label="Closing message"
+              description="Sent when someone finishes the survey. [name] is the customer, [answer:2] the answer to step 2. Empty = none."
+              autosize
+              minRows={2}
+              value={closing}
+              onChange={(e) => setClosing(e.currentTarget.value)}
+              error={fieldError(save.error, 'closing_msg')}
+              data-testid="closing-msg"
+            />
+          )}
           <ErrorAlert error={save.error} title="Not saved" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
