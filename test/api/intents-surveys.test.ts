@@ -158,6 +158,7 @@ describe('surveys', () => {
         updatedAt: '2026-01-01T00:00:00.000Z',
         completedAt: '2026-01-01T00:00:01.000Z'
     })
+    await h.call({ method: 'PUT', url: '/chatapp/updateGeneral', payload: { ...creds, bot_timezone: 'UTC' } })
     const res = await h.call({ method: 'GET', url: `/survey/${step._id}/responses`, payload: creds })
     expect(res.statusCode).toBe(200)
     expect(res.json.data).toEqual([
@@ -165,10 +166,14 @@ describe('surveys', () => {
         _id: 'run1',
         chatId: '15550001111@s.whatsapp.net',
         pushName: 'Ann',
+        phone: '+15550001111',
         status: 'completed',
+        handled: false,
         answers: [{ step_id: step._id, question: 'Q1', answer: 'pizza', at: '2026-01-01T00:00:00.000Z' }],
         startedAt: '2026-01-01T00:00:00.000Z',
-        completedAt: '2026-01-01T00:00:01.000Z'
+        completedAt: '2026-01-01T00:00:01.000Z',
+        started_local: '2026-01-01 00:00',
+        completed_local: '2026-01-01 00:00'
       }
     ])
     const unknown = await h.call({ method: 'GET', url: '/survey/aaaaaaaaaaaaaaaaaaaaaaaa/responses', payload: creds })

@@ -82,7 +82,7 @@ describe('contract handlers', () => {
     const file = await h['surveys.responsesCsv']({ instanceId: id, id: q1._id })
     expect(file.fileName).toBe('Visit_feedback-responses.csv')
     expect(file).toEqual(core.surveys.responsesCsv(core.instances.get(id), q1._id))
-    expect(file.csv.split('\n')[1]).toMatch(/,Ann,completed,.*,"Great, thanks"$/)
+    expect(file.csv.split('\n')[1]).toMatch(/,Ann,'\+\d+,completed,no,.*,"Great, thanks"$/)
   })
 
   it('uploads an image as base64 and sends it by attachment id; a PDF as an image is a 415', async () => {
