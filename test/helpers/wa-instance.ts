@@ -4,6 +4,7 @@
  * with the REAL Baileys channel pointed at it (send pacing 0, a short "typing…" pause), and one
  * `baileys` instance with its credentials. Shared by the test/wa-e2e files.
  */
+import pino from 'pino'
 import { WA_CERT_DETAILS } from 'baileys'
 import { expect, vi } from 'vitest'
 import { applyTestRootKey, createBaileysChannel, type BaileysChannelOptions } from '../../src/main/channel/baileys'
@@ -41,7 +42,9 @@ export async function startWaInstance({ accountNumber = '15550001111', channel, 
   const server = await startWaTestServer({ accountNumber, behaviour })
   applyTestRootKey(server.rootPublicKey)
   const baileys = createBaileysChannel({ waWebSocketUrl: server.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20, ...channel })
-  const h = await makeHarness({ factories: { baileys }, fetchAllow: ['127.0.0.1'] }).catch(async (err) => {
+  // Errors of the app (a 500's cause, with its request id) go to stderr, so a failure under load says why.
+  const logger = pino({ level: process.env.WA_TEST_LOG_LEVEL ?? 'error' }, pino.destination(2))
+  const h = await makeHarness({ factories: { baileys }, fetchAllow: ['127.0.0.1'], logger }).catch(async (err) => {
     await server.close()
     throw err
   })
