@@ -69,6 +69,18 @@ it('a message the owner types on the phone pauses the bot; a script’s send doe
   expect(((await call('GET', '/chatapp/handoff')) as ChatPause[])[0]).toMatchObject({ by: 'phone', reason: 'human_reply' })
 })
 
+it('a phone message delivered late (sent while the app was off) pauses only for what is left of its time', async () => {
+  const chat = '15550002222'
+  const ask = (message: string) => call('POST', '/chatapp/sandbox/inbound', { chatId: chat, message, pushName: 'Bo' })
+  // Sent from the phone two hours ago: its 30 minutes are over.
+  await call('POST', '/chatapp/sandbox/inbound', { chatId: chat, message: 'old reply', fromMe: true, timestamp: Math.floor((now - 2 * 3_600_000) / 1000) })
+  expect((await ask('open?')).message.bot).toEqual({ action: 'intent', ref: 'Hours' })
+  // Sent ten minutes ago: paused for the twenty left.
+  await call('POST', '/chatapp/sandbox/inbound', { chatId: chat, message: 'recent reply', fromMe: true, timestamp: Math.floor((now - 10 * 60_000) / 1000) })
+  const pause = ((await call('GET', '/chatapp/handoff')) as ChatPause[]).find((p) => p.chatId.startsWith(chat))
+  expect(pause?.until).toBe(new Date(now + 20 * 60_000).toISOString())
+})
+
 it('pauses and resumes by hand, and keeps a pause across a restart', async () => {
   const pause = (await call('POST', '/chatapp/handoff/pause', { chatId: CUSTOMER })) as ChatPause
   expect(pause).toMatchObject({ chatId: CHAT, until: null, reason: 'manual', by: 'api' })

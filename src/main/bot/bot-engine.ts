@@ -143,7 +143,7 @@ export class BotEngine {
     // The owner wrote from the phone: a person is handling this chat, the bot pauses there.
     if (msg.fromMe) {
       return { record: { action: 'none', reason: 'own_message' }, act: async () => {
-        await this.deps.handoff.humanReplied(inst._id, msg.chatId, 'phone')
+        await this.deps.handoff.humanReplied(inst._id, msg.chatId, 'phone', msg.timestamp * 1000)
         return { kind: 'skipped', reason: 'own_message' }
       } }
     }

@@ -56,6 +56,8 @@ export interface SandboxInbound {
   senderLid?: string
   /** A file the customer sends (a media message with `message` as its caption). */
   media?: MediaSource
+  /** When it was sent, epoch seconds (default now): an older one simulates a late delivery. */
+  timestamp?: number
 }
 
 /** Inbound media files remembered for download, like the real channel's recent-message store. */
@@ -156,7 +158,7 @@ export class SandboxSession implements ChannelSession {
       text: input.message,
       ...(media ? { media: { mimetype: media.mimetype, fileName: media.fileName, size: media.size } } : {}),
       selectedId: input.selectedId,
-      timestamp: Math.floor(Date.now() / 1000),
+      timestamp: input.timestamp ?? Math.floor(Date.now() / 1000),
       offline: input.offline ?? false
     }
     await this.ctx.hooks.onMessage(message)

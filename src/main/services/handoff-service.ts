@@ -43,14 +43,14 @@ export class HandoffService {
    * Pauses the bot for a chat: for `minutes` (null: until resumed). Replaces the chat's earlier pause.
    * Resolves once stored; announced as a `handoff` event.
    */
-  async pause(instanceId: string, chatId: string, minutes: number | null, reason: ChatPause['reason'], by: ChatPause['by']): Promise<ChatPause> {
-    const now = this.deps.clock.now()
+  async pause(instanceId: string, chatId: string, minutes: number | null, reason: ChatPause['reason'], by: ChatPause['by'], sinceMs?: number): Promise<ChatPause> {
+    const since = sinceMs ?? this.deps.clock.now()
     const pause: ChatPause = {
       _id: pauseId(instanceId, chatId),
       instance_id: instanceId,
       chatId,
-      since: new Date(now).toISOString(),
-      until: minutes === null ? null : new Date(now + minutes * 60_000).toISOString(),
+      since: new Date(since).toISOString(),
+      until: minutes === null ? null : new Date(since + minutes * 60_000).toISOString(),
       reason,
       by
     }
@@ -66,16 +66,21 @@ export class HandoffService {
     return removed
   }
 
-  /** A person answered the chat (desk or phone): the bot pauses for the instance's `pause_minutes`. */
-  async humanReplied(instanceId: string, chatId: string, by: 'desk' | 'phone'): Promise<ChatPause | null> {
+  /**
+   * A person answered the chat (desk or phone) at `atMs` (default now): the bot pauses for the
+   * instance's `pause_minutes` from then. A reply older than that (the phone's messages delivered
+   * after the app was off) pauses nothing.
+   */
+  async humanReplied(instanceId: string, chatId: string, by: 'desk' | 'phone', atMs?: number): Promise<ChatPause | null> {
     const inst = this.deps.repos.instances.find(instanceId)
     if (!inst) return null
     const { pause_minutes } = handoffOf(inst)
-    if (pause_minutes === 0) return null
+    const at = Math.min(atMs ?? this.deps.clock.now(), this.deps.clock.now())
+    if (pause_minutes === 0 || at + pause_minutes * 60_000 <= this.deps.clock.now()) return null
     // A pause "until resumed" (the customer asked for a person) is not shortened by the reply.
     const current = this.activePause(instanceId, chatId)
     if (current && current.until === null) return current
-    return this.pause(instanceId, chatId, pause_minutes, 'human_reply', by)
+    return this.pause(instanceId, chatId, pause_minutes, 'human_reply', by, at)
   }
 
   /** Whether `text` asks for a person by the instance's hand-off keyword (whole words, any case). */

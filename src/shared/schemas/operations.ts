@@ -283,6 +283,7 @@ export const SandboxInboundBody = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Message id; repeat it to simulate a duplicate.' })),
   offline: Type.Optional(Type.Boolean({ description: 'Simulates a message delivered while the instance was offline.' })),
   fromMe: Type.Optional(Type.Boolean({ description: 'Simulates a message sent from the linked phone.' })),
+  timestamp: Type.Optional(Type.Integer({ minimum: 0, description: 'When it was sent, epoch seconds (default now): an older one simulates a late delivery.' })),
   selectedId: Type.Optional(Type.String({ description: 'Payload / rowId of a pressed button or list row.' })),
   senderLid: Type.Optional(Type.String()),
   attachmentId: Type.Optional(Type.String({ description: 'Simulates a media message: an attachment of this instance as the file, `message` as its caption.' }))
