@@ -42,6 +42,12 @@ export class InstanceConnection {
     return this.status(inst._id)
   }
 
+  /** Stops the session and keeps its credentials (the owner's Stop; init starts it again); answers the state. */
+  async stop(inst: Stored<Instance>): Promise<ConnectionState> {
+    await this.sessions.stop(inst._id)
+    return this.status(inst._id)
+  }
+
   /** The current QR payload; 409 when connected, not started, or not showing a QR yet. */
   currentQr(inst: Stored<Instance>): { qr: string; status: ConnectionState } {
     const status = this.status(inst._id)

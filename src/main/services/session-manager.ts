@@ -173,6 +173,7 @@ export class SessionManager {
         d.settings.status = update.state
         d.settings.bot_number = botNumber
         d.settings.user = user
+        if (update.state === 'CONNECTED') d.settings.last_connected_at = isoNow(this.deps.clock)
         d.updatedAt = isoNow(this.deps.clock)
       })
     }

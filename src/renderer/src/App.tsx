@@ -124,8 +124,8 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
             />
             {selected && <StatusBadge status={selected.settings.status} />}
             {onLogout && (
-              <Button variant="subtle" size="compact-sm" onClick={onLogout}>
-                Log out
+              <Button variant="subtle" size="compact-sm" onClick={onLogout} title="Sign out of this desk (your WhatsApp stays linked)">
+                Sign out
               </Button>
             )}
           </Group>

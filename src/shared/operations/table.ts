@@ -164,6 +164,16 @@ export const OPERATIONS = {
     http: { method: 'POST', path: '/chatapp/init', message: 'Chatapp initialised successfully!', bodyOptional: true, errors: { 409: 'Channel unavailable' } },
     rpc: true
   }),
+  'instances.stop': op<{ status: string }>()({
+    summary: 'Stop the session (credentials kept; /chatapp/init starts it again)',
+    description: 'For an instance stuck connecting or one to pause: no reconnect attempts until init.',
+    tags: ['instances'],
+    scope: 'instance',
+    input: Type.Object({}),
+    output: Type.Object({ status: Type.String() }),
+    http: { method: 'POST', path: '/chatapp/stop', message: 'Chatapp stopped successfully!', bodyOptional: true },
+    rpc: true
+  }),
   'instances.scan': op<{ qr: string; status: string }>()({
     summary: 'The current pairing QR code',
     description: 'A PNG image, or with `format=base64text` the JSON envelope with a data URL. 409 when connected or not started.',

@@ -167,7 +167,8 @@ export const InstanceSettings = Type.Object({
   /** Absent on instances made before hand-off existed: {@link DEFAULT_HANDOFF} applies. */
   handoff: Type.Optional(HandoffSettings),
   /** Absent on older instances: {@link DEFAULT_AWAY} applies (off). */
-  away: Type.Optional(AwaySettings)
+  away: Type.Optional(AwaySettings),
+  last_connected_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the instance last reached CONNECTED.' }))
 })
 export type InstanceSettings = Static<typeof InstanceSettings>
 

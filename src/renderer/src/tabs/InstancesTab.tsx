@@ -91,6 +91,7 @@ function InstanceHealth({ instanceId }: { instanceId: string }) {
 function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
   const selectedId = useDesk((s) => s.selectedId)
   const [confirm, setConfirm] = useState(false)
+  const [unlink, setUnlink] = useState(false)
   const action = useAction()
   const s = inst.settings
   const run = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), await useDesk.getState().refreshInstances()))
@@ -103,6 +104,11 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
       <Text size="sm" c="dimmed">
         {s.channel === 'sandbox' ? 'Sandbox' : 'WhatsApp'} · {s.bot_number ? `+${s.bot_number}` : 'no number linked'}
       </Text>
+      {s.last_connected_at && (
+        <Text size="xs" c="dimmed" data-testid="last-connected">
+          Last connected {new Date(s.last_connected_at).toLocaleString()}
+        </Text>
+      )}
       <Text size="xs" c="dimmed" ff="monospace">
         {inst._id}
       </Text>
@@ -112,21 +118,40 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
         <Button size="xs" variant="light" onClick={() => useDesk.getState().select(inst._id)} disabled={selectedId === inst._id}>
           {selectedId === inst._id ? 'Selected' : 'Select'}
         </Button>
-        {s.status !== 'CONNECTED' && (
+        {s.status !== 'CONNECTED' && s.status !== 'CONNECTING' && (
           <Button size="xs" onClick={() => run(async () => (await call('instances.init', { instanceId: inst._id }), onPair()))} loading={action.busy}>
-            Init & pair
+            {s.last_connected_at ? 'Start again' : 'Init & pair'}
           </Button>
         )}
         {(s.status === 'CONNECTED' || s.status === 'CONNECTING' || s.status === 'QR') && (
-          <Button size="xs" variant="default" onClick={() => run(() => call('instances.logout', { instanceId: inst._id }))} loading={action.busy}>
-            Log out
+          <Button size="xs" variant="default" onClick={() => run(() => call('instances.stop', { instanceId: inst._id }))} loading={action.busy}>
+            Stop
+          </Button>
+        )}
+        {(s.status === 'CONNECTED' || s.status === 'CONNECTING' || s.status === 'QR') && (
+          <Button size="xs" variant="subtle" onClick={() => setUnlink(true)}>
+            Unlink phone
           </Button>
         )}
         <Button size="xs" color="red" variant="subtle" onClick={() => setConfirm(true)}>
           Delete
         </Button>
       </Group>
-      <Modal opened={confirm} onClose={() => setConfirm(false)} title="Delete this instance?">
+      <Modal opened={unlink} onClose={() => setUnlink(false)} title={`Unlink the phone from ${s.bot_name}?`}>
+        <Text size="sm">
+          WhatsApp removes this linked device and its saved credentials are deleted; to use {s.bot_name} again you scan a new QR code. Intents, surveys and
+          messages stay.
+        </Text>
+        <Group justify="flex-end" mt="lg">
+          <Button variant="default" onClick={() => setUnlink(false)}>
+            Cancel
+          </Button>
+          <Button color="red" onClick={() => run(async () => (setUnlink(false), await call('instances.logout', { instanceId: inst._id })))}>
+            Unlink phone
+          </Button>
+        </Group>
+      </Modal>
+      <Modal opened={confirm} onClose={() => setConfirm(false)} title={`Delete ${s.bot_name}?`}>
         <Text size="sm">
           This logs out {s.bot_name} and deletes its intents, surveys, attachments and message log. This cannot be undone.
         </Text>
