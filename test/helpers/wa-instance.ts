@@ -4,6 +4,7 @@
  * with the REAL Baileys channel pointed at it (send pacing 0, a short "typing…" pause), and one
  * `baileys` instance with its credentials. Shared by the test/wa-e2e files.
  */
+import { Writable } from 'node:stream'
 import pino from 'pino'
 import { WA_CERT_DETAILS } from 'baileys'
 import { expect, vi } from 'vitest'
@@ -42,8 +43,16 @@ export async function startWaInstance({ accountNumber = '15550001111', channel, 
   const server = await startWaTestServer({ accountNumber, behaviour })
   applyTestRootKey(server.rootPublicKey)
   const baileys = createBaileysChannel({ waWebSocketUrl: server.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20, ...channel })
-  // Errors of the app (a 500's cause, with its request id) go to stderr, so a failure under load says why.
-  const logger = pino({ level: process.env.WA_TEST_LOG_LEVEL ?? 'error' }, pino.destination(2))
+  // Errors of the app (a 500's cause, with its request id) go to stderr, so a failure under load says
+  // why; the library's own error lines (stream errors the tests provoke on purpose) are left out.
+  const appErrorsOnly = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      const text = chunk.toString()
+      if (!text.includes('"lib":"baileys"') && !text.includes('"lib":"libsignal"')) process.stderr.write(text)
+      done()
+    }
+  })
+  const logger = pino({ level: process.env.WA_TEST_LOG_LEVEL ?? 'error' }, appErrorsOnly)
   const h = await makeHarness({ factories: { baileys }, fetchAllow: ['127.0.0.1'], logger }).catch(async (err) => {
     await server.close()
     throw err
