@@ -28,8 +28,8 @@ import { runThroughputBench } from './throughput-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && only !== 'match' && only !== 'wa' && only !== 'writes' && only !== 'throughput' && only !== 'signal' && only !== 'start') {
-  console.error(`unknown part "${only}": match, writes, throughput, signal, start or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'start', 'throughput', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, start, throughput or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -38,25 +38,18 @@ console.log(
     `${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadavg()[0]!.toFixed(2)} at start\n`
 )
 
-if (only === undefined || only === 'match') {
-  console.log('## Intent matching (KeywordIndex vs naive regex loop)\n')
-  runMatchBench()
-}
-if (only === undefined || only === 'writes') {
-  console.log('\n## Configuration writes at 0 and 10,000 intents\n')
-  await runWriteBench()
-}
-if (only === undefined || only === 'signal') {
-  console.log('\n## Signal session record size over a long conversation\n')
-  await runSignalBench()
-}
-if (only === undefined || only === 'start') {
-  console.log('\n## Start time and idle memory of npm run serve\n')
-  await runStartBench()
-}
-if (only === undefined || only === 'throughput') {
-  console.log('\n## API send throughput, webhooks off and on, against bare node:http\n')
-  await runThroughputBench()
+/** The in-process parts, in run order: name, heading, runner. */
+const PARTS: Array<[string, string, () => unknown]> = [
+  ['match', '## Intent matching (KeywordIndex vs naive regex loop)', runMatchBench],
+  ['writes', '## Configuration writes at 0 and 10,000 intents', runWriteBench],
+  ['signal', '## Signal session record size over a long conversation', runSignalBench],
+  ['start', '## Start time and idle memory of npm run serve', runStartBench],
+  ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench]
+]
+for (const [name, heading, run] of PARTS) {
+  if (only !== undefined && only !== name) continue
+  console.log(`\n${heading}\n`)
+  await run()
 }
 if (only === undefined || only === 'wa') {
   console.log('\n## Real Baileys channel against the local protocol test server')

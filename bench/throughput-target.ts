@@ -4,8 +4,8 @@
  * server that reads the JSON body, parses it and answers a small JSON object (the ceiling for any Node
  * server on this machine: the baseline of the ratios).
  *
- * Prints one line `THROUGHPUT-TARGET-READY { url, path, body, token }` (the request to repeat) once ready; exits on SIGTERM after
- * closing the app.
+ * Prints one line `THROUGHPUT-TARGET-READY { url, path, body, token }` (the request to repeat; no
+ * token) once ready; exits on SIGTERM.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -15,8 +15,8 @@ const [mode] = process.argv.slice(2)
 const READY = 'THROUGHPUT-TARGET-READY '
 const body = JSON.stringify({ chatId: '15550001111', message: 'Your order #1234 is ready for pickup.' })
 
-function ready(url: string, path: string, token = ''): void {
-  process.stdout.write(READY + JSON.stringify({ url, path, body, token }) + '\n')
+function ready(url: string, path: string): void {
+  process.stdout.write(READY + JSON.stringify({ url, path, body, token: '' }) + '\n')
 }
 
 if (mode === 'bare') {

@@ -216,11 +216,6 @@ export class BotEngine {
     }
   }
 
-  /** Decides and acts at once (callers that need no record in between). */
-  async handle(instanceId: string, msg: InboundMessage): Promise<BotDecision> {
-    return (await this.decide(instanceId, msg)).act()
-  }
-
   /** Marks idle runs expired. */
   async expireIdleRuns(): Promise<number> {
     const nowMs = this.now().getTime()

@@ -229,11 +229,6 @@ export class WebhookOutbox {
     return this.state.pendingByUrl
   }
 
-  /** Every pending delivery on disk, oldest first within each endpoint. */
-  pending(): WebhookDelivery[] {
-    return [...this.state.pendingByUrl.values()].flatMap((q) => [...q.values()])
-  }
-
   /** Queues deliveries; resolves once they are on disk (only then does the dispatcher see them). */
   add(deliveries: WebhookDelivery[]): Promise<void> {
     // Listed at once (the caller's own read), dispatchable only once written.

@@ -124,14 +124,14 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
           </Button>
         )}
         {(s.status === 'CONNECTED' || s.status === 'CONNECTING' || s.status === 'QR') && (
-          <Button size="xs" variant="default" onClick={() => run(() => call('instances.stop', { instanceId: inst._id }))} loading={action.busy}>
-            Stop
-          </Button>
-        )}
-        {(s.status === 'CONNECTED' || s.status === 'CONNECTING' || s.status === 'QR') && (
-          <Button size="xs" variant="subtle" onClick={() => setUnlink(true)}>
-            Unlink phone
-          </Button>
+          <>
+            <Button size="xs" variant="default" onClick={() => run(() => call('instances.stop', { instanceId: inst._id }))} loading={action.busy}>
+              Stop
+            </Button>
+            <Button size="xs" variant="subtle" onClick={() => setUnlink(true)}>
+              Unlink phone
+            </Button>
+          </>
         )}
         <Button size="xs" color="red" variant="subtle" onClick={() => setConfirm(true)}>
           Delete
