@@ -193,7 +193,9 @@ export class AuthStore {
 
   /** Deletes the auth state of `dir` (logout, delete). */
   static async remove(dir: string): Promise<void> {
-    await rm(dir, { recursive: true, force: true })
+    // Another store of the session (the message store's file) may still be finishing a write in this
+    // dir while it is removed; rm then meets ENOTEMPTY. Node's rm retries that case itself.
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })
   }
 
   /** True once the creds belong to a linked device (pair-success seen). */
