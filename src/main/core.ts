@@ -71,7 +71,7 @@ export interface CoreOptions {
 }
 
 /** What the channel sessions can tell about an instance (diagnostics, tests); nothing here changes them. */
-export type SessionsView = Pick<SessionManager, 'get' | 'latestQr' | 'stateReason' | 'authDir' | 'limits'>
+export type SessionsView = Pick<SessionManager, 'get' | 'latestQr' | 'stateReason' | 'authDir' | 'limits' | 'restored'>
 
 export interface Core {
   events: CoreEventBus

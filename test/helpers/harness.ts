@@ -32,6 +32,8 @@ export interface Harness {
 export async function makeHarness(opts: Partial<CoreOptions> = {}, dataDir?: string): Promise<Harness> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'chatapp-test-')))
   const core = await startCore({ dataDir: dir, defaultChannel: 'sandbox', ...opts })
+  // Sessions saved as connected start in the background; tests begin once they have.
+  await core.sessions.restored()
   const app = await buildApiServer(core, { host: '127.0.0.1', version: 'test' })
   await app.ready()
   const token = core.account.token()

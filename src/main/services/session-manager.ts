@@ -47,6 +47,7 @@ export class SessionManager {
   /** Why each instance is in its state (e.g. the last connection error while reconnecting). */
   private readonly reasons = new Map<string, string>()
   private closing = false
+  private restoring: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly deps: SessionManagerDeps) {}
 
@@ -97,17 +98,27 @@ export class SessionManager {
     await session.logout()
   }
 
-  /** Starts the instances that were connected (or reconnecting) when the app last stopped. */
+  /**
+   * Starts the instances that were connected (or reconnecting) when the app last stopped. Does not
+   * wait for their sessions to start (the API serves meanwhile); `restored()` does.
+   */
   async restore(): Promise<void> {
+    const starts: Promise<unknown>[] = []
     for (const inst of this.deps.instances.all()) {
       const status = inst.settings.status
       if (status === 'CONNECTED' || status === 'CONNECTING') {
-        this.start(inst._id).catch((err) => this.deps.logger.warn({ err, instanceId: inst._id }, 'could not restore session'))
+        starts.push(this.start(inst._id).catch((err) => this.deps.logger.warn({ err, instanceId: inst._id }, 'could not restore session')))
       } else if (status === 'QR') {
         // A QR left on screen at shutdown has expired; the owner starts pairing again.
         await this.persistState(inst._id, { state: 'DISCONNECTED' })
       }
     }
+    this.restoring = Promise.all(starts)
+  }
+
+  /** Settles when every session `restore()` started has started (or failed to); never rejects. */
+  restored(): Promise<void> {
+    return this.restoring.then(() => undefined)
   }
 
   /** Stops every session for shutdown; saved statuses are kept for the next start. */
