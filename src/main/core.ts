@@ -15,6 +15,8 @@ import { openStorage, type Storage } from './store/storage'
 import { AccountService } from './services/account-service'
 import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
+import { InboxService } from './services/inbox/inbox-service'
+import { QuickReplyService } from './services/inbox/quick-reply-service'
 import { HandoffService } from './services/handoff-service'
 import { InboundPipeline } from './services/inbound-pipeline'
 import { InstanceConnection } from './services/instance-connection'
@@ -93,8 +95,12 @@ export interface Core {
   messages: MessageService
   /** Hand-off: chats where the bot is paused for a person. */
   handoff: HandoffService
-  /** The message log: entries, chats, inbound media. */
+  /** The message log: entries, inbound media. */
   log: MessageQueries
+  /** The desk's inbox: conversations of every instance, read marks and receipts, resolve. */
+  inbox: InboxService
+  /** The desk's saved snippets. */
+  quickReplies: QuickReplyService
   bot: BotEngine
   sandbox: SandboxService
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
@@ -187,6 +193,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     attachmentsDir: paths.attachments,
     accountId: () => account.id
   })
+  const inbox = new InboxService({ repos, handoff, sessions, events, clock, logger })
+  const stopInbox = inbox.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const core: Core = {
     events,
@@ -204,11 +212,14 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     messages,
     handoff,
     log: new MessageQueries(repos.messages, sessions),
+    inbox,
+    quickReplies: new QuickReplyService({ repos, events, clock }),
     bot,
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
     sessions,
     async close() {
+      stopInbox()
       bot.close()
       mailer.close()
       await sessions.closeAll()

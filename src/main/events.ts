@@ -24,6 +24,10 @@ export interface CoreEvents {
   activity: { instanceId: string; entry: BotActivity }
   /** The bot was paused for a chat (hand-off to a person), or handed back (`pause` null). */
   handoff: { instanceId: string; chatId: string; pause: ChatPause | null }
+  /** A conversation was resolved, reopened or read at the desk (inbox). */
+  chatStatus: { instanceId: string; chatId: string; status: 'open' | 'resolved' | 'read'; by: 'desk' | 'api' | 'customer' }
+  /** The desk's quick replies changed (they belong to the whole app). */
+  quickReplies: Record<string, never>
   /** A webhook delivery attempt was recorded (delivered, retrying or failed). */
   delivery: { instanceId: string; delivery: WebhookDelivery }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */

@@ -13,7 +13,7 @@ import { OPERATIONS, type OperationName, type Operations } from './operations/ta
 import type { WebhookDelivery } from './schemas/webhooks'
 
 export type { WebhookDelivery } from './schemas/webhooks'
-export type { AppInfoT as AppInfo, ChatSummaryT as ChatSummary, QrViewT as QrView, SmtpViewT as SmtpView, SurveyResponseT as SurveyResponseView } from './operations/results'
+export type { AppInfoT as AppInfo, ConversationT as Conversation, QrViewT as QrView, SmtpViewT as SmtpView, SurveyResponseT as SurveyResponseView } from './operations/results'
 export { SmtpInput } from './operations/results'
 
 /** The operations the UI calls: those of the table with an `rpc` facet. */
@@ -61,6 +61,10 @@ export type ContractEvent =
   | { type: 'activity'; instanceId: string; entry: BotActivity }
   /** The bot was paused for a chat (a person handles it), or handed back (`pause` null). */
   | { type: 'handoff'; instanceId: string; chatId: string; pause: ChatPause | null }
+  /** A conversation was resolved, reopened (a person, or the customer writing again) or read at the desk. */
+  | { type: 'chatStatus'; instanceId: string; chatId: string; status: 'open' | 'resolved' | 'read' }
+  /** The desk's quick replies changed. */
+  | { type: 'quickReplies' }
   /** Sent by the event stream (never by the core) when it reconnected and the events it missed are no longer kept: reload. */
   | { type: 'resync' }
 

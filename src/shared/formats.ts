@@ -75,7 +75,13 @@ export const FORMAT_PROBLEMS: Record<string, string> = {
   'language-tag': 'must be a language code such as en or pt-BR',
   'http-url': 'must be an http or https URL',
   email: 'must be an e-mail address',
-  'decimal-degrees': 'must be a decimal number as a string, such as 28.6139'
+  'decimal-degrees': 'must be a decimal number as a string, such as 28.6139',
+  shortcut: 'must be 1 to 32 lower-case letters, digits, _ or - (no spaces)'
+}
+
+/** A quick reply's shortcut: 1–32 of a–z, 0–9, `_`, `-` (what follows `/` in the composer). */
+export function isShortcut(value: string): boolean {
+  return /^[a-z0-9_-]{1,32}$/.test(value)
 }
 
 /** True for absolute http/https URLs. */
@@ -99,5 +105,6 @@ export const CUSTOM_FORMATS: Record<string, (value: string) => boolean> = {
   'active-hours': isActiveHoursBound,
   'language-tag': isLanguageTag,
   'http-url': isHttpUrl,
-  'decimal-degrees': isDecimalDegrees
+  'decimal-degrees': isDecimalDegrees,
+  shortcut: isShortcut
 }

@@ -225,12 +225,12 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await shot('08-settings')
   })
 
-  it('sends an image from Messages (upload, pick, caption) and shows it in the conversation', async () => {
+  it('sends an image from the inbox (upload, pick, caption) and shows it in the conversation', async () => {
     const png = join(serve.dataDir, 'photo.png')
     await writeFile(png, await sharp({ create: { width: 64, height: 48, channels: 3, background: '#e03131' } }).png().toBuffer())
-    await openTab('Messages')
+    await openTab('Inbox')
     await page.getByTestId('new-chat').fill('15550100002')
-    await page.getByRole('button', { name: 'Open' }).click()
+    await page.getByRole('button', { name: 'Open chat' }).click()
     const compose = page.getByRole('form', { name: 'Compose' })
     await compose.getByText('Image', { exact: true }).click()
     await compose.locator('input[type=file]').setInputFiles(png)
@@ -267,6 +267,60 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await page.getByRole('dialog', { name: 'Delete file?' }).getByRole('button', { name: 'Delete' }).click()
     await files.getByText('No files yet', { exact: false }).waitFor()
     expect(await rpc('attachments.list', { instanceId: inst._id })).toEqual([])
+  })
+
+  it('the inbox: a customer writes, the owner opens the chat (read), answers with a quick reply, resolves', async () => {
+    const [inst] = await rpc('instances.list', {})
+    await rpc('settings.updateActions', { instanceId: inst._id, send_default_msg: false })
+    const ann = { instanceId: inst._id, chatId: '15550100021', pushName: 'Ann' }
+    await rpc('sandbox.inbound', { ...ann, message: '*Hi*, do you deliver to _Elm Street_?' })
+    await rpc('sandbox.inbound', { ...ann, message: 'Our shop', location: { latitude: 45.4642, longitude: 9.19 } })
+    await openTab('Inbox')
+    const inbox = page.getByTestId('inbox')
+    const row = inbox.getByTestId('conversation-row').filter({ hasText: 'Ann' })
+    await expect.poll(() => row.getAttribute('data-unread')).toBe('2')
+    expect(await row.getByLabel('Unanswered').count()).toBe(1)
+
+    // A quick reply, saved once, inserted by typing its shortcut.
+    const quick = page.getByTestId('quick-replies')
+    await quick.getByRole('button', { name: 'Add' }).click()
+    await quick.getByLabel('Shortcut').fill('Hours!')
+    await quick.getByLabel('Text').fill('We deliver every day from 12 to 23.')
+    await quick.getByRole('button', { name: 'Save' }).click()
+    await quick.getByText('lower-case letters, digits', { exact: false }).waitFor()
+    // Said once, on the field; the alert only points at it.
+    expect(await quick.getByText('lower-case letters, digits', { exact: false }).count()).toBe(1)
+    expect(await quick.getByRole('alert').textContent()).toContain('Check the field marked in red.')
+    await quick.getByLabel('Shortcut').fill('hours')
+    await quick.getByRole('button', { name: 'Save' }).click()
+    await quick.getByText('/hours').waitFor()
+
+    // Opening the chat reads it: the unread count goes, the customer gets read receipts.
+    await row.click()
+    await expect.poll(() => row.getAttribute('data-unread')).toBe('0')
+    expect((await rpc('inbox.list', { instance_id: inst._id })).find((c: { chatId: string }) => c.chatId === '15550100021@s.whatsapp.net').unread).toBe(0)
+    const conv = page.getByTestId('conversation')
+    await conv.locator('strong', { hasText: 'Hi' }).waitFor()
+    await conv.locator('em', { hasText: 'Elm Street' }).waitFor()
+    expect(await conv.getByTestId('map-link').getAttribute('href')).toBe('https://www.google.com/maps/search/?api=1&query=45.4642,9.19')
+    const compose = page.getByRole('form', { name: 'Compose' })
+    await compose.getByTestId('compose-text').fill('Yes! /ho')
+    await compose.getByRole('option', { name: '/hours' }).click()
+    expect(await compose.getByTestId('compose-text').inputValue()).toBe('Yes! We deliver every day from 12 to 23.')
+    await compose.getByRole('button', { name: 'Send text' }).click()
+    await conv.getByText('Yes! We deliver every day', { exact: false }).waitFor()
+    await expect.poll(() => conv.getByTestId('sender').last().textContent()).toContain('You (desk)')
+    await expect.poll(() => row.getByLabel('Unanswered').count()).toBe(0)
+    await shot('12-inbox')
+
+    // Resolved: gone from Open, listed under Resolved; the bot answers this chat again.
+    await page.getByTestId('chat-view').getByRole('button', { name: 'Resolve' }).click()
+    await expect.poll(() => row.count()).toBe(0)
+    await inbox.getByText('Resolved', { exact: true }).click()
+    await row.getByText('Resolved').waitFor()
+    const paused = (await rpc('handoff.list', { instanceId: inst._id })).map((p: { chatId: string }) => p.chatId)
+    expect(paused).not.toContain('15550100021@s.whatsapp.net')
+    await inbox.getByText('Open', { exact: true }).click()
   })
 
   it('shows the Surveys and API tabs', async () => {
@@ -320,7 +374,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await shot('11-api')
   })
 
-  it('fits phone, laptop and wide screens: no page-wide horizontal scroll on Messages and Settings', async () => {
+  it('fits phone, laptop and wide screens: no page-wide horizontal scroll on the inbox and Settings', async () => {
     const sizes = [
       [390, 844],
       [1366, 768],
@@ -329,17 +383,29 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     try {
       for (const [width, height] of sizes) {
         await page.setViewportSize({ width, height })
-        for (const [tab, name] of [
-          ['Messages', 'messages'],
-          ['Settings', 'settings']
-        ] as const) {
-          await openTab(tab)
-          await page.getByRole(tab === 'Messages' ? 'form' : 'form', { name: tab === 'Messages' ? 'Compose' : 'General' }).or(page.getByText('Pick a chat')).first().waitFor()
+        const fits = async (what: string) => {
           // A string: this code runs in the page (the tests' tsconfig has no DOM types).
           const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
-          expect(overflow, `${tab} at ${width}x${height}`).toBeLessThanOrEqual(0)
-          await shot(`resp-${name}-${width}x${height}`)
+          expect(overflow, `${what} at ${width}x${height}`).toBeLessThanOrEqual(0)
         }
+        await openTab('Inbox')
+        await page.getByTestId('inbox').waitFor()
+        await fits('the inbox')
+        await shot(`resp-messages-${width}x${height}`)
+        // The open chat: beside the list on a laptop, in its place on a phone (with a way back).
+        await page.getByTestId('conversation-row').first().click()
+        await page.getByRole('form', { name: 'Compose' }).waitFor()
+        await fits('an open chat')
+        await shot(`resp-chat-${width}x${height}`)
+        if (width < 600) {
+          expect(await page.getByTestId('inbox').count()).toBe(0)
+          await page.getByRole('button', { name: 'Back to conversations' }).click()
+          await page.getByTestId('inbox').waitFor()
+        }
+        await openTab('Settings')
+        await page.getByRole('form', { name: 'General' }).waitFor()
+        await fits('Settings')
+        await shot(`resp-settings-${width}x${height}`)
       }
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 })

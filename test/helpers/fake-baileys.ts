@@ -48,6 +48,11 @@ export class FakeSocket implements BaileysSocket {
   /** Numbers onWhatsApp() says have no account. */
   readonly notOnWhatsApp = new Set<string>()
   readonly onWhatsApp = vi.fn(async (...jids: string[]) => jids.map((jid) => ({ jid, exists: !this.notOnWhatsApp.has(jid) })))
+  /** Keys passed to readMessages (read receipts), oldest first. */
+  readonly readKeys: unknown[] = []
+  readonly readMessages = vi.fn(async (keys: unknown[]) => {
+    this.readKeys.push(...keys)
+  })
   /** The websocket's node events (`CB:…`), as lib/Socket/socket.js emits them. */
   readonly ws = new EventEmitter()
   ended = false

@@ -1,6 +1,9 @@
-/** Pure renderer logic: the curl examples. */
+/** Pure renderer logic: the curl examples, quick reply insertion. */
 import { describe, expect, it } from 'vitest'
 import { curlExamples } from '../../src/renderer/src/curl-examples'
+import { problemsShownOnForm } from '../../src/renderer/src/components/form-errors'
+import { ContractError } from '../../src/shared/contract'
+import { insertReply, matchingReplies, shortcutBeingTyped } from '../../src/renderer/src/tabs/messages/quick-reply-insert'
 import type { Instance } from '../../src/shared/schemas/records'
 
 describe('curlExamples', () => {
@@ -11,5 +14,44 @@ describe('curlExamples', () => {
     expect(send).toContain("-H 'Authorization: Bearer TOKEN'")
     expect(send).toContain("'http://127.0.0.1:3210/chatapp/message?session_id=sess&access_token=to'\\''k'")
     expect(ex.map((e) => e.title)).toContain('List instances')
+  })
+})
+
+describe('quick reply insertion', () => {
+  const replies = [
+    { shortcut: 'hours', text: 'We are open 12–23.' },
+    { shortcut: 'address', text: 'Via Roma 1' },
+    { shortcut: 'house', text: 'Our house wine is …' }
+  ]
+
+  it('offers the replies a /word at the end starts, and puts the text in its place', () => {
+    const q = shortcutBeingTyped('Hi Ann! /ho')!
+    expect(q).toEqual({ prefix: 'ho', at: 8 })
+    expect(matchingReplies(replies, q).map((r) => r.shortcut)).toEqual(['hours', 'house'])
+    expect(insertReply('Hi Ann! /ho', q, 'We are open 12–23.')).toBe('Hi Ann! We are open 12–23.')
+    expect(matchingReplies(replies, shortcutBeingTyped('/')!)).toHaveLength(3)
+  })
+
+  it('offers nothing for a slash inside a word or before the end', () => {
+    expect(shortcutBeingTyped('1/2 pizza')).toBeNull()
+    expect(shortcutBeingTyped('and/or')).toBeNull()
+    expect(shortcutBeingTyped('/hours please')).toBeNull()
+    expect(shortcutBeingTyped('')).toBeNull()
+  })
+})
+
+describe('field problems shown once', () => {
+  const err = (fields: string[]) => new ContractError({ code: 'VALIDATION_ERROR', message: 'Invalid request', details: fields.map((field) => ({ field, problem: 'is wrong' })) })
+
+  it('counts a problem as shown when the form has that field (after its prefix)', () => {
+    expect(problemsShownOnForm(err(['shortcut']), { keys: ['shortcut', 'text'] })).toBe(true)
+    expect(problemsShownOnForm(err(['smtp.host', 'smtp.port']), { keys: ['host', 'port'], prefix: 'smtp.' })).toBe(true)
+    expect(problemsShownOnForm(err(['rows.0.title']), { keys: ['rows'] })).toBe(true)
+  })
+
+  it('does not when a problem has no input, or the error is not a validation error', () => {
+    expect(problemsShownOnForm(err(['shortcut', 'instanceId']), { keys: ['shortcut'] })).toBe(false)
+    expect(problemsShownOnForm(new ContractError({ code: 'CONFLICT', message: 'taken' }), { keys: ['shortcut'] })).toBe(false)
+    expect(problemsShownOnForm(new Error('boom'), { keys: ['shortcut'] })).toBe(false)
   })
 })

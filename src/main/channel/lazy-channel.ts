@@ -30,6 +30,7 @@ export function lazyChannel(kind: ChannelKind, load: () => Promise<ChannelFactor
       logout: async () => (await session()).logout(),
       requestPairingCode: async (phone) => (await session()).requestPairingCode(phone),
       send: async (jid, content, options) => (await session()).send(jid, content, options),
+      markRead: async (keys) => (await session()).markRead(keys),
       addToGroup: async (groupJid, participants) => (await session()).addToGroup(groupJid, participants),
       downloadMedia: async (messageId) => {
         const s = await session()

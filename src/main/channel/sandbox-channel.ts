@@ -27,6 +27,7 @@ import {
   type LinkedAccount,
   type MediaSource,
   type OutboundContent,
+  type ReadKey,
   type SentMessage
 } from './types'
 
@@ -58,6 +59,8 @@ export interface SandboxInbound {
   media?: MediaSource
   /** When it was sent, epoch seconds (default now): an older one simulates a late delivery. */
   timestamp?: number
+  /** Simulates a location message (`message` is its name). */
+  location?: { latitude: number; longitude: number }
 }
 
 /** Inbound media files remembered for download, like the real channel's recent-message store. */
@@ -71,6 +74,8 @@ export class SandboxSession implements ChannelSession {
   private pairingCode: string | null = null
   private pairingPhone: string | null = null
   private readonly inboundMedia = new Map<string, MediaSource>()
+  /** Read receipts the session sent (markRead), oldest first. */
+  readonly readReceipts: ReadKey[] = []
 
   constructor(private readonly ctx: ChannelContext) {}
 
@@ -154,10 +159,11 @@ export class SandboxSession implements ChannelSession {
       senderLid: input.senderLid,
       fromMe: input.fromMe ?? false,
       pushName: input.pushName,
-      type: media ? kindOfMime(media.mimetype) : input.selectedId ? 'button_reply' : 'text',
+      type: media ? kindOfMime(media.mimetype) : input.location ? 'location' : input.selectedId ? 'button_reply' : 'text',
       text: input.message,
       ...(media ? { media: { mimetype: media.mimetype, fileName: media.fileName, size: media.size } } : {}),
       selectedId: input.selectedId,
+      ...(input.location ? { location: input.location } : {}),
       timestamp: input.timestamp ?? Math.floor(Date.now() / 1000),
       offline: input.offline ?? false
     }
@@ -184,6 +190,12 @@ export class SandboxSession implements ChannelSession {
     } catch {
       throw new ChannelError('MEDIA_UNAVAILABLE', `The media of ${messageId} is no longer available.`)
     }
+  }
+
+  /** Keeps the keys (newest last) for tests and the Test chat to see what a phone would have been told. */
+  async markRead(keys: ReadKey[]): Promise<void> {
+    if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    this.readReceipts.push(...keys)
   }
 
   async addToGroup(groupJid: string, participants: string[]): Promise<GroupAddResult[]> {

@@ -127,6 +127,8 @@ export interface InboundMessage {
   /** True when it arrived while the instance was offline (backlog delivered on reconnect). */
   offline: boolean
   media?: { mimetype: string; fileName?: string; size?: number }
+  /** A location message's coordinates (degrees). */
+  location?: { latitude: number; longitude: number }
 }
 
 /**
@@ -200,6 +202,13 @@ export interface DownloadedMedia {
 }
 
 /** One live session of one instance. */
+/** A received message to mark read: its id, chat and, in a group, the member who sent it. */
+export interface ReadKey {
+  id: string
+  chatId: string
+  participant?: string
+}
+
 export interface ChannelSession {
   readonly kind: ChannelKind
   /** Starts connecting (idempotent). Resolves once the attempt is under way, not when connected. */
@@ -212,6 +221,11 @@ export interface ChannelSession {
   requestPairingCode(phone: string): Promise<string>
   /** Sends one message. Throws when not connected. */
   send(jid: string, content: OutboundContent, options?: ChannelSendOptions): Promise<SentMessage>
+  /**
+   * Sends read receipts for received messages (WhatsApp's blue ticks, when the account's privacy
+   * setting shares them). Throws {@link ChannelError} `NOT_CONNECTED` when not connected.
+   */
+  markRead(keys: ReadKey[]): Promise<void>
   /** Adds users to a group; throws {@link ChannelError} `NOT_GROUP_ADMIN` when not an admin. */
   addToGroup(groupJid: string, participants: string[]): Promise<GroupAddResult[]>
   /**

@@ -25,3 +25,17 @@ export async function readImageInfo(path: string): Promise<ImageInfo> {
   }
   return { width: meta.width ?? 0, height: meta.height ?? 0, jpegThumbnail }
 }
+
+/**
+ * A preview of image bytes for the desk: JPEG at most `width` px wide (default 320), as a
+ * `data:image/jpeg;base64,…` URL. Null when the bytes are not a decodable image.
+ */
+export async function previewDataUrl(data: Uint8Array, width = 320): Promise<string | null> {
+  const sharp = await loadSharp()
+  try {
+    const jpeg = await sharp(data).rotate().resize({ width, withoutEnlargement: true }).jpeg({ quality: 70 }).toBuffer()
+    return `data:image/jpeg;base64,${jpeg.toString('base64')}`
+  } catch {
+    return null
+  }
+}

@@ -154,7 +154,16 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'messages.sendTextDeprecated': (ctx, { to, message }, inst) => sender(ctx).sendPlainText(inst, to, message, 'to'),
   'messages.media': ({ core }, { id }, inst) => core.log.inboundMedia(inst, id),
   'messages.list': ({ core }, query, inst) => core.log.list(inst, query),
-  'messages.chats': ({ core }, _input, inst) => core.log.chats(inst),
+  'messages.preview': ({ core }, { id }, inst) => core.log.preview(inst, id),
+
+  'inbox.list': ({ core }, { instance_id, ...filter }) => core.inbox.list(instance_id ? [core.instances.get(instance_id)] : core.instances.list(), filter),
+  'inbox.read': ({ core, face }, { chatId }, inst) => core.inbox.markRead(inst._id, resolveChat(chatId), face ?? 'api'),
+  'inbox.resolve': ({ core, face }, { chatId }, inst) => core.inbox.resolve(inst._id, resolveChat(chatId), face ?? 'api'),
+  'inbox.reopen': ({ core, face }, { chatId }, inst) => core.inbox.reopen(inst._id, resolveChat(chatId), face ?? 'api'),
+  'quickReplies.list': ({ core }) => core.quickReplies.list(),
+  'quickReplies.create': ({ core }, input) => core.quickReplies.create(input),
+  'quickReplies.update': ({ core }, { id, ...change }) => core.quickReplies.update(id, change),
+  'quickReplies.delete': ({ core }, { id }) => core.quickReplies.delete(id),
 
   'pairing.sandboxScan': async ({ core }, _input, inst) => {
     const account = await core.sandbox.scan(inst)

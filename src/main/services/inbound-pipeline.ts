@@ -107,7 +107,8 @@ export class InboundPipeline {
       senderId: message.senderId,
       ...(message.senderPn ? { senderPn: message.senderPn } : {}),
       ...(message.senderLid ? { senderLid: message.senderLid } : {}),
-      ...(message.media ? { media: message.media } : {})
+      ...(message.media ? { media: message.media } : {}),
+      ...(message.location ? { location: message.location } : {})
     }
     // The placeholder waits in the log ("waiting for this message"); nothing answers it.
     const plans = message.type === 'undecryptable' ? [] : await this.decide(instanceId, message)

@@ -121,6 +121,8 @@ export class InstanceRegistry {
     await repos.instances.removeWithRecords(inst._id)
     await repos.surveyRuns.removeWhere((r) => r.instance_id === inst._id)
     await repos.botActivity.removeInstance(inst._id)
+    await repos.chatPauses.removeWhere((p) => p.instance_id === inst._id)
+    await repos.chatStates.removeWhere((s) => s.instance_id === inst._id)
     await Promise.all([
       repos.messages.remove(inst._id),
       rm(this.deps.sessions.authDir(inst._id), { recursive: true, force: true }),

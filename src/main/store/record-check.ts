@@ -5,7 +5,7 @@
  */
 import type { TSchema } from 'typebox'
 import { makeAjv } from '../validation'
-import { Attachment, BotActivity, Instance, Intent, Survey, SurveyRun } from '../../shared/schemas/records'
+import { Attachment, BotActivity, ChatPause, ChatState, Instance, Intent, QuickReply, Survey, SurveyRun } from '../../shared/schemas/records'
 
 const ajv = makeAjv(false)
 
@@ -30,19 +30,25 @@ const checks = {
   surveys: collectionCheck('surveys', Survey),
   attachments: collectionCheck('attachments', Attachment),
   surveyRuns: collectionCheck('surveyRuns', SurveyRun),
-  botActivity: collectionCheck('botActivity', BotActivity)
+  botActivity: collectionCheck('botActivity', BotActivity),
+  chatPauses: collectionCheck('chatPauses', ChatPause),
+  chatStates: collectionCheck('chatStates', ChatState),
+  quickReplies: collectionCheck('quickReplies', QuickReply)
 }
 
 /** Checks the collections of the configuration document. */
-export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown }): void {
+export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown; quickReplies: unknown }): void {
   checks.instances(data.instances)
   checks.intents(data.intents)
   checks.surveys(data.surveys)
   checks.attachments(data.attachments)
+  checks.quickReplies(data.quickReplies)
 }
 
 /** Checks the collections of the runtime document. */
-export function checkRuntime(data: { surveyRuns: unknown; botActivity: unknown }): void {
+export function checkRuntime(data: { surveyRuns: unknown; botActivity: unknown; chatPauses: unknown; chatStates: unknown }): void {
   checks.surveyRuns(data.surveyRuns)
   checks.botActivity(data.botActivity)
+  checks.chatPauses(data.chatPauses)
+  checks.chatStates(data.chatStates)
 }

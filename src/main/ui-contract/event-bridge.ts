@@ -18,6 +18,8 @@ export function subscribeContractEvents(core: Core, listener: (event: ContractEv
     core.events.on('delivery', (e) => listener({ type: 'delivery', instanceId: e.instanceId, delivery: e.delivery })),
     core.events.on('activity', (e) => listener({ type: 'activity', instanceId: e.instanceId, entry: e.entry })),
     core.events.on('handoff', (e) => listener({ type: 'handoff', instanceId: e.instanceId, chatId: e.chatId, pause: e.pause })),
+    core.events.on('chatStatus', (e) => listener({ type: 'chatStatus', instanceId: e.instanceId, chatId: e.chatId, status: e.status })),
+    core.events.on('quickReplies', () => listener({ type: 'quickReplies' })),
     core.events.on('qr', (e) => {
       qrDataUrl(e.qr)
         .then((qrDataUrl) => listener({ type: 'qr', instanceId: e.instanceId, qrDataUrl }))

@@ -132,7 +132,7 @@ export interface ConnectionData {
  * carry the log entry as is (senderId, senderPn and senderLid name the sender by phone-number JID and
  * LID where known); `timestamp` is when the event happened, ISO 8601 UTC.
  */
-export function buildPayload(inst: Instance, event: WebhookEvent, data: LoggedMessage | ConnectionData, at: number): WebhookPayload {
+export function buildPayload(inst: Instance, event: WebhookEvent, data: LoggedMessage | ConnectionData | Record<string, unknown>, at: number): WebhookPayload {
   return { event, instance_id: inst._id, session_id: inst.session_id, data: { ...data }, timestamp: new Date(at).toISOString() }
 }
 

@@ -120,6 +120,8 @@ export class WebhookService {
       events.onDurable('message', (e) => this.onMessage(e)),
       events.onDurable('state', (e) => this.onState(e)),
       events.onDurable('status', (e) => this.onStatus(e)),
+      events.on('chatStatus', ({ instanceId, chatId, status, by }) => this.onDeskEvent(instanceId, 'onChatStatus', { chatId, status, by })),
+      events.on('handoff', ({ instanceId, chatId, pause }) => this.onDeskEvent(instanceId, 'onHandoff', { chatId, pause })),
       events.on('changed', (e) => {
         if (e.what === 'deleted') this.dropInstance(e.instanceId)
       })
@@ -176,6 +178,12 @@ export class WebhookService {
     const inst = this.instance(instanceId)
     const data: ConnectionData = { state, previous, reason: reason ?? null }
     if (inst) await this.enqueue(inst, ['onConnection'], data)
+  }
+
+  /** A desk event (not awaited by whoever caused it): queued like the others, a failed write logged. */
+  private onDeskEvent(instanceId: string, event: 'onChatStatus' | 'onHandoff', data: Record<string, unknown>): void {
+    const inst = this.instance(instanceId)
+    if (inst) void this.track(this.enqueue(inst, [event], data))
   }
 
   /** Writes one delivery per wanted event to the outbox, then lets the dispatcher send them. Never rejects. */

@@ -25,7 +25,7 @@ const TABS = [
   ['settings', 'Settings', SettingsTab],
   ['intents', 'Intents', IntentsTab],
   ['surveys', 'Surveys', SurveysTab],
-  ['messages', 'Messages', MessagesTab],
+  ['messages', 'Inbox', MessagesTab],
   ['testchat', 'Test chat', TestChatTab],
   ['api', 'API', ApiTab]
 ] as const

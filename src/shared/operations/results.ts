@@ -14,15 +14,33 @@ export const AppInfo = Type.Object({
 })
 export type AppInfoT = Static<typeof AppInfo>
 
-/** A chat of the message log, for the conversation list. */
-export const ChatSummary = Type.Object({
+/** A conversation of the inbox (issue 13 §1, docs/design.md §15): one chat of one instance. */
+export const Conversation = Type.Object({
+  instance_id: Type.String(),
   chatId: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
-  lastText: Type.String(),
-  lastAt: Type.Number({ description: 'Epoch seconds of the newest entry.' }),
-  count: Type.Integer()
+  name: Type.Union([Type.String(), Type.Null()], { description: "The customer's push name (the latest), null when none was sent." }),
+  phone: Type.Union([Type.String(), Type.Null()], { description: 'Digits of the phone number; null for groups and LID-only chats.' }),
+  is_group: Type.Boolean(),
+  last: Type.Object(
+    {
+      id: Type.String(),
+      text: Type.String(),
+      type: Type.String(),
+      fromMe: Type.Boolean(),
+      source: Type.String(),
+      status: Type.String(),
+      timestamp: Type.Integer({ description: 'Epoch ms.' })
+    },
+    { description: 'The newest message of the chat.' }
+  ),
+  unread: Type.Integer({ description: 'Customer messages after the last read mark and the last reply a person wrote.' }),
+  unanswered: Type.Boolean({ description: "The last message is the customer's." }),
+  status: Type.Union([Type.Literal('open'), Type.Literal('resolved')], { description: 'Resolved until the customer writes again.' }),
+  paused_until: Type.Optional(
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The bot is paused for this chat (hand-off) until then; null: until resumed.' })
+  )
 })
-export type ChatSummaryT = Static<typeof ChatSummary>
+export type ConversationT = Static<typeof Conversation>
 
 export const QrView = Type.Object({
   status: ConnectionStatus,

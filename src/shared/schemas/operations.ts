@@ -7,7 +7,7 @@
  * any instance-scoped operation, so both places declare them optional; the route layer requires one.
  */
 import Type, { type Static } from 'typebox'
-import { Action, ActiveHours, RequestConfig } from './records'
+import { Action, ActiveHours, RequestConfig, WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './records'
 
 /** Instance credentials as body members or query parameters. */
 export const Credentials = {
@@ -127,9 +127,9 @@ export type UpdateActiveHoursBody = Static<typeof UpdateActiveHoursBody>
 export const SetWebhookBody = Type.Object({
   ...Credentials,
   webhook_url: Type.String({ format: 'http-url' }),
-  events: Type.Array(Type.Union([Type.Literal('onMessage'), Type.Literal('onAnyMessage'), Type.Literal('onConnection'), Type.Literal('onMessageStatus')]), {
+  events: Type.Array(Type.Enum(WEBHOOK_EVENTS), {
     uniqueItems: true,
-    description: 'onMessage (inbound), onAnyMessage (every message), onConnection (state changes), onMessageStatus (a sent message delivered, read, or refused).'
+    description: WEBHOOK_EVENTS.map((e) => `${e}: ${WEBHOOK_EVENT_INFO[e]}`).join('; ') + '.'
   }),
   requestConfig: Type.Optional(RequestConfig)
 })
@@ -286,6 +286,12 @@ export const SandboxInboundBody = Type.Object({
   timestamp: Type.Optional(Type.Integer({ minimum: 0, description: 'When it was sent, epoch seconds (default now): an older one simulates a late delivery.' })),
   selectedId: Type.Optional(Type.String({ description: 'Payload / rowId of a pressed button or list row.' })),
   senderLid: Type.Optional(Type.String()),
-  attachmentId: Type.Optional(Type.String({ description: 'Simulates a media message: an attachment of this instance as the file, `message` as its caption.' }))
+  attachmentId: Type.Optional(Type.String({ description: 'Simulates a media message: an attachment of this instance as the file, `message` as its caption.' })),
+  location: Type.Optional(
+    Type.Object(
+      { latitude: Type.Number({ minimum: -90, maximum: 90 }), longitude: Type.Number({ minimum: -180, maximum: 180 }) },
+      { description: 'Simulates a location message; `message` is its name.' }
+    )
+  )
 })
 export type SandboxInboundBody = Static<typeof SandboxInboundBody>

@@ -111,8 +111,17 @@ export const ActiveHours = Type.Object({
 })
 export type ActiveHours = Static<typeof ActiveHours>
 
-export const WEBHOOK_EVENTS = ['onMessage', 'onAnyMessage', 'onConnection', 'onMessageStatus'] as const
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+/** The webhook events (docs/design.md §11, §15) and what each reports: the API docs and the UI's checkboxes read this. */
+export const WEBHOOK_EVENT_INFO = {
+  onMessage: 'an inbound message',
+  onAnyMessage: 'every message, inbound and outbound',
+  onConnection: 'a connection state change',
+  onMessageStatus: 'a sent message delivered, read or refused',
+  onChatStatus: 'a conversation resolved, reopened or read at the desk',
+  onHandoff: 'the bot paused for a chat (a person took over) or handed it back'
+} as const
+export type WebhookEvent = keyof typeof WEBHOOK_EVENT_INFO
+export const WEBHOOK_EVENTS = Object.keys(WEBHOOK_EVENT_INFO) as WebhookEvent[]
 
 export const RequestConfig = Type.Object(
   {
@@ -255,6 +264,9 @@ export const LoggedMessage = Type.Object({
       { description: 'Inbound media: fetch the bytes from GET /chatapp/messages/{id}/media.' }
     )
   ),
+  location: Type.Optional(
+    Type.Object({ latitude: Type.Number(), longitude: Type.Number() }, { description: 'A location message: its coordinates (the name or address is the text).' })
+  ),
   options: Type.Optional(
     Type.Array(
       Type.Object({ title: Type.String(), id: Type.Optional(Type.String()) }),
@@ -288,6 +300,31 @@ export const ChatPause = Type.Object({
   by: Type.Union([Type.Literal('desk'), Type.Literal('phone'), Type.Literal('api'), Type.Literal('customer')])
 })
 export type ChatPause = Static<typeof ChatPause>
+
+/**
+ * The desk's state of one conversation (issue 13 §1, docs/design.md §15 "Inbox"): up to which message
+ * the owner has read it and whether it is resolved. A customer message newer than `resolved_at`
+ * reopens it (derived when listed, so an inbound message costs no write here).
+ */
+export const ChatState = Type.Object({
+  /** `<instance_id>:<chatId>`: one state per chat. */
+  _id: Type.String(),
+  instance_id: Type.String(),
+  chatId: Type.String(),
+  read_until: Type.Integer({ description: 'Epoch ms of the newest message the owner has read (0: none).' }),
+  resolved_at: Type.Union([Type.Integer(), Type.Null()], { description: 'Epoch ms of the resolve; null: open.' })
+})
+export type ChatState = Static<typeof ChatState>
+
+/** A saved snippet the desk inserts by typing `/shortcut` (issue 13 §1). One list for the whole app. */
+export const QuickReply = Type.Object({
+  _id: Type.String(),
+  shortcut: Type.String({ format: 'shortcut', description: 'Typed after "/" in the composer: lower-case letters, digits, _ and -.' }),
+  text: Type.String({ minLength: 1, maxLength: 4096 }),
+  createdAt: Type.String(),
+  updatedAt: Type.String()
+})
+export type QuickReply = Static<typeof QuickReply>
 
 /** A survey run (docs/design.md §9). */
 export const SurveyRun = Type.Object({

@@ -5,6 +5,7 @@
  */
 import Type, { type Static } from 'typebox'
 import { Credentials } from './operations'
+import { WEBHOOK_EVENTS } from './records'
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 export const DeliveryStatus = Type.Union(
@@ -16,12 +17,12 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 /** The JSON body POSTed to the webhook URL. */
 export const WebhookPayload = Type.Object(
   {
-    event: Type.String({ description: 'onMessage, onAnyMessage, onConnection or onMessageStatus.' }),
+    event: Type.String({ description: WEBHOOK_EVENTS.join(', ') + '.' }),
     instance_id: Type.String(),
     session_id: Type.String(),
     data: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'Message events: the message log entry (id, chatId, fromMe, pushName, type, text, timestamp in epoch ms, status, source, senderId, senderPn, senderLid). onMessageStatus: the sent message with its new status (SERVER_ACK, DELIVERY_ACK, READ, PLAYED, or ERROR with error_code). onConnection: {state, previous, reason}.'
+        'Message events: the message log entry (id, chatId, fromMe, pushName, type, text, timestamp in epoch ms, status, source, senderId, senderPn, senderLid). onMessageStatus: the sent message with its new status (SERVER_ACK, DELIVERY_ACK, READ, PLAYED, or ERROR with error_code). onConnection: {state, previous, reason}. onChatStatus: {chatId, status (open, resolved, read), by}. onHandoff: {chatId, pause} (pause null: handed back to the bot).'
     }),
     timestamp: Type.String({ description: 'When the event happened, ISO 8601 UTC.' })
   },

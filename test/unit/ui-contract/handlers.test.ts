@@ -117,15 +117,15 @@ describe('contract handlers', () => {
     expect(core.account.verify(token)).toBe(true)
   })
 
-  it('lists chats newest first with the contact name', async () => {
+  it('lists conversations newest first with the contact name and number', async () => {
     const id = await connected()
     await h['settings.updateActions']({ instanceId: id, send_default_msg: false })
     await h['sandbox.inbound']({ instanceId: id, chatId: '15550001111', message: 'first', pushName: 'Ann' })
     await h['messages.sendText']({ instanceId: id, chatId: '15550002222', message: 'hello Bob' })
-    const chats = await h['messages.chats']({ instanceId: id })
-    expect(chats.map((c) => [c.chatId, c.name, c.lastText])).toEqual([
-      ['15550002222@s.whatsapp.net', null, 'hello Bob'],
-      ['15550001111@s.whatsapp.net', 'Ann', 'first']
+    const chats = await h['inbox.list']({ instance_id: id })
+    expect(chats.map((c) => [c.chatId, c.name, c.phone, c.last.text])).toEqual([
+      ['15550002222@s.whatsapp.net', null, '15550002222', 'hello Bob'],
+      ['15550001111@s.whatsapp.net', 'Ann', '15550001111', 'first']
     ])
   })
 

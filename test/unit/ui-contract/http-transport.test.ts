@@ -79,9 +79,9 @@ describe('POST /rpc/{method}', () => {
     expect(scan.json.data.bot_number).toMatch(/^\d+$/)
     const inbound = await rpc('sandbox.inbound', { instanceId: inst._id, chatId: '15550001111', message: 'hello', pushName: 'Ann' })
     expect(inbound.json.data.message).toMatchObject({ text: 'hello', fromMe: false, pushName: 'Ann' })
-    const chats = await rpc('messages.chats', { instanceId: inst._id })
-    // The inbound message and the bot's default reply.
-    expect(chats.json.data).toEqual([expect.objectContaining({ chatId: '15550001111@s.whatsapp.net', name: 'Ann', count: 2 })])
+    const chats = await rpc('inbox.list', { instance_id: inst._id })
+    // The inbound message, answered by the bot's default reply.
+    expect(chats.json.data).toEqual([expect.objectContaining({ chatId: '15550001111@s.whatsapp.net', name: 'Ann', unread: 1, unanswered: false, last: expect.objectContaining({ source: 'bot' }) })])
 
     // State events are emitted once the status is on disk, so they may trail the message event.
     await expect.poll(() => events.map((e) => e.type)).toEqual(expect.arrayContaining(['changed', 'state', 'qr', 'message']))

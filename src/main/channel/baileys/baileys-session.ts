@@ -40,6 +40,7 @@ import {
   type GroupAddResult,
   type LinkedAccount,
   type OutboundContent,
+  type ReadKey,
   type SentMessage,
   type StateUpdate
 } from '../types'
@@ -261,6 +262,16 @@ export class BaileysSession implements ChannelSession {
   async send(jid: string, content: OutboundContent, options: ChannelSendOptions = {}): Promise<SentMessage> {
     if (this.state !== 'CONNECTED' || !this.run) throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
     return this.outbound.send((expected) => this.connectedSocket(expected), jid, content, options)
+  }
+
+  /**
+   * Read receipts through the library's `readMessages` (lib/Socket/messages-send.js): it asks the
+   * server for the account's privacy settings once and sends `type="read"` when read receipts are
+   * shared (`readreceipts: all`), else `read-self` (only the owner's other devices learn of it).
+   */
+  async markRead(keys: ReadKey[]): Promise<void> {
+    if (keys.length === 0) return
+    await this.connectedSocket().readMessages(keys.map((k) => ({ remoteJid: k.chatId, id: k.id, fromMe: false, ...(k.participant ? { participant: k.participant } : {}) })))
   }
 
   async addToGroup(groupJid: string, participants: string[]): Promise<GroupAddResult[]> {

@@ -62,6 +62,12 @@ interface Extracted {
   text: string
   selectedId?: string
   media?: InboundMessage['media']
+  location?: InboundMessage['location']
+}
+
+/** The coordinates of a (live) location message, when both are numbers. */
+function coordinates(l: { degreesLatitude?: number | null; degreesLongitude?: number | null } | null | undefined): Pick<Extracted, 'location'> {
+  return typeof l?.degreesLatitude === 'number' && typeof l.degreesLongitude === 'number' ? { location: { latitude: l.degreesLatitude, longitude: l.degreesLongitude } } : {}
 }
 
 function mediaInfo(m: { mimetype?: string | null; fileName?: string | null; fileLength?: unknown } | null | undefined, fallbackMime: string): InboundMessage['media'] {
@@ -107,10 +113,10 @@ export function extractContent(content: proto.IMessage): Extracted | null {
       return { type: 'sticker', text: '', media: mediaInfo(content.stickerMessage, 'image/webp') }
     case 'locationMessage': {
       const l = content.locationMessage
-      return { type: 'location', text: l?.name || l?.address || l?.comment || '' }
+      return { type: 'location', text: l?.name || l?.address || l?.comment || '', ...coordinates(l) }
     }
     case 'liveLocationMessage':
-      return { type: 'location', text: content.liveLocationMessage?.caption ?? '' }
+      return { type: 'location', text: content.liveLocationMessage?.caption ?? '', ...coordinates(content.liveLocationMessage) }
     case 'contactMessage':
       return { type: 'contact', text: content.contactMessage?.displayName ?? '' }
     case 'contactsArrayMessage':
@@ -189,6 +195,7 @@ export function toInboundMessage(msg: WAMessage, ctx: InboundContext): InboundMe
     ...(extracted.selectedId ? { selectedId: extracted.selectedId } : {}),
     timestamp,
     offline: ctx.offline,
-    ...(extracted.media ? { media: extracted.media } : {})
+    ...(extracted.media ? { media: extracted.media } : {}),
+    ...(extracted.location ? { location: extracted.location } : {})
   }
 }

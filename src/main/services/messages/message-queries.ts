@@ -1,15 +1,14 @@
 /**
- * Reading the message log (docs/design.md §7): entries of an instance or a chat, the list of chats, and
+ * Reading the message log (docs/design.md §7): entries of an instance or a chat, and
  * the file of an inbound media message, fetched on demand through the channel.
  */
 import { ChannelError, type DownloadedMedia } from '../../channel/types'
 import type { MessageLog } from '../../store/message-log'
 import type { Instance, LoggedMessage } from '../../../shared/schemas/records'
-import type { ChatSummary } from '../../../shared/contract'
 import { AppError, conflict, notFound } from '../errors'
 import type { SessionManager } from '../session-manager'
-import { summariseChats } from './chat-summary'
 import { resolveChat } from './outbound'
+import { previewDataUrl } from '../../media/image-info'
 
 export interface LogQuery {
   chatId?: string
@@ -29,11 +28,6 @@ export class MessageQueries {
     return this.log.list(inst._id, { chatId, limit: query.limit, before: query.before })
   }
 
-  /** One row per chat, most recent first. */
-  async chats(inst: Pick<Instance, '_id'>): Promise<ChatSummary[]> {
-    return summariseChats(await this.log.list(inst._id, { limit: Number.MAX_SAFE_INTEGER }))
-  }
-
   /**
    * The bytes of an inbound media message, downloaded on demand through the channel. 404 when the
    * message is not in the log, has no media, or the network no longer has it; 409 when not started.
@@ -50,5 +44,16 @@ export class MessageQueries {
       if (err instanceof ChannelError && err.code === 'MEDIA_UNAVAILABLE') throw new AppError('NOT_FOUND', err.message)
       throw err
     }
+  }
+
+  /**
+   * A preview of an inbound image or sticker for the desk (a JPEG data URL, ≤ 320 px wide); null for
+   * other media or bytes that are not an image. Errors as {@link inboundMedia}.
+   */
+  async preview(inst: Pick<Instance, '_id' | 'settings'>, messageId: string): Promise<{ dataUrl: string | null }> {
+    const logged = await this.log.find(inst._id, messageId)
+    if (!logged?.media?.mimetype.startsWith('image/')) return { dataUrl: null }
+    const media = await this.inboundMedia(inst, messageId)
+    return { dataUrl: await previewDataUrl(media.data) }
   }
 }

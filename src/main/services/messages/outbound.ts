@@ -99,6 +99,7 @@ export class Outbound {
       timestamp: Number(sent.messageTimestamp) * 1000,
       status: sent.status,
       source: opts.source,
+      ...(content.kind === 'location' ? { location: { latitude: content.latitude, longitude: content.longitude } } : {}),
       ...(opts.options ? { options: opts.options } : {})
     }
     // The message is out: logging it and queueing its webhooks are independent writes, each group-

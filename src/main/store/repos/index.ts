@@ -15,10 +15,12 @@
  * | `botActivity` | what the bot's actions did, newest kept per instance | `runtime` |
  * | `botState` | opaque state of bot components, by name | `runtime` |
  * | `chatPauses` | chats whose bot is paused for a person (hand-off) | `runtime` |
+ * | `chatStates` | the desk's read mark and resolve of each conversation (inbox) | `runtime` |
+ * | `quickReplies` | the desk's saved snippets | `chatapp` |
  * | `messages` | the message log, one JSON Lines file per instance | `messages/` |
  */
 import type { Draft } from 'immer'
-import type { Attachment, BotActivity, ChatPause, Instance, Intent, Survey, SurveyRun } from '../../../shared/schemas/records'
+import type { Attachment, BotActivity, ChatPause, ChatState, Instance, Intent, QuickReply, Survey, SurveyRun } from '../../../shared/schemas/records'
 import type { JournaledDocument } from '../journaled-document'
 import type { MessageLog } from '../message-log'
 import { Collection, type Stored } from './collection'
@@ -53,6 +55,7 @@ export interface ConfigData {
   surveys: Survey[]
   attachments: Attachment[]
   appSettings: AppSettings
+  quickReplies: QuickReply[]
 }
 
 /** The runtime document (`runtime.json` + `runtime.journal`): state that changes with traffic. */
@@ -63,6 +66,8 @@ export interface RuntimeData {
   bot: Record<string, unknown>
   /** Chats whose bot is paused for a person (hand-off). */
   chatPauses: ChatPause[]
+  /** The desk's read mark and resolve of each conversation. */
+  chatStates: ChatState[]
 }
 
 export class InstanceRepo extends Collection<Instance, ConfigData> {
@@ -120,6 +125,12 @@ export class SurveyStepRepo extends InstanceOwned<Survey> {
 
 export class SurveyRunRepo extends Collection<SurveyRun, RuntimeData> {}
 export class ChatPauseRepo extends Collection<ChatPause, RuntimeData> {}
+export class ChatStateRepo extends Collection<ChatState, RuntimeData> {}
+export class QuickReplyRepo extends Collection<QuickReply, ConfigData> {
+  byShortcut(shortcut: string): Stored<QuickReply> | undefined {
+    return this.all().find((q) => q.shortcut === shortcut)
+  }
+}
 
 export class AccountRepo {
   constructor(private readonly doc: JournaledDocument<ConfigData>) {}
@@ -185,6 +196,8 @@ export interface Repositories {
   attachments: AttachmentRepo
   surveyRuns: SurveyRunRepo
   chatPauses: ChatPauseRepo
+  chatStates: ChatStateRepo
+  quickReplies: QuickReplyRepo
   botActivity: BotActivityRepo
   botState: BotStateRepo
   messages: MessageLog
@@ -201,6 +214,8 @@ export function makeRepositories(config: JournaledDocument<ConfigData>, runtime:
     attachments: new AttachmentRepo(config, 'attachments'),
     surveyRuns: new SurveyRunRepo(runtime, 'surveyRuns'),
     chatPauses: new ChatPauseRepo(runtime, 'chatPauses'),
+    chatStates: new ChatStateRepo(runtime, 'chatStates'),
+    quickReplies: new QuickReplyRepo(config, 'quickReplies'),
     botActivity: new BotActivityRepo(runtime),
     botState: new BotStateRepo(runtime),
     messages

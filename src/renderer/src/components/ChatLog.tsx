@@ -1,8 +1,34 @@
-/** A conversation as bubbles (own messages right), newest at the bottom, scrolled to the end. */
-import { Badge, Group, Paper, ScrollArea, Stack, Text } from '@mantine/core'
+/**
+ * A conversation as bubbles (own messages right), newest at the bottom, scrolled to the end: WhatsApp
+ * formatting rendered, image previews, locations as map links, who sent each message, and ticks.
+ */
+import { Anchor, Badge, Group, Paper, ScrollArea, Stack, Text } from '@mantine/core'
 import { useEffect, useRef } from 'react'
 import type { LoggedMessage } from '../../../shared/schemas/records'
 import { explainBotDecision } from '../../../shared/domain/bot-decision-text'
+import { FormattedText } from './FormattedText'
+import { MediaPreview } from './MediaPreview'
+
+/** Who wrote a message, in the owner's words. */
+export function senderLabel(m: Pick<LoggedMessage, 'source' | 'pushName'>): string {
+  switch (m.source) {
+    case 'bot':
+      return 'Bot'
+    case 'desk':
+      return 'You (desk)'
+    case 'phone':
+      return 'You (phone)'
+    case 'api':
+      return 'Script (API)'
+    case 'inbound':
+      return m.pushName ?? 'Customer'
+  }
+}
+
+/** A map link for coordinates (opens in the browser). */
+export function mapUrl(l: { latitude: number; longitude: number }): string {
+  return `https://www.google.com/maps/search/?api=1&query=${l.latitude},${l.longitude}`
+}
 
 /**
  * WhatsApp's ticks for a sent message: one grey (the server took it), two grey (delivered), two blue
@@ -10,7 +36,7 @@ import { explainBotDecision } from '../../../shared/domain/bot-decision-text'
  */
 export function DeliveryTicks({ status, errorCode }: { status: string; errorCode?: string }) {
   const tick: Record<string, { glyph: string; color: string; label: string }> = {
-    PENDING: { glyph: '🕓', color: 'dimmed', label: 'sending' },
+    PENDING: { glyph: '◷', color: 'dimmed', label: 'sending' },
     SERVER_ACK: { glyph: '✓', color: 'dimmed', label: 'sent' },
     DELIVERY_ACK: { glyph: '✓✓', color: 'dimmed', label: 'delivered' },
     READ: { glyph: '✓✓', color: 'blue', label: 'read' },
@@ -27,7 +53,20 @@ export function DeliveryTicks({ status, errorCode }: { status: string; errorCode
   )
 }
 
-export function ChatLog({ messages, height = 420, empty, testId }: { messages: LoggedMessage[]; height?: number; empty: string; testId?: string }) {
+export function ChatLog({
+  messages,
+  height = 420,
+  empty,
+  testId,
+  instanceId
+}: {
+  messages: LoggedMessage[]
+  height?: number | string
+  empty: string
+  testId?: string
+  /** Shows inbound image previews (fetched through this instance). */
+  instanceId?: string
+}) {
   const viewport = useRef<HTMLDivElement>(null)
   useEffect(() => {
     viewport.current?.scrollTo({ top: viewport.current.scrollHeight })
@@ -51,16 +90,23 @@ export function ChatLog({ messages, height = 420, empty, testId }: { messages: L
               data-testid={m.fromMe ? 'bubble-out' : 'bubble-in'}
               data-source={m.source}
             >
-              {m.type !== 'text' && m.type !== 'extendedText' && m.type !== 'undecryptable' && (
+              {m.type !== 'text' && m.type !== 'extendedText' && m.type !== 'undecryptable' && m.type !== 'location' && (
                 <Badge size="xs" variant="light" mb={4}>
                   {m.type}
                 </Badge>
               )}
-              <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                {m.type === 'undecryptable' ? <i>Waiting for this message… (WhatsApp is asking the sender for it again)</i> : m.text || <i>({m.type})</i>}
-              </Text>
-              <Text size="xs" c="dimmed" ta="right">
-                {m.fromMe ? m.source : (m.pushName ?? '')} · {new Date(m.timestamp).toLocaleTimeString()}
+              {instanceId && !m.fromMe && m.media?.mimetype.startsWith('image/') && <MediaPreview instanceId={instanceId} messageId={m.id} alt={m.text || m.type} />}
+              {m.location ? (
+                <Anchor href={mapUrl(m.location)} target="_blank" rel="noreferrer" size="sm" data-testid="map-link">
+                  Location: {m.text || `${m.location.latitude.toFixed(5)}, ${m.location.longitude.toFixed(5)}`} · open map
+                </Anchor>
+              ) : (
+                <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+                  {m.type === 'undecryptable' ? <i>Waiting for this message… (WhatsApp is asking the sender for it again)</i> : m.text ? <FormattedText text={m.text} /> : <i>({m.type})</i>}
+                </Text>
+              )}
+              <Text size="xs" c="dimmed" ta="right" data-testid="sender">
+                {senderLabel(m)} · {new Date(m.timestamp).toLocaleTimeString()}
                 {m.fromMe && <DeliveryTicks status={m.status} errorCode={m.error_code} />}
               </Text>
               {!m.fromMe && m.bot && (

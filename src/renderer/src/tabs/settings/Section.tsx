@@ -5,7 +5,7 @@
 import { Button, Card, Group, Stack, Text, Title } from '@mantine/core'
 import { useForm, type UseFormReturnType } from '@mantine/form'
 import { useState, type FormEvent, type ReactNode } from 'react'
-import { ErrorAlert } from '../../components/ErrorAlert'
+import { ErrorAlert, type FormFields } from '../../components/ErrorAlert'
 import { showFieldErrors } from '../../components/form-errors'
 import { useAction } from '../../hooks'
 import { useDesk } from '../../store'
@@ -15,6 +15,8 @@ export interface SectionState {
   busy: boolean
   error: unknown
   saved: boolean
+  /** The form's fields, so the alert does not repeat the problems shown on them. */
+  fields: FormFields
 }
 
 /** A section's form over `initialValues`; `save` sends them (field problems under `prefix`). */
@@ -35,7 +37,7 @@ export function useSectionForm<V extends Record<string, unknown>>(initialValues:
       await useDesk.getState().refreshInstances()
     })
   })
-  return { form, section: { onSubmit, busy: action.busy, error: action.error, saved } }
+  return { form, section: { onSubmit, busy: action.busy, error: action.error, saved, fields: { keys: Object.keys(initialValues), prefix } } }
 }
 
 export function Section({ title, section, children }: { title: string; section: SectionState; children: ReactNode }) {
@@ -46,7 +48,7 @@ export function Section({ title, section, children }: { title: string; section: 
       </Title>
       <Stack gap="sm">
         {children}
-        <ErrorAlert error={section.error} title="Not saved" />
+        <ErrorAlert error={section.error} title="Not saved" form={section.fields} />
         <Group>
           <Button type="submit" loading={section.busy}>
             Save

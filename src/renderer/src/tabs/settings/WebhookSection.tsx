@@ -1,10 +1,8 @@
 /** The webhook: URL, events, request options and the signing secret (docs/design.md §11). */
 import { Button, Checkbox, Code, CopyButton, Group, NumberInput, SimpleGrid, Text, TextInput, Textarea } from '@mantine/core'
-import type { Instance } from '../../../../shared/schemas/records'
+import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS, type Instance, type WebhookEvent } from '../../../../shared/schemas/records'
 import { call } from '../../store'
 import { Section, useSectionForm } from './Section'
-
-type WebhookEvent = 'onMessage' | 'onAnyMessage' | 'onConnection' | 'onMessageStatus'
 
 /** `Name: value` lines to a header object. */
 function parseHeaders(text: string): Record<string, string> {
@@ -41,10 +39,9 @@ export function WebhookSection({ inst }: { inst: Instance }) {
       <TextInput label="URL" placeholder="https://example.com/hook" {...form.getInputProps('webhook_url')} />
       <Checkbox.Group label="Events" {...form.getInputProps('events')}>
         <Group mt="xs">
-          <Checkbox value="onMessage" label="onMessage (inbound)" />
-          <Checkbox value="onAnyMessage" label="onAnyMessage (inbound and outbound)" />
-          <Checkbox value="onConnection" label="onConnection (state changes)" />
-          <Checkbox value="onMessageStatus" label="onMessageStatus (delivered, read, refused)" />
+          {WEBHOOK_EVENTS.map((e) => (
+            <Checkbox key={e} value={e} label={`${e} (${WEBHOOK_EVENT_INFO[e]})`} />
+          ))}
         </Group>
       </Checkbox.Group>
       <SimpleGrid cols={{ base: 1, sm: 2 }}>

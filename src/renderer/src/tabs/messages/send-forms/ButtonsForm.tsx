@@ -15,7 +15,7 @@ const newButton = () => ({ type: 'replyButton' as ButtonType, title: '', payload
 
 export function ButtonsForm({ instanceId, chatId, onSent, withImage }: SendFormProps & { withImage: boolean }) {
   const form = useForm({ initialValues: { image: '', text: '', footerText: '', buttons: [newButton()] } })
-  const { onSubmit, busy, error } = useSendForm(
+  const { onSubmit, busy, error, fields } = useSendForm(
     form,
     'btndata.',
     (v) => {
@@ -55,7 +55,7 @@ export function ButtonsForm({ instanceId, chatId, onSent, withImage }: SendFormP
             <TextInput size="xs" placeholder="Footer (optional)" aria-label="Footer" {...form.getInputProps('footerText')} />
           </Group>
         </Stack>
-        <SendFooter label={withImage ? 'mediaButtons' : 'buttons'} busy={busy} error={error} />
+        <SendFooter label={withImage ? 'mediaButtons' : 'buttons'} busy={busy} error={error} fields={fields} />
       </Stack>
     </form>
   )

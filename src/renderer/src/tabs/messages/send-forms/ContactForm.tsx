@@ -7,7 +7,7 @@ import { useSendForm, type SendFormProps } from './use-send-form'
 
 export function ContactForm({ instanceId, chatId, onSent }: SendFormProps) {
   const form = useForm({ initialValues: { fullName: '', phoneNumber: '', organization: '' } })
-  const { onSubmit, busy, error } = useSendForm(
+  const { onSubmit, busy, error, fields } = useSendForm(
     form,
     'vcard.',
     (v) => call('messages.sendContact', { instanceId, chatId, vcard: { fullName: v.fullName, phoneNumber: v.phoneNumber, ...(v.organization ? { organization: v.organization } : {}) } }),
@@ -21,7 +21,7 @@ export function ContactForm({ instanceId, chatId, onSent }: SendFormProps) {
           <TextInput label="Phone number" {...form.getInputProps('phoneNumber')} />
           <TextInput label="Organization" {...form.getInputProps('organization')} />
         </SimpleGrid>
-        <SendFooter label="contact" busy={busy} error={error} />
+        <SendFooter label="contact" busy={busy} error={error} fields={fields} />
       </Stack>
     </form>
   )

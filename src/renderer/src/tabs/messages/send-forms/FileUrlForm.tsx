@@ -15,7 +15,7 @@ const TYPES = [
 
 export function FileUrlForm({ instanceId, chatId, onSent }: SendFormProps) {
   const form = useForm({ initialValues: { url: '', type: 'image' as UrlType, caption: '' } })
-  const { onSubmit, busy, error } = useSendForm(form, '', (v) => call('messages.sendFileUrl', { instanceId, chatId, url: v.url, type: v.type, ...(v.caption ? { caption: v.caption } : {}) }), onSent)
+  const { onSubmit, busy, error, fields } = useSendForm(form, '', (v) => call('messages.sendFileUrl', { instanceId, chatId, url: v.url, type: v.type, ...(v.caption ? { caption: v.caption } : {}) }), onSent)
   return (
     <form onSubmit={onSubmit}>
       <Stack gap="sm">
@@ -24,7 +24,7 @@ export function FileUrlForm({ instanceId, chatId, onSent }: SendFormProps) {
           <Select label="Send as" w={150} allowDeselect={false} data={TYPES} {...form.getInputProps('type')} />
         </Group>
         <Textarea label="Caption" autosize minRows={2} data-testid="compose-text" {...form.getInputProps('caption')} />
-        <SendFooter label="fileUrl" busy={busy} error={error} />
+        <SendFooter label="fileUrl" busy={busy} error={error} fields={fields} />
       </Stack>
     </form>
   )

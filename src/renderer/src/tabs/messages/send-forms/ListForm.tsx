@@ -10,7 +10,7 @@ const newSection = () => ({ title: '', rows: [newRow()] })
 
 export function ListForm({ instanceId, chatId, onSent }: SendFormProps) {
   const form = useForm({ initialValues: { text: '', sections: [newSection()] } })
-  const { onSubmit, busy, error } = useSendForm(
+  const { onSubmit, busy, error, fields } = useSendForm(
     form,
     'msgdata.',
     (v) =>
@@ -54,7 +54,7 @@ export function ListForm({ instanceId, chatId, onSent }: SendFormProps) {
         <Button size="xs" variant="default" w={140} disabled={sections.length >= 10} onClick={() => form.insertListItem('sections', newSection())}>
           Add section
         </Button>
-        <SendFooter label="list" busy={busy} error={error} />
+        <SendFooter label="list" busy={busy} error={error} fields={fields} />
       </Stack>
     </form>
   )

@@ -7,7 +7,7 @@ import { useSendForm, type SendFormProps } from './use-send-form'
 
 export function LocationForm({ instanceId, chatId, onSent }: SendFormProps) {
   const form = useForm({ initialValues: { lat: '', lng: '', name: '' } })
-  const { onSubmit, busy, error } = useSendForm(
+  const { onSubmit, busy, error, fields } = useSendForm(
     form,
     'location.',
     (v) => call('messages.sendText', { instanceId, chatId, location: { lat: v.lat, lng: v.lng, ...(v.name ? { name: v.name } : {}) } }),
@@ -21,7 +21,7 @@ export function LocationForm({ instanceId, chatId, onSent }: SendFormProps) {
           <TextInput label="Longitude" {...form.getInputProps('lng')} />
           <TextInput label="Name" {...form.getInputProps('name')} />
         </SimpleGrid>
-        <SendFooter label="location" busy={busy} error={error} />
+        <SendFooter label="location" busy={busy} error={error} fields={fields} />
       </Stack>
     </form>
   )

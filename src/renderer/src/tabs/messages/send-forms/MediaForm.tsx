@@ -13,7 +13,7 @@ export function MediaForm({ instanceId, chatId, onSent, kind }: SendFormProps & 
     initialValues: { attachmentId: null as string | null, caption: '', voiceNote: false },
     validate: { attachmentId: (v) => (v ? null : 'Pick or upload a file first.') }
   })
-  const { onSubmit, busy, error } = useSendForm(
+  const { onSubmit, busy, error, fields } = useSendForm(
     form,
     '',
     (v) =>
@@ -45,7 +45,7 @@ export function MediaForm({ instanceId, chatId, onSent, kind }: SendFormProps & 
         ) : (
           <Textarea label="Caption" autosize minRows={2} data-testid="compose-text" {...form.getInputProps('caption')} />
         )}
-        <SendFooter label={kind} busy={busy} error={error} />
+        <SendFooter label={kind} busy={busy} error={error} fields={fields} />
       </Stack>
     </form>
   )

@@ -27,5 +27,5 @@ export function useSendForm<V extends Record<string, unknown>>(form: UseFormRetu
       await onSent()
     })
   })
-  return { onSubmit, busy: action.busy, error: action.error }
+  return { onSubmit, busy: action.busy, error: action.error, fields: { keys: Object.keys(form.getInitialValues()), prefix } }
 }
