@@ -31,6 +31,14 @@ export interface ServerBehaviour {
   dropAfterLoginMs: number | null
   /** Contacts answer each message they decrypt with a delivery receipt, as phones do. Default on. */
   deliveryReceipts: boolean
+  /**
+   * The account's privacy setting "Read receipts" as the `privacy` query answers it
+   * (`<category name="readreceipts" value="all|none"/>`, lib/Socket/chats.js fetchPrivacySettings).
+   * `all` (WhatsApp's default): the client's read receipts are `type="read"` and reach the contact;
+   * `none`: the client sends `read-self`, which only the account's own devices get
+   * (lib/Socket/messages-send.js readMessages). Default `all`.
+   */
+  readReceipts: 'all' | 'none'
 }
 
 export const LIVE_BEHAVIOUR: ServerBehaviour = {
@@ -39,7 +47,8 @@ export const LIVE_BEHAVIOUR: ServerBehaviour = {
   refreshAfterStage2: false,
   loginStreamErrors: [],
   dropAfterLoginMs: null,
-  deliveryReceipts: true
+  deliveryReceipts: true,
+  readReceipts: 'all'
 }
 
 /** The knobs with `patch` applied; throws on an unknown knob or a wrong type (control API input). */
@@ -54,7 +63,9 @@ export function patchBehaviour(current: ServerBehaviour, patch: Record<string, u
         ? value === null || typeof value === 'number'
         : Array.isArray(expected)
           ? Array.isArray(value) && value.every((v) => typeof v === 'number')
-          : typeof value === typeof expected
+          : k === 'readReceipts'
+            ? value === 'all' || value === 'none'
+            : typeof value === typeof expected
     if (!ok) throw new Error(`behaviour ${key} has the wrong type`)
     ;(next as Record<string, unknown>)[k] = Array.isArray(value) ? [...value] : value
   }

@@ -12,7 +12,9 @@
  * - `w:m` `<media_conn/>` → `<media_conn auth ttl><host hostname/></media_conn>` naming the fake media host
  *   (Socket/messages-send.js refreshMediaConn reads `auth`, `ttl` and each host's `hostname`, which
  *   may carry a port; uploads then go to `https://<hostname>/mms/…`, see media-host.ts);
- * - `privacy`, `blocklist`, `abt` → their empty containers; anything else → an empty result.
+ * - `privacy` → `<privacy>` with the account's categories (`readreceipts`, `last`, `online`, …; Socket/chats.js
+ *   fetchPrivacySettings reduces them to `{name: value}`);
+ * - `blocklist`, `abt` → their empty containers; anything else → an empty result.
  */
 import type { BinaryNode } from 'baileys'
 import { child, children, iqResult, jidUser, node } from './nodes'
@@ -27,6 +29,8 @@ export interface Directory {
   uploadedPreKeyCount(): number
   /** The answer to a `w:g2` (groups) query, if the server models it (groups.ts answerGroupIq). */
   groupIq?(iq: BinaryNode): BinaryNode | undefined
+  /** The account's privacy settings by category (e.g. `readreceipts: 'all'`). */
+  privacy(): Record<string, string>
   /** The media host to announce in `media_conn` (absent: an empty result, as before). */
   mediaConn?(): { auth: string; ttlSeconds: number; hostname: string }
 }
@@ -64,7 +68,10 @@ export function answerIq(iq: BinaryNode, dir: Directory): BinaryNode | undefined
     const m = dir.mediaConn()
     return iqResult(iq, [node('media_conn', { auth: m.auth, ttl: m.ttlSeconds }, [node('host', { hostname: m.hostname, maxContentLengthBytes: 104857600 })])])
   }
-  if (xmlns === 'privacy') return iqResult(iq, [node('privacy', {}, [])])
+  if (xmlns === 'privacy') {
+    const categories = Object.entries(dir.privacy()).map(([name, value]) => node('category', { name, value }))
+    return iqResult(iq, [node('privacy', {}, categories)])
+  }
   if (xmlns === 'blocklist') return iqResult(iq, [node('list', {}, [])])
   if (xmlns === 'abt') return iqResult(iq, [node('props', { protocol: '1' }, [])])
   return iqResult(iq)

@@ -67,6 +67,8 @@ interface Account {
   /** The phone (device 0) as a Signal peer: it receives the client's own-device copies. */
   peer: SignalPeer
   phoneMessages: ReceivedMessage[]
+  /** Receipts a client addressed to the account's own devices (`read-self`): no contact sees them. */
+  ownReceipts: Array<{ id: string; type: string }>
   linked: boolean
   /** Messages for the linked client while it is not connected, delivered at its next login. */
   offlineQueue: BinaryNode[]
@@ -153,6 +155,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       keys,
       peer: new SignalPeer(keys),
       phoneMessages: [],
+      ownReceipts: [],
       linked: false,
       deviceName: null,
       offlineQueue: [],
@@ -167,6 +170,8 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           account.offlineQueue = []
         },
         uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0,
+        // WhatsApp's defaults, with read receipts as the behaviour says.
+        privacy: () => ({ readreceipts: behaviour.readReceipts, last: 'all', online: 'all', profile: 'all', status: 'contacts', groupadd: 'all' }),
         groupIq: (iq) => {
           if (iq.attrs.type === 'get' && child(iq, 'query')) groupMetadataQueries++
           return answerGroupIq(iq, groups, account.number, peerFor)
@@ -191,6 +196,8 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       },
       received: () => account.phoneMessages.flatMap((m) => textOf(m.message) ?? []),
       messages: () => [...account.phoneMessages],
+      ownReceipts: () => [...account.ownReceipts],
+      typeTo: (jid, text) => typeOnPhone(account, jid, text),
       scan: (qr) => scan(account, qr),
       enterCode: (code) => enterCode(account, code),
       removeDevice() {
@@ -422,12 +429,33 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     return { id: 'status', jid: STATUS_JID, subject: 'status', creation: 0, addressingMode: 'pn', members: [{ pn: contact.pn, lid: contact.lid }], deliveries: [] }
   }
 
+  /**
+   * The owner types a message on the phone: WhatsApp delivers it to the contact and a copy to the
+   * account's linked devices, encrypted by the phone (device 0) as `deviceSentMessage{destinationJid,
+   * message}` from the account's own JID with `recipient` naming the chat (lib/Utils/decode-wa-message.js
+   * decodeMessageNode: `fromMe`, chatId = recipient; the wrapper is unwrapped on decrypt).
+   */
+  async function typeOnPhone(account: Account, jid: string, text: string): Promise<string> {
+    const contact = contactOf(jid)
+    if (!contact) throw new Error(`no contact ${jid}`)
+    const destinationJid = `${contact.pn}@s.whatsapp.net`
+    const { id } = await sendTo(account, account.peer, `${account.number}@s.whatsapp.net`, { deviceSentMessage: { destinationJid, message: { conversation: text } } }, account.name, {
+      recipient: destinationJid
+    })
+    return id
+  }
+
   /** A client's receipt to a contact: a retry for a message it could not decrypt gets it again (same id). */
   async function onClientReceipt(account: Account, n: BinaryNode): Promise<void> {
-    const contact = contactOf(n.attrs.to ?? '')
     const id = n.attrs.id
+    const ids = [id ?? '', ...children(child(n, 'list'), 'item').map((i) => i.attrs.id ?? '')]
+    // Read receipts for the account's own devices only (privacy: read receipts off) reach no contact.
+    if (n.attrs.type === 'read-self') {
+      for (const one of ids) account.ownReceipts.push({ id: one, type: 'read-self' })
+      return
+    }
+    const contact = contactOf(n.attrs.to ?? '')
     if (!contact || !id) return
-    const ids = [id, ...children(child(n, 'list'), 'item').map((i) => i.attrs.id ?? '')]
     for (const one of ids) contact.receipts.push({ id: one, type: n.attrs.type ?? 'delivery' })
     if (n.attrs.type !== 'retry') return
     const message = contact.undelivered.get(id)

@@ -122,6 +122,13 @@ export interface FakePhone {
   /** Own-device copies of what the client sent (`deviceSentMessage`), decrypted texts. */
   received(): string[]
   messages(): ReceivedMessage[]
+  /** Receipts the client sent for the account's own devices only (`read-self`, read receipts off). */
+  ownReceipts(): Array<{ id: string; type: string }>
+  /**
+   * The owner types `text` to the contact `jid` on the phone: the linked client gets the phone's copy
+   * (`deviceSentMessage` from the account's JID, `recipient` the contact). Answers the message id.
+   */
+  typeTo(jid: string, text: string): Promise<string>
   /** True while a companion is linked (false after its logout). */
   readonly linked: boolean
   /** The linked companion as the phone lists it under Linked devices (its DeviceProps.os), null when none. */
