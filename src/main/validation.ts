@@ -19,7 +19,7 @@ export function makeAjv(coerce: boolean): Ajv {
     allErrors: true,
     strict: false
   })
-  addStandardFormats(ajv, ['email', 'uri', 'date-time'])
+  addStandardFormats(ajv, ['email', 'uri', 'date', 'date-time'])
   for (const [name, fn] of Object.entries(CUSTOM_FORMATS)) ajv.addFormat(name, fn)
   return ajv
 }

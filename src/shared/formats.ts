@@ -75,6 +75,7 @@ export const FORMAT_PROBLEMS: Record<string, string> = {
   'language-tag': 'must be a language code such as en or pt-BR',
   'http-url': 'must be an http or https URL',
   email: 'must be an e-mail address',
+  date: 'must be a date as YYYY-MM-DD',
   'decimal-degrees': 'must be a decimal number as a string, such as 28.6139',
   shortcut: 'must be 1 to 32 lower-case letters, digits, _ or - (no spaces)'
 }

@@ -210,10 +210,27 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await days.getByRole('status').waitFor()
     const hours = page.getByRole('form', { name: 'Active hours' })
     await hours.getByLabel('Always active').uncheck()
-    await hours.getByLabel('From').fill('8:30')
+    await hours.getByLabel('From').fill('08:30')
     await hours.getByLabel('To').fill('18:00')
     await hours.getByRole('button', { name: 'Save' }).click()
     await hours.getByRole('status').waitFor()
+    // A lunch break on Monday and a holiday, with time and date pickers.
+    const split = page.getByRole('form', { name: 'Split hours and holidays' })
+    const monday = split.getByTestId('day-monday')
+    await monday.getByRole('button', { name: '+ window' }).click()
+    await monday.getByRole('button', { name: '+ window' }).click()
+    await split.getByLabel('Monday window 1 to').fill('12:30')
+    await split.getByLabel('Monday window 2 from').fill('15:00')
+    await split.getByLabel('Monday window 2 to').fill('19:00')
+    await split.getByLabel('Holidays').fill('2026-12-25')
+    await split.getByRole('button', { name: 'Add holiday' }).click()
+    await split.getByRole('button', { name: 'Save' }).click()
+    await split.getByRole('status').waitFor()
+    const [saved] = await rpc('instances.list', {})
+    expect(saved.settings.opening_hours).toEqual({
+      ranges: { monday: [{ from: '09:00', to: '12:30' }, { from: '15:00', to: '19:00' }] },
+      holidays: ['2026-12-25']
+    })
 
     await page.reload()
     await page.getByRole('form', { name: 'General' }).waitFor()
@@ -221,7 +238,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     expect(await page.getByRole('form', { name: 'General' }).getByLabel('Time zone').inputValue()).toBe('Asia/Kolkata')
     expect(await page.getByRole('form', { name: 'Active days' }).getByLabel('Sunday').isChecked()).toBe(false)
     expect(await page.getByRole('form', { name: 'Active days' }).getByLabel('Monday').isChecked()).toBe(true)
-    expect(await page.getByRole('form', { name: 'Active hours' }).getByLabel('From').inputValue()).toBe('8:30')
+    expect(await page.getByRole('form', { name: 'Active hours' }).getByLabel('From').inputValue()).toBe('08:30')
     await shot('08-settings')
   })
 

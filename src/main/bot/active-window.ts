@@ -21,18 +21,34 @@
  *   spring-forward day) opens at the first wall time at or after it; in the repeated hour both
  *   passes are inside or outside alike.
  *
+ * - A {@link Schedule} adds to `days` and `hours` (issue 13 §3, docs/design.md §16): per-day `ranges`
+ *   (several windows a day, e.g. 9:00–13:00 and 15:00–19:00; a day without its own ranges uses
+ *   `hours`) and `holidays` (local `YYYY-MM-DD` dates closed all day). Each range follows the rules
+ *   above; an overnight range belongs to the day it started on, so a holiday closes the night that
+ *   starts on it, not the one that ends on it.
+ *
  * Throws RangeError on a timezone `parseTimeZone` rejects and on a bound that is neither a time of
  * day nor `always` (settings are validated on input, so this means corrupt data).
  */
-import { WEEK_DAYS, type ActiveDays, type ActiveHours, type WeekDay } from '../../shared/schemas/records'
+import { WEEK_DAYS, type ActiveDays, type ActiveHours, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
 import { isTimeOfDay, minutesOfDay, parseTimeZone, type ParsedTimeZone } from '../../shared/formats'
 
 const DAY_MINUTES = 24 * 60
 
-/** Local weekday (0 = Monday, as in WEEK_DAYS) and minutes after local midnight. */
+/** Local weekday (0 = Monday, as in WEEK_DAYS), minutes after local midnight and the local date. */
 export interface LocalTime {
   weekday: number
   minutes: number
+  /** `YYYY-MM-DD`. */
+  date: string
+}
+
+/** When the bot answers: open days, the default hours, and the optional per-day ranges and holidays. */
+export interface Schedule {
+  days: ActiveDays
+  hours: ActiveHours
+  ranges?: OpeningHours['ranges']
+  holidays?: OpeningHours['holidays']
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
@@ -58,6 +74,9 @@ function formatterOf(name: string): Intl.DateTimeFormat {
       timeZone: name,
       hourCycle: 'h23',
       weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
       hour: '2-digit',
       minute: '2-digit'
     })
@@ -75,19 +94,27 @@ export function localTime(now: Date, timezone: string): LocalTime {
     const shifted = new Date(now.getTime() + zone.minutes * 60_000)
     return {
       weekday: (shifted.getUTCDay() + 6) % 7,
-      minutes: shifted.getUTCHours() * 60 + shifted.getUTCMinutes()
+      minutes: shifted.getUTCHours() * 60 + shifted.getUTCMinutes(),
+      date: shifted.toISOString().slice(0, 10)
     }
   }
   let weekday = -1
   let hour = 0
   let minute = 0
+  const ymd = { year: '', month: '', day: '' }
   for (const p of formatterOf(zone.name).formatToParts(now)) {
     if (p.type === 'weekday') weekday = SHORT_DAYS[p.value] ?? -1
     else if (p.type === 'hour') hour = Number(p.value) % 24 // some ICU builds print 24 at midnight
     else if (p.type === 'minute') minute = Number(p.value)
+    else if (p.type === 'year' || p.type === 'month' || p.type === 'day') ymd[p.type] = p.value
   }
   if (weekday < 0) throw new RangeError(`active window: cannot read the weekday in ${zone.name}`)
-  return { weekday, minutes: hour * 60 + minute }
+  return { weekday, minutes: hour * 60 + minute, date: `${ymd.year}-${ymd.month}-${ymd.day}` }
+}
+
+/** The calendar day before `date` (`YYYY-MM-DD`). */
+function dayBefore(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10)
 }
 
 function bound(value: string, ifAlways: number): number {
@@ -100,15 +127,39 @@ function dayOn(days: ActiveDays, weekday: number): boolean {
   return days[WEEK_DAYS[weekday] as WeekDay] === true
 }
 
-/** True when the bot answers at `now` (see module doc for the rules). */
+/** True when the bot answers at `now` with only open days and one daily window (see module doc). */
 export function isWithinActiveWindow(now: Date, timezone: string, days: ActiveDays, hours: ActiveHours): boolean {
-  const from = bound(hours.from.trim(), 0)
-  const to = bound(hours.to.trim(), DAY_MINUTES)
-  const { weekday, minutes } = localTime(now, timezone)
-  if (from === to || (from === 0 && to === DAY_MINUTES)) return dayOn(days, weekday)
-  if (from < to) return minutes >= from && minutes < to && dayOn(days, weekday)
-  if (minutes >= from) return dayOn(days, weekday)
-  if (minutes < to) return dayOn(days, (weekday + 6) % 7)
+  return isOpen(now, timezone, { days, hours })
+}
+
+/** The schedule of an instance's settings (opening_hours absent on older instances: the seed's window). */
+export function scheduleOf(s: Pick<InstanceSettings, 'active_days' | 'active_hours' | 'opening_hours'>): Schedule {
+  return { days: s.active_days, hours: s.active_hours, ranges: s.opening_hours?.ranges, holidays: s.opening_hours?.holidays }
+}
+
+/** The windows of a weekday: its own ranges, else the default hours. */
+function rangesOf(s: Schedule, weekday: number): readonly ActiveHours[] {
+  const own = s.ranges?.[WEEK_DAYS[weekday] as WeekDay]
+  return own && own.length > 0 ? own : [s.hours]
+}
+
+/** True when the bot answers at `now` under `schedule` (see module doc for the rules). */
+export function isOpen(now: Date, timezone: string, schedule: Schedule): boolean {
+  const { weekday, minutes, date } = localTime(now, timezone)
+  const yesterday = (weekday + 6) % 7
+  const openOn = (day: number, on: string) => dayOn(schedule.days, day) && !schedule.holidays?.includes(on)
+  for (const r of rangesOf(schedule, weekday)) {
+    const from = bound(r.from.trim(), 0)
+    const to = bound(r.to.trim(), DAY_MINUTES)
+    const whole = from === to || (from === 0 && to === DAY_MINUTES)
+    if ((whole || (from < to ? minutes >= from && minutes < to : minutes >= from)) && openOn(weekday, date)) return true
+  }
+  // The small hours of an overnight window that started yesterday.
+  for (const r of rangesOf(schedule, yesterday)) {
+    const from = bound(r.from.trim(), 0)
+    const to = bound(r.to.trim(), DAY_MINUTES)
+    if (from > to && minutes < to && openOn(yesterday, dayBefore(date))) return true
+  }
   return false
 }
 
@@ -116,16 +167,16 @@ const DAY_NAMES = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Satu
 
 /**
  * The first minute at or after `now` when the bot answers again, or null when it never does within
- * 8 days (every day off). Walks forward in 5-minute steps, then back to the minute: plain and right
+ * `horizonDays` (every day off; the bot engine looks 40 days ahead, past a long holiday). Walks forward in 5-minute steps, then back to the minute: plain and right
  * across DST changes, since each step asks {@link isWithinActiveWindow} itself. Throws like it.
  */
-export function nextOpening(now: Date, timezone: string, days: ActiveDays, hours: ActiveHours): Date | null {
+export function nextOpening(now: Date, timezone: string, schedule: Schedule, horizonDays = 8): Date | null {
   const start = Math.floor(now.getTime() / 60_000) * 60_000
   const step = 5 * 60_000
-  for (let t = start; t <= start + 8 * 24 * 3_600_000; t += step) {
-    if (!isWithinActiveWindow(new Date(t), timezone, days, hours)) continue
+  for (let t = start; t <= start + horizonDays * 24 * 3_600_000; t += step) {
+    if (!isOpen(new Date(t), timezone, schedule)) continue
     let first = t
-    while (first - 60_000 >= start && isWithinActiveWindow(new Date(first - 60_000), timezone, days, hours)) first -= 60_000
+    while (first - 60_000 >= start && isOpen(new Date(first - 60_000), timezone, schedule)) first -= 60_000
     return new Date(first)
   }
   return null

@@ -28,7 +28,7 @@ import type { Repositories, Stored } from '../store/repos'
 import type { Clock } from '../clock'
 import { DEFAULT_AWAY, type Action, type BotActivity, type BotDecisionRecord, type Instance, type Survey, type SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
-import { describeOpening, isWithinActiveWindow, nextOpening } from './active-window'
+import { describeOpening, isOpen, nextOpening, scheduleOf } from './active-window'
 import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
 import type { Mailer } from './mailer'
 import type { HandoffService } from '../services/handoff-service'
@@ -268,7 +268,7 @@ export class BotEngine {
         await this.deps.repos.botState.set('awayMessageWindow', this.awayWindow.toJSON())
         const s = inst.settings
         const now = this.now()
-        const opens = nextOpening(now, s.bot_timezone, s.active_days, s.active_hours)
+        const opens = nextOpening(now, s.bot_timezone, scheduleOf(s), 40)
         const text = away.message.replace(/\[next_open\]/gi, opens ? describeOpening(now, opens, s.bot_timezone) : 'soon')
         await this.reply(inst, { chatId: msg.chatId, contactJid: contact, pushName: msg.pushName?.trim() || null, text: msg.text, matched: '' }, text)
         return { kind: 'skipped', reason: 'away' }
@@ -286,7 +286,7 @@ export class BotEngine {
     if (msg.offline && !a.reply_unread_msgs) return 'backlog'
     const s = inst.settings
     try {
-      if (!isWithinActiveWindow(this.now(), s.bot_timezone, s.active_days, s.active_hours)) return 'outside_hours'
+      if (!isOpen(this.now(), s.bot_timezone, scheduleOf(s))) return 'outside_hours'
     } catch (err) {
       // Settings are validated on save; a bad value from an old file must not silence the bot.
       this.deps.logger.warn({ err, instanceId: inst._id }, 'active window check failed; answering anyway')

@@ -177,6 +177,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'handoff.resume': async ({ core }, { chatId }, inst) => ({ resumed: await core.handoff.resume(inst._id, resolveChat(chatId)) }),
   'handoff.settings': ({ core }, input, inst) => core.settings.updateHandoff(inst._id, input),
   'settings.away': ({ core }, input, inst) => core.settings.updateAway(inst._id, input),
+  'settings.openingHours': ({ core }, input, inst) => core.settings.updateOpeningHours(inst._id, input),
   'instances.stop': async ({ core }, _input, inst) => ({ status: await core.connection.stop(inst) }),
   'surveys.markHandled': ({ core }, { run_id, handled }, inst) => core.surveys.markHandled(inst, run_id, handled),
   'webhookDeliveries.list': ({ core }, filter, inst) => core.webhooks.list(inst._id, filter),

@@ -7,7 +7,7 @@ import { produce, type Draft } from 'immer'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { InstanceRepo } from '../store/repos'
-import { DEFAULT_AWAY, DEFAULT_HANDOFF, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
 import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
 import { invalid, notFound } from './errors'
 import type { SettingsChangeT } from '../../shared/operations/results'
@@ -86,6 +86,20 @@ export class InstanceSettingsService {
       s.away = { ...DEFAULT_AWAY, ...s.away, ...body }
     })
     return { ...DEFAULT_AWAY, ...instance.settings.away }
+  }
+
+  /**
+   * Sets per-day windows and/or holidays (issue 13 §3). A day given an empty list falls back to
+   * `active_hours`; holidays are kept sorted. Answers the whole model.
+   */
+  async updateOpeningHours(instanceId: string, body: Partial<OpeningHours>): Promise<OpeningHours> {
+    const { instance } = await this.change(instanceId, (s) => {
+      const current = { ...DEFAULT_OPENING_HOURS, ...s.opening_hours }
+      const ranges = { ...current.ranges, ...body.ranges }
+      for (const day of Object.keys(ranges) as WeekDay[]) if (ranges[day]?.length === 0) delete ranges[day]
+      s.opening_hours = { ranges, holidays: [...(body.holidays ?? current.holidays)].sort() }
+    })
+    return { ...DEFAULT_OPENING_HOURS, ...instance.settings.opening_hours }
   }
 
   /** Applies `recipe` to the settings; bumps updatedAt and __v only when something changed. One write. */

@@ -38,8 +38,8 @@ import {
 } from '../schemas/operations'
 import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
 import { op, withoutCredentials } from './define'
-import { QuickReply } from '../schemas/records'
-import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
+import { OpeningHours, QuickReply } from '../schemas/records'
+import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, OpeningHours as OpeningHoursT, SendLimits, Survey as SurveyT } from '../schemas/records'
 import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
 import {
   AppInfo,
@@ -774,6 +774,17 @@ export const OPERATIONS = {
     input: Type.Partial(AwaySettings),
     output: AwaySettings,
     http: { method: 'PUT', path: '/chatapp/away', message: SETTINGS_UPDATED },
+    rpc: true
+  }),
+  'settings.openingHours': op<OpeningHoursT>()({
+    summary: 'Several windows a day and holidays (beyond active_days / active_hours)',
+    description:
+      'Per weekday a list of windows `{from, to}` (H:MM, an overnight window like 19:00–2:00 belongs to the day it starts on); a day with an empty list uses `active_hours`. `holidays`: local dates (YYYY-MM-DD, in bot_timezone) when the bot treats itself as closed (the away message answers). `active_days` still decides which days are open.',
+    tags: ['instance settings'],
+    scope: 'instance',
+    input: Type.Partial(OpeningHours),
+    output: OpeningHours,
+    http: { method: 'PUT', path: '/chatapp/openingHours', message: SETTINGS_UPDATED },
     rpc: true
   }),
   'handoff.settings': op<HandoffSettingsT>()({

@@ -159,6 +159,22 @@ export const DEFAULT_AWAY: AwaySettings = {
   message: "Thanks for your message, [name]! We're closed right now and will answer when we open again [next_open]."
 }
 
+/**
+ * Opening hours beyond the seed's one window (issue 13 §3, docs/design.md §16): several windows on a
+ * day (`ranges`; a day without its own uses `active_hours`) and holidays (local `YYYY-MM-DD`, closed).
+ * `active_days` stays the list of open days and `active_hours` the default window, so the seed's
+ * routes remain views of this model.
+ */
+export const OpeningHours = Type.Object({
+  ranges: Type.Partial(
+    Type.Object(Object.fromEntries(WEEK_DAYS.map((d) => [d, Type.Array(ActiveHours, { maxItems: 6 })])) as Record<WeekDay, ReturnType<typeof Type.Array<typeof ActiveHours>>>),
+    { description: 'Windows per weekday, e.g. monday: [{from: "9:00", to: "13:00"}, {from: "15:00", to: "19:00"}].' }
+  ),
+  holidays: Type.Array(Type.String({ format: 'date' }), { maxItems: 366, uniqueItems: true, description: 'Local dates (YYYY-MM-DD) the bot treats as closed.' })
+})
+export type OpeningHours = Static<typeof OpeningHours>
+export const DEFAULT_OPENING_HOURS: OpeningHours = { ranges: {}, holidays: [] }
+
 export const InstanceSettings = Type.Object({
   bot_number: Type.Union([Type.String(), Type.Null()]),
   bot_name: Type.String(),
@@ -177,6 +193,8 @@ export const InstanceSettings = Type.Object({
   handoff: Type.Optional(HandoffSettings),
   /** Absent on older instances: {@link DEFAULT_AWAY} applies (off). */
   away: Type.Optional(AwaySettings),
+  /** Absent on older instances: {@link DEFAULT_OPENING_HOURS} applies (the seed's window only). */
+  opening_hours: Type.Optional(OpeningHours),
   last_connected_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the instance last reached CONNECTED.' }))
 })
 export type InstanceSettings = Static<typeof InstanceSettings>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { describeOpening, isWithinActiveWindow, localTime, nextOpening } from '../../../src/main/bot/active-window'
+import { describeOpening, isOpen, isWithinActiveWindow, localTime, nextOpening } from '../../../src/main/bot/active-window'
 import { WEEK_DAYS, type ActiveDays, type WeekDay } from '../../../src/shared/schemas/records'
 
 const days = (...on: WeekDay[]): ActiveDays =>
@@ -12,19 +12,19 @@ const at = (iso: string) => new Date(iso)
 describe('localTime', () => {
   it('reads wall time in IANA zones across the New York spring-forward gap', () => {
     // 2026-03-08 is a Sunday; clocks jump from 02:00 EST to 03:00 EDT.
-    expect(localTime(at('2026-03-08T06:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90 })
-    expect(localTime(at('2026-03-08T07:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 210 })
+    expect(localTime(at('2026-03-08T06:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90, date: '2026-03-08' })
+    expect(localTime(at('2026-03-08T07:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 210, date: '2026-03-08' })
   })
 
   it('gives the same wall time for both passes of the repeated fall-back hour', () => {
-    expect(localTime(at('2026-11-01T05:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90 })
-    expect(localTime(at('2026-11-01T06:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90 })
+    expect(localTime(at('2026-11-01T05:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90, date: '2026-11-01' })
+    expect(localTime(at('2026-11-01T06:30:00Z'), 'America/New_York')).toEqual({ weekday: 6, minutes: 90, date: '2026-11-01' })
   })
 
   it('adds fixed offsets in minutes, crossing the date line', () => {
-    expect(localTime(at('2026-06-05T20:00:00Z'), 'UTC+5:30')).toEqual({ weekday: 5, minutes: 90 })
-    expect(localTime(at('2026-06-05T01:00:00Z'), 'GMT-3')).toEqual({ weekday: 3, minutes: 22 * 60 })
-    expect(localTime(at('2026-06-05T12:00:00Z'), 'UTC')).toEqual({ weekday: 4, minutes: 720 })
+    expect(localTime(at('2026-06-05T20:00:00Z'), 'UTC+5:30')).toEqual({ weekday: 5, minutes: 90, date: '2026-06-06' })
+    expect(localTime(at('2026-06-05T01:00:00Z'), 'GMT-3')).toEqual({ weekday: 3, minutes: 22 * 60, date: '2026-06-04' })
+    expect(localTime(at('2026-06-05T12:00:00Z'), 'UTC')).toEqual({ weekday: 4, minutes: 720, date: '2026-06-05' })
   })
 })
 
@@ -148,29 +148,70 @@ describe('nextOpening and describeOpening (the away message’s [next_open])', (
     const at = (iso: string) => new Date(iso)
     // Wednesday 07:10 in UTC: today at 9:00.
     let now = at('2026-11-18T07:10:00.000Z')
-    let open = nextOpening(now, 'UTC', week, hours)!
+    let open = nextOpening(now, 'UTC', { days: week, hours })!
     expect(open.toISOString()).toBe('2026-11-18T09:00:00.000Z')
     expect(describeOpening(now, open, 'UTC')).toBe('today at 9:00')
     // Friday evening: Monday.
     now = at('2026-11-20T18:00:00.000Z')
-    open = nextOpening(now, 'UTC', week, hours)!
+    open = nextOpening(now, 'UTC', { days: week, hours })!
     expect(open.toISOString()).toBe('2026-11-23T09:00:00.000Z')
     expect(describeOpening(now, open, 'UTC')).toBe('Monday at 9:00')
     // Saturday 2026-10-31 in New York (EDT, UTC-4); Monday 9:00 is after the change to EST (UTC-5).
     now = at('2026-10-31T16:00:00.000Z')
-    open = nextOpening(now, 'America/New_York', week, hours)!
+    open = nextOpening(now, 'America/New_York', { days: week, hours })!
     expect(open.toISOString()).toBe('2026-11-02T14:00:00.000Z')
     // Open now: now itself (to the minute).
     now = at('2026-11-18T10:00:30.000Z')
-    expect(nextOpening(now, 'UTC', week, hours)!.toISOString()).toBe('2026-11-18T10:00:00.000Z')
+    expect(nextOpening(now, 'UTC', { days: week, hours })!.toISOString()).toBe('2026-11-18T10:00:00.000Z')
     // Never open: null.
     const closed = Object.fromEntries(Object.keys(week).map((d) => [d, false])) as typeof week
-    expect(nextOpening(now, 'UTC', closed, hours)).toBeNull()
+    expect(nextOpening(now, 'UTC', { days: closed, hours })).toBeNull()
   })
 
   it('says tomorrow for the next day', () => {
     const now = new Date('2026-11-18T20:00:00.000Z')
-    const open = nextOpening(now, 'UTC', week, { from: '9:00', to: '17:00' })!
+    const open = nextOpening(now, 'UTC', { days: week, hours: { from: '9:00', to: '17:00' } })!
     expect(describeOpening(now, open, 'UTC')).toBe('tomorrow at 9:00')
+  })
+})
+
+describe('opening hours with several windows a day and holidays', () => {
+  const week = { monday: true, tuesday: true, wednesday: true, thursday: true, friday: true, saturday: true, sunday: false }
+  // A pizzeria: lunch and dinner on weekdays, one long window on Saturday, a late night on Friday.
+  const pizzeria = {
+    days: week,
+    hours: { from: '12:00', to: '22:00' },
+    ranges: {
+      monday: [{ from: '9:00', to: '13:00' }, { from: '15:00', to: '19:00' }],
+      friday: [{ from: '12:00', to: '14:30' }, { from: '19:00', to: '2:00' }]
+    },
+    holidays: ['2026-12-25']
+  }
+  const at = (iso: string) => new Date(iso)
+
+  it('answers in either window of a day and not in the break', () => {
+    // Monday 2026-11-23, Europe/Rome (UTC+1).
+    expect(isOpen(at('2026-11-23T08:30:00Z'), 'Europe/Rome', pizzeria)).toBe(true) // 9:30
+    expect(isOpen(at('2026-11-23T12:30:00Z'), 'Europe/Rome', pizzeria)).toBe(false) // 13:30, the break
+    expect(isOpen(at('2026-11-23T14:00:00Z'), 'Europe/Rome', pizzeria)).toBe(true) // 15:00
+    expect(isOpen(at('2026-11-23T18:00:00Z'), 'Europe/Rome', pizzeria)).toBe(false) // 19:00
+    // Tuesday has no windows of its own: the default hours.
+    expect(isOpen(at('2026-11-24T10:00:00Z'), 'Europe/Rome', pizzeria)).toBe(false) // 11:00
+    expect(isOpen(at('2026-11-24T20:00:00Z'), 'Europe/Rome', pizzeria)).toBe(true) // 21:00
+  })
+
+  it('keeps Friday’s late window open past midnight into Saturday', () => {
+    expect(isOpen(at('2026-11-28T00:30:00Z'), 'Europe/Rome', pizzeria)).toBe(true) // Sat 1:30, Friday's night
+    expect(isOpen(at('2026-11-28T01:30:00Z'), 'Europe/Rome', pizzeria)).toBe(false) // Sat 2:30
+    expect(isOpen(at('2026-11-27T15:00:00Z'), 'Europe/Rome', pizzeria)).toBe(false) // Fri 16:00, the break
+  })
+
+  it('stays closed on a holiday, and says when it opens after it', () => {
+    // Christmas 2026 is a Friday: closed, its night window too; Saturday opens at 12:00.
+    expect(isOpen(at('2026-12-25T12:00:00Z'), 'Europe/Rome', pizzeria)).toBe(false)
+    expect(isOpen(at('2026-12-25T23:30:00Z'), 'Europe/Rome', pizzeria)).toBe(false) // Sat 0:30, the holiday's night
+    const opens = nextOpening(at('2026-12-25T10:00:00Z'), 'Europe/Rome', pizzeria)!
+    expect(opens.toISOString()).toBe('2026-12-26T11:00:00.000Z')
+    expect(describeOpening(at('2026-12-25T10:00:00Z'), opens, 'Europe/Rome')).toBe('tomorrow at 12:00')
   })
 })

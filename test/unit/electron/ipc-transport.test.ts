@@ -65,6 +65,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'handoff.resume': { instanceId: 'i1', chatId: '1555' },
   'handoff.settings': { instanceId: 'i1', pause_minutes: 15 },
   'settings.away': { instanceId: 'i1', enabled: true },
+  'settings.openingHours': { instanceId: 'i1', holidays: ['2026-12-25'] },
   'instances.stop': { instanceId: 'i1' },
   'surveys.markHandled': { instanceId: 'i1', run_id: 'r1', handled: true },
   'messages.sendFileUrl': { instanceId: 'i1', chatId: '1555', url: 'https://x.example/a.png', type: 'image' },

@@ -7,7 +7,9 @@ import { Section, useSectionForm } from './Section'
 export function ActiveHoursSection({ inst }: { inst: Instance }) {
   const hours = inst.settings.active_hours
   const always = hours.from === 'always'
-  const { form, section } = useSectionForm({ always, from: always ? '9:00' : hours.from, to: always ? '17:00' : hours.to }, (v) =>
+  // Time inputs take two-digit hours; the server takes both.
+  const pad = (t: string) => (/^\d:/.test(t) ? `0${t}` : t)
+  const { form, section } = useSectionForm({ always, from: always ? '09:00' : pad(hours.from), to: always ? '17:00' : pad(hours.to) }, (v) =>
     call('settings.updateActiveHours', { instanceId: inst._id, ...(v.always ? { from: 'always', to: 'always' } : { from: v.from, to: v.to }) })
   )
   return (
@@ -15,8 +17,8 @@ export function ActiveHoursSection({ inst }: { inst: Instance }) {
       <Switch label="Always active" {...form.getInputProps('always', { type: 'checkbox' })} />
       {!form.values.always && (
         <Group>
-          <TextInput label="From" description="H:MM" {...form.getInputProps('from')} />
-          <TextInput label="To" description="H:MM (earlier than From = overnight)" {...form.getInputProps('to')} />
+          <TextInput type="time" label="From" description="Opens at" {...form.getInputProps('from')} />
+          <TextInput type="time" label="To" description="Earlier than From: overnight" {...form.getInputProps('to')} />
         </Group>
       )}
     </Section>

@@ -1,8 +1,12 @@
 /** Bot name, time zone, language and default message (docs/api-seed.md §4.3 updateGeneral). */
-import { SimpleGrid, TextInput, Textarea } from '@mantine/core'
+import { Autocomplete, SimpleGrid, TextInput, Textarea } from '@mantine/core'
 import type { Instance } from '../../../../shared/schemas/records'
 import { call } from '../../store'
 import { Section, useSectionForm } from './Section'
+
+/** The IANA zones this browser knows, for the picker (a typed offset like +05:30 is accepted too). */
+const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []
+const PC_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone
 
 export function GeneralSection({ inst }: { inst: Instance }) {
   const s = inst.settings
@@ -13,7 +17,7 @@ export function GeneralSection({ inst }: { inst: Instance }) {
     <Section title="General" section={section}>
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         <TextInput label="Bot name" required {...form.getInputProps('bot_name')} />
-        <TextInput label="Time zone" description="IANA name or offset (+05:30)" {...form.getInputProps('bot_timezone')} />
+        <Autocomplete label="Time zone" description={`Pick or type a zone (this PC: ${PC_ZONE})`} data={ZONES} limit={12} {...form.getInputProps('bot_timezone')} />
         <TextInput label="Language" description="e.g. en, pt-BR" {...form.getInputProps('bot_lang')} />
       </SimpleGrid>
       <Textarea

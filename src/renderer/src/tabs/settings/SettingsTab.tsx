@@ -1,5 +1,5 @@
 /**
- * Settings of the selected instance (general, bot actions, active days, active hours, away message, hand-off, webhook with its
+ * Settings of the selected instance (general, bot actions, active days, active hours, split hours and holidays, away message, hand-off, webhook with its
  * secret and delivery log) and the app settings (SMTP for e-mail notifications). Each section is its
  * own form that saves on its own and shows the server's validation messages next to the fields.
  */
@@ -13,6 +13,7 @@ import { AwaySection } from './AwaySection'
 import { DeliveryLog } from './DeliveryLog'
 import { GeneralSection } from './GeneralSection'
 import { HandoffSection } from './HandoffSection'
+import { OpeningHoursSection } from './OpeningHoursSection'
 import { SmtpSection } from './SmtpSection'
 import { WebhookSection } from './WebhookSection'
 
@@ -27,6 +28,7 @@ export function SettingsTab() {
           <ActionsSection inst={inst} />
           <ActiveDaysSection inst={inst} />
           <ActiveHoursSection inst={inst} />
+          <OpeningHoursSection inst={inst} />
           <AwaySection inst={inst} />
           <HandoffSection inst={inst} />
           <WebhookSection inst={inst} />
