@@ -22,7 +22,7 @@ import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from '../shared/
 import { appSenderCheck, registerIpcTransport } from './electron/ipc-transport'
 import { hardenSession, hardenWebContents, secureWebPreferences } from './electron/security'
 import { fitBounds, loadWindowState, saveWindowState, windowStateFile } from './electron/window-state'
-import { stateNotice } from './electron/status-summary'
+import { handoffNotice, stateNotice, type Notice } from './electron/status-summary'
 import { createTray } from './electron/tray'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -94,15 +94,18 @@ async function main(): Promise<void> {
   subscribeContractEvents(core, (event) => {
     if (win && !win.isDestroyed()) win.webContents.send(IPC_EVENT_CHANNEL, event)
   })
+  const notify = (notice: Notice | null | undefined) => {
+    if (!notice || !Notification.isSupported()) return
+    const n = new Notification({ title: notice.title, body: notice.body, icon: join(RESOURCES, 'icon.png') })
+    n.on('click', showWindow)
+    n.show()
+  }
+  const botName = (instanceId: string) => core.instances.list().find((i) => i._id === instanceId)?.settings.bot_name
   core.events.on('state', (change) => {
-    const inst = core.instances.list().find((i) => i._id === change.instanceId)
-    const notice = inst && stateNotice(change, inst.settings.bot_name)
-    if (notice && Notification.isSupported()) {
-      const n = new Notification({ title: notice.title, body: notice.body, icon: join(RESOURCES, 'icon.png') })
-      n.on('click', showWindow)
-      n.show()
-    }
+    const name = botName(change.instanceId)
+    notify(name === undefined ? null : stateNotice(change, name))
   })
+  core.events.on('handoff', ({ instanceId, pause }) => notify(handoffNotice(pause, botName(instanceId) ?? 'The bot')))
   const removeTray = createTray(core, { iconPath: join(RESOURCES, process.platform === 'darwin' ? 'tray.png' : 'tray@2x.png'), show: showWindow, quit: () => app.quit() })
   createWindow()
 

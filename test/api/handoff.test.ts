@@ -111,3 +111,28 @@ it('refuses bad hand-off settings with a clear error', async () => {
   expect(res.statusCode).toBe(400)
   expect(res.json.error.details).toEqual([expect.objectContaining({ field: 'pause_minutes' })])
 })
+
+it('tells the owner on WhatsApp and by e-mail when a customer asks for a person', async () => {
+  await h.close()
+  const mails: Array<{ to: string; subject: string; text: string }> = []
+  h = await makeHarness({ clock: { now: () => now }, mailer: { send: async (m) => void mails.push(m), close: () => {} } })
+  const c = await h.connectedInstance()
+  qs = c.qs
+  await call('PUT', '/chatapp/handoff/settings', { keyword: 'agent', notify: { email: 'marco@example.com', chatapp_number: '15559990000' } })
+  expect((await customer('agent please')).message.bot).toEqual({ action: 'none', reason: 'handoff_requested' })
+  const sent = (await call('GET', '/chatapp/messages')) as LoggedMessage[]
+  expect(sent.find((m) => m.chatId === '15559990000@s.whatsapp.net')?.text).toContain('Ann (+15550001111) wrote "agent please" (matched the hand-off keyword')
+  expect(mails).toEqual([expect.objectContaining({ to: 'marco@example.com', text: expect.stringContaining('agent please') })])
+})
+
+it('answers the first message of a burst only, when burst_seconds is set', async () => {
+  await call('PUT', '/chatapp/handoff/settings', { burst_seconds: 5 })
+  const at = (sec: number) => Math.floor(now / 1000) + sec
+  const say = (message: string, sec: number) => call('POST', '/chatapp/sandbox/inbound', { chatId: CUSTOMER, message, pushName: 'Ann', timestamp: at(sec) })
+  expect((await say('hi', 0)).message.bot).toEqual({ action: 'none', reason: 'no_match' })
+  expect((await say('are you open?', 2)).message.bot).toEqual({ action: 'none', reason: 'burst' })
+  expect((await say('open today?', 6)).message.bot).toEqual({ action: 'none', reason: 'burst' }) // 4 s after the last one
+  expect((await say('open now?', 20)).message.bot).toEqual({ action: 'intent', ref: 'Hours' })
+  await call('PUT', '/chatapp/handoff/settings', { burst_seconds: 0 })
+  expect((await say('open now?', 21)).message.bot).toEqual({ action: 'intent', ref: 'Hours' })
+})

@@ -129,7 +129,7 @@ export class ActionRunner {
   }
 
   /** A WhatsApp message to chatapp_number and an e-mail; both are tried, either failing fails the action. */
-  private async notify(inst: Instance, target: NonNullable<Action['send_notification']>, ctx: ActionContext): Promise<void> {
+  async notify(inst: Instance, target: NonNullable<Action['send_notification']>, ctx: ActionContext): Promise<void> {
     const who = contactLabel(ctx)
     const answers = ctx.answers?.length ? ctx.answers.map((a, i) => `${i + 1}. ${a.question} — ${a.answer}`).join('\n') : null
     const text = answers

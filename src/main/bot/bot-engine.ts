@@ -31,7 +31,7 @@ import { ActionRunner, type ActionContext, type ActionOutcome } from './action-r
 import { describeOpening, isOpen, nextOpening, scheduleOf } from './active-window'
 import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
 import type { Mailer } from './mailer'
-import type { HandoffService } from '../services/handoff-service'
+import { handoffOf, type HandoffService } from '../services/handoff-service'
 import { MatcherRegistry } from './matcher-registry'
 import { resolveOptionReply } from './option-reply'
 import { renderReply } from './reply-template'
@@ -93,6 +93,8 @@ const OPTION_LOOKBACK = 20
 export class BotEngine {
   readonly matcher: MatcherRegistry
   private readonly actions: ActionRunner
+  /** Per `<instance>:<chat>`, when the customer last wrote (epoch ms), for bursts. */
+  private readonly lastInbound = new Map<string, number>()
   private readonly window: DefaultMessageWindow
   /** At most one away message per contact per window, like the default message. */
   private readonly awayWindow: DefaultMessageWindow
@@ -155,12 +157,18 @@ export class BotEngine {
         act: async () => {
           await this.deps.handoff.pause(inst._id, msg.chatId, null, 'keyword', 'customer')
           this.deps.logger.info({ instanceId, chatId: msg.chatId }, 'a customer asked for a person: the bot is paused for that chat')
+          const notify = handoffOf(inst).notify
+          if (notify?.email || notify?.chatapp_number) {
+            const ctx: ActionContext = { chatId: msg.chatId, contactJid: msg.senderPn ?? msg.senderId, pushName: msg.pushName?.trim() || null, text: msg.text, matched: 'the hand-off keyword (they asked for a person)' }
+            await this.actions.notify(inst, notify, ctx).catch((err: unknown) => this.deps.logger.warn({ err, instanceId }, 'could not tell the owner about a hand-off request'))
+          }
           return { kind: 'skipped', reason: 'handoff_requested' }
         }
       }
     }
     const skip = this.gate(inst, msg)
     if (skip === 'outside_hours') return this.away(inst, msg)
+    if (!skip && this.inBurst(inst, msg)) return silent({ action: 'none', reason: 'burst' })
     if (skip) {
       this.deps.logger.debug({ instanceId, messageId: msg.id, reason: skip }, 'bot skipped message')
       return silent({ action: 'none', reason: skip })
@@ -274,6 +282,22 @@ export class BotEngine {
         return { kind: 'skipped', reason: 'away' }
       }
     }
+  }
+
+  /**
+   * Whether `msg` continues a burst (issue 13 §2): the same chat wrote less than `burst_seconds` before
+   * it. Each message extends the burst, so only its first one is answered. Kept in memory: a restart
+   * starts a new burst.
+   */
+  private inBurst(inst: Instance, msg: InboundMessage): boolean {
+    const seconds = handoffOf(inst).burst_seconds ?? 0
+    const key = `${inst._id}:${msg.chatId}`
+    const at = msg.timestamp * 1000
+    const previous = this.lastInbound.get(key)
+    this.lastInbound.set(key, at)
+    // Only recent chats are worth remembering; an old entry is a burst long over.
+    if (this.lastInbound.size > 10_000) this.lastInbound.delete(this.lastInbound.keys().next().value!)
+    return seconds > 0 && previous !== undefined && at - previous < seconds * 1000 && at >= previous
   }
 
   /** The reason to stay silent (a decision record's reason), or null (§10 step 1). */

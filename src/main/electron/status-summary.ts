@@ -1,8 +1,9 @@
 /**
  * Pure: what the tray shows (a one-line summary of the instances' states) and when a native
- * notification is due (an instance that was connected got disconnected or logged out).
+ * notification is due (an instance that was connected got disconnected or logged out; a customer
+ * asked for a person).
  */
-import type { Instance } from '../../shared/schemas/records'
+import type { ChatPause, Instance } from '../../shared/schemas/records'
 
 /** e.g. "2 connected · 1 waiting for a scan · 1 offline"; "No instances" when empty. */
 export function traySummary(instances: readonly Instance[]): string {
@@ -39,4 +40,14 @@ export function stateNotice(change: { state: string; previous: string; reason?: 
     return { title: `${botName} disconnected`, body: change.reason ? `Connection lost (${change.reason}). Reconnecting…` : 'Connection lost. Reconnecting…' }
   }
   return null
+}
+
+/**
+ * The notification for a hand-off, or null: only a customer asking for a person (the hand-off
+ * keyword) needs the owner; pauses the owner made themselves do not notify.
+ */
+export function handoffNotice(pause: Pick<ChatPause, 'reason' | 'chatId'> | null, botName: string): Notice | null {
+  if (pause?.reason !== 'keyword') return null
+  const who = pause.chatId.endsWith('@s.whatsapp.net') ? `+${pause.chatId.split('@')[0]}` : pause.chatId.split('@')[0]
+  return { title: `${who} asks for a person`, body: `${botName} paused the bot for this chat. Open the inbox to answer.` }
 }

@@ -14,6 +14,7 @@ const REASONS: Record<string, string> = {
   no_match: 'no intent matched and the default message is off',
   default_sent_recently: 'no intent matched, and this contact already got the default message in the last window',
   handoff_requested: 'the customer asked for a person; the bot is paused for this chat until you resume it',
+  burst: 'part of a burst of messages; the bot answered the first one',
   survey_step_deleted: 'the survey step it answered was deleted',
   instance_deleted: 'the instance was deleted'
 }

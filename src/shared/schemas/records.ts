@@ -143,7 +143,16 @@ export type WebhookSettings = Static<typeof WebhookSettings>
 /** Hand-off to a person (docs/design.md §13). */
 export const HandoffSettings = Type.Object({
   pause_minutes: Type.Integer({ minimum: 0, maximum: 10_080, description: 'How long a reply from the desk or the phone pauses the bot for that chat; 0 = never pause.' }),
-  keyword: Type.String({ maxLength: 200, description: 'Words a customer writes to ask for a person (comma-separated, e.g. "agent,human"); empty = none.' })
+  keyword: Type.String({ maxLength: 200, description: 'Words a customer writes to ask for a person (comma-separated, e.g. "agent,human"); empty = none.' }),
+  notify: Type.Optional(
+    Type.Object(
+      { email: Type.Optional(Type.String({ format: 'email' })), chatapp_number: Type.Optional(Type.String({ minLength: 3 })) },
+      { additionalProperties: false, description: 'Who hears that a customer asked for a person: a WhatsApp message from this instance and/or an e-mail (as the send_notification action). The desktop app also shows a notification.' }
+    )
+  ),
+  burst_seconds: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 60, description: 'Customer messages that follow each other within this many seconds form one burst and get one bot answer (the first); 0 = answer each.' })
+  )
 })
 export type HandoffSettings = Static<typeof HandoffSettings>
 export const DEFAULT_HANDOFF: HandoffSettings = { pause_minutes: 30, keyword: '' }

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { fitBounds, DEFAULT_BOUNDS, loadWindowState, saveWindowState } from '../../../src/main/electron/window-state'
 import { hardenSession, hardenWebContents, isExternalLink, secureWebPreferences } from '../../../src/main/electron/security'
-import { stateNotice, traySummary } from '../../../src/main/electron/status-summary'
+import { handoffNotice, stateNotice, traySummary } from '../../../src/main/electron/status-summary'
 import { CONTENT_SECURITY_POLICY } from '../../../src/shared/csp'
 import type { Instance } from '../../../src/shared/schemas/records'
 import { mkdtempSync } from 'node:fs'
@@ -98,5 +98,14 @@ describe('tray summary and notifications', () => {
     expect(stateNotice({ previous: 'CONNECTED', state: 'DISCONNECTED', reason: 'stopped' }, 'Shop')).toBeNull()
     expect(stateNotice({ previous: 'CONNECTING', state: 'QR' }, 'Shop')).toBeNull()
     expect(stateNotice({ previous: 'QR', state: 'CONNECTED' }, 'Shop')).toBeNull()
+  })
+
+  it('notifies when a customer asks for a person, not when the owner paused the bot', () => {
+    expect(handoffNotice({ reason: 'keyword', chatId: '15550001111@s.whatsapp.net' }, 'Shop')).toEqual({
+      title: '+15550001111 asks for a person',
+      body: 'Shop paused the bot for this chat. Open the inbox to answer.'
+    })
+    expect(handoffNotice({ reason: 'human_reply', chatId: '15550001111@s.whatsapp.net' }, 'Shop')).toBeNull()
+    expect(handoffNotice(null, 'Shop')).toBeNull()
   })
 })
