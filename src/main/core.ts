@@ -16,6 +16,7 @@ import { AccountService } from './services/account-service'
 import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
 import { InboxService } from './services/inbox/inbox-service'
+import { InstanceHealth } from './services/health/instance-health'
 import { QuickReplyService } from './services/inbox/quick-reply-service'
 import { HandoffService } from './services/handoff-service'
 import { InboundPipeline } from './services/inbound-pipeline'
@@ -101,6 +102,8 @@ export interface Core {
   inbox: InboxService
   /** The desk's saved snippets. */
   quickReplies: QuickReplyService
+  /** Activity counts per instance. */
+  health: InstanceHealth
   bot: BotEngine
   sandbox: SandboxService
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
@@ -214,6 +217,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     log: new MessageQueries(repos.messages, sessions),
     inbox,
     quickReplies: new QuickReplyService({ repos, events, clock }),
+    health: new InstanceHealth({ messages: repos.messages, webhooks, clock }),
     bot,
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,

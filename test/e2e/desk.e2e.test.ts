@@ -439,9 +439,32 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await expect.poll(() => page.getByRole('tab', { name: 'Instances' }).getAttribute('aria-selected')).toBe('true')
   })
 
+  it('names an instance at creation, counts its activity, and shows a banner when its phone unlinks it', async () => {
+    await openTab('Instances')
+    await page.getByLabel('Name of the new instance').fill('Pizzeria Marco')
+    await page.getByRole('button', { name: 'Create instance' }).click()
+    const cards = page.getByTestId('instance-card')
+    await expect.poll(() => cards.count()).toBe(2)
+    const marco = cards.filter({ hasText: 'Pizzeria Marco' })
+    await marco.waitFor()
+    // The first instance's card counts what the earlier tests did today.
+    await expect.poll(() => cards.first().getByTestId('activity').textContent()).toMatch(/Today: \d+ in · \d+ out · bot answered \d+%/)
+    const id = await marco.getAttribute('data-instance-id')
+    await rpc('instances.init', { instanceId: id })
+    await rpc('pairing.sandboxScan', { instanceId: id })
+    await expect.poll(() => marco.getByTestId('status-badge').textContent()).toBe('CONNECTED')
+    await rpc('instances.logout', { instanceId: id })
+    const banner = page.getByTestId('connection-banner')
+    await banner.getByText('Pizzeria Marco was logged out').waitFor()
+    await shot('13-instances-banner')
+    await banner.getByRole('button', { name: 'Pair again' }).click()
+    await expect.poll(() => page.getByRole('tab', { name: 'Pairing' }).getAttribute('aria-selected')).toBe('true')
+    await banner.getByRole('button').last().click()
+    await banner.waitFor({ state: 'detached' })
+  })
+
   it('deletes an instance only after confirmation', async () => {
     await openTab('Instances')
-    await page.getByRole('button', { name: 'Create instance' }).click()
     const cards = page.getByTestId('instance-card')
     await expect.poll(() => cards.count()).toBe(2)
     const second = cards.nth(1)

@@ -74,6 +74,7 @@ export class SandboxSession implements ChannelSession {
   private pairingCode: string | null = null
   private pairingPhone: string | null = null
   private readonly inboundMedia = new Map<string, MediaSource>()
+  private readonly now = (): number => this.ctx.now?.() ?? Date.now()
   /** Read receipts the session sent (markRead), oldest first. */
   readonly readReceipts: ReadKey[] = []
 
@@ -164,7 +165,7 @@ export class SandboxSession implements ChannelSession {
       ...(media ? { media: { mimetype: media.mimetype, fileName: media.fileName, size: media.size } } : {}),
       selectedId: input.selectedId,
       ...(input.location ? { location: input.location } : {}),
-      timestamp: input.timestamp ?? Math.floor(Date.now() / 1000),
+      timestamp: input.timestamp ?? Math.floor(this.now() / 1000),
       offline: input.offline ?? false
     }
     await this.ctx.hooks.onMessage(message)
@@ -176,7 +177,7 @@ export class SandboxSession implements ChannelSession {
     return {
       key: { remoteJid: jid, fromMe: true, id: newMessageId() },
       message: await this.buildMessage(content),
-      messageTimestamp: String(Math.floor(Date.now() / 1000)),
+      messageTimestamp: String(Math.floor(this.now() / 1000)),
       status: 'PENDING'
     }
   }

@@ -179,6 +179,8 @@ export interface ChannelContext {
   authDir: string
   hooks: ChannelHooks
   logger: Logger
+  /** The app's clock (epoch ms). The sandbox stamps its messages with it; the real network has its own time. */
+  now?: () => number
 }
 
 /** Result of adding participants to a group. */

@@ -4,6 +4,9 @@
  * asked for a person).
  */
 import type { ChatPause, Instance } from '../../shared/schemas/records'
+import type { Notice } from '../../shared/domain/state-notice'
+
+export { stateNotice, type Notice } from '../../shared/domain/state-notice'
 
 /** e.g. "2 connected · 1 waiting for a scan · 1 offline"; "No instances" when empty. */
 export function traySummary(instances: readonly Instance[]): string {
@@ -19,27 +22,6 @@ export function traySummary(instances: readonly Instance[]): string {
     .filter(([n]) => n > 0)
     .map(([n, label]) => `${n} ${label}`)
     .join(' · ')
-}
-
-export interface Notice {
-  title: string
-  body: string
-}
-
-/**
- * The notification for a state change, or null. Only losses of a working link notify: CONNECTED →
- * DISCONNECTED/CONNECTING (connection lost; it reconnects by itself) and any → LOGGED_OUT (the phone
- * removed the device; it needs a new scan). Shutting down (`reason` stopped) does not notify.
- */
-export function stateNotice(change: { state: string; previous: string; reason?: string }, botName: string): Notice | null {
-  if (change.reason === 'stopped') return null
-  if (change.state === 'LOGGED_OUT' && change.previous !== 'LOGGED_OUT') {
-    return { title: `${botName} was logged out`, body: 'The device is no longer linked. Open Chatapp Desk and pair it again.' }
-  }
-  if (change.previous === 'CONNECTED' && (change.state === 'DISCONNECTED' || change.state === 'CONNECTING')) {
-    return { title: `${botName} disconnected`, body: change.reason ? `Connection lost (${change.reason}). Reconnecting…` : 'Connection lost. Reconnecting…' }
-  }
-  return null
 }
 
 /**

@@ -84,7 +84,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'appSettings.setSmtp': async ({ core }, { smtp }) => ({ smtp: await core.appSettings.setSmtp(smtp) }),
 
   'auth.login': ({ core }, { code }) => ({ token: core.account.redeemLoginCode(code) }),
-  'instances.create': ({ core }, { channel }) => core.instances.create(channel),
+  'instances.create': ({ core }, { channel, name }) => core.instances.create(channel, name),
   'instances.list': ({ core }, page) => paged(core.instances.list(), page),
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
   'instances.init': async ({ core }, { config }, inst) => ({ status: await core.connection.init(inst, config) }),
@@ -178,6 +178,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'handoff.settings': ({ core }, input, inst) => core.settings.updateHandoff(inst._id, input),
   'settings.away': ({ core }, input, inst) => core.settings.updateAway(inst._id, input),
   'settings.openingHours': ({ core }, input, inst) => core.settings.updateOpeningHours(inst._id, input),
+  'instances.stats': ({ core }, _input, inst) => core.health.stats(inst),
   'instances.stop': async ({ core }, _input, inst) => ({ status: await core.connection.stop(inst) }),
   'surveys.markHandled': ({ core }, { run_id, handled }, inst) => core.surveys.markHandled(inst, run_id, handled),
   'webhookDeliveries.list': ({ core }, filter, inst) => core.webhooks.list(inst._id, filter),

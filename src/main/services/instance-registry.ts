@@ -70,13 +70,14 @@ export class InstanceRegistry {
   constructor(private readonly deps: InstanceRegistryDeps) {}
 
   /** Creates an instance in state DISCONNECTED. */
-  async create(channel?: ChannelKind): Promise<Stored<Instance>> {
+  async create(channel?: ChannelKind, name?: string): Promise<Stored<Instance>> {
     const now = isoNow(this.deps.clock)
+    const settings = defaultSettings(channel ?? this.deps.defaultChannel)
     const inst = await this.deps.repos.instances.put({
       _id: newObjectId(),
       user_id: this.deps.accountId(),
       session_id: newSecret(18),
-      settings: defaultSettings(channel ?? this.deps.defaultChannel),
+      settings: name?.trim() ? { ...settings, bot_name: name.trim() } : settings,
       createdAt: now,
       updatedAt: now,
       __v: 0

@@ -145,6 +145,7 @@ export class SessionManager {
       instanceId,
       authDir: this.authDir(instanceId),
       logger,
+      now: () => this.deps.clock.now(),
       hooks: {
         onState: (update) => {
           this.persistState(instanceId, update).catch((err) => logger.error({ err }, 'could not save the instance state'))

@@ -10,6 +10,7 @@ import { createHttpClient, exchangeLoginCode } from './transport/http-client'
 import { createIpcClient, preloadBridge } from './transport/ipc-client'
 import { ErrorAlert } from './components/ErrorAlert'
 import { StatusBadge } from './components/StatusBadge'
+import { ConnectionBanner } from './components/ConnectionBanner'
 import { InstancesTab } from './tabs/InstancesTab'
 import { PairingTab } from './tabs/PairingTab'
 import { SettingsTab } from './tabs/settings/SettingsTab'
@@ -132,6 +133,7 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
         </Group>
       </AppShell.Header>
       <AppShell.Main>
+        <ConnectionBanner onPair={(id) => (select(id), change('pairing'))} />
         <Tabs value={tab} onChange={change} keepMounted={false}>
           {/* One row that scrolls sideways on a narrow screen, instead of widening the page. */}
           <Tabs.List mb="md" style={{ flexWrap: 'nowrap', overflowX: 'auto', overflowY: 'hidden' }}>

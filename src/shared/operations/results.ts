@@ -42,6 +42,24 @@ export const Conversation = Type.Object({
 })
 export type ConversationT = Static<typeof Conversation>
 
+/** Activity of an instance over a period (issue 13 §5). */
+export const PeriodStats = Type.Object({
+  messages_in: Type.Integer({ description: 'Customer messages.' }),
+  messages_out: Type.Integer({ description: 'Messages sent: bot, desk, phone and scripts.' }),
+  bot_answered: Type.Integer({ description: 'Customer messages the bot answered (intent, survey, default or away message).' }),
+  bot_answer_rate: Type.Union([Type.Number(), Type.Null()], { description: 'bot_answered / messages_in, 0–1; null without customer messages.' }),
+  failed_sends: Type.Integer({ description: 'Sent messages that ended in ERROR.' }),
+  webhook_failures: Type.Integer({ description: 'Webhook deliveries that failed for good.' })
+})
+export type PeriodStatsT = Static<typeof PeriodStats>
+
+export const InstanceStats = Type.Object({
+  today: PeriodStats,
+  last_7_days: PeriodStats,
+  since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The oldest kept log entry: counts cover the kept log (newest N messages).' })
+})
+export type InstanceStatsT = Static<typeof InstanceStats>
+
 export const QrView = Type.Object({
   status: ConnectionStatus,
   qrDataUrl: Type.Union([Type.String(), Type.Null()], { description: '`data:image/png;base64,…` of the latest QR; null when none is showing.' })

@@ -44,6 +44,7 @@ import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
 import {
   AppInfo,
   Conversation,
+  InstanceStats,
   QrView,
   SentMessage,
   SettingsChange,
@@ -53,6 +54,7 @@ import {
   TextSendResult,
   type AppInfoT,
   type ConversationT,
+  type InstanceStatsT,
   type QrViewT,
   type SentMessageT,
   type SettingsChangeT,
@@ -130,10 +132,13 @@ export const OPERATIONS = {
 
   'instances.create': op<InstanceT>()({
     summary: 'Create an instance',
-    description: 'Body may be empty; `channel` picks `baileys` or `sandbox` (default: CHATAPP_CHANNEL).',
+    description: 'Body may be empty; `channel` picks `baileys` or `sandbox` (default: CHATAPP_CHANNEL); `name` names it (its bot_name, default "Chatapp Bot").',
     tags: ['instances'],
     scope: 'account',
-    input: Type.Object({ channel: Type.Optional(Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')])) }),
+    input: Type.Object({
+      channel: Type.Optional(Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')])),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The instance’s name: its bot_name (extension).' }))
+    }),
     output: Instance,
     http: { method: 'POST', path: '/chatapp/createNewChatapp', message: 'Chatapp created successfully!', bodyOptional: true },
     rpc: true
@@ -173,6 +178,16 @@ export const OPERATIONS = {
     input: Type.Object({}),
     output: Type.Object({ status: Type.String() }),
     http: { method: 'POST', path: '/chatapp/stop', message: 'Chatapp stopped successfully!', bodyOptional: true },
+    rpc: true
+  }),
+  'instances.stats': op<InstanceStatsT>()({
+    summary: 'Activity counts for today and the last 7 days',
+    description: 'Messages in and out, customer messages the bot answered (and the rate), failed sends and failed webhook deliveries; "today" in bot_timezone. Counted over the kept message log (`since`).',
+    tags: ['instances'],
+    scope: 'instance',
+    input: Type.Object({}),
+    output: InstanceStats,
+    http: { method: 'GET', path: '/chatapp/stats', message: 'Stats fetched successfully!', bodyOptional: true },
     rpc: true
   }),
   'instances.scan': op<{ qr: string; status: string }>()({

@@ -67,6 +67,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'settings.away': { instanceId: 'i1', enabled: true },
   'settings.openingHours': { instanceId: 'i1', holidays: ['2026-12-25'] },
   'instances.stop': { instanceId: 'i1' },
+  'instances.stats': { instanceId: 'i1' },
   'surveys.markHandled': { instanceId: 'i1', run_id: 'r1', handled: true },
   'messages.sendFileUrl': { instanceId: 'i1', chatId: '1555', url: 'https://x.example/a.png', type: 'image' },
   'messages.sendMediaButtons': { instanceId: 'i1', chatId: '1555', btndata: { text: 'x', buttons: [{ type: 'replyButton', title: 'a' }], image: 'https://x.example/a.png' } },

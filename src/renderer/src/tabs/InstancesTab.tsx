@@ -1,5 +1,5 @@
 /** Instances: cards with live status and bot number; create (real or sandbox), init, logout, delete. */
-import { Alert, Button, Card, EmptyState, Group, Modal, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { Alert, Button, Card, EmptyState, Group, Modal, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { Instance } from '../../../shared/schemas/records'
 import type { TabProps } from '../App'
@@ -13,10 +13,12 @@ export function InstancesTab({ goTo }: TabProps) {
   const loaded = useDesk((s) => s.instancesLoaded)
   const info = useDesk((s) => s.info)
   const [channel, setChannel] = useState<string>(info?.defaultChannel ?? 'sandbox')
+  const [name, setName] = useState('')
   const action = useAction()
   const create = () =>
     action.run(async () => {
-      const inst = await call('instances.create', { channel: channel as 'sandbox' | 'baileys' })
+      const inst = await call('instances.create', { channel: channel as 'sandbox' | 'baileys', ...(name.trim() ? { name: name.trim() } : {}) })
+      setName('')
       await useDesk.getState().refreshInstances()
       useDesk.getState().select(inst._id)
     })
@@ -25,6 +27,7 @@ export function InstancesTab({ goTo }: TabProps) {
       <Group justify="space-between">
         <Title order={4}>Instances</Title>
         <Group>
+          <TextInput placeholder="Name, e.g. Pizzeria Marco" aria-label="Name of the new instance" value={name} onChange={(e) => setName(e.currentTarget.value)} w={220} />
           <SegmentedControl
             aria-label="Channel of the new instance"
             value={channel}
@@ -88,6 +91,25 @@ function InstanceHealth({ instanceId }: { instanceId: string }) {
   )
 }
 
+/** Today's and the last 7 days' activity: messages in and out, the bot's answer rate, failures. */
+function ActivityCounts({ instanceId }: { instanceId: string }) {
+  const stats = useContract('instances.stats', { instanceId }, (e) => (e.type === 'message' || e.type === 'status' || e.type === 'delivery') && e.instanceId === instanceId)
+  if (!stats.data) return null
+  const line = (label: string, p: typeof stats.data.today) =>
+    `${label}: ${p.messages_in} in · ${p.messages_out} out` +
+    (p.bot_answer_rate === null ? '' : ` · bot answered ${Math.round(p.bot_answer_rate * 100)}%`) +
+    (p.failed_sends ? ` · ${p.failed_sends} failed send${p.failed_sends > 1 ? 's' : ''}` : '') +
+    (p.webhook_failures ? ` · ${p.webhook_failures} webhook failure${p.webhook_failures > 1 ? 's' : ''}` : '')
+  return (
+    <Stack gap={0} mt="xs" data-testid="activity">
+      <Text size="xs">{line('Today', stats.data.today)}</Text>
+      <Text size="xs" c="dimmed">
+        {line('7 days', stats.data.last_7_days)}
+      </Text>
+    </Stack>
+  )
+}
+
 function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
   const selectedId = useDesk((s) => s.selectedId)
   const [confirm, setConfirm] = useState(false)
@@ -113,6 +135,7 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
         {inst._id}
       </Text>
       <InstanceHealth instanceId={inst._id} />
+      <ActivityCounts instanceId={inst._id} />
       <ErrorAlert error={action.error} />
       <Group mt="md" gap="xs">
         <Button size="xs" variant="light" onClick={() => useDesk.getState().select(inst._id)} disabled={selectedId === inst._id}>

@@ -1,0 +1,27 @@
+/** An instance's activity counts (issue 13 §5), from its message log and its webhook deliveries. */
+import type { Clock } from '../../clock'
+import type { MessageLog } from '../../store/message-log'
+import type { WebhookService } from '../../webhooks/webhook-service'
+import type { Instance } from '../../../shared/schemas/records'
+import type { InstanceStatsT } from '../../../shared/operations/results'
+import { localTime } from '../../bot/active-window'
+import { instanceStats } from './instance-stats'
+
+export class InstanceHealth {
+  constructor(private readonly deps: { messages: MessageLog; webhooks: Pick<WebhookService, 'list'>; clock: Clock }) {}
+
+  /** Counts for today (in bot_timezone) and the last 7 days. */
+  async stats(inst: Pick<Instance, '_id' | 'settings'>): Promise<InstanceStatsT> {
+    const now = this.deps.clock.now()
+    const entries = await this.deps.messages.list(inst._id, { limit: Number.MAX_SAFE_INTEGER })
+    const failures = this.deps.webhooks.list(inst._id, { status: 'failed', limit: 100_000 }).map((d) => Date.parse(d.created_at))
+    let startOfToday: number
+    try {
+      // Local midnight: now less the minutes since (on a DST day the clock's own count).
+      startOfToday = now - (now % 60_000) - localTime(new Date(now), inst.settings.bot_timezone).minutes * 60_000
+    } catch {
+      startOfToday = now - (now % 86_400_000)
+    }
+    return instanceStats(entries, failures, now, startOfToday)
+  }
+}
