@@ -74,3 +74,53 @@ it('serves the interactive docs page', async () => {
   expect(page.statusCode).toBe(200)
   expect(page.body).toMatch(/swagger/i)
 })
+
+it('gives every operation an operationId, its errors, and a request example its own schema accepts', async () => {
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  const { makeAjv } = await import('../../src/main/validation')
+  const ajv = makeAjv(false)
+  let examples = 0
+  for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [method, op] of Object.entries(methods)) {
+      expect(op.operationId, `${method} ${path}`).toMatch(/^[a-zA-Z]+\.[a-zA-Z]+/)
+      if (path === '/health') continue // liveness: no input, nothing to refuse
+      expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['200', '400', '403', '500']))
+      if (method === 'post' || method === 'put') expect(op.responses, `${method} ${path}`).toHaveProperty('413')
+      const media = op.requestBody?.content?.['application/json']
+      const fields = Object.keys(media?.schema?.properties ?? {}).filter((f) => f !== 'session_id' && f !== 'access_token')
+      // A body with fields of its own shows an example (all-optional ones may show an empty one).
+      if (media && (method === 'post' || method === 'put') && media.schema.required?.some((f: string) => fields.includes(f))) expect(media.example, `${method} ${path}`).toBeDefined()
+      if (media?.example === undefined) continue
+      examples++
+      const { example, ...rest } = media
+      expect(ajv.validate(rest.schema, example), `${method} ${path}: ${JSON.stringify(ajv.errors)}`).toBe(true)
+    }
+  }
+  expect(examples).toBeGreaterThan(30)
+  expect(doc.paths['/chatapp/message'].post.requestBody.content['application/json'].example).toEqual({ chatId: '15551234567', message: 'Hello from Chatapp Desk!' })
+  expect(doc.paths['/chatapp/message/image'].post.responses).toHaveProperty('415')
+})
+
+it('describes the webhook payloads per event', async () => {
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  expect(Object.keys(doc.webhooks)).toEqual(['onMessage', 'onAnyMessage', 'onConnection', 'onMessageStatus', 'onChatStatus', 'onHandoff'])
+  const body = doc.webhooks.onChatStatus.post.requestBody.content['application/json'].schema
+  expect(body.properties.event.const).toBe('onChatStatus')
+  expect(body.properties.data.required).toEqual(['chatId', 'status', 'by'])
+  expect(doc.webhooks.onMessage.post.description).toContain('webhook-signature')
+})
+
+it('runs the documented examples as they are: a text send and an intent', async () => {
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  const { qs } = await h.connectedInstance()
+  for (const [method, path] of [
+    ['post', '/chatapp/message'],
+    ['post', '/intent'],
+    ['put', '/chatapp/updateGeneral'],
+    ['post', '/quick-reply']
+  ] as const) {
+    const example = doc.paths[path].post?.requestBody.content['application/json'].example ?? doc.paths[path][method].requestBody.content['application/json'].example
+    const res = await h.call({ method: method.toUpperCase() as 'POST' | 'PUT', url: `${path}?${qs}`, payload: example })
+    expect(res.statusCode, `${method} ${path}: ${res.body}`).toBe(200)
+  }
+})

@@ -21,6 +21,7 @@ import type { Instance } from '../../shared/schemas/records'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
 import { ok, responses } from './envelope'
 import { readMultipart, type MultipartResult } from './multipart'
+import { requestExample } from './request-example'
 import { RESPONDERS } from './responders'
 
 type AnyOperation = OperationDef<TObject, unknown, unknown>
@@ -73,7 +74,13 @@ function assembleInput(req: FastifyRequest, shape: HttpShape, upload: MultipartR
 
 /** OpenAPI answers of an operation: the envelope with its data, the files of the responders, the errors. */
 function documentedResponses(def: AnyOperation, http: HttpFacet<unknown>) {
-  const base = responses(http.message, http.data ?? def.output, http.errors)
+  const hasBody = http.method !== 'GET' && http.method !== 'DELETE'
+  const errors: Record<number, string> = { 403: 'The Host header is not 127.0.0.1 or localhost (DNS rebinding guard)' }
+  if (def.scope !== 'public') errors[429] = 'Too many failed token attempts from this address; try again later'
+  if (hasBody) errors[413] = 'The body is larger than the limit (CHATAPP_MAX_JSON_KB for JSON; the file size limit for uploads)'
+  if (http.multipart && !http.multipart.alsoJson) errors[415] = 'Not multipart/form-data'
+  Object.assign(errors, http.errors, { 500: 'Unexpected error; the message names the request id to find in the app log' })
+  const base = responses(http.message, http.data ?? def.output, errors)
   const binary = { schema: { type: 'string', format: 'binary' } }
   switch (http.respond) {
     case 'qrImage':
@@ -112,7 +119,10 @@ function multipartOptions(ctx: OperationContext, def: AnyOperation, http: HttpFa
     schema: {
       ...schemaOf(def, http, shape),
       consumes: multipart.alsoJson ? ['multipart/form-data', 'application/json'] : ['multipart/form-data'],
-      body: Type.Object({ ...shape.body.properties, ...(multipart.file === 'none' ? {} : { file: Type.String({ format: 'binary', description: 'The file.' }) }) })
+      body: withExample(
+        Type.Object({ ...shape.body.properties, ...(multipart.file === 'none' ? {} : { file: Type.String({ format: 'binary', description: 'The file.' }) }) }),
+        exampleFor(def, shape)
+      )
     }
   }
 }
@@ -120,8 +130,19 @@ function multipartOptions(ctx: OperationContext, def: AnyOperation, http: HttpFa
 const uploads = new WeakMap<FastifyRequest, MultipartResult<Bag>>()
 const instances = new WeakMap<FastifyRequest, Stored<Instance>>()
 
+/** The documented request example: the operation's own (`input.examples`), else one made from the body schema. */
+function exampleFor(def: AnyOperation, shape: HttpShape): Bag {
+  return ((def.input as { examples?: Bag[] }).examples?.[0] ?? requestExample(shape.body)) as Bag
+}
+
+/** `schema` with `example` as its OpenAPI example (none when the example is empty). */
+function withExample<S extends TObject>(schema: S, example: Bag): S {
+  return Object.keys(example).length === 0 ? schema : { ...schema, examples: [example] }
+}
+
 function schemaOf(def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape) {
   const bodyless = http.method === 'GET' || http.method === 'DELETE' || http.bodyOptional
+  const body = http.method === 'GET' || http.method === 'DELETE' ? shape.body : withExample(shape.body, exampleFor(def, shape))
   return {
     tags: def.tags,
     summary: def.summary,
@@ -129,7 +150,7 @@ function schemaOf(def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape)
     ...(http.deprecated ? { deprecated: true } : {}),
     ...(shape.params ? { params: shape.params } : {}),
     ...(shape.querystring ? { querystring: shape.querystring } : {}),
-    body: bodyless ? Type.Optional(shape.body) : shape.body,
+    body: bodyless ? Type.Optional(body) : body,
     response: documentedResponses(def, http)
   }
 }

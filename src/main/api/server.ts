@@ -19,6 +19,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { webhookDocs } from './webhook-docs'
 import type { Core } from '../core'
 import { AppError, HTTP_STATUS } from '../services/errors'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
@@ -111,7 +112,7 @@ function bearerCheck(core: Core, throttle: AuthThrottle) {
 /** Liveness, without a token. */
 function healthRoute(app: FastifyInstance, version: string): void {
   const started = Date.now()
-  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (no token needed)', security: [] } }, async () => ({
+  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (no token needed)', operationId: 'app.health', security: [] } }, async () => ({
     status: true,
     message: 'ok',
     data: { version, uptime_s: Math.floor((Date.now() - started) / 1000) }
@@ -185,7 +186,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
           'or the JSON body. The `x-refresh` header is accepted and ignored.'
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }]
+      security: [{ bearer: [] }],
+      webhooks: webhookDocs()
     }
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })

@@ -797,7 +797,9 @@ export const OPERATIONS = {
       'Per weekday a list of windows `{from, to}` (H:MM, an overnight window like 19:00–2:00 belongs to the day it starts on); a day with an empty list uses `active_hours`. `holidays`: local dates (YYYY-MM-DD, in bot_timezone) when the bot treats itself as closed (the away message answers). `active_days` still decides which days are open.',
     tags: ['instance settings'],
     scope: 'instance',
-    input: Type.Partial(OpeningHours),
+    input: Type.Partial(OpeningHours, {
+      examples: [{ ranges: { monday: [{ from: '9:00', to: '13:00' }, { from: '15:00', to: '19:00' }], friday: [{ from: '19:00', to: '2:00' }] }, holidays: ['2026-12-25'] }]
+    }),
     output: OpeningHours,
     http: { method: 'PUT', path: '/chatapp/openingHours', message: SETTINGS_UPDATED },
     rpc: true

@@ -1,0 +1,52 @@
+/**
+ * The OpenAPI `webhooks` section (issue 13 §8): one entry per webhook event (docs/design.md §11, §15)
+ * with the body the app POSTs, its `data` per event, and the Standard Webhooks signing headers.
+ */
+import type { OpenAPIV3_2 } from '@fastify/swagger'
+import Type, { type TSchema } from 'typebox'
+import { ChatPause, LoggedMessage, WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/schemas/records'
+
+const DATA: Record<WebhookEvent, TSchema> = {
+  onMessage: LoggedMessage,
+  onAnyMessage: LoggedMessage,
+  onMessageStatus: LoggedMessage,
+  onConnection: Type.Object({ state: Type.String(), previous: Type.String(), reason: Type.Union([Type.String(), Type.Null()]) }),
+  onChatStatus: Type.Object({
+    chatId: Type.String(),
+    status: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('read')]),
+    by: Type.Union([Type.Literal('desk'), Type.Literal('api'), Type.Literal('customer')])
+  }),
+  onHandoff: Type.Object({ chatId: Type.String(), pause: Type.Union([ChatPause, Type.Null()], { description: 'null: handed back to the bot.' }) })
+}
+
+const SIGNING =
+  'Signed by the Standard Webhooks scheme: headers `webhook-id` (the same on every attempt, to deduplicate), `webhook-timestamp` (epoch seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` with the instance’s webhook secret). Delivered at least once; answer 2xx. Retried with backoff on network errors, timeouts, 5xx and 429 for up to 24 h.'
+
+/** `webhooks` of the OpenAPI 3.1 document. */
+export function webhookDocs(): Record<string, OpenAPIV3_2.PathItemObject> {
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map((event) => [
+      event,
+      {
+        post: {
+          summary: `${event}: ${WEBHOOK_EVENT_INFO[event]}`,
+          description: `Sent to the instance’s webhook URL when \`${event}\` is in its events and send_webhook is on. ${SIGNING}`,
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: Type.Object({
+                  event: Type.Literal(event),
+                  instance_id: Type.String(),
+                  session_id: Type.String(),
+                  data: DATA[event],
+                  timestamp: Type.String({ format: 'date-time' })
+                })
+              }
+            }
+          },
+          responses: { '200': { description: 'Received (any 2xx).' } }
+        }
+      }
+    ])
+  )
+}
