@@ -128,7 +128,10 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     // The server's validation message shows next to the field, and nothing is saved.
     await dialog.getByText('must be a decimal number', { exact: false }).first().waitFor()
     await shot('05-intent-validation')
-    await dialog.getByLabel('Latitude').fill('28.6139')
+    // A maps link fills the coordinates.
+    await dialog.getByTestId('map-link-input').fill('https://maps.google.com/?q=28.6139,77.2090')
+    await dialog.getByText('Found 28.6139, 77.209').waitFor()
+    expect(await dialog.getByLabel('Latitude').inputValue()).toBe('28.6139')
     await dialog.getByRole('button', { name: 'Save intent' }).click()
     await dialog.waitFor({ state: 'detached' })
     const row = page.getByTestId('intent-row')
@@ -146,7 +149,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await expect.poll(() => row.textContent()).toContain('we are open 9-17')
     const [inst] = await rpc('instances.list', {})
     const [intent] = await rpc('intents.list', { instanceId: inst._id })
-    expect(intent).toMatchObject({ keyword: 'hours, open', reply: '{Hi|Hello} [name], we are open 9-17.', action: { send_location: { lat: '28.6139', lng: '77.2090', loc: 'Our shop' } } })
+    expect(intent).toMatchObject({ keyword: 'hours, open', reply: '{Hi|Hello} [name], we are open 9-17.', action: { send_location: { lat: '28.6139', lng: '77.209', loc: 'Our shop' } } })
     await shot('06-intents')
   })
 
@@ -240,6 +243,22 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     expect(await page.getByRole('form', { name: 'Active days' }).getByLabel('Monday').isChecked()).toBe(true)
     expect(await page.getByRole('form', { name: 'Active hours' }).getByLabel('From').inputValue()).toBe('08:30')
     await shot('08-settings')
+
+    // An unsaved change: said on the form, and leaving the tab asks first.
+    const general2 = page.getByRole('form', { name: 'General' })
+    await general2.getByLabel('Bot name').fill('Not saved Bot')
+    await general2.getByTestId('unsaved').waitFor()
+    const asked: string[] = []
+    page.once('dialog', (d) => (asked.push(d.message()), void d.dismiss()))
+    await openTab('Intents')
+    await expect.poll(() => asked.length).toBe(1)
+    expect(asked[0]).toContain('unsaved changes in General')
+    expect(await page.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected')).toBe('true')
+    page.once('dialog', (d) => void d.accept())
+    await openTab('Intents')
+    await expect.poll(() => page.getByRole('tab', { name: 'Intents' }).getAttribute('aria-selected')).toBe('true')
+    await openTab('Settings')
+    expect(await page.getByRole('form', { name: 'General' }).getByLabel('Bot name').inputValue()).toBe('Desk Bot')
   })
 
   it('sends an image from the inbox (upload, pick, caption) and shows it in the conversation', async () => {

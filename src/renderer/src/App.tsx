@@ -11,6 +11,7 @@ import { createIpcClient, preloadBridge } from './transport/ipc-client'
 import { ErrorAlert } from './components/ErrorAlert'
 import { StatusBadge } from './components/StatusBadge'
 import { ConnectionBanner } from './components/ConnectionBanner'
+import { confirmLeave } from './unsaved'
 import { InstancesTab } from './tabs/InstancesTab'
 import { PairingTab } from './tabs/PairingTab'
 import { SettingsTab } from './tabs/settings/SettingsTab'
@@ -101,6 +102,7 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
   const select = useDesk((s) => s.select)
   const selected = useSelectedInstance()
   const change = (v: string | null) => {
+    if (!confirmLeave()) return
     const t = (v ?? 'instances') as TabId
     localStorage.setItem('chatapp.tab', t)
     setTab(t)
@@ -119,7 +121,7 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
               placeholder={instances.length ? 'Pick an instance' : 'No instances yet'}
               data={instances.map((i) => ({ value: i._id, label: `${i.settings.bot_name} · ${i.settings.bot_number ?? i._id.slice(-6)}` }))}
               value={selectedId}
-              onChange={select}
+              onChange={(id) => confirmLeave() && select(id)}
               w={{ base: 150, sm: 280 }}
               data-testid="instance-picker"
             />

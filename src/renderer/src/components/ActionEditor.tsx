@@ -7,6 +7,7 @@ import { Card, Chip, Group, Select, SimpleGrid, Stack, Text, TextInput } from '@
 import type { Action } from '../../../shared/schemas/records'
 import { useContract } from '../hooks'
 import { AttachmentPicker } from './AttachmentPicker'
+import { MapLinkInput } from './MapLinkInput'
 import { fieldError } from './ErrorAlert'
 
 const KINDS = [
@@ -61,7 +62,10 @@ export function ActionEditor({ instanceId, value, onChange, error }: { instanceI
         <Card withBorder p="sm">
           <Stack gap="sm">
             {action.send_location && (
-              <SimpleGrid cols={3}>
+              <MapLinkInput onCoordinates={(c) => patch('send_location', { ...action.send_location!, lat: String(c.latitude), lng: String(c.longitude) })} />
+            )}
+            {action.send_location && (
+              <SimpleGrid cols={{ base: 1, xs: 3 }}>
                 <TextInput label="Latitude" placeholder="28.6139" value={action.send_location.lat} onChange={(e) => patch('send_location', { ...action.send_location!, lat: e.currentTarget.value })} error={err('send_location.lat')} />
                 <TextInput label="Longitude" placeholder="77.2090" value={action.send_location.lng} onChange={(e) => patch('send_location', { ...action.send_location!, lng: e.currentTarget.value })} error={err('send_location.lng')} />
                 <TextInput label="Place name" value={action.send_location.loc} onChange={(e) => patch('send_location', { ...action.send_location!, loc: e.currentTarget.value })} error={err('send_location.loc')} />

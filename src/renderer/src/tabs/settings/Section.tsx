@@ -4,11 +4,12 @@
  */
 import { Button, Card, Group, Stack, Text, Title } from '@mantine/core'
 import { useForm, type UseFormReturnType } from '@mantine/form'
-import { useState, type FormEvent, type ReactNode } from 'react'
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react'
 import { ErrorAlert, type FormFields } from '../../components/ErrorAlert'
 import { showFieldErrors } from '../../components/form-errors'
 import { useAction } from '../../hooks'
 import { useDesk } from '../../store'
+import { markDirty } from '../../unsaved'
 
 export interface SectionState {
   onSubmit(event?: FormEvent<HTMLFormElement>): void
@@ -17,6 +18,8 @@ export interface SectionState {
   saved: boolean
   /** The form's fields, so the alert does not repeat the problems shown on them. */
   fields: FormFields
+  /** Changed since loaded or last saved. */
+  dirty: boolean
 }
 
 /** A section's form over `initialValues`; `save` sends them (field problems under `prefix`). */
@@ -34,13 +37,19 @@ export function useSectionForm<V extends Record<string, unknown>>(initialValues:
         throw err
       }
       setSaved(true)
+      // What was saved is the new baseline: the form is no longer "unsaved".
+      form.resetDirty(values)
       await useDesk.getState().refreshInstances()
     })
   })
-  return { form, section: { onSubmit, busy: action.busy, error: action.error, saved, fields: { keys: Object.keys(initialValues), prefix } } }
+  return { form, section: { onSubmit, busy: action.busy, error: action.error, saved, fields: { keys: Object.keys(initialValues), prefix }, dirty: form.isDirty() } }
 }
 
 export function Section({ title, section, children }: { title: string; section: SectionState; children: ReactNode }) {
+  useEffect(() => {
+    markDirty(title, section.dirty)
+    return () => markDirty(title, false)
+  }, [title, section.dirty])
   return (
     <Card withBorder component="form" onSubmit={(e: FormEvent) => section.onSubmit(e as FormEvent<HTMLFormElement>)} aria-label={title}>
       <Title order={5} mb="sm">
@@ -53,7 +62,12 @@ export function Section({ title, section, children }: { title: string; section: 
           <Button type="submit" loading={section.busy}>
             Save
           </Button>
-          {section.saved && !section.error && (
+          {section.dirty && (
+            <Text size="sm" c="orange" data-testid="unsaved">
+              Unsaved changes
+            </Text>
+          )}
+          {section.saved && !section.error && !section.dirty && (
             <Text size="sm" c="teal" role="status">
               Saved
             </Text>

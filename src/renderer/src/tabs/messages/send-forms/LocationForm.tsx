@@ -2,6 +2,7 @@
 import { SimpleGrid, Stack, TextInput } from '@mantine/core'
 import { useForm } from '@mantine/form'
 import { call } from '../../../store'
+import { MapLinkInput } from '../../../components/MapLinkInput'
 import { SendFooter } from './SendFooter'
 import { useSendForm, type SendFormProps } from './use-send-form'
 
@@ -16,6 +17,7 @@ export function LocationForm({ instanceId, chatId, onSent }: SendFormProps) {
   return (
     <form onSubmit={onSubmit}>
       <Stack gap="sm">
+        <MapLinkInput onCoordinates={(c) => form.setValues({ lat: String(c.latitude), lng: String(c.longitude) })} />
         <SimpleGrid cols={{ base: 1, xs: 3 }}>
           <TextInput label="Latitude" {...form.getInputProps('lat')} />
           <TextInput label="Longitude" {...form.getInputProps('lng')} />
