@@ -442,6 +442,10 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
         await page.getByRole('form', { name: 'General' }).waitFor()
         await fits('Settings')
         await shot(`resp-settings-${width}x${height}`)
+        await openTab('Intents')
+        await page.getByTestId('intent-row').first().waitFor()
+        await fits('Intents')
+        await shot(`resp-intents-${width}x${height}`)
       }
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 })

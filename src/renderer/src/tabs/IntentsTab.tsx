@@ -1,8 +1,9 @@
 /**
- * Intents of the selected instance: a searchable table; an editor with keywords as chips, the reply
+ * Intents of the selected instance: a searchable table (cards on a phone); an editor with keywords as chips, the reply
  * and the structured action editor; delete with confirmation.
  */
-import { Badge, Button, EmptyState, Group, Loader, Modal, Stack, Table, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Badge, Button, Card, EmptyState, Group, Loader, Modal, Stack, Table, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { useMediaQuery } from '@mantine/hooks'
 import { useState } from 'react'
 import type { Action, Intent } from '../../../shared/schemas/records'
 import { keywordList } from '../../../shared/domain/keywords'
@@ -32,6 +33,7 @@ export function IntentsTab() {
   const [editing, setEditing] = useState<Intent | 'new' | null>(null)
   const [deleting, setDeleting] = useState<Intent | null>(null)
   const del = useAction()
+  const narrow = useMediaQuery('(max-width: 48em)')
   if (!inst) return <NeedInstance />
   const q = query.trim().toLowerCase()
   const rows = (list.data ?? []).filter((i) => !q || [i.title, i.keyword, i.reply].some((f) => f.toLowerCase().includes(q)))
@@ -39,8 +41,8 @@ export function IntentsTab() {
     <Stack>
       <Group justify="space-between">
         <Title order={4}>Intents</Title>
-        <Group>
-          <TextInput placeholder="Search title, keyword, reply" value={query} onChange={(e) => setQuery(e.currentTarget.value)} aria-label="Search intents" w={280} />
+        <Group style={{ flex: narrow ? 1 : undefined }} wrap="nowrap">
+          <TextInput placeholder="Search title, keyword, reply" value={query} onChange={(e) => setQuery(e.currentTarget.value)} aria-label="Search intents" w={narrow ? undefined : 280} style={{ flex: narrow ? 1 : undefined }} />
           <Button onClick={() => setEditing('new')}>New intent</Button>
         </Group>
       </Group>
@@ -48,7 +50,37 @@ export function IntentsTab() {
       {list.loading && !list.data && <Loader />}
       {list.data?.length === 0 && <EmptyState title="No intents yet" description="An intent answers messages that contain one of its keywords." />}
       {list.data && list.data.length > 0 && rows.length === 0 && <Text c="dimmed">No intent matches “{query}”.</Text>}
-      {rows.length > 0 && (
+      {rows.length > 0 && narrow && (
+        <Stack gap="xs">
+          {rows.map((i) => (
+            <Card key={i._id} withBorder padding="sm" data-testid="intent-row">
+              <Text fw={600}>{i.title}</Text>
+              <Group gap={4} my={4}>
+                {keywordList(i.keyword).map((k) => (
+                  <Badge key={k} variant="outline" size="sm" tt="none">
+                    {k}
+                  </Badge>
+                ))}
+              </Group>
+              <Text size="sm" lineClamp={3}>
+                {i.reply}
+              </Text>
+              <Text size="xs" c="dimmed" mt={4}>
+                {Object.keys(i.action ?? {}).map((k) => ACTION_LABELS[k] ?? k).join(', ') || 'No follow-up actions'}
+              </Text>
+              <Group gap="xs" justify="flex-end" mt="xs">
+                <Button size="compact-sm" variant="light" onClick={() => setEditing(i)}>
+                  Edit
+                </Button>
+                <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(i)}>
+                  Delete
+                </Button>
+              </Group>
+            </Card>
+          ))}
+        </Stack>
+      )}
+      {rows.length > 0 && !narrow && (
         <Table striped highlightOnHover>
           <Table.Thead>
             <Table.Tr>
