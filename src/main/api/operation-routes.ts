@@ -132,7 +132,7 @@ const instances = new WeakMap<FastifyRequest, Stored<Instance>>()
 
 /** The documented request example: the operation's own (`input.examples`), else one made from the body schema. */
 function exampleFor(def: AnyOperation, shape: HttpShape): Bag {
-  return ((def.input as { examples?: Bag[] }).examples?.[0] ?? requestExample(shape.body)) as Bag
+  return ((def.input as { examples?: Bag[] }).examples?.[0] ?? requestExample(shape.body))
 }
 
 /** `schema` with `example` as its OpenAPI example (none when the example is empty). */

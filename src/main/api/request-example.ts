@@ -108,7 +108,7 @@ export function exampleOf(schema: Schema, name = ''): unknown {
 }
 
 function stringExample(schema: Schema, name: string): string {
-  let v = (schema.format && BY_FORMAT[schema.format]) ?? (typeof BY_NAME[name] === 'string' ? (BY_NAME[name] as string) : undefined)
+  let v = (schema.format && BY_FORMAT[schema.format]) ?? (typeof BY_NAME[name] === 'string' ? (BY_NAME[name]) : undefined)
   if (v === undefined && schema.pattern?.includes('\\d')) v = '15551234567'
   v ??= 'example'
   if (schema.minLength && v.length < schema.minLength) v = v.padEnd(schema.minLength, 'x')
