@@ -410,6 +410,100 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await shot('11-api')
   })
 
+  it('walks the pizzeria scenario at phone, laptop and wide sizes', { timeout: 240_000 }, async () => {
+    const [inst] = await rpc('instances.list', {})
+    const all = { monday: true, tuesday: true, wednesday: true, thursday: true, friday: true, saturday: true, sunday: true }
+    await rpc('settings.updateActiveDays', { instanceId: inst._id, ...all })
+    await rpc('settings.updateActiveHours', { instanceId: inst._id, from: 'always', to: 'always' })
+    await rpc('settings.updateActions', { instanceId: inst._id, send_default_msg: false })
+    const steps = await rpc('surveys.list', { instanceId: inst._id })
+    // The last step tells the owner, with every answer of the run.
+    const last = steps.find((st: { sort_id: number }) => st.sort_id === 2)
+    await rpc('surveys.update', { instanceId: inst._id, id: last._id, action: { send_notification: { chatapp_number: '15550109999' } } })
+    const sizes = [
+      [390, 844],
+      [1366, 768],
+      [1920, 1080]
+    ] as const
+    try {
+      for (const [n, [width, height]] of sizes.entries()) {
+        await page.setViewportSize({ width, height })
+        const size = `${width}x${height}`
+        const phone = width < 600
+        const chatId = `1555020000${n}`
+        const customer = { instanceId: inst._id, chatId, pushName: `Guest ${n}` }
+        // A customer writes; the bot answers.
+        expect((await rpc('sandbox.inbound', { ...customer, message: 'are you open?' })).replies[0].text).toContain('we are open 9-17')
+        // The owner replies from the inbox: the bot stays silent for that chat.
+        await openTab('Inbox')
+        const row = page.getByTestId('conversation-row').filter({ hasText: `Guest ${n}` })
+        await row.click()
+        const compose = page.getByRole('form', { name: 'Compose' })
+        await compose.getByTestId('compose-text').fill('Hi! Marco here, the oven is on until 23.')
+        await compose.getByRole('button', { name: 'Send text' }).click()
+        const bar = page.getByTestId('handoff-bar')
+        await bar.getByText('Bot paused').waitFor()
+        const silent = await rpc('sandbox.inbound', { ...customer, message: 'open on sunday?' })
+        expect(silent.replies).toEqual([])
+        const conv = page.getByTestId('conversation')
+        await conv.getByTestId('bot-decision').getByText('No reply: the bot is paused for this chat', { exact: false }).waitFor()
+        await shot(`pizzeria-1-paused-${size}`)
+        // The pause ends: the bot answers again.
+        await bar.getByRole('button', { name: 'Hand back to bot' }).click()
+        await bar.getByText('Bot on').waitFor()
+        expect((await rpc('sandbox.inbound', { ...customer, message: 'open tomorrow?' })).replies[0].text).toContain('we are open 9-17')
+        await conv.getByTestId('bot-decision').getByText('Answered by intent', { exact: false }).last().waitFor()
+
+        // Outside hours (today is a holiday): the away message, and Test chat says why.
+        const tz = (await rpc('instances.list', {}))[0].settings.bot_timezone as string
+        const localToday = new Intl.DateTimeFormat('en-CA', { timeZone: tz }).format(new Date())
+        expect(localToday).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+        await rpc('settings.openingHours', { instanceId: inst._id, holidays: [localToday] })
+        await rpc('settings.away', { instanceId: inst._id, enabled: true, message: 'Closed today, [name]. Back [next_open].' })
+        try {
+          await openTab('Test chat')
+          await page.getByTestId('test-chat-input').fill(`hello from size ${n}`)
+          await page.getByRole('button', { name: 'Send', exact: true }).click()
+          const log = page.getByTestId('test-chat-log')
+          await log.getByTestId('bot-decision').getByText('Answered with the away message').first().waitFor()
+          await shot(`pizzeria-2-away-${size}`)
+        } finally {
+          await rpc('settings.openingHours', { instanceId: inst._id, holidays: [] })
+          await rpc('settings.away', { instanceId: inst._id, enabled: false })
+        }
+
+        // A survey ends with its closing message; the owner's notification lists every answer.
+        const guest = { instanceId: inst._id, chatId: `1555030000${n}`, pushName: `Bea ${n}` }
+        await rpc('sandbox.inbound', { ...guest, message: 'feedback' })
+        await rpc('sandbox.inbound', { ...guest, message: `Quick ${n}` })
+        const done = await rpc('sandbox.inbound', { ...guest, message: `Great pizza ${n}` })
+        expect(done.replies.map((r: { text: string }) => r.text)).toContain(`Thanks Bea ${n}, you said: Quick ${n}`)
+        await openTab('Inbox')
+        if (phone && (await page.getByRole('button', { name: 'Back to conversations' }).count())) await page.getByRole('button', { name: 'Back to conversations' }).click()
+        await page.getByTestId('conversation-row').filter({ hasText: '+15550109999' }).click()
+        await page.getByTestId('conversation').getByText(`2. How did we do? — Great pizza ${n}`, { exact: false }).waitFor()
+        await page.getByTestId('conversation').getByText(`1. Anything else? — Quick ${n}`, { exact: false }).waitFor()
+        await shot(`pizzeria-3-survey-notification-${size}`)
+        if (phone) await page.getByRole('button', { name: 'Back to conversations' }).click()
+
+        // A WhatsApp instance whose connection fails shows why, and can be stopped.
+        const wa = await rpc('instances.create', { channel: 'baileys', name: `Shop phone ${n}` })
+        await rpc('instances.init', { instanceId: wa._id })
+        await openTab('Instances')
+        const card = page.getByTestId('instance-card').filter({ hasText: `Shop phone ${n}` })
+        await expect.poll(() => card.getByTestId('status-reason').textContent(), { timeout: 20_000 }).toMatch(/^connection failed: .+, retrying in [\d.]+ (ms|s|min)$/)
+        await shot(`pizzeria-4-failing-${size}`)
+        await card.getByRole('button', { name: 'Stop' }).click()
+        await expect.poll(() => card.getByTestId('status-badge').textContent()).toBe('DISCONNECTED')
+        await rpc('instances.delete', { instanceId: wa._id })
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 })
+      await rpc('surveys.update', { instanceId: inst._id, id: last._id, action: {} })
+    }
+    expect(pageErrors).toEqual([])
+  })
+
   it('fits phone, laptop and wide screens: no page-wide horizontal scroll on the inbox and Settings', async () => {
     const sizes = [
       [390, 844],
@@ -476,9 +570,11 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await rpc('instances.init', { instanceId: id })
     await rpc('pairing.sandboxScan', { instanceId: id })
     await expect.poll(() => marco.getByTestId('status-badge').textContent()).toBe('CONNECTED')
-    await rpc('instances.logout', { instanceId: id })
+    // Unlinking it here tells nobody (the owner did it); the phone removing it does.
+    await rpc('sandbox.removeDevice', { instanceId: id })
     const banner = page.getByTestId('connection-banner')
     await banner.getByText('Pizzeria Marco was logged out').waitFor()
+    expect(await banner.count()).toBe(1)
     await shot('13-instances-banner')
     await banner.getByRole('button', { name: 'Pair again' }).click()
     await expect.poll(() => page.getByRole('tab', { name: 'Pairing' }).getAttribute('aria-selected')).toBe('true')

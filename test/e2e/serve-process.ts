@@ -25,7 +25,8 @@ export async function startServe(): Promise<ServeProcess> {
   // tsx's own binary, not `npx`, so the child is the server itself and SIGTERM reaches it.
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'main', 'serve.ts')], {
     cwd: ROOT,
-    env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: token, CHATAPP_LOG_LEVEL: 'warn' },
+    // WhatsApp instances point at a closed local port: their connection fails at once, with a reason.
+    env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: token, CHATAPP_LOG_LEVEL: 'warn', CHATAPP_WA_WS_URL: 'ws://127.0.0.1:9' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let out = ''

@@ -18,6 +18,7 @@ import { digestFile, kindOfMime } from '../media/media-inspect'
 import { toJid } from './jid'
 import {
   ChannelError,
+  OWN_LOGOUT_REASON,
   type ChannelContext,
   type ChannelSession,
   type ConnectionState,
@@ -107,7 +108,15 @@ export class SandboxSession implements ChannelSession {
   async logout(): Promise<void> {
     this.clearTimer()
     await rm(this.ctx.authDir, { recursive: true, force: true })
-    this.setState({ state: 'LOGGED_OUT', reason: 'logged out' })
+    this.setState({ state: 'LOGGED_OUT', reason: OWN_LOGOUT_REASON })
+  }
+
+  /** The owner removes this linked device on the phone: the credentials go, LOGGED_OUT with WhatsApp's reason. */
+  async simulateDeviceRemoved(): Promise<void> {
+    if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The sandbox instance is not connected.')
+    this.clearTimer()
+    await rm(this.ctx.authDir, { recursive: true, force: true })
+    this.setState({ state: 'LOGGED_OUT', reason: 'logged out by WhatsApp: the device was removed on the phone; the device must be linked again' })
   }
 
   async requestPairingCode(phone: string): Promise<string> {

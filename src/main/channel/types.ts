@@ -204,6 +204,8 @@ export interface DownloadedMedia {
 }
 
 /** One live session of one instance. */
+export { OWN_LOGOUT_REASON } from '../../shared/domain/state-notice'
+
 /** A received message to mark read: its id, chat and, in a group, the member who sent it. */
 export interface ReadKey {
   id: string

@@ -170,6 +170,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
     return { status: 'CONNECTED', bot_number: account.phone, user: { id: account.id, name: account.name } }
   },
   'sandbox.inbound': ({ core }, input, inst) => core.sandbox.inbound(inst, input),
+  'sandbox.removeDevice': async ({ core }, _input, inst) => (await core.sandbox.removeDevice(inst), { status: 'LOGGED_OUT' }),
 
   'bot.activity': ({ core }, { limit }, inst) => core.bot.activity(inst._id, limit),
   'handoff.list': ({ core }, _input, inst) => core.handoff.list(inst._id),

@@ -32,6 +32,11 @@ export class SandboxService {
     return this.call(() => this.session(inst).simulateScan())
   }
 
+  /** The phone removes the linked device (Linked devices → Log out): LOGGED_OUT. 409 when not a connected sandbox. */
+  removeDevice(inst: Stored<Instance>): Promise<void> {
+    return this.call(() => this.session(inst).simulateDeviceRemoved())
+  }
+
   /** Delivers a customer's message; answers it as logged and the bot's replies to that chat. */
   async inbound(inst: Stored<Instance>, input: SandboxInboundInput): Promise<{ message: LoggedMessage | null; replies: LoggedMessage[] }> {
     const chatId = resolveChat(input.chatId)

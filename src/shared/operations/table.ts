@@ -739,6 +739,16 @@ export const OPERATIONS = {
     http: { method: 'POST', path: '/chatapp/sandbox/scan', message: 'Sandbox device linked successfully!', bodyOptional: true, errors: { 409: 'Not a sandbox instance, not started, or already linked' } },
     rpc: true
   }),
+  'sandbox.removeDevice': op<{ status: string }>()({
+    summary: 'Simulate the phone removing this linked device',
+    description: 'As the owner tapping Log out under Linked devices: the instance ends LOGGED_OUT with WhatsApp’s reason (notifications and the UI banner follow).',
+    tags: ['sandbox'],
+    scope: 'instance',
+    input: Empty,
+    output: Type.Object({ status: Type.String() }),
+    http: { method: 'POST', path: '/chatapp/sandbox/removeDevice', message: 'Sandbox device removed.', bodyOptional: true, errors: { 409: 'Not a connected sandbox instance' } },
+    rpc: true
+  }),
   'sandbox.inbound': op<{ message: LoggedMessageT | null; replies: LoggedMessageT[] }>()({
     summary: 'Deliver an inbound message to a sandbox instance',
     description: 'Answers once the message is logged and the bot has handled it, with the bot’s replies to that chat.',

@@ -150,9 +150,11 @@ describe('Electron entry with a mocked electron', () => {
     const foreign = await h.ipcHandlers.get('chatapp:rpc:apiToken.get')!({ sender: { id: 8 }, senderFrame: { url: fileUrl, parent: null } }, {})
     expect(foreign).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } })
 
-    // Logging out a connected instance raises a native notification.
-    await invoke('instances.logout', { instanceId: created.data._id })
-    await expect.poll(() => h.notifications.map((n) => n.options.title)).toEqual(['Chatapp Bot was logged out'])
+    // The phone removing a connected instance raises a native notification; a customer asking for a person too.
+    await invoke('handoff.settings', { instanceId: created.data._id, keyword: 'agent' })
+    await invoke('sandbox.inbound', { instanceId: created.data._id, chatId: '15550001111', message: 'agent please' })
+    await invoke('sandbox.removeDevice', { instanceId: created.data._id })
+    await expect.poll(() => h.notifications.map((n) => n.options.title)).toEqual(['+15550001111 asks for a person', 'Chatapp Bot was logged out'])
     expect(h.notifications[0].shown).toBe(true)
 
     // Quit: before-quit is held until the app closed, then the process exits 0.

@@ -98,6 +98,9 @@ describe('tray summary and notifications', () => {
     expect(stateNotice({ previous: 'CONNECTED', state: 'DISCONNECTED', reason: 'stopped' }, 'Shop')).toBeNull()
     expect(stateNotice({ previous: 'CONNECTING', state: 'QR' }, 'Shop')).toBeNull()
     expect(stateNotice({ previous: 'QR', state: 'CONNECTED' }, 'Shop')).toBeNull()
+    // The owner's own unlink or delete here, as opposed to the phone's or WhatsApp's.
+    expect(stateNotice({ previous: 'CONNECTED', state: 'LOGGED_OUT', reason: 'logged out' }, 'Shop')).toBeNull()
+    expect(stateNotice({ previous: 'CONNECTED', state: 'LOGGED_OUT', reason: 'logged out by WhatsApp: device removed' }, 'Shop')?.title).toBe('Shop was logged out')
   })
 
   it('notifies when a customer asks for a person, not when the owner paused the bot', () => {

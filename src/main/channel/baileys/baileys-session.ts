@@ -32,6 +32,7 @@ import type { Logger } from '../../logger'
 import { backoffDelayMs } from '../../../shared/domain/backoff'
 import {
   ChannelError,
+  OWN_LOGOUT_REASON,
   type ChannelContext,
   type ChannelSendOptions,
   type ChannelSession,
@@ -234,7 +235,7 @@ export class BaileysSession implements ChannelSession {
         await this.endSocket(run.sock)
       }
       await this.dropCredentials()
-      this.report({ state: 'LOGGED_OUT', reason: 'logged out' })
+      this.report({ state: 'LOGGED_OUT', reason: OWN_LOGOUT_REASON })
     })
   }
 

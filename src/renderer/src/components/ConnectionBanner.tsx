@@ -23,10 +23,13 @@ export function ConnectionBanner({ onPair }: { onPair(instanceId: string): void 
       }),
     []
   )
-  if (notices.length === 0) return null
+  const instances = useDesk((s) => s.instances)
+  // A deleted instance needs no banner.
+  const shown = notices.filter((n) => instances.some((i) => i._id === n.instanceId))
+  if (shown.length === 0) return null
   return (
     <Stack gap="xs" mb="md">
-      {notices.map((n) => (
+      {shown.map((n) => (
         <Alert key={n.instanceId} color={n.loggedOut ? 'red' : 'orange'} title={n.title} role="alert" withCloseButton onClose={() => setNotices((l) => l.filter((x) => x !== n))} data-testid="connection-banner">
           <Group justify="space-between" gap="xs">
             <Text size="sm">{n.loggedOut ? 'The phone no longer lists this device. Pair it again to answer customers.' : n.body}</Text>
