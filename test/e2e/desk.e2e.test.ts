@@ -540,6 +540,10 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
         await page.getByTestId('intent-row').first().waitFor()
         await fits('Intents')
         await shot(`resp-intents-${width}x${height}`)
+        await openTab('Surveys')
+        await page.getByTestId('survey-card').first().waitFor()
+        await fits('Surveys')
+        await shot(`resp-surveys-${width}x${height}`)
       }
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 })

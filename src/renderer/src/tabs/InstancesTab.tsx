@@ -151,9 +151,11 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
             <Button size="xs" variant="default" onClick={() => run(() => call('instances.stop', { instanceId: inst._id }))} loading={action.busy}>
               Stop
             </Button>
-            <Button size="xs" variant="subtle" onClick={() => setUnlink(true)}>
-              Unlink phone
-            </Button>
+            {s.bot_number && (
+              <Button size="xs" variant="subtle" onClick={() => setUnlink(true)}>
+                Unlink phone
+              </Button>
+            )}
           </>
         )}
         <Button size="xs" color="red" variant="subtle" onClick={() => setConfirm(true)}>

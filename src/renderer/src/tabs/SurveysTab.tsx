@@ -2,6 +2,7 @@
  * Surveys of the selected instance, grouped by title with their ordered steps (move up/down to
  * reorder), a step editor (question, keywords as chips, action), the responses table and CSV export.
  */
+import { useMediaQuery } from '@mantine/hooks'
 import { ActionIcon, Badge, Button, Card, Checkbox, EmptyState, Group, Modal, NumberInput, Stack, Table, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { Action, Survey } from '../../../shared/schemas/records'
@@ -51,6 +52,25 @@ function SurveyCard({ instanceId, title, steps, onEdit, onChanged }: { instanceI
       await call('surveys.reorder', { instanceId, stepIds: ids })
       await onChanged()
     })
+  // A phone shows each step as a small card; the table would not fit.
+  const narrow = useMediaQuery('(max-width: 48em)')
+  const trigger = (s: Survey, i: number) => (i === 0 ? (s.keyword ? `starts on: ${s.keyword}` : 'no trigger (started by an action only)') : s.keyword || 'any answer')
+  const controls = (s: Survey, i: number) => (
+    <Group gap={4} justify="flex-end" wrap="nowrap">
+      <ActionIcon variant="subtle" aria-label="Move step up" disabled={i === 0 || act.busy} onClick={() => move(i, -1)}>
+        ↑
+      </ActionIcon>
+      <ActionIcon variant="subtle" aria-label="Move step down" disabled={i === steps.length - 1 || act.busy} onClick={() => move(i, 1)}>
+        ↓
+      </ActionIcon>
+      <Button size="compact-sm" variant="light" onClick={() => onEdit({ step: s, title, sortId: s.sort_id })}>
+        Edit
+      </Button>
+      <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(s)}>
+        Delete
+      </Button>
+    </Group>
+  )
   return (
     <Card withBorder data-testid="survey-card">
       <Group justify="space-between" mb="sm">
@@ -68,45 +88,47 @@ function SurveyCard({ instanceId, title, steps, onEdit, onChanged }: { instanceI
         </Group>
       </Group>
       <ErrorAlert error={act.error} />
-      <Table>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th w={60}>#</Table.Th>
-            <Table.Th>Question</Table.Th>
-            <Table.Th>Keywords / accepted answers</Table.Th>
-            <Table.Th />
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {steps.map((s, i) => (
-            <Table.Tr key={s._id}>
-              <Table.Td>{s.sort_id}</Table.Td>
-              <Table.Td>{s.reply}</Table.Td>
-              <Table.Td>
-                <Text size="sm" c={s.keyword ? undefined : 'dimmed'}>
-                  {i === 0 ? (s.keyword ? `starts on: ${s.keyword}` : 'no trigger (started by an action only)') : s.keyword || 'any answer'}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Group gap={4} justify="flex-end" wrap="nowrap">
-                  <ActionIcon variant="subtle" aria-label="Move step up" disabled={i === 0 || act.busy} onClick={() => move(i, -1)}>
-                    ↑
-                  </ActionIcon>
-                  <ActionIcon variant="subtle" aria-label="Move step down" disabled={i === steps.length - 1 || act.busy} onClick={() => move(i, 1)}>
-                    ↓
-                  </ActionIcon>
-                  <Button size="compact-sm" variant="light" onClick={() => onEdit({ step: s, title, sortId: s.sort_id })}>
-                    Edit
-                  </Button>
-                  <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(s)}>
-                    Delete
-                  </Button>
-                </Group>
-              </Table.Td>
+      {!narrow && (
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th w={60}>#</Table.Th>
+              <Table.Th>Question</Table.Th>
+              <Table.Th>Keywords / accepted answers</Table.Th>
+              <Table.Th />
             </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {steps.map((s, i) => (
+              <Table.Tr key={s._id}>
+                <Table.Td>{s.sort_id}</Table.Td>
+                <Table.Td>{s.reply}</Table.Td>
+                <Table.Td>
+                  <Text size="sm" c={s.keyword ? undefined : 'dimmed'}>
+                    {trigger(s, i)}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{controls(s, i)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {narrow && (
+        <Stack gap="xs">
+          {steps.map((s, i) => (
+            <Card key={s._id} withBorder padding="xs" data-testid="survey-step">
+              <Text size="sm" fw={500}>
+                {s.sort_id}. {s.reply}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {trigger(s, i)}
+              </Text>
+              {controls(s, i)}
+            </Card>
           ))}
-        </Table.Tbody>
-      </Table>
+        </Stack>
+      )}
       {showResponses && <Responses instanceId={instanceId} steps={steps} />}
       <Modal opened={!!deleting} onClose={() => setDeleting(null)} title="Delete step?">
         <Text size="sm">“{deleting?.reply}” will be removed from {title}.</Text>
