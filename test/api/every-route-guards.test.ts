@@ -10,6 +10,8 @@ let qs: string
 beforeAll(async () => {
   h = await makeHarness()
   ;({ qs } = await h.connectedInstance())
+  // A second instance: the seed's settings updates without credentials then cannot pick one (issue 14 §7).
+  await h.createInstance()
 })
 afterAll(async () => {
   await h.close()
@@ -101,7 +103,8 @@ describe('every route', () => {
     const payload = validBody(method, url)
     const missing = await h.call({ method: method as 'GET', url, payload })
     expect(missing.statusCode, missing.body).toBe(400)
-    expect(missing.json.error.details).toEqual([{ field: 'session_id', problem: 'is required' }])
+    const soleInstanceRoute = /^\/chatapp\/update(General|Actions|ActiveDays|ActiveHours)$/.test(url)
+    expect(missing.json.error.details).toEqual([{ field: 'session_id', problem: soleInstanceRoute ? 'is required when the account has several instances' : 'is required' }])
     const wrong = await h.call({ method: method as 'GET', url: `${url}?session_id=nope&access_token=nope`, payload })
     expect(wrong.statusCode, wrong.body).toBe(401)
   })

@@ -25,6 +25,13 @@ import { requestExample } from './request-example'
 import { RESPONDERS } from './responders'
 
 type AnyOperation = OperationDef<TObject, unknown, unknown>
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route applies to the account's only instance when sent without credentials (HttpFacet). */
+    soleInstanceWithoutCredentials?: boolean
+  }
+}
 type Bag = Record<string, unknown>
 
 /** Where each input field of an operation travels over HTTP, and the schemas that check it. */
@@ -171,9 +178,22 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
     }
     for (const [i, path] of [http.path, ...(http.aliases ?? [])].entries()) {
       const schema = { ...(options.schema as object), operationId: i === 0 ? name : `${name}.alias${i}` }
-      app.route({ ...options, method: http.method, url: path, schema, handler })
+      app.route({ ...options, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true } })
     }
   }
+}
+
+/** The account's only instance, for a seed request sent without credentials; 400 when there are none or several. */
+function soleInstance(ctx: OperationContext): Stored<Instance> {
+  const all = ctx.core.instances.list()
+  if (all.length === 1) return all[0]!
+  throw new AppError(
+    'VALIDATION_ERROR',
+    all.length === 0
+      ? 'Invalid request: there is no instance yet; create one first.'
+      : `Invalid request: the account has ${all.length} instances; pass session_id and access_token in the query string to say which.`,
+    [{ field: 'session_id', problem: 'is required when the account has several instances' }]
+  )
 }
 
 /**
@@ -186,6 +206,11 @@ export function instanceScope(ctx: OperationContext) {
     const query = (req.query ?? {}) as Bag
     const body = (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Bag
     const credential = (name: string) => (query[name] !== undefined ? query[name] : body[name])
-    instances.set(req, ctx.core.instances.authenticate(credential('session_id'), credential('access_token')))
+    const [sessionId, accessToken] = [credential('session_id'), credential('access_token')]
+    if (sessionId === undefined && accessToken === undefined && req.routeOptions.config.soleInstanceWithoutCredentials) {
+      instances.set(req, soleInstance(ctx))
+      return
+    }
+    instances.set(req, ctx.core.instances.authenticate(sessionId, accessToken))
   }
 }

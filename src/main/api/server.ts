@@ -150,6 +150,19 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     else void jsonParser(req, body as string, done)
   })
 
+  // The published curl samples send JSON without `Content-Type: application/json` (curl -d says
+  // x-www-form-urlencoded): a body that parses as a JSON object is taken whatever its type (issue 14 §7).
+  app.removeContentTypeParser(['text/plain'])
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : String(body)
+    if (text.trim() === '') return done(null, undefined)
+    const notJson = () => new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the body as JSON (Content-Type: application/json)${req.headers['content-type'] ? `, not ${String(req.headers['content-type']).split(';')[0]}` : ''}, or as multipart/form-data on upload routes.`)
+    void jsonParser(req, text, (err, value) => {
+      if (err || value === null || typeof value !== 'object' || Array.isArray(value)) done(notJson(), undefined)
+      else done(null, value)
+    })
+  })
+
   app.setValidatorCompiler(({ schema, httpPart }) => lazyValidator(httpPart === 'body' ? strictAjv : coercingAjv, schema))
   // Response schemas document the API; answers are serialised as they are.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))

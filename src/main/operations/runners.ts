@@ -118,7 +118,8 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'intents.list': ({ core }, page, inst) => paged(core.intents.list(inst), page),
   'intents.get': ({ core }, { id }, inst) => core.intents.get(inst, id),
   'intents.update': ({ core }, { id, ...patch }, inst) => core.intents.update(inst, id, patch),
-  'intents.delete': ({ core }, { id }, inst) => core.intents.delete(inst, id),
+  // The seed lists DELETE /intent/{id} under surveys too: a survey step's id deletes that step (issue 14 §7).
+  'intents.delete': ({ core }, { id }, inst) => (!core.intents.exists(inst, id) && core.surveys.exists(inst, id) ? core.surveys.delete(inst, id) : core.intents.delete(inst, id)),
 
   'surveys.create': ({ core }, input, inst) => core.surveys.create(inst, input),
   'surveys.list': ({ core }, page, inst) => paged(core.surveys.list(inst), page),

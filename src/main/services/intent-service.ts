@@ -25,6 +25,11 @@ export class IntentService {
     return this.repos.intents.ofInstance(inst._id)
   }
 
+  /** Whether `id` is one of this instance's intents. */
+  exists(inst: Inst, id: string): boolean {
+    return this.repos.intents.owned(inst._id, id) !== undefined
+  }
+
   get(inst: Inst, id: string): Stored<Intent> {
     const intent = this.repos.intents.owned(inst._id, id)
     if (!intent) throw notFound('Intent')

@@ -31,12 +31,23 @@ export function requireKeywords(field: string, csv: string): void {
 }
 
 /** Applies `patch` to a draft of the record, stamped `now` (ISO). */
+/**
+ * An action as stored: `send_notification.whatsapp_number` (the original service's name, issue 14 §7)
+ * becomes `chatapp_number` unless that is given too, so the rest of the app knows one name.
+ */
+export function storedAction(action: Action): Action {
+  const n = action.send_notification
+  if (!n || n.whatsapp_number === undefined) return action
+  const { whatsapp_number, ...rest } = n
+  return { ...action, send_notification: { ...rest, chatapp_number: rest.chatapp_number ?? whatsapp_number } }
+}
+
 export function applyRecordPatch(record: Draft<KeywordRecord>, patch: KeywordRecordPatch, now: string): void {
   if (patch.title !== undefined) record.title = patch.title
   if (patch.keyword !== undefined) record.keyword = patch.keyword
   if (patch.reply !== undefined) record.reply = patch.reply
   if (patch.action === null) delete record.action
-  else if (patch.action !== undefined) record.action = patch.action
+  else if (patch.action !== undefined) record.action = storedAction(patch.action)
   record.updatedAt = now
   record.__v += 1
 }
@@ -50,7 +61,7 @@ export function newKeywordRecord(inst: Pick<Instance, '_id' | 'user_id'>, fields
     title: fields.title,
     keyword: fields.keyword,
     reply: fields.reply,
-    ...(fields.action ? { action: fields.action } : {}),
+    ...(fields.action ? { action: storedAction(fields.action) } : {}),
     createdAt: now,
     updatedAt: now,
     __v: 0

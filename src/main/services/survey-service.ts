@@ -41,6 +41,11 @@ export class SurveyService {
     return titles.flatMap((t) => orderSteps(mine.filter((s) => s.title === t)))
   }
 
+  /** Whether `id` is one of this instance's survey steps. */
+  exists(inst: Inst, id: string): boolean {
+    return this.repos.surveySteps.owned(inst._id, id) !== undefined
+  }
+
   get(inst: Inst, id: string): Stored<Survey> {
     const step = this.repos.surveySteps.owned(inst._id, id)
     if (!step) throw notFound('Survey')

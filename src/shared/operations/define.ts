@@ -38,6 +38,11 @@ export interface HttpFacet<R> {
   deprecated?: boolean
   /** Also served at these paths (deprecated aliases). */
   aliases?: string[]
+  /**
+   * Sent without session_id and access_token (as the seed's own samples do), the request applies to
+   * the account's only instance; with several, 400 asks for them (issue 14 §7).
+   */
+  soleInstanceWithoutCredentials?: boolean
   /** A body that is fine to omit (bodiless POSTs and GETs). */
   bodyOptional?: boolean
   /** Largest JSON body (bytes) when it differs from the app's limit. */

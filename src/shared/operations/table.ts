@@ -283,7 +283,7 @@ export const OPERATIONS = {
     scope: 'instance',
     input: withoutCredentials(UpdateGeneralBody),
     output: SettingsChange,
-    http: { method: 'PUT', path: '/chatapp/updateGeneral', message: SETTINGS_UPDATED, wire: updateResult, data: UpdateResult },
+    http: { method: 'PUT', path: '/chatapp/updateGeneral', message: SETTINGS_UPDATED, soleInstanceWithoutCredentials: true, wire: updateResult, data: UpdateResult },
     rpc: { output: updateResult }
   }),
   'settings.updateActions': op<SettingsChangeT, UpdateResultT>()({
@@ -292,7 +292,7 @@ export const OPERATIONS = {
     scope: 'instance',
     input: withoutCredentials(UpdateActionsBody),
     output: SettingsChange,
-    http: { method: 'PUT', path: '/chatapp/updateActions', message: SETTINGS_UPDATED, wire: updateResult, data: UpdateResult },
+    http: { method: 'PUT', path: '/chatapp/updateActions', message: SETTINGS_UPDATED, soleInstanceWithoutCredentials: true, wire: updateResult, data: UpdateResult },
     rpc: { output: updateResult }
   }),
   'settings.updateActiveDays': op<SettingsChangeT, UpdateResultT>()({
@@ -301,7 +301,7 @@ export const OPERATIONS = {
     scope: 'instance',
     input: withoutCredentials(UpdateActiveDaysBody),
     output: SettingsChange,
-    http: { method: 'PUT', path: '/chatapp/updateActiveDays', message: SETTINGS_UPDATED, wire: updateResult, data: UpdateResult },
+    http: { method: 'PUT', path: '/chatapp/updateActiveDays', message: SETTINGS_UPDATED, soleInstanceWithoutCredentials: true, wire: updateResult, data: UpdateResult },
     rpc: { output: updateResult }
   }),
   'settings.updateActiveHours': op<SettingsChangeT, UpdateResultT>()({
@@ -311,7 +311,7 @@ export const OPERATIONS = {
     scope: 'instance',
     input: withoutCredentials(UpdateActiveHoursBody),
     output: SettingsChange,
-    http: { method: 'PUT', path: '/chatapp/updateActiveHours', message: SETTINGS_UPDATED, wire: updateResult, data: UpdateResult },
+    http: { method: 'PUT', path: '/chatapp/updateActiveHours', message: SETTINGS_UPDATED, soleInstanceWithoutCredentials: true, wire: updateResult, data: UpdateResult },
     rpc: { output: updateResult }
   }),
   'settings.setWebhook': op<SettingsChangeT, { webhook_url: string | null; events: string[]; requestConfig: Record<string, unknown>; secret: string; send_webhook: boolean }>()({

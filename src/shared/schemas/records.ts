@@ -37,7 +37,8 @@ export const Action = Type.Object(
       Type.Object(
         {
           email: Type.Optional(Type.String({ format: 'email' })),
-          chatapp_number: Type.Optional(Type.String({ minLength: 3 }))
+          chatapp_number: Type.Optional(Type.String({ minLength: 3 })),
+          whatsapp_number: Type.Optional(Type.String({ minLength: 3, description: 'The original service’s name for chatapp_number; stored as chatapp_number.' }))
         },
         { additionalProperties: false }
       )
