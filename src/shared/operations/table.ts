@@ -38,8 +38,8 @@ import {
 } from '../schemas/operations'
 import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
 import { op, withoutCredentials } from './define'
-import { OpeningHours, QuickReply } from '../schemas/records'
-import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, OpeningHours as OpeningHoursT, SendLimits, Survey as SurveyT } from '../schemas/records'
+import { MessageLogRecord, OpeningHours, QuickReply } from '../schemas/records'
+import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, MessageLogRecord as MessageLogRecordT, OpeningHours as OpeningHoursT, SendLimits, Survey as SurveyT } from '../schemas/records'
 import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
 import {
   AppInfo,
@@ -618,6 +618,30 @@ export const OPERATIONS = {
       respond: 'mediaFile',
       errors: { 404: 'No such message, no media, or no longer available', 409: 'Instance not started' }
     }
+  }),
+  'messageLog.list': op<PagedT<MessageLogRecordT>, MessageLogRecordT[]>()({
+    summary: 'The message log, newest first, a page at a time (the original service’s shape)',
+    description: '`type=all`: every instance of the account; else this instance. `page` from 1, `limit` 1–100 (default 10). `X-Total-Count` holds the number of entries.',
+    tags: ['messages'],
+    scope: 'instance',
+    input: Type.Object({
+      type: Type.Optional(Type.Literal('all')),
+      page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 }))
+    }),
+    output: Type.Array(MessageLogRecord),
+    http: { method: 'GET', path: '/message-log', query: ['type', 'page', 'limit'], message: 'Message log fetched successfully!', respond: 'paged' },
+    rpc: { output: items }
+  }),
+  'messageLog.get': op<MessageLogRecordT>()({
+    summary: 'One message log entry (the original service’s shape)',
+    description: 'An entry of any instance of the account.',
+    tags: ['messages'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: MessageLogRecord,
+    http: { method: 'GET', path: '/message-log/:message_id', params: { message_id: 'id' }, message: 'Message log fetched successfully!', errors: { 404: 'No such message in the log' } },
+    rpc: true
   }),
   'messages.preview': op<{ dataUrl: string | null }>()({
     summary: 'A small JPEG preview of an inbound image (UI)',

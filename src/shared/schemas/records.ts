@@ -305,6 +305,15 @@ export const LoggedMessage = Type.Object({
 })
 export type LoggedMessage = Static<typeof LoggedMessage>
 
+/** A message log entry as the original service's `/message-log` answers it (issue 14 §6): the log entry with `_id`, its instance and an ISO time. */
+export const MessageLogRecord = Type.Object({
+  _id: Type.String({ description: 'The WhatsApp message id.' }),
+  instance_id: Type.String(),
+  ...Type.Omit(LoggedMessage, ['id']).properties,
+  createdAt: Type.String({ format: 'date-time' })
+})
+export type MessageLogRecord = Static<typeof MessageLogRecord>
+
 export const SurveyAnswer = Type.Object({
   step_id: Type.String(),
   question: Type.String(),

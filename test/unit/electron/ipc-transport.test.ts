@@ -51,6 +51,8 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'attachments.delete': { instanceId: 'i1', id: 'x' },
   'messages.list': { instanceId: 'i1', chatId: '1555', limit: 10 },
   'messages.preview': { instanceId: 'i1', id: 'm1' },
+  'messageLog.list': { instanceId: 'i1', type: 'all', page: 2, limit: 10 },
+  'messageLog.get': { instanceId: 'i1', id: 'm1' },
   'sandbox.removeDevice': { instanceId: 'i1' },
   'inbox.list': { status: 'open', q: 'ann' },
   'inbox.read': { instanceId: 'i1', chatId: '1555' },

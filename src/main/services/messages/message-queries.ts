@@ -4,7 +4,7 @@
  */
 import { ChannelError, type DownloadedMedia } from '../../channel/types'
 import type { MessageLog } from '../../store/message-log'
-import type { Instance, LoggedMessage } from '../../../shared/schemas/records'
+import type { Instance, LoggedMessage, MessageLogRecord } from '../../../shared/schemas/records'
 import { AppError, conflict, notFound } from '../errors'
 import type { SessionManager } from '../session-manager'
 import { resolveChat } from './outbound'
@@ -56,4 +56,33 @@ export class MessageQueries {
     const media = await this.inboundMedia(inst, messageId)
     return { dataUrl: await previewDataUrl(media.data) }
   }
+
+  /**
+   * The log of `instanceIds` in the original service's shape (issue 14 §6): newest first, page `page`
+   * (from 1) of `limit` entries, and how many there are in all.
+   */
+  async page(instanceIds: readonly string[], page: number, limit: number): Promise<{ items: MessageLogRecord[]; total: number }> {
+    const all: MessageLogRecord[] = []
+    for (const id of instanceIds) {
+      const entries = await this.log.list(id, { limit: Number.MAX_SAFE_INTEGER })
+      for (let i = entries.length - 1; i >= 0; i--) all.push(logRecord(id, entries[i]!))
+    }
+    // Stable: entries of one instance with the same second keep their log order (newest first).
+    all.sort((a, b) => b.timestamp - a.timestamp)
+    return { items: all.slice((page - 1) * limit, page * limit), total: all.length }
+  }
+
+  /** One entry of any of `instanceIds`, in the original service's shape. 404 when none has it. */
+  async record(instanceIds: readonly string[], messageId: string): Promise<MessageLogRecord> {
+    for (const id of instanceIds) {
+      const m = await this.log.find(id, messageId)
+      if (m) return logRecord(id, m)
+    }
+    throw notFound('Message')
+  }
+}
+
+/** A log entry as `/message-log` answers it: `_id` for `id`, the instance, an ISO time. */
+function logRecord(instanceId: string, { id, ...m }: LoggedMessage): MessageLogRecord {
+  return { _id: id, instance_id: instanceId, ...m, createdAt: new Date(m.timestamp).toISOString() }
 }
