@@ -17,6 +17,7 @@ import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
 import { InboxService } from './services/inbox/inbox-service'
 import { InstanceHealth } from './services/health/instance-health'
+import { ContactService } from './services/contacts/contact-service'
 import { QuickReplyService } from './services/inbox/quick-reply-service'
 import { HandoffService } from './services/handoff-service'
 import { InboundPipeline } from './services/inbound-pipeline'
@@ -104,6 +105,8 @@ export interface Core {
   quickReplies: QuickReplyService
   /** Activity counts per instance. */
   health: InstanceHealth
+  /** Contacts and contact groups. */
+  contacts: ContactService
   bot: BotEngine
   sandbox: SandboxService
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
@@ -184,7 +187,9 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
   const messages = new MessageService(outbound, attachments, remoteFiles)
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
-  const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, options: opts.bot })
+  const contacts = new ContactService({ repos, events, clock })
+  const stopContacts = contacts.start()
+  const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, contacts, options: opts.bot })
   inbound.use((instanceId, message) => bot.decide(instanceId, message))
   inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   const instances = new InstanceRegistry({
@@ -196,7 +201,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     attachmentsDir: paths.attachments,
     accountId: () => account.id
   })
-  const inbox = new InboxService({ repos, handoff, sessions, events, clock, logger })
+  const inbox = new InboxService({ repos, handoff, sessions, contacts, events, clock, logger })
   const stopInbox = inbox.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const core: Core = {
@@ -218,12 +223,14 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     inbox,
     quickReplies: new QuickReplyService({ repos, events, clock }),
     health: new InstanceHealth({ messages: repos.messages, webhooks, clock }),
+    contacts,
     bot,
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
     sessions,
     async close() {
       stopInbox()
+      stopContacts()
       bot.close()
       mailer.close()
       await sessions.closeAll()

@@ -53,6 +53,8 @@ export interface ActionRunnerDeps {
   mailer: Mailer
   /** Starts a survey run at a step for the contact (asks its question). */
   startSurvey: (inst: Instance, ctx: ActionContext, stepId: string) => Promise<void>
+  /** Puts the contact into the instance's contact group `groupId`; false when no such group (a WhatsApp group id then). */
+  addToContactGroup: (inst: Instance, ctx: ActionContext, groupId: string) => Promise<boolean>
   logger: Logger
 }
 
@@ -114,6 +116,7 @@ export class ActionRunner {
         await this.notify(inst, action.send_notification!, ctx)
         return
       case 'add_to_group': {
+        if (await this.deps.addToContactGroup(inst, ctx, action.add_to_group!)) return
         const group = toGroupJid(action.add_to_group!)
         if (!group) throw new Error(`${action.add_to_group} is not a group id`)
         const session = send.connectedSession(inst)

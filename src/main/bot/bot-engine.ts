@@ -32,6 +32,7 @@ import { describeOpening, isOpen, nextOpening, scheduleOf } from './active-windo
 import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
 import type { Mailer } from './mailer'
 import { handoffOf, type HandoffService } from '../services/handoff-service'
+import type { ContactService } from '../services/contacts/contact-service'
 import { MatcherRegistry } from './matcher-registry'
 import { resolveOptionReply } from './option-reply'
 import { renderReply } from './reply-template'
@@ -83,6 +84,8 @@ export interface BotEngineDeps {
   clock: Clock
   /** Hand-off: chats paused for a person (docs/design.md §13). */
   handoff: HandoffService
+  /** Contact groups, for `add_to_group` with a contact group's id. */
+  contacts?: Pick<ContactService, 'addToGroup'>
   random?: () => number
   options?: BotEngineOptions
 }
@@ -125,7 +128,12 @@ export class BotEngine {
       attachments: deps.attachments,
       mailer: deps.mailer,
       logger: deps.logger,
-      startSurvey: (inst, ctx, stepId) => this.startSurveyAt(inst, ctx, stepId)
+      startSurvey: (inst, ctx, stepId) => this.startSurveyAt(inst, ctx, stepId),
+      addToContactGroup: async (inst, ctx, groupId) => {
+        if (!deps.repos.contactGroups.owned(inst._id, groupId) || !deps.contacts) return false
+        await deps.contacts.addToGroup(inst, ctx.contactJid.split('@')[0]!.split(':')[0]!, ctx.pushName, groupId)
+        return true
+      }
     })
     this.sweepTimer = setInterval(() => {
       this.expireIdleRuns().catch((err) => deps.logger.error({ err }, 'survey expiry sweep failed'))

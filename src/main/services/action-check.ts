@@ -9,7 +9,7 @@ import type { Repositories } from '../store/repos'
 import { AppError, type FieldProblem } from './errors'
 
 /** Throws VALIDATION_ERROR listing every problem found. */
-export function checkAction(action: Action | null | undefined, inst: Pick<Instance, '_id'>, repos: Pick<Repositories, 'attachments' | 'surveySteps'>): void {
+export function checkAction(action: Action | null | undefined, inst: Pick<Instance, '_id'>, repos: Pick<Repositories, 'attachments' | 'surveySteps' | 'contactGroups'>): void {
   if (!action) return
   const problems: FieldProblem[] = []
   const attachment = (id: string) => repos.attachments.owned(inst._id, id)
@@ -24,8 +24,9 @@ export function checkAction(action: Action | null | undefined, inst: Pick<Instan
   if (action.start_survey !== undefined && !repos.surveySteps.owned(inst._id, action.start_survey)) {
     problems.push({ field: 'action.start_survey', problem: 'names no survey step of this instance' })
   }
-  if (action.add_to_group !== undefined && !toGroupJid(action.add_to_group)) {
-    problems.push({ field: 'action.add_to_group', problem: 'must be a group id such as 120363012345678901@g.us' })
+  // A contact group of this instance (the original service's meaning) or a WhatsApp group (issue 14 §2).
+  if (action.add_to_group !== undefined && !repos.contactGroups.owned(inst._id, action.add_to_group) && !toGroupJid(action.add_to_group)) {
+    problems.push({ field: 'action.add_to_group', problem: 'must be a contact group id of this instance or a WhatsApp group id such as 120363012345678901@g.us' })
   }
   if (action.send_contact && !toJid(action.send_contact.number)) {
     problems.push({ field: 'action.send_contact.number', problem: 'must be a phone number' })

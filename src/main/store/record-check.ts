@@ -5,7 +5,7 @@
  */
 import type { TSchema } from 'typebox'
 import { makeAjv } from '../validation'
-import { Attachment, BotActivity, ChatPause, ChatState, Instance, Intent, QuickReply, Survey, SurveyRun } from '../../shared/schemas/records'
+import { Attachment, BotActivity, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, QuickReply, Survey, SurveyRun } from '../../shared/schemas/records'
 
 const ajv = makeAjv(false)
 
@@ -33,16 +33,20 @@ const checks = {
   botActivity: collectionCheck('botActivity', BotActivity),
   chatPauses: collectionCheck('chatPauses', ChatPause),
   chatStates: collectionCheck('chatStates', ChatState),
-  quickReplies: collectionCheck('quickReplies', QuickReply)
+  quickReplies: collectionCheck('quickReplies', QuickReply),
+  contacts: collectionCheck('contacts', Contact),
+  contactGroups: collectionCheck('contactGroups', ContactGroup)
 }
 
 /** Checks the collections of the configuration document. */
-export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown; quickReplies: unknown }): void {
+export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown; quickReplies: unknown; contacts: unknown; contactGroups: unknown }): void {
   checks.instances(data.instances)
   checks.intents(data.intents)
   checks.surveys(data.surveys)
   checks.attachments(data.attachments)
   checks.quickReplies(data.quickReplies)
+  checks.contacts(data.contacts)
+  checks.contactGroups(data.contactGroups)
 }
 
 /** Checks the collections of the runtime document. */

@@ -38,8 +38,8 @@ import {
 } from '../schemas/operations'
 import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
 import { op, withoutCredentials } from './define'
-import { MessageLogRecord, OpeningHours, QuickReply } from '../schemas/records'
-import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, MessageLogRecord as MessageLogRecordT, OpeningHours as OpeningHoursT, SendLimits, Survey as SurveyT } from '../schemas/records'
+import { Contact, ContactGroup, MessageLogRecord, OpeningHours, QuickReply } from '../schemas/records'
+import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, MessageLogRecord as MessageLogRecordT, Contact as ContactT, ContactGroup as ContactGroupT, OpeningHours as OpeningHoursT, SendLimits, Survey as SurveyT } from '../schemas/records'
 import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
 import {
   AppInfo,
@@ -663,6 +663,114 @@ export const OPERATIONS = {
     output: Type.Array(LoggedMessage),
     http: { method: 'GET', path: '/chatapp/messages', query: ['chatId', 'limit', 'before'], message: 'Messages fetched successfully!' },
     rpc: true
+  }),
+
+  /* ---------- contacts and contact groups (issue 14 §1–2, the original service's shapes) ---------- */
+
+  'contacts.create': op<ContactT>()({
+    summary: 'Create a contact',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({
+      name: Type.String({ minLength: 1, maxLength: 100 }),
+      number: Type.String({ minLength: 3, maxLength: 32, description: 'Phone number with country code; spaces, dashes and + are ignored.' }),
+      group_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+      labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 })),
+      notes: Type.Optional(Type.String({ maxLength: 2000 })),
+      opted_out: Type.Optional(Type.Boolean())
+    }),
+    output: Contact,
+    http: { method: 'POST', path: '/contact', message: 'Contact created successfully!' },
+    rpc: true
+  }),
+  'contacts.list': op<PagedT<ContactT>, ContactT[]>()({
+    summary: 'The contacts of this instance (`type=all`: of the account)',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({ type: Type.Optional(Type.Literal('all')), ...Page.properties }),
+    output: Type.Array(Contact),
+    http: { method: 'GET', path: '/contact', query: ['type', 'offset', 'limit'], message: 'Contact fetched successfully!', respond: 'paged' },
+    rpc: { output: items }
+  }),
+  'contacts.get': op<ContactT>()({
+    summary: 'One contact',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: Contact,
+    http: { method: 'GET', path: '/contact/:contact_id', params: { contact_id: 'id' }, message: 'Contact fetched successfully!', errors: { 404: 'Unknown contact' } },
+    rpc: true
+  }),
+  'contacts.update': op<ContactT>()({
+    summary: 'Change a contact',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({
+      id: Id,
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      number: Type.Optional(Type.String({ minLength: 3, maxLength: 32 })),
+      group_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+      labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 })),
+      notes: Type.Optional(Type.String({ maxLength: 2000 })),
+      opted_out: Type.Optional(Type.Boolean())
+    }),
+    output: Contact,
+    http: { method: 'PUT', path: '/contact/:contact_id', params: { contact_id: 'id' }, message: 'Contact updated successfully!', errors: { 404: 'Unknown contact' } },
+    rpc: true
+  }),
+  'contacts.delete': op<void, DeleteResultT>()({
+    summary: 'Delete a contact',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: DeleteResult,
+    http: { method: 'DELETE', path: '/contact/:contact_id', params: { contact_id: 'id' }, message: 'Contact deleted successfully!', wire: deleted, errors: { 404: 'Unknown contact' } },
+    rpc: { output: deleted }
+  }),
+  'contactGroups.create': op<ContactGroupT>()({
+    summary: 'Create a contact group',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({ title: Type.String({ minLength: 1, maxLength: 100 }) }),
+    output: ContactGroup,
+    http: { method: 'POST', path: '/contact_groups', message: 'ContactGroup group created successfully!' },
+    rpc: true
+  }),
+  'contactGroups.list': op<readonly ContactGroupT[]>()({
+    summary: 'The contact groups of this instance (`type=all`: of the account)',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({ type: Type.Optional(Type.Literal('all')) }),
+    output: Type.Array(ContactGroup),
+    http: { method: 'GET', path: '/contact_groups', query: ['type'], message: 'ContactGroup group fetched successfully!' },
+    rpc: true
+  }),
+  'contactGroups.get': op<ContactGroupT>()({
+    summary: 'One contact group',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: ContactGroup,
+    http: { method: 'GET', path: '/contact_groups/:group_id', params: { group_id: 'id' }, message: 'ContactGroup group fetched successfully!', errors: { 404: 'Unknown contact group' } },
+    rpc: true
+  }),
+  'contactGroups.update': op<ContactGroupT>()({
+    summary: 'Rename a contact group',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({ id: Id, title: Type.String({ minLength: 1, maxLength: 100 }) }),
+    output: ContactGroup,
+    http: { method: 'PUT', path: '/contact_groups/:group_id', params: { group_id: 'id' }, message: 'ContactGroup group updated successfully!', errors: { 404: 'Unknown contact group' } },
+    rpc: true
+  }),
+  'contactGroups.delete': op<void, DeleteResultT>()({
+    summary: 'Delete a contact group (its contacts stay, in no group)',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Object({ id: Id }),
+    output: DeleteResult,
+    http: { method: 'DELETE', path: '/contact_groups/:group_id', params: { group_id: 'id' }, message: 'ContactGroup group deleted successfully!', wire: deleted, errors: { 404: 'Unknown contact group' } },
+    rpc: { output: deleted }
   }),
 
   /* ---------- the inbox (issue 13 §1, docs/design.md §15) ---------- */

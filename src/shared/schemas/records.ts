@@ -363,6 +363,42 @@ export const QuickReply = Type.Object({
 })
 export type QuickReply = Static<typeof QuickReply>
 
+/**
+ * A contact (issue 14 §1, the original service's `/contact` shape plus labels, notes, opt-out and
+ * when they last wrote). Made by hand or collected from conversations; `number` is digits only.
+ */
+export const Contact = Type.Object({
+  _id: Type.String(),
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  number: Type.String({ description: 'Phone number, digits only (country code first).' }),
+  client_id: Type.String(),
+  /** The instance it belongs to (created through, or collected by). */
+  instance_id: Type.String(),
+  group_id: Type.Union([Type.String(), Type.Null()], { description: 'Its contact group, or null.' }),
+  channel: Type.Literal('whatsapp'),
+  labels: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 }),
+  notes: Type.String({ maxLength: 2000 }),
+  opted_out: Type.Boolean({ description: 'Asked not to get broadcasts or scheduled messages.' }),
+  last_seen_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When they last wrote (to within an hour).' }),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  __v: Type.Integer()
+})
+export type Contact = Static<typeof Contact>
+
+/** A contact group (issue 14 §2, the original service's `/contact_groups` shape). */
+export const ContactGroup = Type.Object({
+  _id: Type.String(),
+  title: Type.String({ minLength: 1, maxLength: 100 }),
+  is_default: Type.Boolean(),
+  client_id: Type.String(),
+  instance_id: Type.String(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  __v: Type.Integer()
+})
+export type ContactGroup = Static<typeof ContactGroup>
+
 /** A survey run (docs/design.md §9). */
 export const SurveyRun = Type.Object({
   _id: Type.String(),

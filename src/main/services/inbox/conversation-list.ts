@@ -28,7 +28,7 @@ function phoneOf(chatId: string, entries: readonly LoggedMessage[]): string | nu
 
 /**
  * One conversation per chat of `entries` (oldest first, as the log keeps them), newest activity
- * first; ties go to the chat logged last. `unread`: customer messages after both the desk's read mark
+ * first; `name` is the contact's name, else the customer's latest push name; ties go to the chat logged last. `unread`: customer messages after both the desk's read mark
  * and the last reply a person wrote. `status`: resolved until a customer message newer than the
  * resolve. `paused_until`: the hand-off pause in force (null: until resumed), absent when none.
  */
@@ -37,7 +37,9 @@ export function listConversations(
   entries: readonly LoggedMessage[],
   states: ReadonlyMap<string, ChatState>,
   pauses: ReadonlyMap<string, ChatPause>,
-  filter: ConversationFilter = {}
+  filter: ConversationFilter = {},
+  /** The contact's name for a number (digits), when the customer is a contact. */
+  contactName: (number: string) => string | undefined = () => undefined
 ): ConversationT[] {
   const byChat = new Map<string, LoggedMessage[]>()
   const lastIndex = new Map<string, number>()
@@ -66,6 +68,8 @@ export function listConversations(
     const unread = chat.filter((m) => fromCustomer(m) && m.timestamp > readUntil).length
     const resolved = state?.resolved_at != null && !(lastCustomer > state.resolved_at)
     const phone = phoneOf(chatId, chat)
+    // The contact's name, else the latest push name.
+    name = (phone && !chatId.endsWith('@g.us') ? contactName(phone) : undefined) ?? name
     const pause = pauses.get(chatId)
     const row: ConversationT = {
       instance_id: instanceId,

@@ -13,12 +13,14 @@ import type { ConversationT } from '../../../shared/operations/results'
 import { AppError } from '../errors'
 import type { HandoffService } from '../handoff-service'
 import type { SessionManager } from '../session-manager'
+import type { ContactService } from '../contacts/contact-service'
 import { listConversations, type ConversationFilter } from './conversation-list'
 
 export interface InboxDeps {
   repos: Pick<Repositories, 'chatStates' | 'messages'>
   handoff: HandoffService
   sessions: Pick<SessionManager, 'get'>
+  contacts?: Pick<ContactService, 'nameOf'>
   events: CoreEventBus
   clock: Clock
   logger: Logger
@@ -56,7 +58,7 @@ export class InboxService {
   /** One conversation; 404 when the chat has no kept messages. */
   async get(instanceId: string, chatId: string): Promise<ConversationT> {
     const entries = await this.deps.repos.messages.list(instanceId, { chatId, limit: ALL })
-    const [row] = listConversations(instanceId, entries, this.states(instanceId), this.pauses(instanceId))
+    const [row] = listConversations(instanceId, entries, this.states(instanceId), this.pauses(instanceId), {}, this.names(instanceId))
     if (!row) throw noConversation()
     return row
   }
@@ -100,7 +102,7 @@ export class InboxService {
 
   private async ofInstance(instanceId: string, filter: ConversationFilter): Promise<ConversationT[]> {
     const entries = await this.deps.repos.messages.list(instanceId, { limit: ALL })
-    return listConversations(instanceId, entries, this.states(instanceId), this.pauses(instanceId), filter)
+    return listConversations(instanceId, entries, this.states(instanceId), this.pauses(instanceId), filter, this.names(instanceId))
   }
 
   private async sendReceipts(instanceId: string, unread: LoggedMessage[]): Promise<boolean> {
@@ -129,6 +131,10 @@ export class InboxService {
     const target = this.state(instanceId, to)
     await this.deps.repos.chatStates.put({ ...target, read_until: Math.max(target.read_until, old.read_until), resolved_at: target.resolved_at ?? old.resolved_at })
     await this.deps.repos.chatStates.remove(old._id)
+  }
+
+  private names(instanceId: string): (number: string) => string | undefined {
+    return (number) => this.deps.contacts?.nameOf(instanceId, number)
   }
 
   private state(instanceId: string, chatId: string): ChatState {

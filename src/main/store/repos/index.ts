@@ -17,10 +17,12 @@
  * | `chatPauses` | chats whose bot is paused for a person (hand-off) | `runtime` |
  * | `chatStates` | the desk's read mark and resolve of each conversation (inbox) | `runtime` |
  * | `quickReplies` | the desk's saved snippets | `chatapp` |
+ * | `contacts` | contacts (by hand, imported or collected from conversations) | `chatapp` |
+ * | `contactGroups` | contact groups | `chatapp` |
  * | `messages` | the message log, one JSON Lines file per instance | `messages/` |
  */
 import type { Draft } from 'immer'
-import type { Attachment, BotActivity, ChatPause, ChatState, Instance, Intent, QuickReply, Survey, SurveyRun } from '../../../shared/schemas/records'
+import type { Attachment, BotActivity, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, QuickReply, Survey, SurveyRun } from '../../../shared/schemas/records'
 import type { JournaledDocument } from '../journaled-document'
 import type { MessageLog } from '../message-log'
 import { Collection, type Stored } from './collection'
@@ -56,6 +58,8 @@ export interface ConfigData {
   attachments: Attachment[]
   appSettings: AppSettings
   quickReplies: QuickReply[]
+  contacts: Contact[]
+  contactGroups: ContactGroup[]
 }
 
 /** The runtime document (`runtime.json` + `runtime.journal`): state that changes with traffic. */
@@ -77,7 +81,8 @@ export class InstanceRepo extends Collection<Instance, ConfigData> {
   }
 
   /**
-   * Deletes the instance and every record it owns (intents, survey steps, attachments) in one write.
+   * Deletes the instance and every record it owns (intents, survey steps, attachments, contacts and
+   * contact groups) in one write.
    * Answers whether it existed.
    */
   async removeWithRecords(id: string): Promise<boolean> {
@@ -87,7 +92,9 @@ export class InstanceRepo extends Collection<Instance, ConfigData> {
       { op: 'remove', path: 'instances', id },
       ...d.intents.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'intents', id: r._id })),
       ...d.surveys.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'surveys', id: r._id })),
-      ...d.attachments.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'attachments', id: r._id }))
+      ...d.attachments.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'attachments', id: r._id })),
+      ...d.contacts.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'contacts', id: r._id })),
+      ...d.contactGroups.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'contactGroups', id: r._id }))
     ])
     return true
   }
@@ -126,6 +133,13 @@ export class SurveyStepRepo extends InstanceOwned<Survey> {
 export class SurveyRunRepo extends Collection<SurveyRun, RuntimeData> {}
 export class ChatPauseRepo extends Collection<ChatPause, RuntimeData> {}
 export class ChatStateRepo extends Collection<ChatState, RuntimeData> {}
+export class ContactRepo extends InstanceOwned<Contact> {
+  /** The contact with `number` (digits) of an instance. */
+  byNumber(instanceId: string, number: string): Stored<Contact> | undefined {
+    return this.all().find((c) => c.instance_id === instanceId && c.number === number)
+  }
+}
+export class ContactGroupRepo extends InstanceOwned<ContactGroup> {}
 export class QuickReplyRepo extends Collection<QuickReply, ConfigData> {
   byShortcut(shortcut: string): Stored<QuickReply> | undefined {
     return this.all().find((q) => q.shortcut === shortcut)
@@ -198,6 +212,8 @@ export interface Repositories {
   chatPauses: ChatPauseRepo
   chatStates: ChatStateRepo
   quickReplies: QuickReplyRepo
+  contacts: ContactRepo
+  contactGroups: ContactGroupRepo
   botActivity: BotActivityRepo
   botState: BotStateRepo
   messages: MessageLog
@@ -216,6 +232,8 @@ export function makeRepositories(config: JournaledDocument<ConfigData>, runtime:
     chatPauses: new ChatPauseRepo(runtime, 'chatPauses'),
     chatStates: new ChatStateRepo(runtime, 'chatStates'),
     quickReplies: new QuickReplyRepo(config, 'quickReplies'),
+    contacts: new ContactRepo(config, 'contacts'),
+    contactGroups: new ContactGroupRepo(config, 'contactGroups'),
     botActivity: new BotActivityRepo(runtime),
     botState: new BotStateRepo(runtime),
     messages

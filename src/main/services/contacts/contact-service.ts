@@ -1,0 +1,194 @@
+/**
+ * Contacts and contact groups (issue 14 §1–2, the original service's `/contact` and `/contact_groups`):
+ * created by hand or collected from conversations (the customer's number and push name), each in at
+ * most one group. Records belong to an instance; `type=all` lists the whole account's.
+ */
+import type { Clock } from '../../clock'
+import type { CoreEventBus, CoreEvents } from '../../events'
+import { newObjectId } from '../../ids'
+import type { Repositories, Stored } from '../../store/repos'
+import type { Contact, ContactGroup, Instance } from '../../../shared/schemas/records'
+import { invalid, notFound } from '../errors'
+
+type Inst = Pick<Instance, '_id' | 'user_id'>
+
+export interface ContactInput {
+  name: string
+  number: string
+  group_id?: string | null
+  labels?: string[]
+  notes?: string
+  opted_out?: boolean
+}
+
+/** `last_seen_at` moves at most this often (ms): a busy chat must not write its contact on every message. */
+const SEEN_RESOLUTION_MS = 3_600_000
+
+/** Digits of a phone number as typed (`+39 333 123-4567`); throws 400 naming `number` otherwise. */
+export function contactNumber(value: string): string {
+  const digits = value.replace(/[\s\-().+]/g, '')
+  if (!/^\d{6,16}$/.test(digits)) throw invalid('number', 'must be a phone number with its country code, e.g. +39 333 1234567')
+  return digits
+}
+
+export class ContactService {
+  constructor(private readonly deps: { repos: Pick<Repositories, 'contacts' | 'contactGroups' | 'instances'>; events: CoreEventBus; clock: Clock }) {}
+
+  /**
+   * Collects customers from conversations: a new number becomes a contact named by its push name,
+   * stored before the message is answered (a new customer's first message, then at most hourly).
+   */
+  start(): () => void {
+    return this.deps.events.onDurable('message', (e) =>
+      this.collect(e).catch(() => {
+        // A contact that could not be saved is collected at the customer's next message.
+      })
+    )
+  }
+
+  list(inst: Inst, all: boolean): Stored<Contact>[] {
+    return this.deps.repos.contacts.where((c) => all || c.instance_id === inst._id)
+  }
+
+  get(inst: Inst, id: string): Stored<Contact> {
+    const c = this.deps.repos.contacts.owned(inst._id, id)
+    if (!c) throw notFound('Contact')
+    return c
+  }
+
+  /** The contact's name for a number (digits) of an instance, if it is a contact. */
+  nameOf(instanceId: string, number: string): string | undefined {
+    return this.deps.repos.contacts.byNumber(instanceId, number)?.name
+  }
+
+  async create(inst: Inst, input: ContactInput): Promise<Stored<Contact>> {
+    const number = contactNumber(input.number)
+    this.checkGroup(inst, input.group_id)
+    const now = this.now()
+    return this.deps.repos.contacts.put({
+      _id: newObjectId(),
+      name: input.name.trim(),
+      number,
+      client_id: inst.user_id,
+      instance_id: inst._id,
+      group_id: input.group_id ?? null,
+      channel: 'whatsapp',
+      labels: input.labels ?? [],
+      notes: input.notes ?? '',
+      opted_out: input.opted_out ?? false,
+      last_seen_at: null,
+      createdAt: now,
+      updatedAt: now,
+      __v: 0
+    })
+  }
+
+  async update(inst: Inst, id: string, change: Partial<ContactInput>): Promise<Stored<Contact>> {
+    this.get(inst, id)
+    const number = change.number === undefined ? undefined : contactNumber(change.number)
+    this.checkGroup(inst, change.group_id)
+    const now = this.now()
+    return (await this.deps.repos.contacts.update(id, (c) => {
+      if (change.name !== undefined) c.name = change.name.trim()
+      if (number !== undefined) c.number = number
+      if (change.group_id !== undefined) c.group_id = change.group_id
+      if (change.labels !== undefined) c.labels = change.labels
+      if (change.notes !== undefined) c.notes = change.notes
+      if (change.opted_out !== undefined) c.opted_out = change.opted_out
+      c.updatedAt = now
+      c.__v += 1
+    }))!
+  }
+
+  async delete(inst: Inst, id: string): Promise<void> {
+    this.get(inst, id)
+    await this.deps.repos.contacts.remove(id)
+  }
+
+  groups(inst: Inst, all: boolean): Stored<ContactGroup>[] {
+    return this.deps.repos.contactGroups.where((g) => all || g.instance_id === inst._id)
+  }
+
+  group(inst: Inst, id: string): Stored<ContactGroup> {
+    const g = this.deps.repos.contactGroups.owned(inst._id, id)
+    if (!g) throw notFound('ContactGroup')
+    return g
+  }
+
+  async createGroup(inst: Inst, title: string): Promise<Stored<ContactGroup>> {
+    const now = this.now()
+    return this.deps.repos.contactGroups.put({ _id: newObjectId(), title: title.trim(), is_default: false, client_id: inst.user_id, instance_id: inst._id, createdAt: now, updatedAt: now, __v: 0 })
+  }
+
+  async renameGroup(inst: Inst, id: string, title: string): Promise<Stored<ContactGroup>> {
+    this.group(inst, id)
+    const now = this.now()
+    return (await this.deps.repos.contactGroups.update(id, (g) => {
+      g.title = title.trim()
+      g.updatedAt = now
+      g.__v += 1
+    }))!
+  }
+
+  /** Deletes a group; its contacts stay, in no group. */
+  async deleteGroup(inst: Inst, id: string): Promise<void> {
+    this.group(inst, id)
+    const now = this.now()
+    for (const c of this.deps.repos.contacts.where((c) => c.group_id === id)) {
+      await this.deps.repos.contacts.update(c._id, (d) => {
+        d.group_id = null
+        d.updatedAt = now
+      })
+    }
+    await this.deps.repos.contactGroups.remove(id)
+  }
+
+  /** Puts the customer `number` of a conversation into the group (a contact is made if needed). */
+  async addToGroup(inst: Inst, number: string, name: string | null, groupId: string): Promise<Stored<Contact>> {
+    this.group(inst, groupId)
+    const existing = this.deps.repos.contacts.byNumber(inst._id, number)
+    if (existing) return this.update(inst, existing._id, { group_id: groupId })
+    return this.create(inst, { name: name ?? `+${number}`, number, group_id: groupId })
+  }
+
+  private async collect({ instanceId, message }: CoreEvents['message']): Promise<void> {
+    if (message.source !== 'inbound' || !message.chatId.endsWith('@s.whatsapp.net')) return
+    const number = message.chatId.split('@')[0]!.split(':')[0]!
+    const seen = new Date(message.timestamp).toISOString()
+    const existing = this.deps.repos.contacts.byNumber(instanceId, number)
+    if (!existing) {
+      const inst = this.deps.repos.instances.find(instanceId)
+      if (!inst) return
+      const now = this.now()
+      await this.deps.repos.contacts.put({
+        _id: newObjectId(),
+        name: message.pushName?.trim() || `+${number}`,
+        number,
+        client_id: inst.user_id,
+        instance_id: instanceId,
+        group_id: null,
+        channel: 'whatsapp',
+        labels: [],
+        notes: '',
+        opted_out: false,
+        last_seen_at: seen,
+        createdAt: now,
+        updatedAt: now,
+        __v: 0
+      })
+      return
+    }
+    if (existing.last_seen_at && Date.parse(seen) - Date.parse(existing.last_seen_at) < SEEN_RESOLUTION_MS) return
+    await this.deps.repos.contacts.update(existing._id, (c) => {
+      c.last_seen_at = seen
+    })
+  }
+
+  private checkGroup(inst: Inst, groupId: string | null | undefined): void {
+    if (groupId && !this.deps.repos.contactGroups.owned(inst._id, groupId)) throw invalid('group_id', 'names no contact group of this instance')
+  }
+
+  private now(): string {
+    return new Date(this.deps.clock.now()).toISOString()
+  }
+}

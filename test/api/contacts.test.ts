@@ -1,0 +1,69 @@
+/**
+ * Contacts and contact groups in the original service's shapes (issue 14 §1–2): by hand and collected
+ * from conversations; the inbox names a customer by their contact name; `add_to_group` with a contact
+ * group's id puts the customer in that group.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { makeHarness, type Harness } from '../helpers/harness'
+
+let h: Harness
+let qs: string
+let creds: { session_id: string; access_token: string }
+beforeEach(async () => {
+  h = await makeHarness()
+  ;({ qs, creds } = await h.connectedInstance())
+  await call('PUT', '/chatapp/updateActions', { send_default_msg: false })
+})
+afterEach(async () => {
+  await h.close()
+})
+
+async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) {
+  const res = await h.call({ method, url: `${url}${url.includes('?') ? '&' : '?'}${qs}`, ...(payload ? { payload } : {}) })
+  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(200)
+  return res.json
+}
+
+it('creates, lists, changes and deletes contacts and groups with the original messages and shapes', async () => {
+  const group = await call('POST', '/contact_groups', { title: 'Regulars' })
+  expect(group.message).toBe('ContactGroup group created successfully!')
+  expect(group.data).toMatchObject({ title: 'Regulars', is_default: false, __v: 0 })
+  const made = await call('POST', '/contact', { name: 'Banky', number: '+1 (555) 000-1111', group_id: group.data._id, labels: ['vip'] })
+  expect(made.data).toMatchObject({ name: 'Banky', number: '15550001111', group_id: group.data._id, channel: 'whatsapp', labels: ['vip'], opted_out: false, last_seen_at: null, __v: 0 })
+  expect((await call('GET', '/contact')).data.map((c: { name: string }) => c.name)).toEqual(['Banky'])
+  expect((await call('PUT', `/contact/${made.data._id}`, { opted_out: true, notes: 'prefers calls' })).data).toMatchObject({ opted_out: true, notes: 'prefers calls', __v: 1 })
+  expect((await call('GET', '/contact_groups')).message).toBe('ContactGroup group fetched successfully!')
+  const gone = await call('DELETE', `/contact_groups/${group.data._id}`)
+  expect(gone).toMatchObject({ message: 'ContactGroup group deleted successfully!', data: { n: 1, ok: 1, deletedCount: 1 } })
+  expect((await call('GET', `/contact/${made.data._id}`)).data.group_id).toBeNull()
+  expect((await call('DELETE', `/contact/${made.data._id}`)).data).toEqual({ n: 1, ok: 1, deletedCount: 1 })
+  const bad = await h.call({ method: 'POST', url: `/contact?${qs}`, payload: { name: 'X', number: 'call me', group_id: 'nope' } })
+  expect(bad.statusCode).toBe(400)
+  expect(bad.json.error.details[0]).toMatchObject({ field: 'number' })
+})
+
+it('collects customers from conversations and names them in the inbox by their contact name', async () => {
+  await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550002222', message: 'hello', pushName: 'Bo' })
+  const [bo] = (await call('GET', '/contact')).data
+  expect(bo).toMatchObject({ name: 'Bo', number: '15550002222', last_seen_at: expect.any(String) })
+  await call('PUT', `/contact/${bo._id}`, { name: 'Bo Rossi (table 4)' })
+  expect((await call('GET', '/chatapp/inbox')).data[0]).toMatchObject({ name: 'Bo Rossi (table 4)', phone: '15550002222' })
+  // A second message does not make a second contact.
+  await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550002222', message: 'again', pushName: 'Bo' })
+  expect((await call('GET', '/contact')).data).toHaveLength(1)
+})
+
+it('add_to_group with a contact group id puts the customer in that group', async () => {
+  const group = (await call('POST', '/contact_groups', { title: 'Newsletter' })).data
+  const intent = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Join', keyword: 'join', reply: 'You are in!', action: { add_to_group: group._id } } })
+  expect(intent.statusCode, intent.body).toBe(200)
+  const res = await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550003333', message: 'join', pushName: 'Cy' })
+  expect(res.data.replies.map((r: { text: string }) => r.text)).toEqual(['You are in!'])
+  const contacts = (await call('GET', '/contact')).data
+  expect(contacts).toEqual([expect.objectContaining({ number: '15550003333', name: 'Cy', group_id: group._id })])
+  const activity = (await call('GET', '/chatapp/bot/activity')).data
+  expect(activity.at(-1).actions).toEqual([{ action: 'add_to_group', ok: true }])
+  const wrong = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Bad', keyword: 'bad', reply: 'x', action: { add_to_group: 'no-such-group' } } })
+  expect(wrong.statusCode).toBe(400)
+  expect(wrong.json.error.details[0].problem).toContain('contact group id of this instance or a WhatsApp group id')
+})
