@@ -185,7 +185,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const handoff = new HandoffService({ repos, events, clock })
   const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId) => handoff.humanReplied(id, chatId, 'desk') })
   const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
-  const messages = new MessageService(outbound, attachments, remoteFiles)
+  const messages = new MessageService(outbound, attachments, remoteFiles, (instanceId, id) => repos.contacts.owned(instanceId, id))
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
   const contacts = new ContactService({ repos, events, clock })
   const stopContacts = contacts.start()

@@ -67,3 +67,13 @@ it('add_to_group with a contact group id puts the customer in that group', async
   expect(wrong.statusCode).toBe(400)
   expect(wrong.json.error.details[0].problem).toContain('contact group id of this instance or a WhatsApp group id')
 })
+
+it('shares a contact record as a vCard when the text send names it in contactId', async () => {
+  const bea = (await call('POST', '/contact', { name: 'Bea Diaz', number: '+1 555 000 4444' })).data
+  const res = await call('POST', '/chatapp/message', { chatId: '15550005555', contactId: bea._id })
+  expect(res.data.contact.contactMessage).toMatchObject({ displayName: 'Bea Diaz', vcard: expect.stringContaining('FN:Bea Diaz') })
+  expect(res.data.contact.contactMessage.vcard).toContain('15550004444')
+  // A number still works as before.
+  const byNumber = await call('POST', '/chatapp/message', { chatId: '15550005555', contactId: '15550006666' })
+  expect(byNumber.data.contact.contactMessage.displayName).toBe('+15550006666')
+})

@@ -165,7 +165,7 @@ export const SendTextBody = Type.Object({
       lng: Type.String({ format: 'decimal-degrees' })
     })
   ),
-  contactId: Type.Optional(Type.String({ description: 'Phone number or JID of a contact to share as a vCard.' }))
+  contactId: Type.Optional(Type.String({ description: 'A contact to share as a vCard: a contact record’s id (its name and number), or a phone number or JID.' }))
 })
 export type SendTextBody = Static<typeof SendTextBody>
 

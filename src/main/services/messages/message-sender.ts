@@ -28,13 +28,15 @@ export class MessageService {
     private readonly outbound: Outbound,
     private readonly attachments: AttachmentService,
     private readonly remote: RemoteFiles,
+    /** A contact record of the instance by id (the text send's `contactId` may name one, issue 14 §2). */
+    private readonly contactRecord: (instanceId: string, id: string) => { name: string; number: string } | undefined = () => undefined,
     /** Who sends through this service: a script (`api`, the HTTP API) or a person in the desk (the UI). */
     private readonly source: 'api' | 'desk' = 'api'
   ) {}
 
   /** The same sends, labelled as sent by `source` (the UI sends as `desk`, which pauses the bot for the chat). */
   as(source: 'api' | 'desk'): MessageService {
-    return source === this.source ? this : new MessageService(this.outbound, this.attachments, this.remote, source)
+    return source === this.source ? this : new MessageService(this.outbound, this.attachments, this.remote, this.contactRecord, source)
   }
 
   /** The single outbound path (for the bot's replies and actions). */
@@ -58,10 +60,16 @@ export class MessageService {
       if (!a) throw invalid(`attachments.${i}`, 'names no attachment of this instance')
       return { _id: a._id, media: { path: this.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename } }
     })
-    const contactJid = body.contactId !== undefined ? resolveChat(body.contactId, 'contactId') : undefined
+    // `contactId`: a contact record's id (its name and number on the card), or a number or JID.
+    const record = body.contactId !== undefined ? this.contactRecord(inst._id, body.contactId) : undefined
+    const contact = record
+      ? { jid: `${record.number}@s.whatsapp.net`, name: record.name }
+      : body.contactId !== undefined
+        ? { jid: resolveChat(body.contactId, 'contactId') }
+        : undefined
     this.outbound.connectedSession(inst)
     const result: TextSendResult = { message: null, attachment: [], media: [], contact: null, image: null, buttons: null, location: null }
-    for (const step of planTextSend({ message: body.message, attachments, location: body.location, contactJid })) {
+    for (const step of planTextSend({ message: body.message, attachments, location: body.location, contact })) {
       const sent = await this.outbound.send(inst, jid, step.content, { source: this.source })
       if (step.fills === 'message') result.message = sent
       else if (step.fills === 'media') {

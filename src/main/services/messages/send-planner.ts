@@ -42,8 +42,8 @@ export interface TextSendRequest {
   /** The attachments named, already checked: their stored file. */
   attachments: Array<{ _id: string; media: MediaSource }>
   location?: { lat: string; lng: string; name?: string }
-  /** The contact card's JID (a number), already resolved. */
-  contactJid?: string
+  /** The contact card: its JID (a number), already resolved, and the name to show (default: the number). */
+  contact?: { jid: string; name?: string }
 }
 
 /** The steps of a text send, in the seed's order. */
@@ -57,9 +57,10 @@ export function planTextSend(req: TextSendRequest): TextSendStep[] {
   if (req.location) {
     steps.push({ fills: 'location', content: { kind: 'location', latitude: Number(req.location.lat), longitude: Number(req.location.lng), name: req.location.name } })
   }
-  if (req.contactJid) {
-    const digits = req.contactJid.split('@')[0]!
-    steps.push({ fills: 'contact', content: { kind: 'contact', displayName: `+${digits}`, vcard: buildVCard({ fullName: `+${digits}`, phoneNumber: digits }) } })
+  if (req.contact) {
+    const digits = req.contact.jid.split('@')[0]!
+    const name = req.contact.name ?? `+${digits}`
+    steps.push({ fills: 'contact', content: { kind: 'contact', displayName: name, vcard: buildVCard({ fullName: name, phoneNumber: digits }) } })
   }
   return steps
 }
