@@ -77,3 +77,17 @@ it('shares a contact record as a vCard when the text send names it in contactId'
   const byNumber = await call('POST', '/chatapp/message', { chatId: '15550005555', contactId: '15550006666' })
   expect(byNumber.data.contact.contactMessage.displayName).toBe('+15550006666')
 })
+
+it('a customer who writes STOP is opted out and told once, at any hour; START brings them back', async () => {
+  await call('PUT', '/chatapp/updateActiveDays', { monday: false, tuesday: false, wednesday: false, thursday: false, friday: false, saturday: false, sunday: false })
+  const stop = await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550007777', message: ' stop ', pushName: 'Dee' })
+  expect(stop.data.message.bot).toEqual({ action: 'opt_out' })
+  expect(stop.data.replies.map((r: { text: string }) => r.text)).toEqual(['You will get no more messages from us. Write START to hear from us again.'])
+  expect((await call('GET', '/contact')).data).toEqual([expect.objectContaining({ number: '15550007777', name: 'Dee', opted_out: true })])
+  // Only the whole message counts: "please stop by" is no opt-out.
+  expect((await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550007777', message: 'please stop by', pushName: 'Dee' })).data.message.bot).toEqual({ action: 'none', reason: 'outside_hours' })
+  await call('PUT', '/chatapp/optout', { optin_keyword: 'START,RIPARTI', optin_reply: 'Bentornata!' })
+  const back = await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550007777', message: 'Riparti', pushName: 'Dee' })
+  expect(back.data.replies.map((r: { text: string }) => r.text)).toEqual(['Bentornata!'])
+  expect((await call('GET', '/contact')).data[0].opted_out).toBe(false)
+})

@@ -26,11 +26,12 @@ import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/messages/message-sender'
 import type { Repositories, Stored } from '../store/repos'
 import type { Clock } from '../clock'
-import { DEFAULT_AWAY, type Action, type BotActivity, type BotDecisionRecord, type Instance, type Survey, type SurveyRun } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, DEFAULT_OPT_OUT, type Action, type BotActivity, type BotDecisionRecord, type Instance, type Survey, type SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
 import { describeOpening, isOpen, nextOpening, scheduleOf } from './active-window'
 import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
 import type { Mailer } from './mailer'
+import { keywordList } from '../../shared/domain/keywords'
 import { handoffOf, type HandoffService } from '../services/handoff-service'
 import type { ContactService } from '../services/contacts/contact-service'
 import { MatcherRegistry } from './matcher-registry'
@@ -85,7 +86,7 @@ export interface BotEngineDeps {
   /** Hand-off: chats paused for a person (docs/design.md §13). */
   handoff: HandoffService
   /** Contact groups, for `add_to_group` with a contact group's id. */
-  contacts?: Pick<ContactService, 'addToGroup'>
+  contacts?: Pick<ContactService, 'addToGroup' | 'setOptedOut'>
   random?: () => number
   options?: BotEngineOptions
 }
@@ -156,6 +157,21 @@ export class BotEngine {
         await this.deps.handoff.humanReplied(inst._id, msg.chatId, 'phone', msg.timestamp * 1000)
         return { kind: 'skipped', reason: 'own_message' }
       } }
+    }
+    // Opting out is honoured whatever else holds (hours, a pause): the customer's word is final.
+    const opt = this.optWord(inst, msg)
+    if (opt) {
+      return {
+        record: { action: opt },
+        act: async () => {
+          const number = (msg.senderPn ?? msg.chatId).split('@')[0]!.split(':')[0]!
+          await this.deps.contacts?.setOptedOut(inst, number, msg.pushName?.trim() || null, opt === 'opt_out')
+          const s = { ...DEFAULT_OPT_OUT, ...inst.settings.opt_out }
+          const text = opt === 'opt_out' ? s.optout_reply : s.optin_reply
+          if (text) await this.reply(inst, { chatId: msg.chatId, contactJid: msg.senderPn ?? msg.senderId, pushName: msg.pushName?.trim() || null, text: msg.text, matched: '' }, text)
+          return { kind: 'skipped', reason: opt }
+        }
+      }
     }
     const paused = this.deps.handoff.activePause(inst._id, msg.chatId)
     if (paused) return silent({ action: 'none', reason: 'paused' })
@@ -290,6 +306,17 @@ export class BotEngine {
         return { kind: 'skipped', reason: 'away' }
       }
     }
+  }
+
+  /** `opt_out` / `opt_in` when the whole message (1:1 chats) is one of the instance's opt-out / opt-in words. */
+  private optWord(inst: Instance, msg: InboundMessage): 'opt_out' | 'opt_in' | null {
+    if (isGroupJid(msg.chatId)) return null
+    const s = { ...DEFAULT_OPT_OUT, ...inst.settings.opt_out }
+    const said = msg.text.trim().toLowerCase()
+    if (!said) return null
+    if (keywordList(s.optout_keyword).some((w) => w.toLowerCase() === said)) return 'opt_out'
+    if (keywordList(s.optin_keyword).some((w) => w.toLowerCase() === said)) return 'opt_in'
+    return null
   }
 
   /**

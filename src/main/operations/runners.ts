@@ -192,6 +192,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'handoff.resume': async ({ core }, { chatId }, inst) => ({ resumed: await core.handoff.resume(inst._id, resolveChat(chatId)) }),
   'handoff.settings': ({ core }, input, inst) => core.settings.updateHandoff(inst._id, input),
   'settings.away': ({ core }, input, inst) => core.settings.updateAway(inst._id, input),
+  'settings.optOut': ({ core }, input, inst) => core.settings.updateOptOut(inst._id, input),
   'settings.openingHours': ({ core }, input, inst) => core.settings.updateOpeningHours(inst._id, input),
   'instances.stats': ({ core }, _input, inst) => core.health.stats(inst),
   'instances.stop': async ({ core }, _input, inst) => ({ status: await core.connection.stop(inst) }),

@@ -7,7 +7,7 @@ import { produce, type Draft } from 'immer'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { InstanceRepo } from '../store/repos'
-import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, DEFAULT_OPT_OUT, type OptOutSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
 import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
 import { invalid, notFound } from './errors'
 import type { SettingsChangeT } from '../../shared/operations/results'
@@ -86,6 +86,14 @@ export class InstanceSettingsService {
       s.away = { ...DEFAULT_AWAY, ...s.away, ...body }
     })
     return { ...DEFAULT_AWAY, ...instance.settings.away }
+  }
+
+  /** Changes the opt-out words and replies (issue 14 §1); answers them as they are now, defaults filled in. */
+  async updateOptOut(instanceId: string, body: Partial<OptOutSettings>): Promise<OptOutSettings> {
+    const { instance } = await this.change(instanceId, (s) => {
+      s.opt_out = { ...DEFAULT_OPT_OUT, ...s.opt_out, ...body }
+    })
+    return { ...DEFAULT_OPT_OUT, ...instance.settings.opt_out }
   }
 
   /**

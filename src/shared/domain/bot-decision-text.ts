@@ -32,6 +32,10 @@ export function explainBotDecision(d: BotDecisionRecord): string {
       return 'Answered with the away message'
     case 'option':
       return `Option pressed: ${d.ref ?? ''}`.trim()
+    case 'opt_out':
+      return 'Opted out of broadcasts (told once)'
+    case 'opt_in':
+      return 'Opted in to broadcasts again'
     case 'none':
       if (d.reason === 'own_message') return 'Sent from the phone'
       return `No reply: ${REASONS[d.reason ?? ''] ?? d.reason ?? 'no reason recorded'}`

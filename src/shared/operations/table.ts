@@ -38,8 +38,8 @@ import {
 } from '../schemas/operations'
 import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
 import { op, withoutCredentials } from './define'
-import { Contact, ContactGroup, MessageLogRecord, OpeningHours, QuickReply } from '../schemas/records'
-import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, MessageLogRecord as MessageLogRecordT, Contact as ContactT, ContactGroup as ContactGroupT, OpeningHours as OpeningHoursT, SendLimits, Survey as SurveyT } from '../schemas/records'
+import { Contact, ContactGroup, MessageLogRecord, OpeningHours, OptOutSettings, QuickReply } from '../schemas/records'
+import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, MessageLogRecord as MessageLogRecordT, Contact as ContactT, ContactGroup as ContactGroupT, OpeningHours as OpeningHoursT, OptOutSettings as OptOutSettingsT, SendLimits, Survey as SurveyT } from '../schemas/records'
 import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
 import {
   AppInfo,
@@ -944,6 +944,16 @@ export const OPERATIONS = {
     }),
     output: OpeningHours,
     http: { method: 'PUT', path: '/chatapp/openingHours', message: SETTINGS_UPDATED },
+    rpc: true
+  }),
+  'settings.optOut': op<OptOutSettingsT>()({
+    summary: 'The words a customer writes to opt out of (or back in to) broadcasts, and the replies',
+    description: 'The whole message must be one of the words (any case), in a 1:1 chat; it works at any hour and while the bot is paused. The contact is marked `opted_out`. Default STOP/UNSUBSCRIBE and START/SUBSCRIBE.',
+    tags: ['contacts'],
+    scope: 'instance',
+    input: Type.Partial(OptOutSettings),
+    output: OptOutSettings,
+    http: { method: 'PUT', path: '/chatapp/optout', message: SETTINGS_UPDATED },
     rpc: true
   }),
   'handoff.settings': op<HandoffSettingsT>()({

@@ -141,6 +141,24 @@ export const WebhookSettings = Type.Object({
 })
 export type WebhookSettings = Static<typeof WebhookSettings>
 
+/**
+ * Opt-out (issue 14 §1): a customer whose whole message is an opt-out word is marked opted out (no
+ * broadcast or scheduled message reaches them) and told once; an opt-in word reverses it.
+ */
+export const OptOutSettings = Type.Object({
+  optout_keyword: Type.String({ maxLength: 200, description: 'Comma-separated words; the whole message must be one of them (any case). Empty = off.' }),
+  optin_keyword: Type.String({ maxLength: 200 }),
+  optout_reply: Type.String({ maxLength: 1000 }),
+  optin_reply: Type.String({ maxLength: 1000 })
+})
+export type OptOutSettings = Static<typeof OptOutSettings>
+export const DEFAULT_OPT_OUT: OptOutSettings = {
+  optout_keyword: 'STOP,UNSUBSCRIBE',
+  optin_keyword: 'START,SUBSCRIBE',
+  optout_reply: 'You will get no more messages from us. Write START to hear from us again.',
+  optin_reply: 'Welcome back! You will hear from us again. Write STOP to stop.'
+}
+
 /** Hand-off to a person (docs/design.md §13). */
 export const HandoffSettings = Type.Object({
   pause_minutes: Type.Integer({ minimum: 0, maximum: 10_080, description: 'How long a reply from the desk or the phone pauses the bot for that chat; 0 = never pause.' }),
@@ -203,6 +221,8 @@ export const InstanceSettings = Type.Object({
   handoff: Type.Optional(HandoffSettings),
   /** Absent on older instances: {@link DEFAULT_AWAY} applies (off). */
   away: Type.Optional(AwaySettings),
+  /** Absent on older instances: {@link DEFAULT_OPT_OUT} applies. */
+  opt_out: Type.Optional(OptOutSettings),
   /** Absent on older instances: {@link DEFAULT_OPENING_HOURS} applies (the seed's window only). */
   opening_hours: Type.Optional(OpeningHours),
   last_connected_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the instance last reached CONNECTED.' }))
@@ -254,7 +274,16 @@ export type SendLimits = Static<typeof SendLimitsSchema>
  */
 export const BotDecisionRecord = Type.Object(
   {
-    action: Type.Union([Type.Literal('intent'), Type.Literal('survey'), Type.Literal('default'), Type.Literal('away'), Type.Literal('option'), Type.Literal('none')]),
+    action: Type.Union([
+      Type.Literal('intent'),
+      Type.Literal('survey'),
+      Type.Literal('default'),
+      Type.Literal('away'),
+      Type.Literal('option'),
+      Type.Literal('opt_out'),
+      Type.Literal('opt_in'),
+      Type.Literal('none')
+    ]),
     reason: Type.Optional(
       Type.String({
         description:

@@ -78,6 +78,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'handoff.resume': { instanceId: 'i1', chatId: '1555' },
   'handoff.settings': { instanceId: 'i1', pause_minutes: 15 },
   'settings.away': { instanceId: 'i1', enabled: true },
+  'settings.optOut': { instanceId: 'i1', optout_keyword: 'STOP,BASTA' },
   'settings.openingHours': { instanceId: 'i1', holidays: ['2026-12-25'] },
   'instances.stop': { instanceId: 'i1' },
   'instances.stats': { instanceId: 'i1' },

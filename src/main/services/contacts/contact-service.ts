@@ -151,6 +151,13 @@ export class ContactService {
     return this.create(inst, { name: name ?? `+${number}`, number, group_id: groupId })
   }
 
+  /** Marks the customer `number` opted out (or in again); a contact is made if needed. */
+  async setOptedOut(inst: Inst, number: string, name: string | null, optedOut: boolean): Promise<Stored<Contact>> {
+    const existing = this.deps.repos.contacts.byNumber(inst._id, number)
+    if (existing) return existing.opted_out === optedOut ? existing : this.update(inst, existing._id, { opted_out: optedOut })
+    return this.create(inst, { name: name ?? `+${number}`, number, opted_out: optedOut })
+  }
+
   private async collect({ instanceId, message }: CoreEvents['message']): Promise<void> {
     if (message.source !== 'inbound' || !message.chatId.endsWith('@s.whatsapp.net')) return
     const number = message.chatId.split('@')[0]!.split(':')[0]!
