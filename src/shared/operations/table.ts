@@ -65,6 +65,15 @@ import {
 
 const Id = Type.String({ minLength: 1 })
 const Empty = Type.Object({})
+/** What a contact is made of, as the API takes it (issue 14 §1). */
+const ContactFields = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  number: Type.String({ minLength: 3, maxLength: 32, description: 'Phone number with country code; spaces, dashes and + are ignored.' }),
+  group_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+  labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 })),
+  notes: Type.Optional(Type.String({ maxLength: 2000 })),
+  opted_out: Type.Optional(Type.Boolean())
+})
 /** Paging of the list routes: up to `limit` records after `offset` (default: the first 1,000, so small lists come whole, as the seed answers them). */
 const Page = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Records to skip.' })),
@@ -671,14 +680,7 @@ export const OPERATIONS = {
     summary: 'Create a contact',
     tags: ['contacts'],
     scope: 'instance',
-    input: Type.Object({
-      name: Type.String({ minLength: 1, maxLength: 100 }),
-      number: Type.String({ minLength: 3, maxLength: 32, description: 'Phone number with country code; spaces, dashes and + are ignored.' }),
-      group_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
-      labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 })),
-      notes: Type.Optional(Type.String({ maxLength: 2000 })),
-      opted_out: Type.Optional(Type.Boolean())
-    }),
+    input: ContactFields,
     output: Contact,
     http: { method: 'POST', path: '/contact', message: 'Contact created successfully!' },
     rpc: true
@@ -705,15 +707,7 @@ export const OPERATIONS = {
     summary: 'Change a contact',
     tags: ['contacts'],
     scope: 'instance',
-    input: Type.Object({
-      id: Id,
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-      number: Type.Optional(Type.String({ minLength: 3, maxLength: 32 })),
-      group_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
-      labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 })),
-      notes: Type.Optional(Type.String({ maxLength: 2000 })),
-      opted_out: Type.Optional(Type.Boolean())
-    }),
+    input: Type.Object({ id: Id, ...Type.Partial(ContactFields).properties }),
     output: Contact,
     http: { method: 'PUT', path: '/contact/:contact_id', params: { contact_id: 'id' }, message: 'Contact updated successfully!', errors: { 404: 'Unknown contact' } },
     rpc: true

@@ -61,7 +61,8 @@ export class ContactService {
     return this.deps.repos.contacts.byNumber(instanceId, number)?.name
   }
 
-  async create(inst: Inst, input: ContactInput): Promise<Stored<Contact>> {
+  /** Saves a new contact; `lastSeenAt` when it was collected from a message. 400 on a bad number or group. */
+  async create(inst: Inst, input: ContactInput, lastSeenAt: string | null = null): Promise<Stored<Contact>> {
     const number = contactNumber(input.number)
     this.checkGroup(inst, input.group_id)
     const now = this.now()
@@ -76,7 +77,7 @@ export class ContactService {
       labels: input.labels ?? [],
       notes: input.notes ?? '',
       opted_out: input.opted_out ?? false,
-      last_seen_at: null,
+      last_seen_at: lastSeenAt,
       createdAt: now,
       updatedAt: now,
       __v: 0
@@ -166,23 +167,7 @@ export class ContactService {
     if (!existing) {
       const inst = this.deps.repos.instances.find(instanceId)
       if (!inst) return
-      const now = this.now()
-      await this.deps.repos.contacts.put({
-        _id: newObjectId(),
-        name: message.pushName?.trim() || `+${number}`,
-        number,
-        client_id: inst.user_id,
-        instance_id: instanceId,
-        group_id: null,
-        channel: 'whatsapp',
-        labels: [],
-        notes: '',
-        opted_out: false,
-        last_seen_at: seen,
-        createdAt: now,
-        updatedAt: now,
-        __v: 0
-      })
+      await this.create(inst, { name: message.pushName?.trim() || `+${number}`, number }, seen)
       return
     }
     if (existing.last_seen_at && Date.parse(seen) - Date.parse(existing.last_seen_at) < SEEN_RESOLUTION_MS) return

@@ -25,6 +25,22 @@ const ACTION_LABELS: Record<string, string> = {
 }
 
 
+/** An intent's keywords as chips. */
+function KeywordBadges({ keyword }: { keyword: string }) {
+  return (
+    <Group gap={4}>
+      {keywordList(keyword).map((k) => (
+        <Badge key={k} variant="outline" size="sm" tt="none">
+          {k}
+        </Badge>
+      ))}
+    </Group>
+  )
+}
+
+/** "Location, Notify me", or `none` when the intent has no follow-up actions. */
+const actionSummary = (i: Intent, none: string) => Object.keys(i.action ?? {}).map((k) => ACTION_LABELS[k] ?? k).join(', ') || none
+
 export function IntentsTab() {
   const inst = useSelectedInstance()
   const id = inst?._id
@@ -55,18 +71,14 @@ export function IntentsTab() {
           {rows.map((i) => (
             <Card key={i._id} withBorder padding="sm" data-testid="intent-row">
               <Text fw={600}>{i.title}</Text>
-              <Group gap={4} my={4}>
-                {keywordList(i.keyword).map((k) => (
-                  <Badge key={k} variant="outline" size="sm" tt="none">
-                    {k}
-                  </Badge>
-                ))}
-              </Group>
+              <div style={{ margin: '4px 0' }}>
+                <KeywordBadges keyword={i.keyword} />
+              </div>
               <Text size="sm" lineClamp={3}>
                 {i.reply}
               </Text>
               <Text size="xs" c="dimmed" mt={4}>
-                {Object.keys(i.action ?? {}).map((k) => ACTION_LABELS[k] ?? k).join(', ') || 'No follow-up actions'}
+                {actionSummary(i, 'No follow-up actions')}
               </Text>
               <Group gap="xs" justify="flex-end" mt="xs">
                 <Button size="compact-sm" variant="light" onClick={() => setEditing(i)}>
@@ -96,13 +108,7 @@ export function IntentsTab() {
               <Table.Tr key={i._id} data-testid="intent-row">
                 <Table.Td>{i.title}</Table.Td>
                 <Table.Td>
-                  <Group gap={4}>
-                    {keywordList(i.keyword).map((k) => (
-                      <Badge key={k} variant="outline" size="sm" tt="none">
-                        {k}
-                      </Badge>
-                    ))}
-                  </Group>
+                  <KeywordBadges keyword={i.keyword} />
                 </Table.Td>
                 <Table.Td maw={320}>
                   <Text size="sm" lineClamp={2}>
@@ -110,7 +116,7 @@ export function IntentsTab() {
                   </Text>
                 </Table.Td>
                 <Table.Td>
-                  <Text size="xs">{Object.keys(i.action ?? {}).map((k) => ACTION_LABELS[k] ?? k).join(', ') || '—'}</Text>
+                  <Text size="xs">{actionSummary(i, '—')}</Text>
                 </Table.Td>
                 <Table.Td>
                   <Group gap="xs" justify="flex-end" wrap="nowrap">
