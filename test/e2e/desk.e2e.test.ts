@@ -20,6 +20,13 @@ const ROOT = join(import.meta.dirname, '..', '..')
 const ARTIFACTS = join(ROOT, 'test-artifacts')
 const UI_BUILT = existsSync(join(ROOT, 'out', 'renderer', 'index.html'))
 
+/** Phone, laptop and wide screen (issue 13 §7). */
+const SIZES = [
+  [390, 844],
+  [1366, 768],
+  [1920, 1080]
+] as const
+
 let serve: ServeProcess
 let browser: Browser
 let page: Page
@@ -420,13 +427,8 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     // The last step tells the owner, with every answer of the run.
     const last = steps.find((st: { sort_id: number }) => st.sort_id === 2)
     await rpc('surveys.update', { instanceId: inst._id, id: last._id, action: { send_notification: { chatapp_number: '15550109999' } } })
-    const sizes = [
-      [390, 844],
-      [1366, 768],
-      [1920, 1080]
-    ] as const
     try {
-      for (const [n, [width, height]] of sizes.entries()) {
+      for (const [n, [width, height]] of SIZES.entries()) {
         await page.setViewportSize({ width, height })
         const size = `${width}x${height}`
         const phone = width < 600
@@ -505,13 +507,8 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
   })
 
   it('fits phone, laptop and wide screens: no page-wide horizontal scroll on the inbox and Settings', async () => {
-    const sizes = [
-      [390, 844],
-      [1366, 768],
-      [1920, 1080]
-    ] as const
     try {
-      for (const [width, height] of sizes) {
+      for (const [width, height] of SIZES) {
         await page.setViewportSize({ width, height })
         const fits = async (what: string) => {
           // A string: this code runs in the page (the tests' tsconfig has no DOM types).

@@ -51,6 +51,16 @@ export function IntentsTab() {
   const del = useAction()
   const narrow = useMediaQuery('(max-width: 48em)')
   if (!inst) return <NeedInstance />
+  const rowActions = (i: Intent) => (
+    <>
+      <Button size="compact-sm" variant="light" onClick={() => setEditing(i)}>
+        Edit
+      </Button>
+      <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(i)}>
+        Delete
+      </Button>
+    </>
+  )
   const q = query.trim().toLowerCase()
   const rows = (list.data ?? []).filter((i) => !q || [i.title, i.keyword, i.reply].some((f) => f.toLowerCase().includes(q)))
   return (
@@ -81,12 +91,7 @@ export function IntentsTab() {
                 {actionSummary(i, 'No follow-up actions')}
               </Text>
               <Group gap="xs" justify="flex-end" mt="xs">
-                <Button size="compact-sm" variant="light" onClick={() => setEditing(i)}>
-                  Edit
-                </Button>
-                <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(i)}>
-                  Delete
-                </Button>
+                {rowActions(i)}
               </Group>
             </Card>
           ))}
@@ -120,12 +125,7 @@ export function IntentsTab() {
                 </Table.Td>
                 <Table.Td>
                   <Group gap="xs" justify="flex-end" wrap="nowrap">
-                    <Button size="compact-sm" variant="light" onClick={() => setEditing(i)}>
-                      Edit
-                    </Button>
-                    <Button size="compact-sm" variant="subtle" color="red" onClick={() => setDeleting(i)}>
-                      Delete
-                    </Button>
+                    {rowActions(i)}
                   </Group>
                 </Table.Td>
               </Table.Tr>
