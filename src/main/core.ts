@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises'
 import type { ChannelFactory, ChannelKind } from './channel/types'
 import { createSandboxSession } from './channel/sandbox-channel'
-import { systemClock, type Clock } from './clock'
+import { systemClock, systemTimers, type Clock, type Timers } from './clock'
 import { CoreEventBus } from './events'
 import { silentLogger, type Logger } from './logger'
 import { lockDataDir } from './store/data-dir-lock'
@@ -18,6 +18,9 @@ import { AttachmentService } from './services/attachment-service'
 import { InboxService } from './services/inbox/inbox-service'
 import { InstanceHealth } from './services/health/instance-health'
 import { ContactService } from './services/contacts/contact-service'
+import { BroadcastService } from './services/outreach/broadcast-service'
+import { OutreachGovernor } from './services/outreach/outreach-governor'
+import { ScheduleService } from './services/outreach/schedule-service'
 import { QuickReplyService } from './services/inbox/quick-reply-service'
 import { HandoffService } from './services/handoff-service'
 import { InboundPipeline } from './services/inbound-pipeline'
@@ -66,6 +69,10 @@ export interface CoreOptions {
   bot?: BotEngineOptions
   /** The clock of every service (tests: a manual one). */
   clock?: Clock
+  /** Timers of broadcasts and scheduled messages (tests: the manual clock). */
+  timers?: Timers
+  /** Random source of the send governor's gaps and spintax in broadcasts (tests: seeded). */
+  random?: () => number
   /** Mail transport for notifications (default: SMTP from the app settings). */
   mailer?: Mailer
   /** Private or local addresses, ranges or host names files may be fetched from (`CHATAPP_FETCH_ALLOW`). */
@@ -107,6 +114,10 @@ export interface Core {
   health: InstanceHealth
   /** Contacts and contact groups. */
   contacts: ContactService
+  /** Broadcasts, behind the send governor. */
+  broadcasts: BroadcastService
+  /** Scheduled messages (each run starts a broadcast). */
+  schedules: ScheduleService
   bot: BotEngine
   sandbox: SandboxService
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
@@ -202,6 +213,10 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     accountId: () => account.id
   })
   const inbox = new InboxService({ repos, handoff, sessions, contacts, events, clock, logger })
+  const timers = opts.timers ?? systemTimers
+  const governor = new OutreachGovernor({ repos, clock, random: opts.random })
+  const broadcasts = new BroadcastService({ repos, messages, sessions, governor, events, clock, timers, logger, random: opts.random })
+  const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger })
   const stopInbox = inbox.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const core: Core = {
@@ -224,11 +239,16 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     quickReplies: new QuickReplyService({ repos, events, clock }),
     health: new InstanceHealth({ messages: repos.messages, webhooks, clock }),
     contacts,
+    broadcasts,
+    schedules,
     bot,
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
     sessions,
     async close() {
+      stopSchedules()
+      stopBroadcasts()
+      await broadcasts.idle()
       stopInbox()
       stopContacts()
       bot.close()
@@ -245,5 +265,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   // Before the restore, so the reconnects' state changes reach onConnection subscribers.
   await webhooks.start()
   if (opts.restoreSessions !== false) await sessions.restore()
+  // After the restore: a resumed broadcast finds its instance reconnecting (it waits for CONNECTED).
+  const stopBroadcasts = await broadcasts.start()
+  const stopSchedules = await schedules.start()
   return core
 }

@@ -33,7 +33,7 @@ export interface CoreEvents {
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */
   changed: {
     instanceId: string
-    what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted'
+    what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' | 'contacts' | 'broadcasts' | 'schedules'
     /** The record created, updated or deleted, for incremental consumers (the keyword index). */
     recordId?: string
   }

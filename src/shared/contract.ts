@@ -56,7 +56,7 @@ export type ContractEvent =
   | { type: 'chatMerged'; instanceId: string; from: string; to: string }
   /** A sent message's delivery status changed: `message` is the updated log entry (same id). */
   | { type: 'status'; instanceId: string; message: LoggedMessage }
-  | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' }
+  | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' | 'contacts' | 'broadcasts' | 'schedules' }
   | { type: 'delivery'; instanceId: string; delivery: WebhookDelivery }
   | { type: 'activity'; instanceId: string; entry: BotActivity }
   /** The bot was paused for a chat (a person handles it), or handed back (`pause` null). */

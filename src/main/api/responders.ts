@@ -39,6 +39,10 @@ export const RESPONDERS: Record<Responder, Respond> = {
     void reply.header('X-Total-Count', String(total))
     return ok(message, items)
   },
+  /** 204 and no body (the original service's broadcast delete). */
+  async noContent(reply) {
+    return reply.code(204).send()
+  },
   /** The JSON envelope, or with `format=csv` the file (docs/design.md §9). */
   async csvWhenAsked(reply, result, _input, message) {
     if (Array.isArray(result)) return ok(message, result)

@@ -29,7 +29,9 @@ import {
   type MediaSource,
   type OutboundContent,
   type ReadKey,
-  type SentMessage
+  type SendLimits,
+  type SentMessage,
+  type ChannelSendOptions
 } from './types'
 
 /** How often the sandbox QR rotates, like the real one's later refs (ms). */
@@ -78,6 +80,10 @@ export class SandboxSession implements ChannelSession {
   private readonly now = (): number => this.ctx.now?.() ?? Date.now()
   /** Read receipts the session sent (markRead), oldest first. */
   readonly readReceipts: ReadKey[] = []
+  /** "typing…" presences the session showed before a send, oldest first (epoch ms by the app's clock). */
+  readonly presences: { jid: string; at: number }[] = []
+  /** Numbers (digits) the simulated network says are not on WhatsApp. */
+  private readonly notOnWhatsApp = new Set<string>()
 
   constructor(private readonly ctx: ChannelContext) {}
 
@@ -181,8 +187,10 @@ export class SandboxSession implements ChannelSession {
     return message
   }
 
-  async send(jid: string, content: OutboundContent): Promise<SentMessage> {
+  async send(jid: string, content: OutboundContent, options: ChannelSendOptions = {}): Promise<SentMessage> {
     if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    if (this.notOnWhatsApp.has(jid.split('@')[0]!)) throw new ChannelError('NOT_ON_WHATSAPP', `${jid.split('@')[0]} is not on WhatsApp.`)
+    if (options.composing) this.presences.push({ jid, at: this.now() })
     return {
       key: { remoteJid: jid, fromMe: true, id: newMessageId() },
       message: await this.buildMessage(content),
@@ -200,6 +208,15 @@ export class SandboxSession implements ChannelSession {
     } catch {
       throw new ChannelError('MEDIA_UNAVAILABLE', `The media of ${messageId} is no longer available.`)
     }
+  }
+
+  /**
+   * What the simulated WhatsApp says: numbers that are not on WhatsApp (sends to them fail as on the real
+   * network), and the account's outreach limits (`message-capping.update`, a reach-out lock).
+   */
+  simulateNetwork(change: { notOnWhatsApp?: readonly string[]; limits?: SendLimits }): void {
+    for (const n of change.notOnWhatsApp ?? []) this.notOnWhatsApp.add(n.replace(/\D/g, ''))
+    if (change.limits) this.ctx.hooks.onLimits(change.limits)
   }
 
   /** Keeps the keys (newest last) for tests and the Test chat to see what a phone would have been told. */

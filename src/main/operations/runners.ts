@@ -165,6 +165,8 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'contacts.get': ({ core }, { id }, inst) => core.contacts.get(inst, id),
   'contacts.update': ({ core }, { id, ...change }, inst) => core.contacts.update(inst, id, change),
   'contacts.delete': ({ core }, { id }, inst) => core.contacts.delete(inst, id),
+  'contacts.import': ({ core }, { csv, mapping, group_id }, inst) => core.contacts.importCsv(inst, csv, mapping, group_id),
+  'contacts.export': ({ core }, { type }, inst) => core.contacts.exportCsv(inst, type === 'all'),
   'contactGroups.create': ({ core }, { title }, inst) => core.contacts.createGroup(inst, title),
   'contactGroups.list': ({ core }, { type }, inst) => core.contacts.groups(inst, type === 'all'),
   'contactGroups.get': ({ core }, { id }, inst) => core.contacts.group(inst, id),
@@ -178,6 +180,21 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'quickReplies.create': ({ core }, input) => core.quickReplies.create(input),
   'quickReplies.update': ({ core }, { id, ...change }) => core.quickReplies.update(id, change),
   'quickReplies.delete': ({ core }, { id }) => core.quickReplies.delete(id),
+
+  'broadcasts.create': ({ core }, input, inst) => core.broadcasts.create(inst, input),
+  'broadcasts.list': ({ core }, _input, inst) => core.broadcasts.list(inst),
+  'broadcasts.get': ({ core }, { id }, inst) => core.broadcasts.get(inst, id),
+  'broadcasts.delete': ({ core }, { id }, inst) => core.broadcasts.delete(inst, id),
+  'broadcasts.pause': ({ core }, { id }, inst) => core.broadcasts.pause(inst, id),
+  'broadcasts.resume': ({ core }, { id }, inst) => core.broadcasts.resume(inst, id),
+  'broadcasts.cancel': ({ core }, { id }, inst) => core.broadcasts.cancel(inst, id),
+  'schedules.create': ({ core }, input, inst) => core.schedules.create(inst, input),
+  'schedules.list': ({ core }, _input, inst) => core.schedules.list(inst),
+  'schedules.update': ({ core }, { id, ...change }, inst) => core.schedules.update(inst, id, change),
+  'schedules.delete': ({ core }, { id }, inst) => core.schedules.delete(inst, id),
+  'outreach.status': ({ core }, _input, inst) => core.broadcasts.status(inst),
+  'settings.outreach': ({ core }, input, inst) => core.settings.updateOutreach(inst._id, input),
+  'sandbox.network': async ({ core }, input, inst) => (core.sandbox.network(inst, input), { status: 'ok' }),
 
   'pairing.sandboxScan': async ({ core }, _input, inst) => {
     const account = await core.sandbox.scan(inst)

@@ -124,6 +124,8 @@ export class InstanceRegistry {
     await repos.botActivity.removeInstance(inst._id)
     await repos.chatPauses.removeWhere((p) => p.instance_id === inst._id)
     await repos.chatStates.removeWhere((s) => s.instance_id === inst._id)
+    await repos.broadcasts.removeWhere((b) => b.instance_id === inst._id)
+    await repos.outreachSends.removeWhere((s) => s.instance_id === inst._id)
     await Promise.all([
       repos.messages.remove(inst._id),
       rm(this.deps.sessions.authDir(inst._id), { recursive: true, force: true }),

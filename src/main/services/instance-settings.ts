@@ -7,7 +7,7 @@ import { produce, type Draft } from 'immer'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { InstanceRepo } from '../store/repos'
-import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, DEFAULT_OPT_OUT, type OptOutSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, DEFAULT_OPT_OUT, DEFAULT_OUTREACH, type OptOutSettings, type OutreachSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
 import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
 import { invalid, notFound } from './errors'
 import type { SettingsChangeT } from '../../shared/operations/results'
@@ -86,6 +86,17 @@ export class InstanceSettingsService {
       s.away = { ...DEFAULT_AWAY, ...s.away, ...body }
     })
     return { ...DEFAULT_AWAY, ...instance.settings.away }
+  }
+
+  /** The send governor's settings (docs/design.md §18); 400 when the gaps are the wrong way round. */
+  async updateOutreach(instanceId: string, body: Partial<OutreachSettings>): Promise<OutreachSettings> {
+    const current = { ...DEFAULT_OUTREACH, ...this.instances.find(instanceId)?.settings.outreach }
+    const next = { ...current, ...body }
+    if (next.min_gap_seconds > next.max_gap_seconds) throw invalid('min_gap_seconds', `must not be above max_gap_seconds (${next.max_gap_seconds})`)
+    await this.change(instanceId, (s) => {
+      s.outreach = next
+    })
+    return next
   }
 
   /** Changes the opt-out words and replies (issue 14 §1); answers them as they are now, defaults filled in. */

@@ -8,7 +8,7 @@ import { ChannelError, type LinkedAccount } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { MessageLog } from '../store/message-log'
 import type { Stored } from '../store/repos'
-import type { Instance, LoggedMessage } from '../../shared/schemas/records'
+import type { Instance, LoggedMessage, SendLimits } from '../../shared/schemas/records'
 import type { AttachmentService } from './attachment-service'
 import { conflict, invalid } from './errors'
 import { resolveChat } from './messages/outbound'
@@ -35,6 +35,11 @@ export class SandboxService {
   /** The phone removes the linked device (Linked devices → Log out): LOGGED_OUT. 409 when not a connected sandbox. */
   removeDevice(inst: Stored<Instance>): Promise<void> {
     return this.call(() => this.session(inst).simulateDeviceRemoved())
+  }
+
+  /** What the simulated network says about numbers and the account's limits. 409 when not a started sandbox. */
+  network(inst: Stored<Instance>, change: { notOnWhatsApp?: string[]; limits?: SendLimits }): void {
+    this.session(inst).simulateNetwork(change)
   }
 
   /** Delivers a customer's message; answers it as logged and the bot's replies to that chat. */

@@ -5,7 +5,7 @@
  */
 import type { TSchema } from 'typebox'
 import { makeAjv } from '../validation'
-import { Attachment, BotActivity, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, QuickReply, Survey, SurveyRun } from '../../shared/schemas/records'
+import { Attachment, BotActivity, Broadcast, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, OutreachSend, QuickReply, ScheduledMessage, Survey, SurveyRun } from '../../shared/schemas/records'
 
 const ajv = makeAjv(false)
 
@@ -35,11 +35,14 @@ const checks = {
   chatStates: collectionCheck('chatStates', ChatState),
   quickReplies: collectionCheck('quickReplies', QuickReply),
   contacts: collectionCheck('contacts', Contact),
-  contactGroups: collectionCheck('contactGroups', ContactGroup)
+  contactGroups: collectionCheck('contactGroups', ContactGroup),
+  schedules: collectionCheck('schedules', ScheduledMessage),
+  broadcasts: collectionCheck('broadcasts', Broadcast),
+  outreachSends: collectionCheck('outreachSends', OutreachSend)
 }
 
 /** Checks the collections of the configuration document. */
-export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown; quickReplies: unknown; contacts: unknown; contactGroups: unknown }): void {
+export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown; quickReplies: unknown; contacts: unknown; contactGroups: unknown; schedules: unknown }): void {
   checks.instances(data.instances)
   checks.intents(data.intents)
   checks.surveys(data.surveys)
@@ -47,12 +50,15 @@ export function checkConfig(data: { instances: unknown; intents: unknown; survey
   checks.quickReplies(data.quickReplies)
   checks.contacts(data.contacts)
   checks.contactGroups(data.contactGroups)
+  checks.schedules(data.schedules)
 }
 
 /** Checks the collections of the runtime document. */
-export function checkRuntime(data: { surveyRuns: unknown; botActivity: unknown; chatPauses: unknown; chatStates: unknown }): void {
+export function checkRuntime(data: { surveyRuns: unknown; botActivity: unknown; chatPauses: unknown; chatStates: unknown; broadcasts: unknown; outreachSends: unknown }): void {
   checks.surveyRuns(data.surveyRuns)
   checks.botActivity(data.botActivity)
   checks.chatPauses(data.chatPauses)
   checks.chatStates(data.chatStates)
+  checks.broadcasts(data.broadcasts)
+  checks.outreachSends(data.outreachSends)
 }

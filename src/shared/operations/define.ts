@@ -13,7 +13,7 @@ import Type, { type Static, type TObject, type TProperties, type TSchema } from 
 export type Scope = 'public' | 'account' | 'instance'
 
 /** How the HTTP face answers a result that is not the JSON envelope. Implemented by src/main/api/responders.ts. */
-export type Responder = 'qrImage' | 'attachmentFile' | 'mediaFile' | 'csvWhenAsked' | 'paged'
+export type Responder = 'qrImage' | 'attachmentFile' | 'mediaFile' | 'csvWhenAsked' | 'paged' | 'noContent'
 
 export interface HttpFacet<R> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'

@@ -4,7 +4,7 @@
  * document through the operation table; the types are what the runners answer.
  */
 import Type, { type Static } from 'typebox'
-import { ConnectionStatus, Instance, SurveyRun } from '../schemas/records'
+import { Broadcast, ConnectionStatus, Instance, OutreachMessage, OutreachSettings, ScheduledMessage, SendLimitsSchema, SurveyRun, WEEK_DAYS } from '../schemas/records'
 
 export const AppInfo = Type.Object({
   version: Type.String(),
@@ -142,3 +142,51 @@ export interface TextSendResultT {
   buttons: null
   location: Record<string, unknown> | null
 }
+
+/** What a contacts import did (issue 14 §1). */
+export const ImportReport = Type.Object({
+  imported: Type.Integer({ description: 'Contacts made.' }),
+  existing: Type.Integer({ description: 'Rows whose number was already a contact (left as it was).' }),
+  refused: Type.Array(Type.Object({ row: Type.Integer({ description: 'Line of the file (the header is 1).' }), reason: Type.String() }))
+})
+export type ImportReportT = Static<typeof ImportReport>
+
+/** A broadcast and where it stands (issue 14 §3). */
+export const BroadcastView = Type.Object({
+  ...Broadcast.properties,
+  progress: Type.Object({
+    total: Type.Integer(),
+    sent: Type.Integer(),
+    failed: Type.Integer(),
+    skipped: Type.Integer(),
+    pending: Type.Integer(),
+    expected_finish: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the governor expects the last message out (average gaps, quotas and quiet hours).' }),
+    waiting: Type.Union([Type.String(), Type.Null()], { description: 'Why the next message waits (quiet hours, a quota, the random gap…).' })
+  })
+})
+export type BroadcastViewT = Static<typeof BroadcastView>
+
+/** What a scheduled message is made of, as the API takes it (issue 14 §4). */
+export const ScheduleFields = Type.Object({
+  title: Type.Optional(Type.String({ maxLength: 100 })),
+  target: ScheduledMessage.properties.target,
+  message: OutreachMessage,
+  repeat: ScheduledMessage.properties.repeat,
+  start_at: ScheduledMessage.properties.start_at,
+  days: Type.Optional(Type.Array(Type.Enum(WEEK_DAYS), { uniqueItems: true })),
+  active: Type.Optional(Type.Boolean())
+})
+
+/** The send governor of a number now (issue 14 §5). */
+export const OutreachStatus = Type.Object({
+  settings: OutreachSettings,
+  daily_quota: Type.Integer({ description: 'Today’s daily limit after the warm-up ramp.' }),
+  number_age_days: Type.Union([Type.Integer(), Type.Null()], { description: 'From number_since; null when not declared (treated as new).' }),
+  sent_last_hour: Type.Integer(),
+  sent_last_24h: Type.Integer(),
+  next_slot: Type.String({ format: 'date-time', description: 'The earliest moment the next outreach message may leave.' }),
+  waiting: Type.Union([Type.String(), Type.Null()]),
+  blocked: Type.Union([Type.String(), Type.Null()], { description: 'WhatsApp’s capping or reach-out lock, when it holds.' }),
+  limits: Type.Union([SendLimitsSchema, Type.Null()])
+})
+export type OutreachStatusT = Static<typeof OutreachStatus>

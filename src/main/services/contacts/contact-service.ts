@@ -9,6 +9,15 @@ import { newObjectId } from '../../ids'
 import type { Repositories, Stored } from '../../store/repos'
 import type { Contact, ContactGroup, Instance } from '../../../shared/schemas/records'
 import { invalid, notFound } from '../errors'
+import { contactNumber } from './contact-number'
+import { contactsCsv, parseContactsCsv, type ColumnMapping, type ParsedImport } from './contact-csv'
+
+/** What an import did: contacts made, numbers already known (left as they were), rows refused and why. */
+export interface ImportReport {
+  imported: number
+  existing: number
+  refused: ParsedImport['refused']
+}
 
 type Inst = Pick<Instance, '_id' | 'user_id'>
 
@@ -23,13 +32,6 @@ export interface ContactInput {
 
 /** `last_seen_at` moves at most this often (ms): a busy chat must not write its contact on every message. */
 const SEEN_RESOLUTION_MS = 3_600_000
-
-/** Digits of a phone number as typed (`+39 333 123-4567`); throws 400 naming `number` otherwise. */
-export function contactNumber(value: string): string {
-  const digits = value.replace(/[\s\-().+]/g, '')
-  if (!/^\d{6,16}$/.test(digits)) throw invalid('number', 'must be a phone number with its country code, e.g. +39 333 1234567')
-  return digits
-}
 
 export class ContactService {
   constructor(private readonly deps: { repos: Pick<Repositories, 'contacts' | 'contactGroups' | 'instances'>; events: CoreEventBus; clock: Clock }) {}
@@ -65,11 +67,17 @@ export class ContactService {
   async create(inst: Inst, input: ContactInput, lastSeenAt: string | null = null): Promise<Stored<Contact>> {
     const number = contactNumber(input.number)
     this.checkGroup(inst, input.group_id)
-    const now = this.now()
-    return this.deps.repos.contacts.put({
+    const c = await this.deps.repos.contacts.put(this.record(inst, { ...input, number }, lastSeenAt, this.now()))
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
+    return c
+  }
+
+  /** A new contact record (number already checked). */
+  private record(inst: Inst, input: ContactInput, lastSeenAt: string | null, now: string): Contact {
+    return {
       _id: newObjectId(),
       name: input.name.trim(),
-      number,
+      number: input.number,
       client_id: inst.user_id,
       instance_id: inst._id,
       group_id: input.group_id ?? null,
@@ -81,7 +89,7 @@ export class ContactService {
       createdAt: now,
       updatedAt: now,
       __v: 0
-    })
+    }
   }
 
   async update(inst: Inst, id: string, change: Partial<ContactInput>): Promise<Stored<Contact>> {
@@ -157,6 +165,28 @@ export class ContactService {
     const existing = this.deps.repos.contacts.byNumber(inst._id, number)
     if (existing) return existing.opted_out === optedOut ? existing : this.update(inst, existing._id, { opted_out: optedOut })
     return this.create(inst, { name: name ?? `+${number}`, number, opted_out: optedOut })
+  }
+
+  /**
+   * Imports contacts from CSV (contact-csv.ts) in one write, into `groupId` when given. Numbers that
+   * are already contacts are left as they are (counted in `existing`); refused rows say why.
+   */
+  async importCsv(inst: Inst, csv: string, mapping: ColumnMapping = {}, groupId?: string | null): Promise<ImportReport> {
+    this.checkGroup(inst, groupId)
+    const { rows, refused } = parseContactsCsv(csv, mapping)
+    const fresh = rows.filter((r) => !this.deps.repos.contacts.byNumber(inst._id, r.number))
+    const now = this.now()
+    await this.deps.repos.contacts.putMany(
+      fresh.map((r) => ({ ...this.record(inst, { name: r.name, number: r.number, labels: r.labels, notes: r.notes, group_id: groupId ?? null }, null, now) }))
+    )
+    if (fresh.length > 0) this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
+    return { imported: fresh.length, existing: rows.length - fresh.length, refused }
+  }
+
+  /** The instance's contacts (`all`: the account's) as a CSV file. */
+  exportCsv(inst: Inst, all: boolean): { fileName: string; csv: string } {
+    const titles = new Map(this.deps.repos.contactGroups.all().map((g) => [g._id, g.title]))
+    return { fileName: 'contacts.csv', csv: contactsCsv(this.list(inst, all), (id) => titles.get(id)) }
   }
 
   private async collect({ instanceId, message }: CoreEvents['message']): Promise<void> {

@@ -19,6 +19,8 @@ import type { TextSendResultT } from '../../../shared/operations/results'
 
 type Inst = Pick<Instance, '_id' | 'user_id'>
 type Body<T> = Omit<T, 'session_id' | 'access_token'>
+/** Who sends through a {@link MessageService}. */
+export type SenderSource = 'api' | 'desk' | 'broadcast' | 'schedule'
 
 /** The text send's result (docs/api-seed.md §2.11); its schema is the operation table's. */
 export type TextSendResult = TextSendResultT
@@ -30,12 +32,12 @@ export class MessageService {
     private readonly remote: RemoteFiles,
     /** A contact record of the instance by id (the text send's `contactId` may name one, issue 14 §2). */
     private readonly contactRecord: (instanceId: string, id: string) => { name: string; number: string } | undefined = () => undefined,
-    /** Who sends through this service: a script (`api`, the HTTP API) or a person in the desk (the UI). */
-    private readonly source: 'api' | 'desk' = 'api'
+    /** Who sends through this service: a script (`api`, the HTTP API), a person in the desk (the UI), or outreach. */
+    private readonly source: SenderSource = 'api'
   ) {}
 
   /** The same sends, labelled as sent by `source` (the UI sends as `desk`, which pauses the bot for the chat). */
-  as(source: 'api' | 'desk'): MessageService {
+  as(source: SenderSource): MessageService {
     return source === this.source ? this : new MessageService(this.outbound, this.attachments, this.remote, this.contactRecord, source)
   }
 

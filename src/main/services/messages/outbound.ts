@@ -11,14 +11,17 @@ import type { Clock } from '../../clock'
 import type { CoreEventBus } from '../../events'
 import type { Repositories } from '../../store/repos'
 import type { Instance, LoggedMessage, MessageSource } from '../../../shared/schemas/records'
-import { conflict, invalid } from '../errors'
+import { AppError, conflict, invalid } from '../errors'
 import type { MessageStatusService } from '../message-status'
 import { outreachBlocked } from '../outreach-limits'
 import type { SessionManager } from '../session-manager'
 
+/** Sends that show "typing…" first: the bot's, and outreach (the governor's rule, docs/design.md §18). */
+const COMPOSING_SOURCES: ReadonlySet<MessageSource> = new Set(['bot', 'broadcast', 'schedule'])
+
 export interface SendOptions {
   /** api: a script; bot: the bot; desk: a person in this app (pauses the bot for the chat). */
-  source: Extract<MessageSource, 'api' | 'bot' | 'desk'>
+  source: Extract<MessageSource, 'api' | 'bot' | 'desk' | 'broadcast' | 'schedule'>
   /** Options of a buttons/list message sent as text, kept for option replies. */
   options?: RenderedOption[]
   /** Log type override (`buttons`, `list`). */
@@ -41,6 +44,14 @@ export function logText(content: OutboundContent): string {
       return content.name ?? `${content.latitude},${content.longitude}`
     case 'contact':
       return content.displayName
+  }
+}
+
+/** 400: the number of `jid` has no WhatsApp account (the network said so; nothing was sent). */
+export class NotOnWhatsAppError extends AppError {
+  constructor(jid: string) {
+    const problem = `names a number that is not on WhatsApp (${jid.split('@')[0]})`
+    super('VALIDATION_ERROR', `Invalid request: chatId ${problem}`, [{ field: 'chatId', problem }])
   }
 }
 
@@ -81,12 +92,12 @@ export class Outbound {
     await this.assertOutreachAllowed(inst._id, jid)
     let sent: SentMessage
     try {
-      // Bot replies show "typing…" first, like a person answering; API sends go out at once.
-      sent = await session.send(jid, content, { composing: opts.source === 'bot' })
+      // Bot replies and outreach show "typing…" first, like a person writing; API sends go out at once.
+      sent = await session.send(jid, content, { composing: COMPOSING_SOURCES.has(opts.source) })
     } catch (err) {
       // The network refused or lost the send: not a bug of ours, and nothing was sent.
       if (err instanceof ChannelError && (err.code === 'NOT_CONNECTED' || err.code === 'SEND_FAILED')) throw conflict(err.message)
-      if (err instanceof ChannelError && err.code === 'NOT_ON_WHATSAPP') throw invalid('chatId', `names a number that is not on WhatsApp (${jid.split('@')[0]})`)
+      if (err instanceof ChannelError && err.code === 'NOT_ON_WHATSAPP') throw new NotOnWhatsAppError(jid)
       throw err
     }
     const entry: LoggedMessage = {

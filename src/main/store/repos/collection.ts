@@ -37,6 +37,11 @@ export class Collection<T extends { _id: string }, D extends object = object> {
     return record
   }
 
+  /** Stores several new records in one write (an import). */
+  async putMany(records: readonly T[]): Promise<void> {
+    await this.doc.apply(records.map((r) => this.putOp(r)))
+  }
+
   /**
    * Changes a record through `recipe` (a draft to mutate, immer); answers the new record, or undefined
    * when there is none with that id. Nothing is written when the recipe changes nothing.

@@ -19,10 +19,13 @@
  * | `quickReplies` | the desk's saved snippets | `chatapp` |
  * | `contacts` | contacts (by hand, imported or collected from conversations) | `chatapp` |
  * | `contactGroups` | contact groups | `chatapp` |
+ * | `schedules` | scheduled messages | `chatapp` |
+ * | `broadcasts` | broadcasts and where each stands | `runtime` |
+ * | `outreachSends` | outreach messages the send governor counts (the last 48 hours) | `runtime` |
  * | `messages` | the message log, one JSON Lines file per instance | `messages/` |
  */
 import type { Draft } from 'immer'
-import type { Attachment, BotActivity, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, QuickReply, Survey, SurveyRun } from '../../../shared/schemas/records'
+import type { Attachment, BotActivity, Broadcast, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, OutreachSend, QuickReply, ScheduledMessage, Survey, SurveyRun } from '../../../shared/schemas/records'
 import type { JournaledDocument } from '../journaled-document'
 import type { MessageLog } from '../message-log'
 import { Collection, type Stored } from './collection'
@@ -60,6 +63,7 @@ export interface ConfigData {
   quickReplies: QuickReply[]
   contacts: Contact[]
   contactGroups: ContactGroup[]
+  schedules: ScheduledMessage[]
 }
 
 /** The runtime document (`runtime.json` + `runtime.journal`): state that changes with traffic. */
@@ -72,6 +76,8 @@ export interface RuntimeData {
   chatPauses: ChatPause[]
   /** The desk's read mark and resolve of each conversation. */
   chatStates: ChatState[]
+  broadcasts: Broadcast[]
+  outreachSends: OutreachSend[]
 }
 
 export class InstanceRepo extends Collection<Instance, ConfigData> {
@@ -94,14 +100,15 @@ export class InstanceRepo extends Collection<Instance, ConfigData> {
       ...d.surveys.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'surveys', id: r._id })),
       ...d.attachments.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'attachments', id: r._id })),
       ...d.contacts.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'contacts', id: r._id })),
-      ...d.contactGroups.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'contactGroups', id: r._id }))
+      ...d.contactGroups.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'contactGroups', id: r._id })),
+      ...d.schedules.filter((r) => r.instance_id === id).map((r) => ({ op: 'remove' as const, path: 'schedules', id: r._id }))
     ])
     return true
   }
 }
 
 /** Records owned by one instance (`instance_id`). */
-export class InstanceOwned<T extends { _id: string; instance_id: string }> extends Collection<T, ConfigData> {
+export class InstanceOwned<T extends { _id: string; instance_id: string }, D extends object = ConfigData> extends Collection<T, D> {
   ofInstance(instanceId: string): Stored<T>[] {
     return this.where((r) => r.instance_id === instanceId)
   }
@@ -140,6 +147,15 @@ export class ContactRepo extends InstanceOwned<Contact> {
   }
 }
 export class ContactGroupRepo extends InstanceOwned<ContactGroup> {}
+export class ScheduleRepo extends InstanceOwned<ScheduledMessage> {}
+export class BroadcastRepo extends InstanceOwned<Broadcast, RuntimeData> {}
+export class OutreachSendRepo extends Collection<OutreachSend, RuntimeData> {
+  /** Counts a send and forgets those older than `keepAfter` (epoch ms), in one write. */
+  async add(send: OutreachSend, keepAfter: number): Promise<void> {
+    const old = this.where((s) => s.at < keepAfter).map((s) => ({ op: 'remove' as const, path: this.path, id: s._id }))
+    await this.doc.apply([...old, this.putOp(send)])
+  }
+}
 export class QuickReplyRepo extends Collection<QuickReply, ConfigData> {
   byShortcut(shortcut: string): Stored<QuickReply> | undefined {
     return this.all().find((q) => q.shortcut === shortcut)
@@ -214,6 +230,9 @@ export interface Repositories {
   quickReplies: QuickReplyRepo
   contacts: ContactRepo
   contactGroups: ContactGroupRepo
+  schedules: ScheduleRepo
+  broadcasts: BroadcastRepo
+  outreachSends: OutreachSendRepo
   botActivity: BotActivityRepo
   botState: BotStateRepo
   messages: MessageLog
@@ -234,6 +253,9 @@ export function makeRepositories(config: JournaledDocument<ConfigData>, runtime:
     quickReplies: new QuickReplyRepo(config, 'quickReplies'),
     contacts: new ContactRepo(config, 'contacts'),
     contactGroups: new ContactGroupRepo(config, 'contactGroups'),
+    schedules: new ScheduleRepo(config, 'schedules'),
+    broadcasts: new BroadcastRepo(runtime, 'broadcasts'),
+    outreachSends: new OutreachSendRepo(runtime, 'outreachSends'),
     botActivity: new BotActivityRepo(runtime),
     botState: new BotStateRepo(runtime),
     messages

@@ -20,6 +20,10 @@ export function senderLabel(m: Pick<LoggedMessage, 'source' | 'pushName'>): stri
       return 'You (phone)'
     case 'api':
       return 'Script (API)'
+    case 'broadcast':
+      return 'Broadcast'
+    case 'schedule':
+      return 'Scheduled message'
     case 'inbound':
       return m.pushName ?? 'Customer'
   }

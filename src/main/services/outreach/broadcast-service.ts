@@ -1,0 +1,433 @@
+/**
+ * Broadcasts (issue 14 §3, docs/design.md §18; the original service's `/broadcast`): one message to
+ * many people, sent one recipient at a time behind the number's send governor.
+ *
+ * Each recipient moves `pending` → `current` → `sent` | `failed` | `skipped`, every step written
+ * before the next: `current` is stored before the send, so after a crash in the middle of a send the
+ * recipient is not sent again (at most once, never twice) — the message log tells whether it went out.
+ * Opted-out contacts and numbers that are not on WhatsApp are skipped with the reason. A broadcast
+ * pauses by itself, with the reason, when WhatsApp caps or locks the number's outreach (Baileys
+ * #2445), after repeated 463 refusals, or when most recent sends failed.
+ */
+import { renderReply } from '../../bot/reply-template'
+import type { Clock, Timers } from '../../clock'
+import type { CoreEventBus } from '../../events'
+import { newObjectId } from '../../ids'
+import type { Logger } from '../../logger'
+import type { Draft, Repositories, Stored } from '../../store/repos'
+import type { Broadcast, BroadcastRecipient, Instance, OutreachMessage } from '../../../shared/schemas/records'
+import { AppError, conflict, invalid, notFound } from '../errors'
+import type { MessageService } from '../messages/message-sender'
+import { NotOnWhatsAppError } from '../messages/outbound'
+import { outreachBlocked } from '../outreach-limits'
+import type { SessionManager } from '../session-manager'
+import { contactNumber } from '../contacts/contact-number'
+import { outreachPolicy, type OutreachGovernor } from './outreach-governor'
+import { dailyQuota, numberAgeDays } from './send-governor'
+import type { OutreachStatusT } from '../../../shared/operations/results'
+
+type Inst = Pick<Instance, '_id' | 'user_id'>
+
+/** A broadcast as the API answers it: the record and where it stands. */
+export type BroadcastView = Stored<Broadcast> & {
+  progress: { total: number; sent: number; failed: number; skipped: number; pending: number; expected_finish: string | null; waiting: string | null }
+}
+
+export interface BroadcastInput {
+  send_type: 'individual' | 'group'
+  /** individual: comma-separated numbers (or chat JIDs); group: a contact group's id (also `group_id`). */
+  to?: string
+  group_id?: string
+  message: OutreachMessage
+}
+
+/** 463 refusals (the number may not start these chats) within this window pause the broadcasts. */
+const REFUSALS_TO_PAUSE = 3
+const REFUSAL_WINDOW_MS = 3_600_000
+/** Of the last this-many sends of a broadcast, this many failed: pause (something is wrong). */
+const SPIKE_WINDOW = 10
+const SPIKE_FAILURES = 5
+
+export interface BroadcastDeps {
+  repos: Pick<Repositories, 'broadcasts' | 'contacts' | 'contactGroups' | 'instances' | 'messages' | 'attachments' | 'outreachSends'>
+  messages: MessageService
+  sessions: Pick<SessionManager, 'limits'>
+  governor: OutreachGovernor
+  events: CoreEventBus
+  clock: Clock
+  timers: Timers
+  logger: Logger
+  random?: () => number
+}
+
+export class BroadcastService {
+  private readonly armed = new Map<string, unknown>()
+  private readonly running = new Map<string, Promise<void>>()
+  private readonly again = new Set<string>()
+  /** Why each instance's next send waits (governor), for the progress view. */
+  private readonly waiting = new Map<string, string | null>()
+  private readonly refusals = new Map<string, number[]>()
+  private closed = false
+
+  constructor(private readonly deps: BroadcastDeps) {}
+
+  /** Resolves sends cut by a crash, resumes what was sending, and follows connections, limits and refusals. */
+  async start(): Promise<() => void> {
+    for (const b of this.deps.repos.broadcasts.where((b) => b.current !== null)) await this.settleInterrupted(b)
+    const stops = [
+      this.deps.events.on('state', (e) => {
+        if (e.state === 'CONNECTED') this.kick(e.instanceId)
+      }),
+      this.deps.events.on('limits', (e) => {
+        const reason = outreachBlocked(e.limits, this.deps.clock.now())
+        if (reason) void this.pauseAll(e.instanceId, reason)
+      }),
+      this.deps.events.on('status', (e) => {
+        if (e.message.status === 'ERROR' && e.message.error_code === '463' && e.message.source === 'broadcast') this.refused(e.instanceId)
+      })
+    ]
+    for (const id of new Set(this.deps.repos.broadcasts.where((b) => b.status === 'sending').map((b) => b.instance_id))) this.kick(id)
+    return () => {
+      this.closed = true
+      for (const s of stops) s()
+      for (const t of this.armed.values()) this.deps.timers.clearTimeout(t)
+      this.armed.clear()
+    }
+  }
+
+  /** Resolves once no instance is in the middle of a send (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running.values())
+  }
+
+  /** The send governor of the instance's number now: what it counted and when the next message may go. */
+  status(inst: Stored<Instance>): OutreachStatusT {
+    const now = this.deps.clock.now()
+    const settings = outreachPolicy(inst)
+    const sends = this.deps.repos.outreachSends.where((s) => s.instance_id === inst._id)
+    const slot = this.deps.governor.slot(inst)
+    const limits = this.deps.sessions.limits(inst._id) ?? null
+    const age = numberAgeDays(settings.number_since, now)
+    return {
+      settings,
+      daily_quota: dailyQuota(settings.daily_limit, age),
+      number_age_days: age,
+      sent_last_hour: sends.filter((s) => s.at > now - 3_600_000).length,
+      sent_last_24h: sends.filter((s) => s.at > now - 86_400_000).length,
+      next_slot: new Date(slot.at).toISOString(),
+      waiting: slot.reason,
+      blocked: outreachBlocked(limits ?? undefined, now),
+      limits
+    }
+  }
+
+  list(inst: Pick<Instance, '_id'>): BroadcastView[] {
+    return this.deps.repos.broadcasts
+      .where((b) => b.instance_id === inst._id)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .map((b) => this.view(b))
+  }
+
+  get(inst: Pick<Instance, '_id'>, id: string): BroadcastView {
+    return this.view(this.record(inst, id))
+  }
+
+  /**
+   * Creates a broadcast and starts sending. 400 naming the field: no recipients, a bad number, an
+   * unknown group or attachment, an empty message. Opted-out contacts go straight to `skipped`.
+   */
+  async create(inst: Inst, input: BroadcastInput, scheduleId: string | null = null): Promise<BroadcastView> {
+    checkMessage(this.deps.repos, inst, input.message)
+    const recipients = this.recipients(inst, input)
+    const now = new Date(this.deps.clock.now()).toISOString()
+    const skipped: Broadcast['skipped'] = []
+    const pending: BroadcastRecipient[] = []
+    for (const r of recipients) {
+      const contact = this.deps.repos.contacts.byNumber(inst._id, r.number)
+      if (contact?.opted_out) skipped.push({ number: r.number, reason: 'opted out (wrote the opt-out word)' })
+      else pending.push(r)
+    }
+    const b = await this.deps.repos.broadcasts.put({
+      _id: newObjectId(),
+      client_id: inst.user_id,
+      instance_id: inst._id,
+      send_type: input.send_type,
+      to: input.send_type === 'group' ? (input.to ?? input.group_id ?? '') : (input.to ?? ''),
+      message: input.message,
+      status: pending.length > 0 ? 'sending' : 'done',
+      status_reason: null,
+      sent: [],
+      pending,
+      failed: [],
+      skipped,
+      current: null,
+      schedule_id: scheduleId,
+      createdAt: now,
+      updatedAt: now,
+      __v: 0
+    })
+    this.changed(inst._id)
+    this.kick(inst._id)
+    return this.view(b)
+  }
+
+  /** Pauses a sending broadcast (by the owner). 409 when it is done or cancelled. */
+  async pause(inst: Pick<Instance, '_id'>, id: string): Promise<BroadcastView> {
+    const b = this.record(inst, id)
+    if (b.status === 'paused') return this.view(b)
+    if (b.status !== 'sending') throw conflict(`The broadcast is ${b.status}; only a sending broadcast can be paused.`)
+    return this.view(await this.setStatus(b, 'paused', 'paused by you'))
+  }
+
+  /** Resumes a paused broadcast. 409 when it is done or cancelled; it pauses again if WhatsApp still caps the number. */
+  async resume(inst: Pick<Instance, '_id'>, id: string): Promise<BroadcastView> {
+    const b = this.record(inst, id)
+    if (b.status === 'sending') return this.view(b)
+    if (b.status !== 'paused') throw conflict(`The broadcast is ${b.status}; only a paused broadcast can be resumed.`)
+    this.refusals.delete(inst._id)
+    const next = await this.setStatus(b, 'sending', null)
+    this.kick(inst._id)
+    return this.view(next)
+  }
+
+  /** Cancels a broadcast: what is pending is never sent. 409 when it is done. */
+  async cancel(inst: Pick<Instance, '_id'>, id: string): Promise<BroadcastView> {
+    const b = this.record(inst, id)
+    if (b.status === 'cancelled') return this.view(b)
+    if (b.status === 'done') throw conflict('The broadcast is done; there is nothing left to cancel.')
+    return this.view(await this.setStatus(b, 'cancelled', null))
+  }
+
+  /** Deletes a broadcast (a sending one is cancelled first: nothing more goes out). */
+  async delete(inst: Pick<Instance, '_id'>, id: string): Promise<void> {
+    this.record(inst, id)
+    await this.deps.repos.broadcasts.remove(id)
+    this.changed(inst._id)
+  }
+
+  private record(inst: Pick<Instance, '_id'>, id: string): Stored<Broadcast> {
+    const b = this.deps.repos.broadcasts.owned(inst._id, id)
+    if (!b) throw notFound('Broadcast')
+    return b
+  }
+
+  private view(b: Stored<Broadcast>): BroadcastView {
+    const inst = this.deps.repos.instances.find(b.instance_id)
+    const left = b.pending.length + (b.current ? 1 : 0)
+    const expected = b.status === 'sending' && left > 0 && inst ? new Date(this.deps.governor.estimate(inst, left)).toISOString() : null
+    return {
+      ...b,
+      progress: {
+        total: b.sent.length + b.failed.length + b.skipped.length + left,
+        sent: b.sent.length,
+        failed: b.failed.length,
+        skipped: b.skipped.length,
+        pending: left,
+        expected_finish: expected,
+        waiting: b.status === 'sending' ? (this.waiting.get(b.instance_id) ?? null) : null
+      }
+    }
+  }
+
+  /** The recipients of a new broadcast, each number once, named by their contact. */
+  private recipients(inst: Inst, input: BroadcastInput): BroadcastRecipient[] {
+    const seen = new Set<string>()
+    const out: BroadcastRecipient[] = []
+    const add = (number: string, name: string | null, contactId: string | null) => {
+      if (seen.has(number)) return
+      seen.add(number)
+      out.push({ number, name, contact_id: contactId })
+    }
+    if (input.send_type === 'group') {
+      const groupId = input.to ?? input.group_id
+      if (!groupId) throw invalid('to', 'must be the contact group id when send_type is group')
+      if (!this.deps.repos.contactGroups.owned(inst._id, groupId)) throw invalid('to', 'names no contact group of this instance')
+      for (const c of this.deps.repos.contacts.where((c) => c.instance_id === inst._id && c.group_id === groupId)) add(c.number, c.name, c._id)
+      if (out.length === 0) throw invalid('to', 'names a contact group with no contacts')
+      return out
+    }
+    const parts = (input.to ?? '').split(',').map((p) => p.trim()).filter(Boolean)
+    if (parts.length === 0) throw invalid('to', 'must list at least one number (comma-separated)')
+    for (const [i, part] of parts.entries()) {
+      let number: string
+      if (/@(g\.us|s\.whatsapp\.net|lid)$/.test(part)) number = part
+      else {
+        try {
+          number = contactNumber(part)
+        } catch {
+          throw invalid('to', `has "${part}" (entry ${i + 1}), which is not a phone number with its country code`)
+        }
+      }
+      const contact = this.deps.repos.contacts.byNumber(inst._id, number)
+      add(number, contact?.name ?? null, contact?._id ?? null)
+    }
+    return out
+  }
+
+  private kick(instanceId: string): void {
+    if (this.closed) return
+    if (this.running.has(instanceId)) {
+      this.again.add(instanceId)
+      return
+    }
+    const run = this.step(instanceId)
+      .catch((err: unknown) => this.deps.logger.error({ err, instanceId }, 'broadcast step failed'))
+      .finally(() => {
+        this.running.delete(instanceId)
+        if (this.again.delete(instanceId)) this.kick(instanceId)
+      })
+    this.running.set(instanceId, run)
+  }
+
+  private arm(instanceId: string, at: number): void {
+    const old = this.armed.get(instanceId)
+    if (old !== undefined) this.deps.timers.clearTimeout(old)
+    this.armed.set(
+      instanceId,
+      this.deps.timers.setTimeout(() => {
+        this.armed.delete(instanceId)
+        this.kick(instanceId)
+      }, at - this.deps.clock.now())
+    )
+  }
+
+  /** Sends to the next recipient of the instance's oldest sending broadcast, if the governor lets it now. */
+  private async step(instanceId: string): Promise<void> {
+    const inst = this.deps.repos.instances.find(instanceId)
+    const b = this.deps.repos.broadcasts.where((x) => x.instance_id === instanceId && x.status === 'sending').sort((x, y) => x.createdAt.localeCompare(y.createdAt))[0]
+    if (!inst || !b) return this.waiting.delete(instanceId) as unknown as void
+    // Not connected: the 'state' event kicks again on CONNECTED.
+    if (inst.settings.status !== 'CONNECTED') return void this.waiting.set(instanceId, 'the instance is not connected')
+    const blocked = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now())
+    if (blocked) return this.pauseAll(instanceId, blocked)
+    const next = b.pending[0]
+    if (!next) return void (await this.finish(b))
+    const slot = this.deps.governor.slot(inst, next.number)
+    if (slot.at > this.deps.clock.now()) {
+      this.waiting.set(instanceId, slot.reason)
+      this.changed(instanceId)
+      return this.arm(instanceId, slot.at)
+    }
+    this.waiting.set(instanceId, null)
+    const contact = this.deps.repos.contacts.byNumber(instanceId, next.number)
+    const startedAt = new Date(this.deps.clock.now()).toISOString()
+    if (contact?.opted_out) {
+      await this.update(b._id, (d) => {
+        d.pending.shift()
+        d.skipped.push({ number: next.number, reason: 'opted out (wrote the opt-out word)' })
+      })
+      return this.kick(instanceId)
+    }
+    const current = await this.update(b._id, (d) => {
+      d.pending.shift()
+      d.current = { number: next.number, started_at: startedAt }
+    })
+    let outcome: { sent: string } | { failed: string } | { skipped: string } | { retry: string }
+    try {
+      const result = await this.deps.messages.as(b.schedule_id ? 'schedule' : 'broadcast').sendText(inst, {
+        chatId: next.number,
+        ...(b.message.text ? { message: renderReply(b.message.text, { name: contact?.name ?? next.name, number: next.number }, this.deps.random) } : {}),
+        ...(b.message.attachments?.length ? { attachments: [...b.message.attachments] } : {}),
+        ...(b.message.location ? { location: { ...b.message.location } } : {}),
+        ...(b.message.contactId ? { contactId: b.message.contactId } : {})
+      })
+      const keyOf = (m: unknown) => (m as { key?: { id?: string } } | null)?.key?.id
+      const id = keyOf(result.message) ?? keyOf(result.media[0]) ?? keyOf(result.location) ?? keyOf(result.contact) ?? ''
+      outcome = { sent: id }
+    } catch (err) {
+      if (err instanceof NotOnWhatsAppError) outcome = { skipped: 'not on WhatsApp' }
+      // Not connected, or capped for this person: nothing went out; the recipient waits its turn again.
+      else if (err instanceof AppError && err.code === 'CONFLICT') outcome = { retry: err.message }
+      else outcome = { failed: err instanceof AppError ? err.message : 'the send failed (see the app log)' }
+      if (!(err instanceof AppError)) this.deps.logger.error({ err, instanceId, broadcastId: b._id }, 'broadcast send failed')
+    }
+    const at = new Date(this.deps.clock.now()).toISOString()
+    if ('sent' in outcome) await this.deps.governor.counted(inst, next.number)
+    const after = await this.update(current._id, (d) => {
+      d.current = null
+      if ('sent' in outcome) d.sent.push({ number: next.number, message_id: outcome.sent, at })
+      else if ('skipped' in outcome) d.skipped.push({ number: next.number, reason: outcome.skipped })
+      else if ('failed' in outcome) d.failed.push({ number: next.number, reason: outcome.failed, at })
+      else d.pending.unshift(next)
+    })
+    if ('retry' in outcome) {
+      const still = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now())
+      return still ? this.pauseAll(instanceId, still) : void this.waiting.set(instanceId, outcome.retry)
+    }
+    if (this.spiking(after)) return void (await this.setStatus(after, 'paused', `paused: ${SPIKE_FAILURES} of the last ${SPIKE_WINDOW} messages failed (${after.failed.at(-1)?.reason ?? ''})`))
+    if (after.pending.length === 0) await this.finish(after)
+    this.kick(instanceId)
+  }
+
+  private spiking(b: Stored<Broadcast>): boolean {
+    const recent = [...b.sent.map((s) => ({ at: s.at, ok: true })), ...b.failed.map((f) => ({ at: f.at, ok: false }))].sort((x, y) => x.at.localeCompare(y.at)).slice(-SPIKE_WINDOW)
+    return recent.filter((r) => !r.ok).length >= SPIKE_FAILURES
+  }
+
+  private async finish(b: Stored<Broadcast>): Promise<void> {
+    if (b.pending.length === 0 && b.current === null && b.status === 'sending') await this.setStatus(b, 'done', null)
+  }
+
+  /** A send cut by a crash: sent if the log has it, else failed — never sent twice. */
+  private async settleInterrupted(b: Stored<Broadcast>): Promise<void> {
+    const cur = b.current!
+    const since = Date.parse(cur.started_at)
+    const chat = cur.number.includes('@') ? cur.number : `${cur.number}@s.whatsapp.net`
+    const log = await this.deps.repos.messages.list(b.instance_id, { chatId: chat, limit: 20 })
+    const out = log.find((m) => m.fromMe && (m.source === 'broadcast' || m.source === 'schedule') && m.timestamp >= since - 1000)
+    const at = new Date(this.deps.clock.now()).toISOString()
+    await this.update(b._id, (d) => {
+      d.current = null
+      if (out) d.sent.push({ number: cur.number, message_id: out.id, at: new Date(out.timestamp).toISOString() })
+      else d.failed.push({ number: cur.number, reason: 'the app stopped while sending; not sent again so nobody gets it twice', at })
+    })
+  }
+
+  private refused(instanceId: string): void {
+    const now = this.deps.clock.now()
+    const recent = [...(this.refusals.get(instanceId) ?? []).filter((t) => t > now - REFUSAL_WINDOW_MS), now]
+    this.refusals.set(instanceId, recent)
+    if (recent.length >= REFUSALS_TO_PAUSE) {
+      void this.pauseAll(instanceId, `paused: WhatsApp refused ${recent.length} messages within an hour (error 463: this number may not start chats with these people now)`)
+    }
+  }
+
+  /** Pauses every sending broadcast of the instance with `reason` (the governor's automatic pause). */
+  private async pauseAll(instanceId: string, reason: string): Promise<void> {
+    for (const b of this.deps.repos.broadcasts.where((x) => x.instance_id === instanceId && x.status === 'sending')) await this.setStatus(b, 'paused', reason)
+    this.deps.logger.warn({ instanceId, reason }, 'broadcasts paused')
+  }
+
+  private async setStatus(b: Stored<Broadcast>, status: Broadcast['status'], reason: string | null): Promise<Stored<Broadcast>> {
+    const next = await this.update(b._id, (d) => {
+      d.status = status
+      d.status_reason = reason
+    })
+    if (status !== 'sending') this.waiting.delete(b.instance_id)
+    return next
+  }
+
+  private async update(id: string, recipe: (d: Draft<Broadcast>) => void): Promise<Stored<Broadcast>> {
+    const now = new Date(this.deps.clock.now()).toISOString()
+    const next = await this.deps.repos.broadcasts.update(id, (d) => {
+      recipe(d)
+      d.updatedAt = now
+      d.__v += 1
+    })
+    if (!next) throw notFound('Broadcast')
+    this.changed(next.instance_id)
+    return next
+  }
+
+  private changed(instanceId: string): void {
+    this.deps.events.emit('changed', { instanceId, what: 'broadcasts' })
+  }
+}
+
+/** 400 unless the message has something to send and its attachments are this instance's. */
+export function checkMessage(repos: Pick<Repositories, 'attachments'>, inst: Pick<Instance, '_id'>, m: OutreachMessage): void {
+  if (!m.text?.trim() && !m.attachments?.length && !m.location && !m.contactId) throw invalid('message', 'needs text, attachments, a location or a contactId')
+  for (const [i, id] of (m.attachments ?? []).entries()) {
+    if (!repos.attachments.owned(inst._id, id)) throw invalid(`message.attachments.${i}`, 'names no attachment of this instance')
+  }
+}
