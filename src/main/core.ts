@@ -264,9 +264,9 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   internals.set(core, { storage: store, sessions, inbound })
   // Before the restore, so the reconnects' state changes reach onConnection subscribers.
   await webhooks.start()
-  if (opts.restoreSessions !== false) await sessions.restore()
-  // After the restore: a resumed broadcast finds its instance reconnecting (it waits for CONNECTED).
+  // Before the restore, so a resumed broadcast hears its instance reach CONNECTED.
   const stopBroadcasts = await broadcasts.start()
   const stopSchedules = await schedules.start()
+  if (opts.restoreSessions !== false) await sessions.restore()
   return core
 }
