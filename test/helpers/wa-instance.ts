@@ -14,6 +14,7 @@ import type { Instance } from '../../src/shared/schemas/records'
 import { quietLibsignal } from '../support/wa-server/quiet-libsignal'
 import { LinkRefusedError, startWaTestServer, type FakePhone, type WaTestServer } from '../support/wa-server/server'
 import { makeHarness, type Harness } from './harness'
+import type { CoreOptions } from '../../src/main/core'
 import { decodeQr } from './qr'
 
 export interface WaInstance {
@@ -36,10 +37,12 @@ export interface WaInstanceOptions {
   channel?: BaileysChannelOptions
   /** Server knobs over the live defaults (test/support/wa-server/behaviour.ts). */
   behaviour?: Partial<ServerBehaviour>
+  /** Core options over the harness's (a manual clock for broadcasts). */
+  core?: Partial<CoreOptions>
 }
 
 /** Starts a server (first account `accountNumber`) and the app with one instance, not yet linked. */
-export async function startWaInstance({ accountNumber = '15550001111', channel, behaviour }: WaInstanceOptions = {}): Promise<WaInstance> {
+export async function startWaInstance({ accountNumber = '15550001111', channel, behaviour, core }: WaInstanceOptions = {}): Promise<WaInstance> {
   const server = await startWaTestServer({ accountNumber, behaviour })
   applyTestRootKey(server.rootPublicKey)
   const baileys = createBaileysChannel({ waWebSocketUrl: server.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 20, ...channel })
@@ -53,7 +56,7 @@ export async function startWaInstance({ accountNumber = '15550001111', channel, 
     }
   })
   const logger = pino({ level: process.env.WA_TEST_LOG_LEVEL ?? 'error' }, appErrorsOnly)
-  const h = await makeHarness({ factories: { baileys }, fetchAllow: ['127.0.0.1'], logger }).catch(async (err) => {
+  const h = await makeHarness({ factories: { baileys }, fetchAllow: ['127.0.0.1'], logger, ...core }).catch(async (err) => {
     await server.close()
     throw err
   })

@@ -96,6 +96,8 @@ interface Contact {
   undelivered: Map<string, proto.IMessage>
   /** Receipts clients sent this contact (read receipts when the desk marks a chat read). */
   receipts: Array<{ id: string; type: string }>
+  /** Chat states ("typing…") clients showed this contact, with how many messages it had received by then. */
+  chatStates: Array<{ state: string; beforeMessage: number }>
   /** How this contact's messages to clients are addressed (FakeContact.addressing). */
   addressing: 'pn' | 'lid' | 'lid-only'
 }
@@ -373,6 +375,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         clientAcks.add(n.attrs.id)
       }
       if (n.tag === 'receipt') return onClientReceipt(account, n)
+      if (n.tag === 'chatstate') {
+        // "typing…" in a chat (lib/Socket/chats.js sendPresenceUpdate): `<chatstate to><composing/></chatstate>`,
+        // relayed to the contact's phone; the server answers nothing.
+        const c = contactOf(n.attrs.to ?? '')
+        const state = children(n)[0]?.tag
+        if (c && state) c.chatStates.push({ state, beforeMessage: c.messages.length })
+        return
+      }
       if (n.tag === 'ack') return
       if (n.tag === 'message') {
         const refused = contactOf(n.attrs.to ?? '')?.ackError
@@ -618,7 +628,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     contact(pn, name = 'Ana') {
       let c = contacts.get(pn)
       if (!c) {
-        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [] }
+        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [] }
         contacts.set(pn, c)
       }
       const contact = c
@@ -705,6 +715,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           return true
         },
         receivedReceipts: () => [...contact.receipts],
+        chatStates: () => [...contact.chatStates],
         postStatus: async (text, to = first.phone) => {
           const account = accounts.get(to.number)
           if (!account?.loggedIn || !account.uploaded) throw new Error(`account ${to.number} has no logged-in client`)

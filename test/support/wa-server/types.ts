@@ -62,6 +62,11 @@ export interface FakeContact {
   requestRetry(id: string, to?: FakePhone): boolean
   /** Receipts clients sent this contact: `{id, type}` (`read`, `retry`, …; `delivery` when untyped). */
   receivedReceipts(): Array<{ id: string; type: string }>
+  /**
+   * Chat states clients showed this contact (`composing` for "typing…", `paused`), each with how many
+   * messages the contact had received from them by then (0 = before the first).
+   */
+  chatStates(): Array<{ state: string; beforeMessage: number }>
   /** Posts a status (a broadcast to `status@broadcast`) that the linked client of `to` receives. Answers the id. */
   postStatus(text: string, to?: FakePhone): Promise<string>
   /** The contact reads what clients sent it (all, or `ids`): read receipts. Answers how many. */
