@@ -77,7 +77,7 @@ it('imports 500 contacts from CSV, reports the 3 bad rows, and exports them', as
     refused: [
       { row: 12, reason: 'no number' },
       { row: 102, reason: '"+39 33x 12" is not a phone number with its country code' },
-      { row: 302, reason: 'the same number as row 7' }
+      { row: 302, reason: 'the same number as line 7' }
     ]
   })
   const page = await h.call({ method: 'GET', url: `/contact?limit=5&${qs}` })
@@ -174,7 +174,7 @@ it('message capping pauses the broadcast with the reason; resume while capped pa
   await h.core.broadcasts.idle()
   const paused = await broadcast(b._id)
   expect(paused.status).toBe('paused')
-  expect(paused.status_reason).toMatch(/^WhatsApp caps new chats for this number \(50 of 50 used until/)
+  expect(paused.status_reason).toMatch(/^WhatsApp caps new chats for this number \(50 of 50 used until 2026-11-2\d \d\d:\d\d \(Europe\/Rome\)\)/)
   expect((await call('GET', '/chatapp/outreach')).data).toMatchObject({ blocked: expect.stringMatching(/caps new chats/), sent_last_24h: 1 })
 
   await call('POST', `/broadcast/${b._id}/resume`)

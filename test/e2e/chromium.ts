@@ -5,6 +5,13 @@
 import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 
+/** Phone, laptop and wide screen (issue 13 §7): every sweep and screenshot uses these. */
+export const SIZES = [
+  [390, 844],
+  [1366, 768],
+  [1920, 1080]
+] as const
+
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 export async function launchChromium(): Promise<Browser> {

@@ -13,19 +13,12 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from './chromium'
+import { launchChromium, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const ARTIFACTS = join(ROOT, 'test-artifacts')
 const UI_BUILT = existsSync(join(ROOT, 'out', 'renderer', 'index.html'))
-
-/** Phone, laptop and wide screen (issue 13 §7). */
-const SIZES = [
-  [390, 844],
-  [1366, 768],
-  [1920, 1080]
-] as const
 
 let serve: ServeProcess
 let browser: Browser

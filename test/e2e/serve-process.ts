@@ -13,14 +13,15 @@ export interface ServeProcess {
   token: string
   dataDir: string
   output(): string
-  /** SIGTERM, wait for exit, remove the data dir. */
-  stop(): Promise<void>
+  /** SIGTERM, wait for exit, remove the data dir (unless `keep`: a restart on it follows). */
+  stop(keep?: boolean): Promise<void>
 }
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
-export async function startServe(): Promise<ServeProcess> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'chatapp-e2e-'))
+/** Starts the server on a fresh data dir, or on `dataDir` (a restart). */
+export async function startServe(opts: { dataDir?: string } = {}): Promise<ServeProcess> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'chatapp-e2e-')))
   const token = 'e2e-token-0123456789abcdef'
   // tsx's own binary, not `npx`, so the child is the server itself and SIGTERM reaches it.
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'main', 'serve.ts')], {
@@ -52,13 +53,13 @@ export async function startServe(): Promise<ServeProcess> {
     token,
     dataDir,
     output: () => out,
-    async stop() {
+    async stop(keep = false) {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))
         child.kill('SIGTERM')
         await exited
       }
-      await rm(dataDir, { recursive: true, force: true })
+      if (!keep) await rm(dataDir, { recursive: true, force: true })
     }
   }
 }

@@ -19,6 +19,8 @@ import { IntentsTab } from './tabs/IntentsTab'
 import { SurveysTab } from './tabs/SurveysTab'
 import { MessagesTab } from './tabs/messages/MessagesTab'
 import { TestChatTab } from './tabs/TestChatTab'
+import { ContactsTab } from './tabs/contacts/ContactsTab'
+import { OutreachTab } from './tabs/outreach/OutreachTab'
 import { ApiTab } from './tabs/ApiTab'
 
 const TABS = [
@@ -28,6 +30,8 @@ const TABS = [
   ['intents', 'Intents', IntentsTab],
   ['surveys', 'Surveys', SurveysTab],
   ['messages', 'Inbox', MessagesTab],
+  ['contacts', 'Contacts', ContactsTab],
+  ['outreach', 'Broadcasts', OutreachTab],
   ['testchat', 'Test chat', TestChatTab],
   ['api', 'API', ApiTab]
 ] as const

@@ -20,7 +20,7 @@ describe('WhatsApp outreach limits (Baileys #2445)', () => {
   it('holds back sends to people who never wrote while capped or locked, until the end passes', () => {
     expect(outreachBlocked(undefined, NOW)).toBeNull()
     expect(outreachBlocked({ capping: { status: 'SECOND_WARNING' } }, NOW)).toBeNull()
-    expect(outreachBlocked({ capping: { status: 'CAPPED', used: 5, total: 5, until: '2026-11-22T13:00:00.000Z' } }, NOW)).toMatch(/5 of 5 used until 2026-11-22T13:00/)
+    expect(outreachBlocked({ capping: { status: 'CAPPED', used: 5, total: 5, until: '2026-11-22T13:00:00.000Z' } }, NOW)).toMatch(/5 of 5 used until 2026-11-22 13:00 \(UTC\)/)
     expect(outreachBlocked({ capping: { status: 'CAPPED', until: '2026-11-22T11:00:00.000Z' } }, NOW)).toBeNull()
     expect(outreachBlocked({ reachout_lock: { active: true } }, NOW)).toMatch(/reaching out to new people/)
     expect(outreachBlocked({ reachout_lock: { active: true, until: '2026-11-22T11:59:00.000Z' } }, NOW)).toBeNull()

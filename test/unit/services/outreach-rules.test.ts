@@ -97,7 +97,7 @@ describe('contacts CSV', () => {
     ])
     expect(refused).toEqual([
       { row: 3, reason: '"call me" is not a phone number with its country code' },
-      { row: 5, reason: 'the same number as row 2' }
+      { row: 5, reason: 'the same number as line 2' }
     ])
     expect(() => parseContactsCsv('name,email\nAda,a@b.c')).toThrow(/no column is called number/)
     expect(() => parseContactsCsv('name,number\nAda,1', { number: 'Phone' })).toThrow(/names a column the file does not have/)

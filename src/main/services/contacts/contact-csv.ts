@@ -88,7 +88,7 @@ export function parseContactsCsv(csv: string, mapping: ColumnMapping = {}): Pars
       return refused.push({ row, reason: `"${raw}" is not a phone number with its country code` })
     }
     const earlier = seen.get(number)
-    if (earlier !== undefined) return refused.push({ row, reason: `the same number as row ${earlier}` })
+    if (earlier !== undefined) return refused.push({ row, reason: `the same number as line ${earlier}` })
     seen.set(number, row)
     const name = cell(at.name).slice(0, 100) || number
     const labels = cell(at.labels).split(/[;|]/).map((l) => l.trim().slice(0, 40)).filter(Boolean).slice(0, 20)

@@ -131,7 +131,8 @@ export class Outbound {
    * never wrote to this instance: such a message counts against the number. Replies and groups pass.
    */
   private async assertOutreachAllowed(instanceId: string, jid: string): Promise<void> {
-    const blocked = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now())
+    const zone = this.deps.repos.instances.find(instanceId)?.settings.bot_timezone
+    const blocked = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now(), zone)
     if (!blocked || !(jid.endsWith('@s.whatsapp.net') || jid.endsWith('@lid'))) return
     const history = await this.deps.repos.messages.list(instanceId, { chatId: jid, limit: 1000 })
     if (history.some((m) => !m.fromMe)) return

@@ -79,7 +79,7 @@ export class BroadcastService {
         if (e.state === 'CONNECTED') this.kick(e.instanceId)
       }),
       this.deps.events.on('limits', (e) => {
-        const reason = outreachBlocked(e.limits, this.deps.clock.now())
+        const reason = outreachBlocked(e.limits, this.deps.clock.now(), this.zoneOf(e.instanceId))
         if (reason) void this.pauseAll(e.instanceId, reason)
       }),
       this.deps.events.on('status', (e) => {
@@ -116,7 +116,7 @@ export class BroadcastService {
       sent_last_24h: sends.filter((s) => s.at > now - 86_400_000).length,
       next_slot: new Date(slot.at).toISOString(),
       waiting: slot.reason,
-      blocked: outreachBlocked(limits ?? undefined, now),
+      blocked: outreachBlocked(limits ?? undefined, now, inst.settings.bot_timezone),
       limits
     }
   }
@@ -295,10 +295,13 @@ export class BroadcastService {
   private async step(instanceId: string): Promise<void> {
     const inst = this.deps.repos.instances.find(instanceId)
     const b = this.deps.repos.broadcasts.where((x) => x.instance_id === instanceId && x.status === 'sending').sort((x, y) => x.createdAt.localeCompare(y.createdAt))[0]
-    if (!inst || !b) return this.waiting.delete(instanceId) as unknown as void
+    if (!inst || !b) {
+      this.waiting.delete(instanceId)
+      return
+    }
     // Not connected: the 'state' event kicks again on CONNECTED.
     if (inst.settings.status !== 'CONNECTED') return void this.waiting.set(instanceId, 'the instance is not connected')
-    const blocked = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now())
+    const blocked = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now(), inst.settings.bot_timezone)
     if (blocked) return this.pauseAll(instanceId, blocked)
     const next = b.pending[0]
     if (!next) return void (await this.finish(b))
@@ -351,7 +354,7 @@ export class BroadcastService {
       else d.pending.unshift(next)
     })
     if ('retry' in outcome) {
-      const still = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now())
+      const still = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now(), inst.settings.bot_timezone)
       return still ? this.pauseAll(instanceId, still) : void this.waiting.set(instanceId, outcome.retry)
     }
     if (this.spiking(after)) return void (await this.setStatus(after, 'paused', `paused: ${SPIKE_FAILURES} of the last ${SPIKE_WINDOW} messages failed (${after.failed.at(-1)?.reason ?? ''})`))
@@ -417,6 +420,10 @@ export class BroadcastService {
     if (!next) throw notFound('Broadcast')
     this.changed(next.instance_id)
     return next
+  }
+
+  private zoneOf(instanceId: string): string {
+    return this.deps.repos.instances.find(instanceId)?.settings.bot_timezone ?? 'UTC'
   }
 
   private changed(instanceId: string): void {

@@ -1,4 +1,4 @@
-/** Browser file helpers: a picked File to the base64 the contract's upload takes. */
+/** Browser file helpers: a picked File to the base64 the contract's upload takes; saving a CSV the core wrote. */
 
 /** The file's bytes as base64 (no data: prefix). */
 export function fileToBase64(file: File): Promise<string> {
@@ -15,4 +15,13 @@ export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`
   return `${(n / 1024 / 1024).toFixed(1)} MB`
+}
+
+/** Saves a CSV the core wrote (the same file as the API's) under `fileName`: the page only hands it to the browser. */
+export function saveCsv(fileName: string, csv: string): void {
+  const a = document.createElement('a')
+  a.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }))
+  a.download = fileName
+  a.click()
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000)
 }

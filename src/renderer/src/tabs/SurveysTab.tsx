@@ -9,6 +9,7 @@ import type { Action, Survey } from '../../../shared/schemas/records'
 import { ActionEditor } from '../components/ActionEditor'
 import { ErrorAlert, fieldError } from '../components/ErrorAlert'
 import { NeedInstance } from '../components/NeedInstance'
+import { saveCsv } from '../components/files'
 import { useAction, useContract } from '../hooks'
 import { call, useSelectedInstance } from '../store'
 import { keywordList } from '../../../shared/domain/keywords'
@@ -151,13 +152,8 @@ function Responses({ instanceId, steps }: { instanceId: string; steps: Survey[] 
   const questions = steps.map((s) => ({ id: s._id, question: s.reply }))
   const download = useAction()
   const exportCsv = async () => {
-    // The core writes the CSV (the same file as the API's ?format=csv); the page only saves it.
     const { fileName, csv } = await call('surveys.responsesCsv', { instanceId, id: steps[0]!._id })
-    const a = document.createElement('a')
-    a.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }))
-    a.download = fileName
-    a.click()
-    setTimeout(() => URL.revokeObjectURL(a.href), 1000)
+    saveCsv(fileName, csv)
   }
   return (
     <Stack mt="md" gap="xs">

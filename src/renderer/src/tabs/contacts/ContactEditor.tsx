@@ -1,0 +1,71 @@
+/** Adding or changing one contact: name, number, group, labels, notes, opted out; deleting it. */
+import { Button, Group, Modal, Select, Stack, Switch, TagsInput, TextInput, Textarea } from '@mantine/core'
+import { useForm } from '@mantine/form'
+import type { Contact, ContactGroup } from '../../../../shared/schemas/records'
+import { ErrorAlert } from '../../components/ErrorAlert'
+import { showFieldErrors } from '../../components/form-errors'
+import { useAction } from '../../hooks'
+import { call } from '../../store'
+
+export function ContactEditor(props: { instanceId: string; contact: Contact | null; groups: readonly ContactGroup[]; defaultGroup: string | null; onClose(): void; onSaved(): Promise<void> }) {
+  const { instanceId, contact } = props
+  const act = useAction()
+  const form = useForm({
+    initialValues: {
+      name: contact?.name ?? '',
+      number: contact ? `+${contact.number}` : '',
+      group_id: contact ? contact.group_id : props.defaultGroup,
+      labels: contact?.labels ?? [],
+      notes: contact?.notes ?? '',
+      opted_out: contact?.opted_out ?? false
+    }
+  })
+  const save = form.onSubmit((v) =>
+    act.run(async () => {
+      try {
+        if (contact) await call('contacts.update', { instanceId, id: contact._id, ...v })
+        else await call('contacts.create', { instanceId, ...v })
+      } catch (err) {
+        showFieldErrors(form, err)
+        throw err
+      }
+      await props.onSaved()
+      props.onClose()
+    })
+  )
+  const remove = () =>
+    contact &&
+    window.confirm(`Delete the contact ${contact.name}? Their conversations stay in the inbox.`) &&
+    void act.run(async () => {
+      await call('contacts.delete', { instanceId, id: contact._id })
+      await props.onSaved()
+      props.onClose()
+    })
+  return (
+    <Modal opened onClose={props.onClose} title={contact ? `Contact ${contact.name}` : 'New contact'}>
+      <form onSubmit={save} aria-label="Contact">
+        <Stack gap="sm">
+          <TextInput label="Name" {...form.getInputProps('name')} data-autofocus />
+          <TextInput label="WhatsApp number" description="With the country code, e.g. +39 333 1234567" {...form.getInputProps('number')} />
+          <Select label="Group" placeholder="No group" clearable data={props.groups.map((g) => ({ value: g._id, label: g.title }))} {...form.getInputProps('group_id')} />
+          <TagsInput label="Labels" placeholder="vip, wholesale…" {...form.getInputProps('labels')} />
+          <Textarea label="Notes" autosize minRows={2} {...form.getInputProps('notes')} />
+          <Switch label="Opted out: no broadcasts or scheduled messages" {...form.getInputProps('opted_out', { type: 'checkbox' })} />
+          <ErrorAlert error={act.error} form={{ keys: ['name', 'number', 'group_id', 'labels', 'notes'] }} />
+          <Group justify="space-between">
+            {contact ? (
+              <Button variant="subtle" color="red" onClick={remove}>
+                Delete
+              </Button>
+            ) : (
+              <span />
+            )}
+            <Button type="submit" loading={act.busy}>
+              Save
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  )
+}
