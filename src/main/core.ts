@@ -18,6 +18,7 @@ import { AttachmentService } from './services/attachment-service'
 import { InboxService } from './services/inbox/inbox-service'
 import { InstanceHealth } from './services/health/instance-health'
 import { ContactService } from './services/contacts/contact-service'
+import { LabelService } from './services/contacts/label-service'
 import { BroadcastService } from './services/outreach/broadcast-service'
 import { OutreachGovernor } from './services/outreach/outreach-governor'
 import { ScheduleService } from './services/outreach/schedule-service'
@@ -114,6 +115,8 @@ export interface Core {
   health: InstanceHealth
   /** Contacts and contact groups. */
   contacts: ContactService
+  /** Labels (name, colour) of contacts and conversations. */
+  labels: LabelService
   /** Broadcasts, behind the send governor. */
   broadcasts: BroadcastService
   /** Scheduled messages (each run starts a broadcast). */
@@ -198,7 +201,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
   const messages = new MessageService(outbound, attachments, remoteFiles, (instanceId, id) => repos.contacts.owned(instanceId, id))
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
-  const contacts = new ContactService({ repos, events, clock })
+  const labels = new LabelService({ repos, events, clock })
+  const contacts = new ContactService({ repos, events, clock, labels })
   const stopContacts = contacts.start()
   const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, contacts, options: opts.bot })
   inbound.use((instanceId, message) => bot.decide(instanceId, message))
@@ -239,6 +243,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     quickReplies: new QuickReplyService({ repos, events, clock }),
     health: new InstanceHealth({ messages: repos.messages, webhooks, clock }),
     contacts,
+    labels,
     broadcasts,
     schedules,
     bot,

@@ -28,6 +28,8 @@ export interface CoreEvents {
   chatStatus: { instanceId: string; chatId: string; status: 'open' | 'resolved' | 'read'; by: 'desk' | 'api' | 'customer' }
   /** The desk's quick replies changed (they belong to the whole app). */
   quickReplies: Record<string, never>
+  /** The labels (names, colours) changed. */
+  labels: Record<string, never>
   /** A webhook delivery attempt was recorded (delivered, retrying or failed). */
   delivery: { instanceId: string; delivery: WebhookDelivery }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */

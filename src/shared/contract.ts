@@ -65,6 +65,8 @@ export type ContractEvent =
   | { type: 'chatStatus'; instanceId: string; chatId: string; status: 'open' | 'resolved' | 'read' }
   /** The desk's quick replies changed. */
   | { type: 'quickReplies' }
+  /** The labels (names, colours) changed. */
+  | { type: 'labels' }
   /** Sent by the event stream (never by the core) when it reconnected and the events it missed are no longer kept: reload. */
   | { type: 'resync' }
 

@@ -31,6 +31,8 @@ it('creates, lists, changes and deletes contacts and groups with the original me
   const made = await call('POST', '/contact', { name: 'Banky', number: '+1 (555) 000-1111', group_id: group.data._id, labels: ['vip'] })
   expect(made.data).toMatchObject({ name: 'Banky', number: '15550001111', group_id: group.data._id, channel: 'whatsapp', labels: ['vip'], opted_out: false, last_seen_at: null, __v: 0 })
   expect((await call('GET', '/contact')).data.map((c: { name: string }) => c.name)).toEqual(['Banky'])
+  const twice = await h.call({ method: 'POST', url: `/contact?${qs}`, payload: { name: 'Banky again', number: '15550001111' } })
+  expect([twice.statusCode, twice.json.error.message]).toEqual([409, '+15550001111 is a contact already (Banky); change that one instead.'])
   expect((await call('PUT', `/contact/${made.data._id}`, { opted_out: true, notes: 'prefers calls' })).data).toMatchObject({ opted_out: true, notes: 'prefers calls', __v: 1 })
   expect((await call('GET', '/contact_groups')).message).toBe('ContactGroup group fetched successfully!')
   const gone = await call('DELETE', `/contact_groups/${group.data._id}`)
@@ -90,4 +92,27 @@ it('a customer who writes STOP is opted out and told once, at any hour; START br
   const back = await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550007777', message: 'Riparti', pushName: 'Dee' })
   expect(back.data.replies.map((r: { text: string }) => r.text)).toEqual(['Bentornata!'])
   expect((await call('GET', '/contact')).data[0].opted_out).toBe(false)
+})
+
+it('labels: coloured, on contacts and their conversations, filtered in the inbox, renamed and deleted everywhere', async () => {
+  const vip = await call('POST', '/label', { name: 'vip', color: 'grape' })
+  expect(vip.data).toMatchObject({ name: 'vip', color: 'grape' })
+  expect((await h.call({ method: 'POST', url: '/label', payload: { name: 'VIP' } })).statusCode).toBe(409)
+  await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550004444', message: 'hi', pushName: 'Dee' })
+  await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550005555', message: 'hello', pushName: 'Eve' })
+  const tagged = await call('PUT', '/chatapp/inbox/labels', { chatId: '15550004444', labels: ['vip', 'wholesale'] })
+  expect(tagged.data).toMatchObject({ name: 'Dee', number: '15550004444', labels: ['vip', 'wholesale'] })
+  // A label named for the first time is made, with a colour of its own.
+  const labels = (await call('GET', '/label')).data as { _id: string; name: string; color: string }[]
+  expect(labels.map((l) => [l.name, l.color])).toEqual([
+    ['vip', 'grape'],
+    ['wholesale', 'green']
+  ])
+  expect((await call('GET', '/chatapp/inbox?label=VIP')).data.map((c: { chatId: string; labels: string[] }) => [c.chatId, c.labels])).toEqual([['15550004444@s.whatsapp.net', ['vip', 'wholesale']]])
+  await call('PUT', `/label/${vip.data._id}`, { name: 'gold' })
+  expect((await call('GET', '/chatapp/inbox?label=gold')).data[0].labels).toEqual(['gold', 'wholesale'])
+  await call('DELETE', `/label/${labels[1]!._id}`)
+  expect((await call('GET', `/contact/${tagged.data._id}`)).data.labels).toEqual(['gold'])
+  const group = await h.call({ method: 'PUT', url: `/chatapp/inbox/labels?${qs}`, payload: { chatId: '120363000000000001@g.us', labels: ['x'] } })
+  expect(group.statusCode).toBe(404)
 })

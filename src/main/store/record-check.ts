@@ -5,7 +5,7 @@
  */
 import type { TSchema } from 'typebox'
 import { makeAjv } from '../validation'
-import { Attachment, BotActivity, Broadcast, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, OutreachSend, QuickReply, ScheduledMessage, Survey, SurveyRun } from '../../shared/schemas/records'
+import { Attachment, BotActivity, Broadcast, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, Label, OutreachSend, QuickReply, ScheduledMessage, Survey, SurveyRun } from '../../shared/schemas/records'
 
 const ajv = makeAjv(false)
 
@@ -37,12 +37,13 @@ const checks = {
   contacts: collectionCheck('contacts', Contact),
   contactGroups: collectionCheck('contactGroups', ContactGroup),
   schedules: collectionCheck('schedules', ScheduledMessage),
+  labels: collectionCheck('labels', Label),
   broadcasts: collectionCheck('broadcasts', Broadcast),
   outreachSends: collectionCheck('outreachSends', OutreachSend)
 }
 
 /** Checks the collections of the configuration document. */
-export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown; quickReplies: unknown; contacts: unknown; contactGroups: unknown; schedules: unknown }): void {
+export function checkConfig(data: { instances: unknown; intents: unknown; surveys: unknown; attachments: unknown; quickReplies: unknown; contacts: unknown; contactGroups: unknown; schedules: unknown; labels: unknown }): void {
   checks.instances(data.instances)
   checks.intents(data.intents)
   checks.surveys(data.surveys)
@@ -51,6 +52,7 @@ export function checkConfig(data: { instances: unknown; intents: unknown; survey
   checks.contacts(data.contacts)
   checks.contactGroups(data.contactGroups)
   checks.schedules(data.schedules)
+  checks.labels(data.labels)
 }
 
 /** Checks the collections of the runtime document. */

@@ -49,7 +49,7 @@ export interface StorageOptions {
   reportBadLines?: BadLinesReport
 }
 
-const CONFIG_DEFAULTS: ConfigData = { version: 1, account: null, instances: [], intents: [], surveys: [], attachments: [], appSettings: { smtp: null }, quickReplies: [], contacts: [], contactGroups: [], schedules: [] }
+const CONFIG_DEFAULTS: ConfigData = { version: 1, account: null, instances: [], intents: [], surveys: [], attachments: [], appSettings: { smtp: null }, quickReplies: [], contacts: [], contactGroups: [], schedules: [], labels: [] }
 const RUNTIME_DEFAULTS: RuntimeData = { version: 1, surveyRuns: [], botActivity: [], bot: {}, chatPauses: [], chatStates: [], broadcasts: [], outreachSends: [] }
 
 /** Opens every store of `dataDir`. Throws DataFileError on an unreadable or invalid file (nothing is written). */

@@ -20,6 +20,7 @@ export function subscribeContractEvents(core: Core, listener: (event: ContractEv
     core.events.on('handoff', (e) => listener({ type: 'handoff', instanceId: e.instanceId, chatId: e.chatId, pause: e.pause })),
     core.events.on('chatStatus', (e) => listener({ type: 'chatStatus', instanceId: e.instanceId, chatId: e.chatId, status: e.status })),
     core.events.on('quickReplies', () => listener({ type: 'quickReplies' })),
+    core.events.on('labels', () => listener({ type: 'labels' })),
     core.events.on('qr', (e) => {
       qrDataUrl(e.qr)
         .then((qrDataUrl) => listener({ type: 'qr', instanceId: e.instanceId, qrDataUrl }))

@@ -35,6 +35,7 @@ export const Conversation = Type.Object({
   ),
   unread: Type.Integer({ description: 'Customer messages after the last read mark and the last reply a person wrote.' }),
   unanswered: Type.Boolean({ description: "The last message is the customer's." }),
+  labels: Type.Array(Type.String(), { description: "The customer's contact labels (none for groups)." }),
   status: Type.Union([Type.Literal('open'), Type.Literal('resolved')], { description: 'Resolved until the customer writes again.' }),
   paused_until: Type.Optional(
     Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The bot is paused for this chat (hand-off) until then; null: until resumed.' })

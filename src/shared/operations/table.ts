@@ -38,8 +38,8 @@ import {
 } from '../schemas/operations'
 import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
 import { op, withoutCredentials } from './define'
-import { Contact, ContactGroup, MessageLogRecord, OpeningHours, OptOutSettings, OutreachMessage, OutreachSettings, QuickReply, ScheduledMessage } from '../schemas/records'
-import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, MessageLogRecord as MessageLogRecordT, Contact as ContactT, ContactGroup as ContactGroupT, OpeningHours as OpeningHoursT, OptOutSettings as OptOutSettingsT, OutreachSettings as OutreachSettingsT, ScheduledMessage as ScheduledMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
+import { Contact, ContactGroup, Label, MessageLogRecord, OpeningHours, OptOutSettings, OutreachMessage, OutreachSettings, QuickReply, ScheduledMessage } from '../schemas/records'
+import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, MessageLogRecord as MessageLogRecordT, Contact as ContactT, ContactGroup as ContactGroupT, OpeningHours as OpeningHoursT, OptOutSettings as OptOutSettingsT, OutreachSettings as OutreachSettingsT, Label as LabelT, ScheduledMessage as ScheduledMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
 import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
 import {
   AppInfo,
@@ -752,6 +752,42 @@ export const OPERATIONS = {
     http: { method: 'GET', path: '/contact/export', query: ['type'], message: 'Contacts exported successfully!', respond: 'csvWhenAsked' },
     rpc: true
   }),
+  'labels.list': op<readonly LabelT[]>()({
+    summary: 'The labels (name and colour) of contacts and conversations',
+    tags: ['contacts'],
+    scope: 'account',
+    input: Empty,
+    output: Type.Array(Label),
+    http: { method: 'GET', path: '/label', message: 'Labels fetched successfully!' },
+    rpc: true
+  }),
+  'labels.create': op<LabelT>()({
+    summary: 'Make a label',
+    tags: ['contacts'],
+    scope: 'account',
+    input: Type.Object({ name: Label.properties.name, color: Type.Optional(Label.properties.color) }),
+    output: Label,
+    http: { method: 'POST', path: '/label', message: 'Label created successfully!', errors: { 409: 'A label with that name exists' } },
+    rpc: true
+  }),
+  'labels.update': op<LabelT>()({
+    summary: 'Rename (on every contact too) or recolour a label',
+    tags: ['contacts'],
+    scope: 'account',
+    input: Type.Object({ id: Id, name: Type.Optional(Label.properties.name), color: Type.Optional(Label.properties.color) }),
+    output: Label,
+    http: { method: 'PUT', path: '/label/:label_id', params: { label_id: 'id' }, message: 'Label updated successfully!', errors: { 404: 'Unknown label', 409: 'A label with that name exists' } },
+    rpc: true
+  }),
+  'labels.delete': op<void, DeleteResultT>()({
+    summary: 'Delete a label (it comes off every contact)',
+    tags: ['contacts'],
+    scope: 'account',
+    input: Type.Object({ id: Id }),
+    output: DeleteResult,
+    http: { method: 'DELETE', path: '/label/:label_id', params: { label_id: 'id' }, message: 'Label deleted successfully!', wire: deleted, errors: { 404: 'Unknown label' } },
+    rpc: { output: deleted }
+  }),
   'contactGroups.create': op<ContactGroupT>()({
     summary: 'Create a contact group',
     tags: ['contacts'],
@@ -811,10 +847,21 @@ export const OPERATIONS = {
       status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], { default: 'all' })),
       unanswered: Type.Optional(Type.Boolean({ description: 'Only chats waiting for an answer.' })),
       q: Type.Optional(Type.String({ maxLength: 200 })),
+      label: Type.Optional(Type.String({ maxLength: 40, description: 'Only chats whose contact has this label.' })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 }))
     }),
     output: Type.Array(Conversation),
-    http: { method: 'GET', path: '/chatapp/inbox', query: ['instance_id', 'status', 'unanswered', 'q', 'limit'], message: 'Conversations fetched successfully!', bodyOptional: true, errors: { 404: 'Unknown instance_id' } },
+    http: { method: 'GET', path: '/chatapp/inbox', query: ['instance_id', 'status', 'unanswered', 'q', 'label', 'limit'], message: 'Conversations fetched successfully!', bodyOptional: true, errors: { 404: 'Unknown instance_id' } },
+    rpc: true
+  }),
+  'inbox.labels': op<ContactT>()({
+    summary: 'Put labels on a conversation (its customer’s contact; made if needed)',
+    description: 'Replaces the labels of the 1:1 chat’s contact; labels that do not exist yet are made with the next colour.',
+    tags: ['inbox'],
+    scope: 'instance',
+    input: Type.Object({ chatId: Type.String({ minLength: 1 }), labels: Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 }) }),
+    output: Contact,
+    http: { method: 'PUT', path: '/chatapp/inbox/labels', message: 'Conversation labels updated', errors: { 400: 'Not a 1:1 chat with a phone number' } },
     rpc: true
   }),
   'inbox.read': op<{ chatId: string; read: number; receipts: boolean }>()({

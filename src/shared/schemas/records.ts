@@ -445,6 +445,19 @@ export const Contact = Type.Object({
 })
 export type Contact = Static<typeof Contact>
 
+/** The colours a label may have (Mantine's palette names; the UI paints them). */
+export const LABEL_COLORS = ['blue', 'green', 'orange', 'red', 'grape', 'teal', 'yellow', 'pink', 'indigo', 'cyan', 'lime', 'violet', 'gray'] as const
+
+/** A label (issue 14 §1): a name and a colour, put on contacts and so on their conversations. Account-wide. */
+export const Label = Type.Object({
+  _id: Type.String(),
+  name: Type.String({ minLength: 1, maxLength: 40 }),
+  color: Type.Enum(LABEL_COLORS),
+  createdAt: Type.String(),
+  updatedAt: Type.String()
+})
+export type Label = Static<typeof Label>
+
 /** A contact group (issue 14 §2, the original service's `/contact_groups` shape). */
 export const ContactGroup = Type.Object({
   _id: Type.String(),

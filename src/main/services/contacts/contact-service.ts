@@ -8,8 +8,9 @@ import type { CoreEventBus, CoreEvents } from '../../events'
 import { newObjectId } from '../../ids'
 import type { Repositories, Stored } from '../../store/repos'
 import type { Contact, ContactGroup, Instance } from '../../../shared/schemas/records'
-import { invalid, notFound } from '../errors'
+import { conflict, invalid, notFound } from '../errors'
 import { contactNumber } from './contact-number'
+import type { LabelService } from './label-service'
 import { contactsCsv, parseContactsCsv, type ColumnMapping, type ParsedImport } from './contact-csv'
 
 /** What an import did: contacts made, numbers already known (left as they were), rows refused and why. */
@@ -34,7 +35,9 @@ export interface ContactInput {
 const SEEN_RESOLUTION_MS = 3_600_000
 
 export class ContactService {
-  constructor(private readonly deps: { repos: Pick<Repositories, 'contacts' | 'contactGroups' | 'instances'>; events: CoreEventBus; clock: Clock }) {}
+  /** Per instance and number: the last change in flight (see upsert). */
+  private readonly locks = new Map<string, Promise<unknown>>()
+  constructor(private readonly deps: { repos: Pick<Repositories, 'contacts' | 'contactGroups' | 'instances'>; events: CoreEventBus; clock: Clock; labels?: Pick<LabelService, 'ensure'> }) {}
 
   /**
    * Collects customers from conversations: a new number becomes a contact named by its push name,
@@ -58,17 +61,42 @@ export class ContactService {
     return c
   }
 
-  /** The contact's name for a number (digits) of an instance, if it is a contact. */
-  nameOf(instanceId: string, number: string): string | undefined {
-    return this.deps.repos.contacts.byNumber(instanceId, number)?.name
+  /** The contact with a number (digits) of an instance, if any. */
+  byNumber(instanceId: string, number: string): Stored<Contact> | undefined {
+    return this.deps.repos.contacts.byNumber(instanceId, number)
   }
 
   /** Saves a new contact; `lastSeenAt` when it was collected from a message. 400 on a bad number or group. */
-  async create(inst: Inst, input: ContactInput, lastSeenAt: string | null = null): Promise<Stored<Contact>> {
+  async create(inst: Inst, input: ContactInput): Promise<Stored<Contact>> {
     const number = contactNumber(input.number)
     this.checkGroup(inst, input.group_id)
-    const c = await this.deps.repos.contacts.put(this.record(inst, { ...input, number }, lastSeenAt, this.now()))
-    this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
+    return this.upsert(inst, number, (existing) => {
+      if (existing) throw conflict(`+${number} is a contact already (${existing.name}); change that one instead.`)
+      return this.insert(inst, { ...input, number })
+    })
+  }
+
+  /**
+   * Runs `fn` with the contact of `number` (or none) with no other change of that number in between:
+   * a customer's first message, their STOP and a label must not make two contacts.
+   */
+  private upsert<T>(inst: Inst, number: string, fn: (existing: Stored<Contact> | undefined) => Promise<T>): Promise<T> {
+    const key = `${inst._id}:${number}`
+    const run = (this.locks.get(key) ?? Promise.resolve()).then(() => fn(this.deps.repos.contacts.byNumber(inst._id, number)))
+    const tail = run.then(
+      () => undefined,
+      () => undefined
+    )
+    this.locks.set(key, tail)
+    void tail.then(() => this.locks.get(key) === tail && this.locks.delete(key))
+    return run
+  }
+
+  /** Stores a new contact (number checked, no other with it). */
+  private async insert(inst: Inst, input: ContactInput, lastSeenAt: string | null = null): Promise<Stored<Contact>> {
+    await this.deps.labels?.ensure(input.labels ?? [])
+    const c = await this.deps.repos.contacts.put(this.record(inst, input, lastSeenAt, this.now()))
+    this.changed(inst)
     return c
   }
 
@@ -96,8 +124,9 @@ export class ContactService {
     this.get(inst, id)
     const number = change.number === undefined ? undefined : contactNumber(change.number)
     this.checkGroup(inst, change.group_id)
+    await this.deps.labels?.ensure(change.labels ?? [])
     const now = this.now()
-    return (await this.deps.repos.contacts.update(id, (c) => {
+    const updated = (await this.deps.repos.contacts.update(id, (c) => {
       if (change.name !== undefined) c.name = change.name.trim()
       if (number !== undefined) c.number = number
       if (change.group_id !== undefined) c.group_id = change.group_id
@@ -107,11 +136,23 @@ export class ContactService {
       c.updatedAt = now
       c.__v += 1
     }))!
+    this.changed(inst)
+    return updated
+  }
+
+  /** The labels of a conversation's customer `number` (their contact's; a contact is made if needed). */
+  async setLabels(inst: Inst, number: string, name: string | null, labels: string[]): Promise<Stored<Contact>> {
+    return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { labels }) : this.insert(inst, { name: name ?? `+${number}`, number, labels })))
   }
 
   async delete(inst: Inst, id: string): Promise<void> {
     this.get(inst, id)
     await this.deps.repos.contacts.remove(id)
+    this.changed(inst)
+  }
+
+  private changed(inst: Inst): void {
+    this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
   }
 
   groups(inst: Inst, all: boolean): Stored<ContactGroup>[] {
@@ -126,17 +167,21 @@ export class ContactService {
 
   async createGroup(inst: Inst, title: string): Promise<Stored<ContactGroup>> {
     const now = this.now()
-    return this.deps.repos.contactGroups.put({ _id: newObjectId(), title: title.trim(), is_default: false, client_id: inst.user_id, instance_id: inst._id, createdAt: now, updatedAt: now, __v: 0 })
+    const g = await this.deps.repos.contactGroups.put({ _id: newObjectId(), title: title.trim(), is_default: false, client_id: inst.user_id, instance_id: inst._id, createdAt: now, updatedAt: now, __v: 0 })
+    this.changed(inst)
+    return g
   }
 
   async renameGroup(inst: Inst, id: string, title: string): Promise<Stored<ContactGroup>> {
     this.group(inst, id)
     const now = this.now()
-    return (await this.deps.repos.contactGroups.update(id, (g) => {
+    const g = (await this.deps.repos.contactGroups.update(id, (g) => {
       g.title = title.trim()
       g.updatedAt = now
       g.__v += 1
     }))!
+    this.changed(inst)
+    return g
   }
 
   /** Deletes a group; its contacts stay, in no group. */
@@ -150,21 +195,21 @@ export class ContactService {
       })
     }
     await this.deps.repos.contactGroups.remove(id)
+    this.changed(inst)
   }
 
   /** Puts the customer `number` of a conversation into the group (a contact is made if needed). */
   async addToGroup(inst: Inst, number: string, name: string | null, groupId: string): Promise<Stored<Contact>> {
     this.group(inst, groupId)
-    const existing = this.deps.repos.contacts.byNumber(inst._id, number)
-    if (existing) return this.update(inst, existing._id, { group_id: groupId })
-    return this.create(inst, { name: name ?? `+${number}`, number, group_id: groupId })
+    return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { group_id: groupId }) : this.insert(inst, { name: name ?? `+${number}`, number, group_id: groupId })))
   }
 
   /** Marks the customer `number` opted out (or in again); a contact is made if needed. */
   async setOptedOut(inst: Inst, number: string, name: string | null, optedOut: boolean): Promise<Stored<Contact>> {
-    const existing = this.deps.repos.contacts.byNumber(inst._id, number)
-    if (existing) return existing.opted_out === optedOut ? existing : this.update(inst, existing._id, { opted_out: optedOut })
-    return this.create(inst, { name: name ?? `+${number}`, number, opted_out: optedOut })
+    return this.upsert(inst, number, async (existing) => {
+      if (existing) return existing.opted_out === optedOut ? existing : this.update(inst, existing._id, { opted_out: optedOut })
+      return this.insert(inst, { name: name ?? `+${number}`, number, opted_out: optedOut })
+    })
   }
 
   /**
@@ -175,11 +220,12 @@ export class ContactService {
     this.checkGroup(inst, groupId)
     const { rows, refused } = parseContactsCsv(csv, mapping)
     const fresh = rows.filter((r) => !this.deps.repos.contacts.byNumber(inst._id, r.number))
+    await this.deps.labels?.ensure(fresh.flatMap((r) => r.labels))
     const now = this.now()
     await this.deps.repos.contacts.putMany(
       fresh.map((r) => ({ ...this.record(inst, { name: r.name, number: r.number, labels: r.labels, notes: r.notes, group_id: groupId ?? null }, null, now) }))
     )
-    if (fresh.length > 0) this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
+    if (fresh.length > 0) this.changed(inst)
     return { imported: fresh.length, existing: rows.length - fresh.length, refused }
   }
 
@@ -193,16 +239,14 @@ export class ContactService {
     if (message.source !== 'inbound' || !message.chatId.endsWith('@s.whatsapp.net')) return
     const number = message.chatId.split('@')[0]!.split(':')[0]!
     const seen = new Date(message.timestamp).toISOString()
-    const existing = this.deps.repos.contacts.byNumber(instanceId, number)
-    if (!existing) {
-      const inst = this.deps.repos.instances.find(instanceId)
-      if (!inst) return
-      await this.create(inst, { name: message.pushName?.trim() || `+${number}`, number }, seen)
-      return
-    }
-    if (existing.last_seen_at && Date.parse(seen) - Date.parse(existing.last_seen_at) < SEEN_RESOLUTION_MS) return
-    await this.deps.repos.contacts.update(existing._id, (c) => {
-      c.last_seen_at = seen
+    const inst = this.deps.repos.instances.find(instanceId)
+    if (!inst) return
+    await this.upsert(inst, number, async (existing) => {
+      if (!existing) return void (await this.insert(inst, { name: message.pushName?.trim() || `+${number}`, number }, seen))
+      if (existing.last_seen_at && Date.parse(seen) - Date.parse(existing.last_seen_at) < SEEN_RESOLUTION_MS) return
+      await this.deps.repos.contacts.update(existing._id, (c) => {
+        c.last_seen_at = seen
+      })
     })
   }
 

@@ -12,6 +12,14 @@ export interface ConversationFilter {
   unanswered?: boolean
   /** Case-insensitive: the name, the number (digits) or the text of any kept message. */
   q?: string
+  /** Only chats whose contact has this label (any case). */
+  label?: string
+}
+
+/** What the inbox shows of a customer who is a contact. */
+export interface ContactView {
+  name: string
+  labels: readonly string[]
 }
 
 /** Messages a person at the desk or on the phone wrote: they read the chat before answering. */
@@ -28,7 +36,7 @@ function phoneOf(chatId: string, entries: readonly LoggedMessage[]): string | nu
 
 /**
  * One conversation per chat of `entries` (oldest first, as the log keeps them), newest activity
- * first; `name` is the contact's name, else the customer's latest push name; ties go to the chat logged last. `unread`: customer messages after both the desk's read mark
+ * first; `name` is the contact's name, else the customer's latest push name; `labels` the contact's; ties go to the chat logged last. `unread`: customer messages after both the desk's read mark
  * and the last reply a person wrote. `status`: resolved until a customer message newer than the
  * resolve. `paused_until`: the hand-off pause in force (null: until resumed), absent when none.
  */
@@ -38,8 +46,8 @@ export function listConversations(
   states: ReadonlyMap<string, ChatState>,
   pauses: ReadonlyMap<string, ChatPause>,
   filter: ConversationFilter = {},
-  /** The contact's name for a number (digits), when the customer is a contact. */
-  contactName: (number: string) => string | undefined = () => undefined
+  /** The contact of a number (digits), when the customer is one. */
+  contactOf: (number: string) => ContactView | undefined = () => undefined
 ): ConversationT[] {
   const byChat = new Map<string, LoggedMessage[]>()
   const lastIndex = new Map<string, number>()
@@ -69,7 +77,8 @@ export function listConversations(
     const resolved = state?.resolved_at != null && !(lastCustomer > state.resolved_at)
     const phone = phoneOf(chatId, chat)
     // The contact's name, else the latest push name.
-    name = (phone && !chatId.endsWith('@g.us') ? contactName(phone) : undefined) ?? name
+    const contact = phone && !chatId.endsWith('@g.us') ? contactOf(phone) : undefined
+    name = contact?.name ?? name
     const pause = pauses.get(chatId)
     const row: ConversationT = {
       instance_id: instanceId,
@@ -81,10 +90,12 @@ export function listConversations(
       unread,
       unanswered: fromCustomer(last),
       status: resolved ? 'resolved' : 'open',
+      labels: [...(contact?.labels ?? [])],
       ...(pause ? { paused_until: pause.until } : {})
     }
     if (filter.status && filter.status !== 'all' && row.status !== filter.status) continue
     if (filter.unanswered && !row.unanswered) continue
+    if (filter.label && !row.labels.some((l) => l.toLowerCase() === filter.label!.toLowerCase())) continue
     if (q && !matches(row, chat, q, qDigits)) continue
     rows.push({ row, order: lastIndex.get(chatId)! })
   }

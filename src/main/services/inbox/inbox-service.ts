@@ -7,20 +7,20 @@
 import type { Clock } from '../../clock'
 import type { Logger } from '../../logger'
 import type { CoreEventBus, CoreEvents } from '../../events'
-import type { Repositories } from '../../store/repos'
-import type { ChatPause, ChatState, Instance, LoggedMessage } from '../../../shared/schemas/records'
+import type { Repositories, Stored } from '../../store/repos'
+import type { ChatPause, ChatState, Contact, Instance, LoggedMessage } from '../../../shared/schemas/records'
 import type { ConversationT } from '../../../shared/operations/results'
-import { AppError } from '../errors'
+import { AppError, invalid } from '../errors'
 import type { HandoffService } from '../handoff-service'
 import type { SessionManager } from '../session-manager'
 import type { ContactService } from '../contacts/contact-service'
-import { listConversations, type ConversationFilter } from './conversation-list'
+import { listConversations, type ContactView, type ConversationFilter } from './conversation-list'
 
 export interface InboxDeps {
   repos: Pick<Repositories, 'chatStates' | 'messages'>
   handoff: HandoffService
   sessions: Pick<SessionManager, 'get'>
-  contacts?: Pick<ContactService, 'nameOf'>
+  contacts?: Pick<ContactService, 'byNumber' | 'setLabels'>
   events: CoreEventBus
   clock: Clock
   logger: Logger
@@ -58,9 +58,19 @@ export class InboxService {
   /** One conversation; 404 when the chat has no kept messages. */
   async get(instanceId: string, chatId: string): Promise<ConversationT> {
     const entries = await this.deps.repos.messages.list(instanceId, { chatId, limit: ALL })
-    const [row] = listConversations(instanceId, entries, this.states(instanceId), this.pauses(instanceId), {}, this.names(instanceId))
+    const [row] = listConversations(instanceId, entries, this.states(instanceId), this.pauses(instanceId), {}, this.contactOf(instanceId))
     if (!row) throw noConversation()
     return row
+  }
+
+  /**
+   * Puts `labels` on a conversation: on its customer's contact (made with the chat's push name when
+   * there is none). 400 for a group or a chat whose phone number is not known; 404 with no messages.
+   */
+  async setLabels(inst: Pick<Instance, '_id' | 'user_id'>, chatId: string, labels: string[]): Promise<Stored<Contact>> {
+    const conversation = await this.get(inst._id, chatId)
+    if (!conversation.phone || conversation.is_group || !this.deps.contacts) throw invalid('chatId', 'must be a 1:1 chat with a known phone number (labels go on the customer’s contact)')
+    return this.deps.contacts.setLabels(inst, conversation.phone, conversation.name, labels)
   }
 
   /**
@@ -102,7 +112,7 @@ export class InboxService {
 
   private async ofInstance(instanceId: string, filter: ConversationFilter): Promise<ConversationT[]> {
     const entries = await this.deps.repos.messages.list(instanceId, { limit: ALL })
-    return listConversations(instanceId, entries, this.states(instanceId), this.pauses(instanceId), filter, this.names(instanceId))
+    return listConversations(instanceId, entries, this.states(instanceId), this.pauses(instanceId), filter, this.contactOf(instanceId))
   }
 
   private async sendReceipts(instanceId: string, unread: LoggedMessage[]): Promise<boolean> {
@@ -133,8 +143,8 @@ export class InboxService {
     await this.deps.repos.chatStates.remove(old._id)
   }
 
-  private names(instanceId: string): (number: string) => string | undefined {
-    return (number) => this.deps.contacts?.nameOf(instanceId, number)
+  private contactOf(instanceId: string): (number: string) => ContactView | undefined {
+    return (number) => this.deps.contacts?.byNumber(instanceId, number)
   }
 
   private state(instanceId: string, chatId: string): ChatState {

@@ -20,12 +20,13 @@
  * | `contacts` | contacts (by hand, imported or collected from conversations) | `chatapp` |
  * | `contactGroups` | contact groups | `chatapp` |
  * | `schedules` | scheduled messages | `chatapp` |
+ * | `labels` | labels (name, colour) of contacts and conversations | `chatapp` |
  * | `broadcasts` | broadcasts and where each stands | `runtime` |
  * | `outreachSends` | outreach messages the send governor counts (the last 48 hours) | `runtime` |
  * | `messages` | the message log, one JSON Lines file per instance | `messages/` |
  */
 import type { Draft } from 'immer'
-import type { Attachment, BotActivity, Broadcast, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, OutreachSend, QuickReply, ScheduledMessage, Survey, SurveyRun } from '../../../shared/schemas/records'
+import type { Attachment, BotActivity, Broadcast, ChatPause, ChatState, Contact, ContactGroup, Instance, Intent, Label, OutreachSend, QuickReply, ScheduledMessage, Survey, SurveyRun } from '../../../shared/schemas/records'
 import type { JournaledDocument } from '../journaled-document'
 import type { MessageLog } from '../message-log'
 import { Collection, type Stored } from './collection'
@@ -64,6 +65,7 @@ export interface ConfigData {
   contacts: Contact[]
   contactGroups: ContactGroup[]
   schedules: ScheduledMessage[]
+  labels: Label[]
 }
 
 /** The runtime document (`runtime.json` + `runtime.journal`): state that changes with traffic. */
@@ -148,6 +150,23 @@ export class ContactRepo extends InstanceOwned<Contact> {
 }
 export class ContactGroupRepo extends InstanceOwned<ContactGroup> {}
 export class ScheduleRepo extends InstanceOwned<ScheduledMessage> {}
+export class LabelRepo extends Collection<Label, ConfigData> {
+  byName(name: string): Stored<Label> | undefined {
+    const n = name.toLowerCase()
+    return this.all().find((l) => l.name.toLowerCase() === n)
+  }
+
+  /**
+   * Renames or deletes (`to` null) label `from` on every contact and stores `label` (or removes it
+   * with `removeId`), in one write.
+   */
+  async relabel(contacts: readonly Stored<Contact>[], from: string, to: string | null, change: { put: Label } | { removeId: string }): Promise<void> {
+    const ops = contacts
+      .filter((c) => c.labels.includes(from))
+      .map((c) => ({ op: 'put' as const, path: 'contacts', value: { ...c, labels: to === null ? c.labels.filter((l) => l !== from) : c.labels.map((l) => (l === from ? to : l)) } }))
+    await this.doc.apply([...ops, 'put' in change ? this.putOp(change.put) : { op: 'remove' as const, path: this.path, id: change.removeId }])
+  }
+}
 export class BroadcastRepo extends InstanceOwned<Broadcast, RuntimeData> {}
 export class OutreachSendRepo extends Collection<OutreachSend, RuntimeData> {
   /** Counts a send and forgets those older than `keepAfter` (epoch ms), in one write. */
@@ -231,6 +250,7 @@ export interface Repositories {
   contacts: ContactRepo
   contactGroups: ContactGroupRepo
   schedules: ScheduleRepo
+  labels: LabelRepo
   broadcasts: BroadcastRepo
   outreachSends: OutreachSendRepo
   botActivity: BotActivityRepo
@@ -254,6 +274,7 @@ export function makeRepositories(config: JournaledDocument<ConfigData>, runtime:
     contacts: new ContactRepo(config, 'contacts'),
     contactGroups: new ContactGroupRepo(config, 'contactGroups'),
     schedules: new ScheduleRepo(config, 'schedules'),
+    labels: new LabelRepo(config, 'labels'),
     broadcasts: new BroadcastRepo(runtime, 'broadcasts'),
     outreachSends: new OutreachSendRepo(runtime, 'outreachSends'),
     botActivity: new BotActivityRepo(runtime),
