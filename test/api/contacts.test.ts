@@ -32,7 +32,7 @@ it('creates, lists, changes and deletes contacts and groups with the original me
   expect(made.data).toMatchObject({ name: 'Banky', number: '15550001111', group_id: group.data._id, channel: 'whatsapp', labels: ['vip'], opted_out: false, last_seen_at: null, __v: 0 })
   expect((await call('GET', '/contact')).data.map((c: { name: string }) => c.name)).toEqual(['Banky'])
   const twice = await h.call({ method: 'POST', url: `/contact?${qs}`, payload: { name: 'Banky again', number: '15550001111' } })
-  expect([twice.statusCode, twice.json.error.message]).toEqual([409, '+15550001111 is a contact already (Banky); change that one instead.'])
+  expect([twice.statusCode, twice.json.message]).toEqual([409, '+15550001111 is a contact already (Banky); change that one instead.'])
   expect((await call('PUT', `/contact/${made.data._id}`, { opted_out: true, notes: 'prefers calls' })).data).toMatchObject({ opted_out: true, notes: 'prefers calls', __v: 1 })
   expect((await call('GET', '/contact_groups')).message).toBe('ContactGroup group fetched successfully!')
   const gone = await call('DELETE', `/contact_groups/${group.data._id}`)
