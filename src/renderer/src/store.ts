@@ -5,7 +5,7 @@
  */
 import { create } from 'zustand'
 import type { AppInfo, ContractClient, ContractEvent, ContractInput, ContractMethod, ContractOutput } from '../../shared/contract'
-import type { Instance } from '../../shared/schemas/records'
+import type { Instance, Label } from '../../shared/schemas/records'
 
 interface DeskState {
   client: ContractClient | null
@@ -15,6 +15,8 @@ interface DeskState {
   selectedId: string | null
   /** Latest QR data URL per instance, from `qr` events. */
   qr: Record<string, string>
+  /** The labels (names, colours), kept live from `labels` events. */
+  labels: readonly Label[]
   connect(client: ContractClient): Promise<void>
   disconnect(): void
   refreshInstances(): Promise<void>
@@ -37,16 +39,18 @@ export const useDesk = create<DeskState>((set, get) => ({
   instancesLoaded: false,
   selectedId: localStorage.getItem('chatapp.selected'),
   qr: {},
+  labels: [],
   async connect(client) {
     unsubscribe?.()
     set({ client })
     unsubscribe = client.subscribe((e) => {
       if (e.type === 'qr') set((s) => ({ qr: { ...s.qr, [e.instanceId]: e.qrDataUrl } }))
       if (e.type === 'state' || e.type === 'resync' || (e.type === 'changed' && (e.what === 'instance' || e.what === 'deleted'))) void get().refreshInstances()
+      if (e.type === 'labels' || e.type === 'resync') void client.call('labels.list', {}).then((labels) => set({ labels }))
       for (const l of listeners) l(e)
     })
     const info = await client.call('app.info', {})
-    set({ info })
+    set({ info, labels: await client.call('labels.list', {}) })
     await get().refreshInstances()
   },
   disconnect() {

@@ -5,11 +5,12 @@ import type { Contact, ContactGroup } from '../../../../shared/schemas/records'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { showFieldErrors } from '../../components/form-errors'
 import { useAction } from '../../hooks'
-import { call } from '../../store'
+import { call, useDesk } from '../../store'
 
 export function ContactEditor(props: { instanceId: string; contact: Contact | null; groups: readonly ContactGroup[]; defaultGroup: string | null; onClose(): void; onSaved(): Promise<void> }) {
   const { instanceId, contact } = props
   const act = useAction()
+  const labels = useDesk((s) => s.labels)
   const form = useForm({
     initialValues: {
       name: contact?.name ?? '',
@@ -48,7 +49,7 @@ export function ContactEditor(props: { instanceId: string; contact: Contact | nu
           <TextInput label="Name" {...form.getInputProps('name')} data-autofocus />
           <TextInput label="WhatsApp number" description="With the country code, e.g. +39 333 1234567" {...form.getInputProps('number')} />
           <Select label="Group" placeholder="No group" clearable data={props.groups.map((g) => ({ value: g._id, label: g.title }))} {...form.getInputProps('group_id')} />
-          <TagsInput label="Labels" placeholder="vip, wholesale…" {...form.getInputProps('labels')} />
+          <TagsInput label="Labels" placeholder="vip, wholesale…" data={labels.map((l) => l.name)} {...form.getInputProps('labels')} />
           <Textarea label="Notes" autosize minRows={2} {...form.getInputProps('notes')} />
           <Switch label="Opted out: no broadcasts or scheduled messages" {...form.getInputProps('opted_out', { type: 'checkbox' })} />
           <ErrorAlert error={act.error} form={{ keys: ['name', 'number', 'group_id', 'labels', 'notes'] }} />

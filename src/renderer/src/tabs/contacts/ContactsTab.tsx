@@ -14,6 +14,8 @@ import { call, useSelectedInstance } from '../../store'
 import { ContactEditor } from './ContactEditor'
 import { GroupBar } from './GroupBar'
 import { ImportModal, ImportPicker } from './ImportModal'
+import { LabelBadges } from '../../components/LabelBadges'
+import { LabelManager } from './LabelManager'
 
 /** The contacts a filter shows: a group (or all) and a search over name, number and labels. */
 export function filterContacts(contacts: readonly Contact[], groupId: string | null, query: string): Contact[] {
@@ -51,6 +53,7 @@ export function ContactsTab() {
               Add contact
             </Button>
             <ImportPicker onFile={setImporting} />
+            <LabelManager />
             <Button size="xs" variant="default" loading={exporting.busy} disabled={!contacts.data?.length} onClick={() => void exporting.run(async () => {
               const { fileName, csv } = await call('contacts.export', { instanceId })
               saveCsv(fileName, csv)
@@ -159,15 +162,11 @@ function ContactBadges({ c, justify = 'flex-start' }: { c: Contact; justify?: 'f
   return (
     <Group gap={4} wrap="wrap" justify={justify}>
       {c.opted_out && (
-        <Badge color="red" variant="light" size="sm">
+        <Badge color="red" variant="filled" size="xs">
           Opted out
         </Badge>
       )}
-      {c.labels.map((l) => (
-        <Badge key={l} variant="outline" size="sm">
-          {l}
-        </Badge>
-      ))}
+      <LabelBadges names={c.labels} justify={justify} />
     </Group>
   )
 }

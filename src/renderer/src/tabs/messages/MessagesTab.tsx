@@ -3,13 +3,14 @@
  * the unanswered marker, open/resolved, search; the open chat with its history, hand-off bar and the
  * composer (./Composer.tsx). On a phone the list and the chat take turns on the screen.
  */
-import { Badge, Button, Card, Checkbox, EmptyState, Grid, Group, SegmentedControl, Stack, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
+import { Badge, Button, Card, Checkbox, EmptyState, Grid, Group, SegmentedControl, Stack, TagsInput, Text, TextInput, Title, UnstyledButton } from '@mantine/core'
 import { useMediaQuery } from '@mantine/hooks'
 import { useEffect, useState } from 'react'
 import { ChatLog } from '../../components/ChatLog'
 import { FilesCard } from '../../components/FilesCard'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { NeedInstance } from '../../components/NeedInstance'
+import { LabelBadges } from '../../components/LabelBadges'
 import { useAction, useContract } from '../../hooks'
 import { call, useDesk, useSelectedInstance } from '../../store'
 import type { Conversation } from '../../../../shared/contract'
@@ -133,7 +134,7 @@ export function MessagesTab() {
 }
 
 function ConversationRow({ c, instanceName, active, onOpen }: { c: Conversation; instanceName: string | null; active: boolean; onOpen(): void }) {
-  const who = c.last.source === 'inbound' ? '' : c.last.source === 'bot' ? 'Bot: ' : 'You: '
+  const who = c.last.source === 'inbound' ? '' : c.last.source === 'bot' ? 'Bot: ' : c.last.source === 'broadcast' || c.last.source === 'schedule' ? 'Broadcast: ' : 'You: '
   return (
     <UnstyledButton
       onClick={onOpen}
@@ -158,8 +159,9 @@ function ConversationRow({ c, instanceName, active, onOpen }: { c: Conversation;
             {who}
             {c.last.text || `(${c.last.type})`}
           </Text>
-          {(instanceName || c.paused_until !== undefined || c.status === 'resolved') && (
+          {(instanceName || c.paused_until !== undefined || c.status === 'resolved' || c.labels.length > 0) && (
             <Group gap={4} mt={2}>
+              <LabelBadges names={c.labels} />
               {instanceName && (
                 <Badge size="xs" variant="outline" color="gray">
                   {instanceName}
@@ -249,11 +251,33 @@ function ChatView({
             </Button>
           ))}
       </Group>
+      {conversation?.phone && !conversation.is_group && <ChatLabels instanceId={instanceId} chatId={chatId} labels={conversation.labels} onChanged={onChanged} />}
       <HandoffBar instanceId={instanceId} chatId={chatId} />
       <ErrorAlert error={log.error ?? action.error ?? reading.error} />
       <ChatLog messages={log.data ?? []} height="min(50vh, 420px)" empty="No messages in this chat yet." testId="conversation" instanceId={instanceId} />
       {!connected && <Text c="orange">This instance is not connected; link it in Pairing before sending.</Text>}
       <Composer instanceId={instanceId} chatId={chatId} onSent={async () => (await log.reload(), await onChanged())} />
     </Stack>
+  )
+}
+
+/** The conversation's labels (its customer's contact's): pick existing ones or type a new one. */
+function ChatLabels({ instanceId, chatId, labels, onChanged }: { instanceId: string; chatId: string; labels: string[]; onChanged(): Promise<void> }) {
+  const all = useDesk((s) => s.labels)
+  const act = useAction()
+  return (
+    <>
+      <TagsInput
+        size="xs"
+        aria-label="Labels"
+        placeholder={labels.length ? '' : 'Add a label (vip, wholesale…)'}
+        data={all.map((l) => l.name)}
+        value={labels}
+        onChange={(next) => void act.run(async () => (await call('inbox.labels', { instanceId, chatId, labels: next }), await onChanged()))}
+        disabled={act.busy}
+        data-testid="chat-labels"
+      />
+      <ErrorAlert error={act.error} />
+    </>
   )
 }
