@@ -36,11 +36,7 @@ afterEach(async () => {
   await h.close()
 })
 
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) {
-  const res = await h.call({ method, url: `${url}${url.includes('?') ? '&' : '?'}${qs}`, ...(payload ? { payload } : {}) })
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(200)
-  return res.json
-}
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) => h.instanceApi(qs)(method, url, payload)
 
 /** Lets the manual clock run: fires each timer in turn and waits for the sends it starts. */
 async function runClock(until: () => Promise<boolean>, maxSteps = 2000): Promise<void> {

@@ -18,11 +18,7 @@ afterEach(async () => {
   await h.close()
 })
 
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) {
-  const res = await h.call({ method, url: `${url}${url.includes('?') ? '&' : '?'}${qs}`, ...(payload ? { payload } : {}) })
-  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(200)
-  return res.json
-}
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) => h.instanceApi(qs)(method, url, payload)
 
 it('creates, lists, changes and deletes contacts and groups with the original messages and shapes', async () => {
   const group = await call('POST', '/contact_groups', { title: 'Regulars' })

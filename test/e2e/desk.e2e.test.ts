@@ -33,17 +33,7 @@ async function openTab(name: string): Promise<void> {
   await page.getByRole('tab', { name, exact: true }).click()
 }
 
-/** Calls the contract over HTTP as the UI does (for checks the UI itself does not show). */
-async function rpc(method: string, input: unknown): Promise<any> {
-  const res = await fetch(`${serve.url}/rpc/${method}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(input)
-  })
-  const body = (await res.json()) as { ok: boolean; data: unknown; error?: unknown }
-  if (!body.ok) throw new Error(JSON.stringify(body.error))
-  return body.data
-}
+const rpc = (method: string, input: unknown) => serve.rpc(method, input)
 
 describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
   beforeAll(async () => {

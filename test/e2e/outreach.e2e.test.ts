@@ -26,16 +26,7 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
 }
 
-async function rpc(method: string, input: unknown): Promise<any> {
-  const res = await fetch(`${serve.url}/rpc/${method}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(input)
-  })
-  const body = (await res.json()) as { ok: boolean; data: unknown; error?: unknown }
-  if (!body.ok) throw new Error(JSON.stringify(body.error))
-  return body.data
-}
+const rpc = (method: string, input: unknown) => serve.rpc(method, input)
 
 async function logIn(): Promise<void> {
   await page.goto(serve.url)

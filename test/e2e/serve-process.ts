@@ -13,6 +13,8 @@ export interface ServeProcess {
   token: string
   dataDir: string
   output(): string
+  /** Calls the UI contract over HTTP as the page does (checks the UI itself does not show); throws on an error answer. */
+  rpc(method: string, input: unknown): Promise<any>
   /** SIGTERM, wait for exit, remove the data dir (unless `keep`: a restart on it follows). */
   stop(keep?: boolean): Promise<void>
 }
@@ -53,6 +55,16 @@ export async function startServe(opts: { dataDir?: string } = {}): Promise<Serve
     token,
     dataDir,
     output: () => out,
+    async rpc(method, input) {
+      const res = await fetch(`${url}/rpc/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(input)
+      })
+      const body = (await res.json()) as { ok: boolean; data: unknown; error?: unknown }
+      if (!body.ok) throw new Error(JSON.stringify(body.error))
+      return body.data
+    },
     async stop(keep = false) {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))

@@ -17,6 +17,8 @@ export interface Harness {
   token: string
   /** inject with the bearer token added. */
   call(opts: InjectOptions): Promise<{ statusCode: number; json: any; body: string; headers: Record<string, unknown>; rawPayload: Buffer }>
+  /** An instance route caller: appends the credentials query `qs`, expects 200 and answers the JSON envelope. */
+  instanceApi(qs: string): (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) => Promise<any>
   /** Creates a sandbox instance; answers its record. */
   createInstance(channel?: 'sandbox' | 'baileys'): Promise<Instance>
   /** Creates a sandbox instance and walks it to CONNECTED; answers record and credentials query. */
@@ -51,6 +53,13 @@ export async function makeHarness(opts: Partial<CoreOptions> = {}, dataDir?: str
         json = undefined
       }
       return { statusCode: res.statusCode, json, body: res.body, headers: res.headers, rawPayload: res.rawPayload }
+    },
+    instanceApi(qs) {
+      return async (method, url, payload) => {
+        const res = await h.call({ method, url: `${url}${url.includes('?') ? '&' : '?'}${qs}`, ...(payload ? { payload } : {}) })
+        if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
+        return res.json
+      }
     },
     async createInstance(channel = 'sandbox') {
       const res = await h.call({ method: 'POST', url: '/chatapp/createNewChatapp', payload: { channel } })
