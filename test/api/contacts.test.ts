@@ -90,6 +90,14 @@ it('a customer who writes STOP is opted out and told once, at any hour; START br
   expect((await call('GET', '/contact')).data[0].opted_out).toBe(false)
 })
 
+it('the opt-out words and replies follow the bot’s language until the owner changes them', async () => {
+  await call('PUT', '/chatapp/updateGeneral', { bot_lang: 'es' })
+  const baja = await call('POST', '/chatapp/sandbox/inbound', { chatId: '15550008888', message: 'Baja', pushName: 'Lu' })
+  expect(baja.data.message.bot).toEqual({ action: 'opt_out' })
+  expect(baja.data.replies.map((r: { text: string }) => r.text)).toEqual(['No recibirás más mensajes nuestros. Escribe ALTA para volver a recibirlos.'])
+  expect((await call('PUT', '/chatapp/optout', {})).data).toMatchObject({ optout_keyword: 'STOP,BAJA,PARAR,UNSUBSCRIBE', optin_keyword: 'START,ALTA,SUBSCRIBE' })
+})
+
 it('labels: coloured, on contacts and their conversations, filtered in the inbox, renamed and deleted everywhere', async () => {
   const vip = await call('POST', '/label', { name: 'vip', color: 'grape' })
   expect(vip.data).toMatchObject({ name: 'vip', color: 'grape' })

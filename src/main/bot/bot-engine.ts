@@ -26,7 +26,7 @@ import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/messages/message-sender'
 import type { Repositories, Stored } from '../store/repos'
 import type { Clock } from '../clock'
-import { DEFAULT_AWAY, DEFAULT_OPT_OUT, type Action, type BotActivity, type BotDecisionRecord, type Instance, type Survey, type SurveyRun } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, defaultOptOut, type Action, type BotActivity, type BotDecisionRecord, type Instance, type Survey, type SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
 import { describeOpening, isOpen, nextOpening, scheduleOf } from './active-window'
 import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
@@ -166,7 +166,7 @@ export class BotEngine {
         act: async () => {
           const number = (msg.senderPn ?? msg.chatId).split('@')[0]!.split(':')[0]!
           await this.deps.contacts?.setOptedOut(inst, number, msg.pushName?.trim() || null, opt === 'opt_out')
-          const s = { ...DEFAULT_OPT_OUT, ...inst.settings.opt_out }
+          const s = { ...defaultOptOut(inst.settings.bot_lang), ...inst.settings.opt_out }
           const text = opt === 'opt_out' ? s.optout_reply : s.optin_reply
           if (text) await this.reply(inst, { chatId: msg.chatId, contactJid: msg.senderPn ?? msg.senderId, pushName: msg.pushName?.trim() || null, text: msg.text, matched: '' }, text)
           return { kind: 'skipped', reason: opt }
@@ -311,7 +311,7 @@ export class BotEngine {
   /** `opt_out` / `opt_in` when the whole message (1:1 chats) is one of the instance's opt-out / opt-in words. */
   private optWord(inst: Instance, msg: InboundMessage): 'opt_out' | 'opt_in' | null {
     if (isGroupJid(msg.chatId)) return null
-    const s = { ...DEFAULT_OPT_OUT, ...inst.settings.opt_out }
+    const s = { ...defaultOptOut(inst.settings.bot_lang), ...inst.settings.opt_out }
     const said = msg.text.trim().toLowerCase()
     if (!said) return null
     if (keywordList(s.optout_keyword).some((w) => w.toLowerCase() === said)) return 'opt_out'

@@ -7,7 +7,7 @@ import { produce, type Draft } from 'immer'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { InstanceRepo } from '../store/repos'
-import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, DEFAULT_OPT_OUT, DEFAULT_OUTREACH, type OptOutSettings, type OutreachSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, defaultOptOut, DEFAULT_OUTREACH, type OptOutSettings, type OutreachSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
 import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
 import { invalid, notFound } from './errors'
 import type { SettingsChangeT } from '../../shared/operations/results'
@@ -102,9 +102,9 @@ export class InstanceSettingsService {
   /** Changes the opt-out words and replies (issue 14 §1); answers them as they are now, defaults filled in. */
   async updateOptOut(instanceId: string, body: Partial<OptOutSettings>): Promise<OptOutSettings> {
     const { instance } = await this.change(instanceId, (s) => {
-      s.opt_out = { ...DEFAULT_OPT_OUT, ...s.opt_out, ...body }
+      s.opt_out = { ...defaultOptOut(s.bot_lang), ...s.opt_out, ...body }
     })
-    return { ...DEFAULT_OPT_OUT, ...instance.settings.opt_out }
+    return { ...defaultOptOut(instance.settings.bot_lang), ...instance.settings.opt_out }
   }
 
   /**

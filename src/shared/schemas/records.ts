@@ -159,6 +159,45 @@ export const DEFAULT_OPT_OUT: OptOutSettings = {
   optin_reply: 'Welcome back! You will hear from us again. Write STOP to stop.'
 }
 
+/** The default words and replies in the bot's language (`bot_lang`'s first two letters); English STOP/START always work. */
+const OPT_OUT_BY_LANG: Record<string, OptOutSettings> = {
+  es: {
+    optout_keyword: 'STOP,BAJA,PARAR,UNSUBSCRIBE',
+    optin_keyword: 'START,ALTA,SUBSCRIBE',
+    optout_reply: 'No recibirás más mensajes nuestros. Escribe ALTA para volver a recibirlos.',
+    optin_reply: '¡Bienvenido de nuevo! Volverás a recibir nuestros mensajes. Escribe BAJA para dejar de recibirlos.'
+  },
+  pt: {
+    optout_keyword: 'STOP,PARAR,SAIR,UNSUBSCRIBE',
+    optin_keyword: 'START,VOLTAR,SUBSCRIBE',
+    optout_reply: 'Você não receberá mais mensagens nossas. Escreva VOLTAR para recebê-las de novo.',
+    optin_reply: 'Bem-vindo de volta! Você voltará a receber nossas mensagens. Escreva PARAR para parar.'
+  },
+  fr: {
+    optout_keyword: 'STOP,ARRET,ARRÊT,DESABONNER,UNSUBSCRIBE',
+    optin_keyword: 'START,ABONNER,SUBSCRIBE',
+    optout_reply: 'Vous ne recevrez plus de messages de notre part. Écrivez ABONNER pour en recevoir à nouveau.',
+    optin_reply: 'Bon retour ! Vous recevrez à nouveau nos messages. Écrivez STOP pour arrêter.'
+  },
+  de: {
+    optout_keyword: 'STOP,STOPP,ABMELDEN,UNSUBSCRIBE',
+    optin_keyword: 'START,ANMELDEN,SUBSCRIBE',
+    optout_reply: 'Sie erhalten keine Nachrichten mehr von uns. Schreiben Sie START, um wieder welche zu erhalten.',
+    optin_reply: 'Willkommen zurück! Sie erhalten wieder unsere Nachrichten. Schreiben Sie STOPP zum Abmelden.'
+  },
+  it: {
+    optout_keyword: 'STOP,BASTA,DISISCRIVI,UNSUBSCRIBE',
+    optin_keyword: 'START,ISCRIVI,SUBSCRIBE',
+    optout_reply: 'Non riceverai più messaggi da noi. Scrivi ISCRIVI per riceverli di nuovo.',
+    optin_reply: 'Bentornato! Riceverai di nuovo i nostri messaggi. Scrivi STOP per smettere.'
+  }
+}
+
+/** The opt-out words and replies an instance starts with, in its `bot_lang` (English when not listed). */
+export function defaultOptOut(botLang: string): OptOutSettings {
+  return OPT_OUT_BY_LANG[botLang.slice(0, 2).toLowerCase()] ?? DEFAULT_OPT_OUT
+}
+
 /** Hand-off to a person (docs/design.md §13). */
 export const HandoffSettings = Type.Object({
   pause_minutes: Type.Integer({ minimum: 0, maximum: 10_080, description: 'How long a reply from the desk or the phone pauses the bot for that chat; 0 = never pause.' }),

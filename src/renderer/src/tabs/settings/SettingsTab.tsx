@@ -14,6 +14,7 @@ import { DeliveryLog } from './DeliveryLog'
 import { GeneralSection } from './GeneralSection'
 import { HandoffSection } from './HandoffSection'
 import { OpeningHoursSection } from './OpeningHoursSection'
+import { OptOutSection } from './OptOutSection'
 import { SmtpSection } from './SmtpSection'
 import { WebhookSection } from './WebhookSection'
 
@@ -31,6 +32,7 @@ export function SettingsTab() {
           <OpeningHoursSection inst={inst} />
           <AwaySection inst={inst} />
           <HandoffSection inst={inst} />
+          <OptOutSection inst={inst} />
           <WebhookSection inst={inst} />
           <Card withBorder>
             <DeliveryLog instanceId={inst._id} />
