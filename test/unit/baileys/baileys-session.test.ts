@@ -847,7 +847,8 @@ describe('delivery status reports (delivery-status.ts)', () => {
     const t = setup()
     const s = await linked(t)
     s.ws.emit('CB:ack,class:message', { tag: 'ack', attrs: { id: 'A1', class: 'message' } })
-    // An ack with an error is the library's (handleBadAck → messages.update), not a SERVER_ACK.
+    // An ack with an error is the refusal, reported at once (the library's own messages.update may sit
+    // in its event buffer for up to 30 s); the library's later report of it comes again (ignored downstream).
     s.ws.emit('CB:ack,class:message', { tag: 'ack', attrs: { id: 'A2', class: 'message', error: '463' } })
     s.emit('messages.update', [
       { key: { id: 'A1', fromMe: true, remoteJid: '15551234567@s.whatsapp.net' }, update: { status: 3 } },
@@ -857,6 +858,7 @@ describe('delivery status reports (delivery-status.ts)', () => {
     s.emit('message-receipt.update', [{ key: { id: 'G1', fromMe: true, remoteJid: '123@g.us' }, receipt: { userJid: '15551234567@s.whatsapp.net', readTimestamp: 5 } }])
     expect(t.statuses).toEqual([
       { id: 'A1', status: 'SERVER_ACK' },
+      { id: 'A2', status: 'ERROR', errorCode: '463' },
       { id: 'A1', status: 'DELIVERY_ACK' },
       { id: 'A2', status: 'ERROR', errorCode: '463' },
       { id: 'G1', status: 'READ' }

@@ -9,7 +9,10 @@
  *   arrives while that upsert is buffered into it instead of emitting `messages.update`
  *   (lib/Utils/event-buffer.js), so a quick ERROR 463 or DELIVERY_ACK is only visible there;
  * - the server's plain `<ack class="message">`, which the library does not report at all: it is the
- *   SERVER_ACK (the websocket's `CB:ack,class:message` node event, without `error`).
+ *   SERVER_ACK (the websocket's `CB:ack,class:message` node event), or with `error` the refusal itself.
+ *   The library's own report of a refusal (handleBadAck → `messages.update`) can sit in its event
+ *   buffer until the 30 s auto-flush (lib/Utils/event-buffer.js BUFFER_TIMEOUT_MS) when a second
+ *   refusal follows the first closely, so the ack node is read first; the later duplicate is ignored.
  *
  * The mapping is pure; {@link watchDeliveryStatus} wires it to one socket.
  */
@@ -66,7 +69,8 @@ export function watchDeliveryStatus(sock: Pick<BaileysSocket, 'ev' | 'ws'>, repo
     }
   }
   const onAck = (node: BinaryNode) => {
-    if (node.attrs.id && !node.attrs.error) report({ id: node.attrs.id, status: 'SERVER_ACK' })
+    if (!node.attrs.id) return
+    report(node.attrs.error ? { id: node.attrs.id, status: 'ERROR', errorCode: node.attrs.error } : { id: node.attrs.id, status: 'SERVER_ACK' })
   }
   sock.ev.on('messages.update', onUpdate)
   sock.ev.on('message-receipt.update', onReceipt)
