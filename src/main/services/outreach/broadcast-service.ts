@@ -397,8 +397,9 @@ export class BroadcastService {
 
   /** Pauses every sending broadcast of the instance with `reason` (the governor's automatic pause). */
   private async pauseAll(instanceId: string, reason: string): Promise<void> {
-    for (const b of this.deps.repos.broadcasts.where((x) => x.instance_id === instanceId && x.status === 'sending')) await this.setStatus(b, 'paused', reason)
-    this.deps.logger.warn({ instanceId, reason }, 'broadcasts paused')
+    const sending = this.deps.repos.broadcasts.where((x) => x.instance_id === instanceId && x.status === 'sending')
+    for (const b of sending) await this.setStatus(b, 'paused', reason)
+    if (sending.length > 0) this.deps.logger.warn({ instanceId, reason, broadcasts: sending.length }, 'broadcasts paused')
   }
 
   private async setStatus(b: Stored<Broadcast>, status: Broadcast['status'], reason: string | null): Promise<Stored<Broadcast>> {
