@@ -7,7 +7,8 @@
  *   p99 < 0.2 ms and ≥ 50× faster at 10,000 intents).
  * - writes: an intent create at 0 and at 10,000 stored intents, as a ratio (issue 11 §9: ≤ 1.5×).
  * - throughput: sandbox `POST /chatapp/message` under autocannon at 16 and 64 connections against a
- *   bare node:http server, webhooks off and on (issue 11 §11: ≥ 0.5× bare; webhooks on ≥ 0.7× off).
+ *   bare node:http server, webhooks off and on (issue 11 §11: ≥ 0.5× bare; webhooks on ≥ 0.7× off),
+ *   and two cheaper routes of the same server (`GET /health`, `GET /intent`) to show where the time goes.
  * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
  * - start: `npm run serve` to its listening line and the idle RSS of its process tree (issue 11 §13:

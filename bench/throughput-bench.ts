@@ -11,6 +11,10 @@
  * counted, then `DURATION_S` counted. Rounds alternate bare → app → app with webhooks so a change in the
  * machine's load hits all three; the tables give the median of the rounds. "Delivered" waits after the
  * load (up to 60 s) until the receiver has one delivery per answered send; "drain s" is that wait.
+ *
+ * Where the time goes: on the same `app` server, after the send, two cheaper routes under the same
+ * load, as ratios to bare too: `GET /health` (Fastify and the app's global hooks, no token) and
+ * `GET /intent` on the instance (the bearer and instance checks, validation, the envelope; no write).
  */
 import autocannon from 'autocannon'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
@@ -31,6 +35,7 @@ const ROUNDS = Number(process.env.THROUGHPUT_ROUNDS ?? 3)
 const CONNECTIONS = [16, 64]
 
 type Mode = 'bare' | 'app' | 'app-webhooks'
+type Cell = Mode | 'app-health' | 'app-read'
 
 interface Target {
   url: string
@@ -38,6 +43,8 @@ interface Target {
   body: string
   /** Bearer token ('' for the bare server). */
   token: string
+  /** `session_id` and `access_token` as a query string ('' for the bare server). */
+  query: string
   child: ChildProcessWithoutNullStreams
   /** Removes what the server left (its data dir). */
   cleanup(): Promise<void>
@@ -85,7 +92,7 @@ async function startTarget(mode: Mode, receiverUrl: string): Promise<Target> {
     const child = spawn(process.execPath, ['--import', 'tsx', script, mode], { stdio: ['pipe', 'pipe', 'pipe'] })
     child.stderr.on('data', (c: Buffer) => process.stderr.write(c))
     const ready = await waitForLine(child, mode, (line) => (line.startsWith(READY) ? line.slice(READY.length) : undefined))
-    return { ...(JSON.parse(ready) as { url: string; path: string; body: string; token: string }), child, cleanup: async () => {} }
+    return { ...(JSON.parse(ready) as { url: string; path: string; body: string; token: string }), query: '', child, cleanup: async () => {} }
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'chatapp-throughput-'))
   const child = spawn(process.execPath, [fileURLToPath(new URL('../scripts/serve.mjs', import.meta.url))], {
@@ -112,7 +119,7 @@ async function startTarget(mode: Mode, receiverUrl: string): Promise<Target> {
     await api('PUT', '/chatapp/setWebhook', { ...creds, webhook_url: receiverUrl, events: ['onAnyMessage'], requestConfig: {} })
     await api('PUT', '/chatapp/updateActions', { ...creds, send_default_msg: true, reply_group_msgs: true, reply_unread_msgs: true, reply_msgs: true, multi_device: true, send_webhook: true })
   }
-  return { url, path: `/chatapp/message?${qs}`, body: BODY, token: TOKEN, child, cleanup: () => rm(dataDir, { recursive: true, force: true }) }
+  return { url, path: `/chatapp/message?${qs}`, body: BODY, token: TOKEN, query: qs, child, cleanup: () => rm(dataDir, { recursive: true, force: true }) }
 }
 
 async function stopTarget(t: Target): Promise<void> {
@@ -122,16 +129,23 @@ async function stopTarget(t: Target): Promise<void> {
   await t.cleanup()
 }
 
-function load(t: Target, connections: number, seconds: number): Promise<autocannon.Result> {
+/** `seconds` of load on the target's send, or with `get` on that path (a GET without a body). */
+function load(t: Target, connections: number, seconds: number, get?: string): Promise<autocannon.Result> {
   return autocannon({
-    url: t.url + t.path,
-    method: 'POST',
+    url: t.url + (get ?? t.path),
+    method: get ? 'GET' : 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
-    body: t.body,
+    body: get ? undefined : t.body,
     connections,
     duration: seconds
   })
 }
+
+/** The cheaper routes measured on the `app` server after its send (see the module's docstring). */
+const LADDER = [
+  { key: 'app-health', name: 'app, GET /health (no token)', path: () => '/health' },
+  { key: 'app-read', name: 'app, GET /intent (token, instance)', path: (t: Target) => `/intent?${t.query}` }
+] as const
 
 /** A webhook receiver that answers 204 at once and counts distinct webhook-ids. */
 function startReceiver(): Promise<{ server: Server; url: string; seen: Set<string> }> {
@@ -162,7 +176,7 @@ async function waitFor(cond: () => boolean, timeoutMs: number): Promise<boolean>
 export async function runThroughputBench(): Promise<void> {
   const receiver = await startReceiver()
   const results = new Map<string, Run[]>()
-  const add = (mode: Mode, connections: number, run: Run) => {
+  const add = (mode: Cell, connections: number, run: Run) => {
     const key = `${mode}/${connections}`
     results.set(key, [...(results.get(key) ?? []), run])
   }
@@ -186,6 +200,13 @@ export async function runThroughputBench(): Promise<void> {
               run.delivered = receiver.seen.size - before
             }
             add(mode, connections, run)
+            if (mode === 'app') {
+              for (const step of LADDER) {
+                await load(target, connections, WARMUP_S, step.path(target))
+                const l = await load(target, connections, DURATION_S, step.path(target))
+                add(step.key, connections, { rps: l.requests.mean, p99: l.latency.p99, ok: l['2xx'], errors: l.non2xx + l.errors + l.timeouts })
+              }
+            }
           } finally {
             await stopTarget(target)
           }
@@ -201,7 +222,7 @@ export async function runThroughputBench(): Promise<void> {
   console.log('| server | connections | req/s | p99 ms | errors | ratio | target |')
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |')
   for (const connections of CONNECTIONS) {
-    const get = (mode: Mode) => results.get(`${mode}/${connections}`) ?? []
+    const get = (mode: Cell) => results.get(`${mode}/${connections}`) ?? []
     const bare = median(get('bare').map((r) => r.rps))
     const app = median(get('app').map((r) => r.rps))
     const hooks = median(get('app-webhooks').map((r) => r.rps))
@@ -210,6 +231,18 @@ export async function runThroughputBench(): Promise<void> {
     row('bare node:http', get('bare'), '1', '')
     row('app, webhooks off', get('app'), `${(app / bare).toFixed(2)}× bare`, '≥ 0.5× bare')
     row('app, webhooks on', get('app-webhooks'), `${(hooks / app).toFixed(2)}× off`, '≥ 0.7× off')
+  }
+  console.log('\nWhere the time goes: cheaper routes on the same server under the same load.\n')
+  console.log('| route | connections | req/s | p99 ms | errors | ratio to bare |')
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+  for (const connections of CONNECTIONS) {
+    const get = (mode: Cell) => results.get(`${mode}/${connections}`) ?? []
+    const bare = median(get('bare').map((r) => r.rps))
+    for (const [name, cell] of [['bare node:http', 'bare'], ...LADDER.map((l) => [l.name, l.key]), ['app, POST /chatapp/message', 'app']] as Array<[string, Cell]>) {
+      const runs = get(cell)
+      const rps = median(runs.map((r) => r.rps))
+      console.log(`| ${name} | ${connections} | ${rps.toFixed(0)} | ${median(runs.map((r) => r.p99)).toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} | ${(rps / bare).toFixed(2)} |`)
+    }
   }
   console.log('\n| connections | round | sends answered 200 | deliveries received | drain s |')
   console.log('| ---: | ---: | ---: | ---: | ---: |')
