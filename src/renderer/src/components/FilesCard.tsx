@@ -2,13 +2,14 @@
  * The instance's attachments (files the bot and the composer send): list, upload and delete with
  * confirmation. Intents and surveys name them by id, so deleting one used there makes that action fail.
  */
-import { ActionIcon, Button, Card, FileButton, Group, Modal, ScrollArea, Stack, Text, Title } from '@mantine/core'
+import { ActionIcon, Button, Card, FileButton, Group, Modal, ScrollArea, Stack, Text } from '@mantine/core'
 import { useState } from 'react'
 import type { Attachment } from '../../../shared/schemas/records'
 import { useAction, useContract } from '../hooks'
 import { call } from '../store'
 import { ErrorAlert } from './ErrorAlert'
 import { fileToBase64, formatBytes } from './files'
+import { CardHeader } from './CardHeader'
 
 export function FilesCard({ instanceId }: { instanceId: string }) {
   const list = useContract('attachments.list', { instanceId }, (e) => e.type === 'changed' && e.what === 'attachments' && e.instanceId === instanceId)
@@ -22,8 +23,7 @@ export function FilesCard({ instanceId }: { instanceId: string }) {
     })
   return (
     <Card withBorder mt="md" data-testid="files-card">
-      <Group justify="space-between" mb="xs">
-        <Title order={5}>Files</Title>
+      <CardHeader title="Files">
         <FileButton onChange={upload}>
           {(p) => (
             <Button {...p} size="xs" variant="default" loading={act.busy}>
@@ -31,7 +31,7 @@ export function FilesCard({ instanceId }: { instanceId: string }) {
             </Button>
           )}
         </FileButton>
-      </Group>
+      </CardHeader>
       <ErrorAlert error={list.error ?? act.error} />
       {list.data?.length === 0 && (
         <Text size="sm" c="dimmed">

@@ -18,6 +18,7 @@ import type { ContractEvent } from '../../../../shared/contract'
 import { Composer } from './Composer'
 import { HandoffBar } from './HandoffBar'
 import { QuickRepliesCard } from './QuickRepliesCard'
+import { CardHeader } from '../../components/CardHeader'
 
 type Filter = 'open' | 'unanswered' | 'resolved' | 'all'
 
@@ -62,10 +63,9 @@ export function MessagesTab() {
       {showList && (
         <Grid.Col span={{ base: 12, md: 4 }}>
           <Card withBorder data-testid="inbox">
-            <Group justify="space-between" mb="xs">
-              <Title order={5}>Inbox</Title>
+            <CardHeader title="Inbox">
               {instances.length > 1 && <Checkbox size="xs" label="Every instance" checked={everyInstance} onChange={(e) => setEveryInstance(e.currentTarget.checked)} />}
-            </Group>
+            </CardHeader>
             <SegmentedControl
               fullWidth
               size="xs"

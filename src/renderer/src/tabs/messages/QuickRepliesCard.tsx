@@ -2,7 +2,7 @@
  * The desk's quick replies (issue 13 §1): saved snippets, inserted in the composer by typing
  * `/shortcut`. Listed, added, changed and deleted here; one list for every instance.
  */
-import { ActionIcon, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Textarea, Title, UnstyledButton } from '@mantine/core'
+import { ActionIcon, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Textarea, UnstyledButton } from '@mantine/core'
 import { useForm } from '@mantine/form'
 import { useState } from 'react'
 import type { QuickReply } from '../../../../shared/schemas/records'
@@ -10,6 +10,7 @@ import { ErrorAlert } from '../../components/ErrorAlert'
 import { showFieldErrors } from '../../components/form-errors'
 import { useAction, useContract } from '../../hooks'
 import { call } from '../../store'
+import { CardHeader } from '../../components/CardHeader'
 
 export function QuickRepliesCard() {
   const list = useContract('quickReplies.list', {}, (e) => e.type === 'quickReplies')
@@ -36,12 +37,11 @@ export function QuickRepliesCard() {
   )
   return (
     <Card withBorder mt="md" data-testid="quick-replies">
-      <Group justify="space-between" mb="xs">
-        <Title order={5}>Quick replies</Title>
+      <CardHeader title="Quick replies">
         <Button size="xs" variant="default" onClick={() => edit('new')}>
           Add
         </Button>
-      </Group>
+      </CardHeader>
       <ErrorAlert error={list.error ?? act.error} form={{ keys: ['shortcut', 'text'] }} />
       {editing && (
         <form onSubmit={save} aria-label="Quick reply">

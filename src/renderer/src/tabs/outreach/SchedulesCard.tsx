@@ -2,7 +2,7 @@
  * Scheduled messages (issue 14 §4): once, daily, weekly on chosen days or monthly, at a local time in
  * the instance's zone, to a contact, a contact group or a chat; each with its next run and last result.
  */
-import { ActionIcon, Badge, Button, Card, Chip, Group, Modal, SegmentedControl, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core'
+import { ActionIcon, Badge, Button, Card, Chip, Group, Modal, SegmentedControl, Select, Stack, Switch, Text, TextInput } from '@mantine/core'
 import { useForm } from '@mantine/form'
 import { useState } from 'react'
 import { WEEK_DAYS, type Contact, type ContactGroup, type ScheduledMessage, type WeekDay } from '../../../../shared/schemas/records'
@@ -12,6 +12,7 @@ import { useAction, useContract } from '../../hooks'
 import { call } from '../../store'
 import { shortTime } from './BroadcastCard'
 import { MessageFields, outreachMessage, type MessageValues } from './MessageFields'
+import { CardHeader } from '../../components/CardHeader'
 
 const REPEAT_LABEL = { none: 'Once', daily: 'Every day', weekly: 'Every week', monthly: 'Every month' } as const
 const DAY_SHORT = (d: WeekDay) => d.slice(0, 1).toUpperCase() + d.slice(1, 3)
@@ -33,12 +34,11 @@ export function SchedulesCard({ instanceId, timezone, groups, contacts }: { inst
     s.target.type === 'group' ? `group ${groups.find((g) => g._id === s.target.id)?.title ?? '?'}` : s.target.type === 'contact' ? (contacts.find((c) => c._id === s.target.id)?.name ?? 'a contact') : `+${s.target.id}`
   return (
     <Card withBorder data-testid="schedules">
-      <Group justify="space-between" mb="xs">
-        <Title order={5}>Scheduled messages</Title>
+      <CardHeader title="Scheduled messages">
         <Button size="xs" variant="default" onClick={() => setEditing('new')}>
           Schedule
         </Button>
-      </Group>
+      </CardHeader>
       <Text size="xs" c="dimmed" mb="xs">
         Times are in the instance’s zone ({timezone}); each run goes out behind the send governor.
       </Text>
