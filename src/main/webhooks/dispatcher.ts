@@ -5,7 +5,9 @@
  *
  * One timer, set for the earliest due delivery; at most `perEndpoint` requests at a time to one URL
  * (so one slow receiver cannot hold every slot, and a fast one is not served one request at a time)
- * and `concurrency` in all. Clock,
+ * and `concurrency` in all. A slot is held from the request until its outcome is applied in memory;
+ * the outcome's line reaches the disk with the outbox's next group commit, not in the slot's time.
+ * Clock,
  * randomness and fetch come in as dependencies so tests drive the schedule without waiting.
  * `close()` clears the timer and aborts requests in flight without recording them: those deliveries
  * stay pending and are sent again after the next start (at-least-once; receivers deduplicate on
@@ -88,6 +90,8 @@ export class WebhookDispatcher {
   private readonly inflight = new Map<string, { instanceId: string; url: string; controller: AbortController; done: Promise<void> }>()
   /** Requests in flight per endpoint URL. */
   private readonly perUrl = new Map<string, number>()
+  /** Requests holding a slot (an attempt whose outcome is not yet applied). */
+  private requests = 0
   private stopped = true
 
   constructor(private readonly deps: DispatcherDeps) {}
@@ -138,13 +142,14 @@ export class WebhookDispatcher {
     const perEndpoint = this.deps.perEndpoint ?? 16
     let earliest = Infinity
     for (const [url, queue] of this.deps.outbox.pendingByEndpoint()) {
-      if (this.inflight.size >= limit) break
+      if (this.requests >= limit) break
       let busy = this.perUrl.get(url) ?? 0
       for (const d of queue.values()) {
-        if (busy >= perEndpoint || this.inflight.size >= limit) break
-        if (this.inflight.has(d.id)) continue
+        if (busy >= perEndpoint || this.requests >= limit) break
         const due = d.next_attempt_at ? Date.parse(d.next_attempt_at) : now
+        // A retry whose outcome is still being written is counted for the timer, not sent again.
         if (due > now) earliest = Math.min(earliest, due)
+        else if (this.inflight.has(d.id)) continue
         else if (this.deps.target(d.instance_id)) {
           this.launch(d)
           busy++
@@ -164,26 +169,44 @@ export class WebhookDispatcher {
     const controller = new AbortController()
     const url = d.url
     this.perUrl.set(url, (this.perUrl.get(url) ?? 0) + 1)
-    const done = this.attempt(d, controller)
+    this.requests++
+    let slotHeld = true
+    // The slot is free once the answer is in and its outcome applied in memory (no longer pending, so
+    // schedule() cannot pick it again); the outcome's line goes to disk with the outbox's next group
+    // commit without holding the slot. Waiting for that disk write before the next request halved the
+    // deliveries per second of a receiver that answers at once (issue 11 §11). If the write fails the
+    // outbox takes the change back: the delivery is pending again and sent once more (at-least-once).
+    const freeSlot = () => {
+      if (!slotHeld) return
+      slotHeld = false
+      this.requests--
+      const left = (this.perUrl.get(url) ?? 1) - 1
+      if (left > 0) this.perUrl.set(url, left)
+      else this.perUrl.delete(url)
+      this.schedule()
+    }
+    const done = this.attempt(d, controller, freeSlot)
       .catch((err) => this.deps.logger.error({ err, deliveryId: d.id }, 'webhook attempt bookkeeping failed'))
       .finally(() => {
         this.inflight.delete(d.id)
-        const left = (this.perUrl.get(url) ?? 1) - 1
-        if (left > 0) this.perUrl.set(url, left)
-        else this.perUrl.delete(url)
-        this.schedule()
+        // Again after the write: a retry that fell due meanwhile was skipped while it was in flight.
+        if (slotHeld) freeSlot()
+        else this.schedule()
       })
     this.inflight.set(d.id, { instanceId: d.instance_id, url, controller, done })
   }
 
-  private async record(id: string, patch: Partial<WebhookDelivery>): Promise<void> {
-    if (!(await this.deps.outbox.update(id, patch))) return
+  /** Records an outcome: in memory at once (then `applied` runs), on disk when the promise resolves. */
+  private async record(id: string, patch: Partial<WebhookDelivery>, applied: () => void): Promise<void> {
+    const written = this.deps.outbox.update(id, patch)
+    applied()
+    if (!(await written)) return
     const recorded = this.deps.outbox.get(id)
     if (recorded) this.deps.onRecorded?.(recorded)
   }
 
-  /** One attempt: send, classify, record. */
-  private async attempt(d: WebhookDelivery, controller: AbortController): Promise<void> {
+  /** One attempt: send, classify, record; `applied` runs once the outcome is in memory (the slot is free). */
+  private async attempt(d: WebhookDelivery, controller: AbortController, applied: () => void): Promise<void> {
     const { clock, policy } = this.deps
     const target = this.deps.target(d.instance_id)
     if (!target) return
@@ -193,7 +216,7 @@ export class WebhookDispatcher {
     const attempts = d.attempts + 1
     const lastStatus = result.kind === 'response' ? result.status : null
     if (result.kind === 'invalid') {
-      await this.record(d.id, { status: 'failed', attempts, last_error: result.error, last_status: null, next_attempt_at: null })
+      await this.record(d.id, { status: 'failed', attempts, last_error: result.error, last_status: null, next_attempt_at: null }, applied)
       this.deps.logger.warn({ deliveryId: d.id, instanceId: d.instance_id, error: result.error }, 'webhook delivery failed; kept for a manual retry')
       return
     }
@@ -210,7 +233,7 @@ export class WebhookDispatcher {
           ? { status: 'failed', attempts, last_error: `${verdict.error} (gave up: retry window of ${Math.round(policy.maxAgeMs / 3_600_000)} h is over)`, last_status: lastStatus, next_attempt_at: null }
           : { status: 'pending', attempts, last_error: verdict.error, last_status: lastStatus, next_attempt_at: new Date(at).toISOString() }
     }
-    await this.record(d.id, patch)
+    await this.record(d.id, patch, applied)
     // A retry is routine (debug); giving up needs the owner's attention (warn).
     const log = { deliveryId: d.id, instanceId: d.instance_id, attempts, error: patch.last_error }
     if (patch.status === 'failed') this.deps.logger.warn(log, 'webhook delivery failed; kept for a manual retry')

@@ -2,7 +2,8 @@
  * The dispatcher alone (docs/design.md §11), with a fake fetch and a manual clock: the concurrency caps
  * (in all and per endpoint),
  * close() aborting requests in flight without recording them (they stay pending for the next start),
- * and no timer left after close.
+ * no timer left after close, and a slot freed at the answer while its outcome is written (a failed
+ * write sends the delivery again).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -16,6 +17,7 @@ import { DEFAULT_RETRY_POLICY } from '../../../src/main/webhooks/policy'
 import { silentLogger } from '../../../src/main/logger'
 import type { WebhookDelivery } from '../../../src/shared/schemas/webhooks'
 import { ManualClock } from '../../helpers/manual-clock'
+import { enospc, injectFileFaults } from '../../../src/main/store/durable-file'
 
 const SECRET = `whsec_${Buffer.alloc(32, 1).toString('base64')}`
 let dir: string
@@ -27,6 +29,8 @@ beforeEach(async () => {
   clock = new ManualClock()
 })
 afterEach(async () => {
+  injectFileFaults(null)
+  vi.restoreAllMocks()
   await outbox.close()
   await rm(dir, { recursive: true, force: true })
 })
@@ -144,5 +148,53 @@ it('bounds requests per endpoint: a receiver that hangs holds its own slots only
   await vi.waitFor(() => expect(outbox.list('A', { status: 'delivered', limit: 100 }).map((x) => x.url)).toEqual(Array(4).fill('http://fast.test/hook')))
   // The slow receiver never got more than its three at once.
   expect(calls.filter((c) => c.url.startsWith('http://slow.test'))).toHaveLength(3)
+  await d.close()
+})
+
+it("frees a request's slot once its answer is in, while the outcome is still being written", async () => {
+  const { fetch, calls } = gatedFetch()
+  const rows = deliveries(2)
+  await outbox.add(rows)
+  // The outcome's disk write is held until the test lets it go; memory changes at once, as in the outbox.
+  let letWritesGo!: () => void
+  const held = new Promise<void>((resolve) => (letWritesGo = resolve))
+  const update = outbox.update.bind(outbox)
+  vi.spyOn(outbox, 'update').mockImplementation(async (id, patch) => {
+    const written = update(id, patch)
+    await held
+    return written
+  })
+  const d = dispatcher(fetch, 1, 1)
+  d.start()
+  await vi.waitFor(() => expect(calls).toHaveLength(1))
+  calls[0]!.release(200)
+  // One slot in all: the second request starts although the first outcome is not on disk yet.
+  await vi.waitFor(() => expect(calls).toHaveLength(2))
+  expect(outbox.get(rows[0]!.id)!.status).toBe('delivered')
+  calls[1]!.release(200)
+  letWritesGo()
+  await vi.waitFor(() => expect(outbox.list('A', { status: 'delivered' })).toHaveLength(2))
+  await d.close()
+})
+
+it('sends a delivery again when the write of its outcome fails (at-least-once)', async () => {
+  const { fetch, calls } = gatedFetch()
+  const [row] = deliveries(1)
+  await outbox.add([row!])
+  injectFileFaults({
+    beforeWrite: () => {
+      injectFileFaults(null)
+      throw enospc('o.jsonl')
+    }
+  })
+  const d = dispatcher(fetch)
+  d.start()
+  await vi.waitFor(() => expect(calls).toHaveLength(1))
+  calls[0]!.release(200)
+  // The "delivered" line did not land: the delivery is pending again and goes out once more.
+  await vi.waitFor(() => expect(calls).toHaveLength(2))
+  expect(new Headers(calls[1]!.init.headers).get('webhook-id')).toBe(row!.id)
+  calls[1]!.release(200)
+  await vi.waitFor(() => expect(outbox.get(row!.id)).toMatchObject({ status: 'delivered', attempts: 1 }))
   await d.close()
 })
