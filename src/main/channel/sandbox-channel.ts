@@ -11,11 +11,11 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
 import { mkdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
 import { newMessageId } from '../ids'
 import { readImageInfo } from '../media/image-info'
 import { digestFile, kindOfMime } from '../media/media-inspect'
 import { toJid } from './jid'
+import { writeFileDurably } from '../store/durable-file'
 import {
   ChannelError,
   OWN_LOGOUT_REASON,
@@ -150,7 +150,7 @@ export class SandboxSession implements ChannelSession {
     }
     await mkdir(this.ctx.authDir, { recursive: true, mode: 0o700 })
     const creds: SandboxCreds = { account, pairedAt: new Date().toISOString() }
-    await writeFileAtomic(join(this.ctx.authDir, 'sandbox-creds.json'), JSON.stringify(creds), { mode: 0o600 })
+    await writeFileDurably(join(this.ctx.authDir, 'sandbox-creds.json'), JSON.stringify(creds))
     this.setState({ state: 'CONNECTED', account })
     return account
   }

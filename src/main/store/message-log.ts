@@ -17,10 +17,9 @@
  */
 import { appendFile, mkdir, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
 import type { LoggedMessage } from '../../shared/schemas/records'
 import { DataFileError } from './journaled-document'
-import { appendDurably, DIR_MODE, FILE_MODE, openForAppend, readFileIfExists } from './durable-file'
+import { appendDurably, DIR_MODE, FILE_MODE, openForAppend, readFileIfExists, writeFileDurably } from './durable-file'
 
 /** Longest wait before lines nobody waits for are written (ms). */
 export const LAZY_FLUSH_MS = 250
@@ -286,7 +285,7 @@ export class MessageLog {
     const text = log.entries.map((e) => JSON.stringify(e) + '\n').join('')
     // The open handle names the old file, which the rename replaces.
     await this.closeFile(log)
-    await writeFileAtomic(this.file(instanceId), text, { fsync: true, mode: FILE_MODE })
+    await writeFileDurably(this.file(instanceId), text)
     log.lines = log.entries.length
   }
 

@@ -6,6 +6,7 @@ import { addTransactionCapability, makeCacheableSignalKeyStore, proto } from 'ba
 import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { AuthStore, AuthStoreError, CREDS_FILE, JOURNAL_FILE, KEYS_FILE } from '../../../src/main/channel/baileys/auth-store'
+import { enospc, injectFileFaults } from '../../../src/main/store/durable-file'
 
 const logger = pino({ level: 'silent' })
 let root: string
@@ -165,6 +166,28 @@ describe('AuthStore', () => {
     await a.saveCreds()
     await a.keys.set({ session: { late: new Uint8Array([1]) } })
     expect(existsSync(dir)).toBe(false)
+  })
+
+  it('a full disk while saving the creds is refused; the creds on disk stay whole and no temp file is left', async () => {
+    const a = await AuthStore.open(dir, logger)
+    a.creds.me = { id: '15550001111:7@s.whatsapp.net', name: 'Shop' }
+    await a.saveCreds()
+    const before = await readFile(join(dir, CREDS_FILE), 'utf8')
+    const files = await readdir(dir)
+    a.creds.me = { id: '15550002222:7@s.whatsapp.net', name: 'Other' }
+    injectFileFaults({ beforeWrite: (file) => { throw enospc(file) } })
+    try {
+      await expect(a.saveCreds()).rejects.toMatchObject({ code: 'ENOSPC' })
+    } finally {
+      injectFileFaults(null)
+    }
+    expect(await readFile(join(dir, CREDS_FILE), 'utf8')).toBe(before)
+    expect(await readdir(dir)).toEqual(files)
+    await a.saveCreds()
+    await a.close()
+    const b = await AuthStore.open(dir, logger)
+    expect(b.creds.me?.id).toBe('15550002222:7@s.whatsapp.net')
+    await b.close()
   })
 
   it('writes are serialised: the last creds written win', async () => {

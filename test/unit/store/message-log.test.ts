@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -123,6 +123,21 @@ describe('a full disk', () => {
     await log.append('i1', msg(3))
     await log.close()
     expect((await new MessageLog(dir, 100).list('i1')).map((m) => m.id)).toEqual(['M1', 'M3'])
+  })
+
+  it('a full disk during a compaction keeps the old file whole, leaves no temp file behind, and the next append compacts', async () => {
+    const log = new MessageLog(dir, 3)
+    for (let i = 1; i <= 6; i++) await log.append('i1', msg(i))
+    const before = await readFile(join(dir, 'i1.jsonl'), 'utf8')
+    // The seventh line would make the file hold more than twice the limit: the compaction's write fails.
+    injectFileFaults({ beforeWrite: (file) => { throw enospc(file) } })
+    await expect(log.append('i1', msg(7))).rejects.toMatchObject({ code: 'ENOSPC' })
+    injectFileFaults(null)
+    expect(await readFile(join(dir, 'i1.jsonl'), 'utf8')).toBe(before)
+    expect(await readdir(dir)).toEqual(['i1.jsonl'])
+    await log.append('i1', msg(8))
+    await log.close()
+    expect((await readFile(join(dir, 'i1.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['M5', 'M6', 'M8'])
   })
 
   it('cuts a short write back to the last good line: nothing half-written stays, nothing glued to the next append', async () => {

@@ -30,10 +30,9 @@
  */
 import { mkdir, open, rm, truncate, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
 import { BufferJSON, initAuthCreds, proto, type AuthenticationCreds, type SignalDataSet, type SignalDataTypeMap, type SignalKeyStore } from 'baileys'
 import type { Logger } from '../../logger'
-import { readFileIfExists } from '../../store/durable-file'
+import { readFileIfExists, writeFileDurably } from '../../store/durable-file'
 import { pruneSessionRecord } from './session-record-prune'
 
 export const CREDS_FILE = 'creds.json'
@@ -212,7 +211,7 @@ export class AuthStore {
   saveCreds(): Promise<void> {
     if (this.closed) return Promise.resolve()
     return this.enqueue(async () => {
-      await writeFileAtomic(join(this.dir, CREDS_FILE), JSON.stringify(this.creds, BufferJSON.replacer), { fsync: true, mode: 0o600 })
+      await writeFileDurably(join(this.dir, CREDS_FILE), JSON.stringify(this.creds, BufferJSON.replacer))
     })
   }
 
@@ -276,7 +275,7 @@ export class AuthStore {
     const obj: Record<string, unknown> = { [SEQ]: this.seq }
     for (const [type, bucket] of this.map) obj[type] = Object.fromEntries(bucket)
     const text = JSON.stringify(obj, BufferJSON.replacer)
-    await writeFileAtomic(join(this.dir, KEYS_FILE), text, { fsync: true, mode: 0o600 })
+    await writeFileDurably(join(this.dir, KEYS_FILE), text)
     this.snapshotBytes = text.length
     await this.closeJournal()
     await truncate(join(this.dir, JOURNAL_FILE), 0).catch((err: NodeJS.ErrnoException) => {
