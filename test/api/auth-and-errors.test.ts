@@ -88,6 +88,19 @@ describe('instance credentials', () => {
     expectError(res2, 401, 'UNAUTHORIZED')
   })
 
+  it('follow the instances as they come and go: a deleted instance is a 401, later ones are found', async () => {
+    const a = await h.createInstance()
+    const b = await h.createInstance()
+    const creds = (i: typeof a) => ({ session_id: i.session_id, access_token: i.settings.access_token })
+    for (const i of [a, b]) expect((await h.call({ method: 'GET', url: '/intent', payload: creds(i) })).statusCode).toBe(200)
+    expect((await h.call({ method: 'DELETE', url: `/chatapp/${a._id}` })).statusCode).toBe(200)
+    expectError(await h.call({ method: 'GET', url: '/intent', payload: creds(a) }), 401, 'UNAUTHORIZED')
+    const c = await h.createInstance()
+    for (const i of [b, c]) expect((await h.call({ method: 'GET', url: '/intent', payload: creds(i) })).statusCode).toBe(200)
+    // One instance's session id with another's access token names nobody.
+    expectError(await h.call({ method: 'GET', url: '/intent', payload: { session_id: b.session_id, access_token: c.settings.access_token } }), 401, 'UNAUTHORIZED')
+  })
+
   it('wrong-typed credentials are a 400', async () => {
     const res = await h.call({ method: 'POST', url: '/intent', payload: { session_id: 5, access_token: 'x', title: 't', keyword: 'k', reply: 'r' } })
     expectError(res, 400, 'VALIDATION_ERROR')

@@ -99,14 +99,15 @@ export class InstanceRegistry {
 
   /**
    * The instance the credentials name. Missing or non-string credentials are a 400 naming the field;
-   * credentials that match no instance are a 401 (docs/design.md §3). Tokens compare in constant time.
+   * credentials that match no instance are a 401 (docs/design.md §3). The access token compares in
+   * constant time; the session id, which only names the instance, is looked up.
    */
   authenticate(sessionId: unknown, accessToken: unknown): Stored<Instance> {
     if (sessionId === undefined || sessionId === null || sessionId === '') throw invalid('session_id', 'is required')
     if (typeof sessionId !== 'string') throw invalid('session_id', 'must be a string')
     if (accessToken === undefined || accessToken === null || accessToken === '') throw invalid('access_token', 'is required')
     if (typeof accessToken !== 'string') throw invalid('access_token', 'must be a string')
-    const inst = this.deps.repos.instances.bySession((id) => safeEqual(id, sessionId))
+    const inst = this.deps.repos.instances.bySession(sessionId)
     if (!inst || !safeEqual(inst.settings.access_token, accessToken)) {
       throw new AppError('UNAUTHORIZED', 'Invalid session_id or access_token')
     }

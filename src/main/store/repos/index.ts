@@ -83,9 +83,18 @@ export interface RuntimeData {
 }
 
 export class InstanceRepo extends Collection<Instance, ConfigData> {
-  /** The instance whose `session_id` is `sessionId` (compare the secret part in constant time yourself). */
-  bySession(match: (sessionId: string) => boolean): Stored<Instance> | undefined {
-    return this.all().find((i) => match(i.session_id))
+  /** `session_id` → instance, for the list it was built from (lists are replaced, never changed, on a write). */
+  private sessionIndex: { list: readonly Stored<Instance>[]; byId: Map<string, Stored<Instance>> } | null = null
+
+  /**
+   * The instance whose `session_id` is `sessionId`, through an index rebuilt only when the instances
+   * change: every instance-scoped request asks, and a scan cost grew with the number of instances.
+   * The session id names the instance; the secret is the access token (compare it in constant time).
+   */
+  bySession(sessionId: string): Stored<Instance> | undefined {
+    const list = this.all()
+    if (this.sessionIndex?.list !== list) this.sessionIndex = { list, byId: new Map(list.map((i) => [i.session_id, i])) }
+    return this.sessionIndex.byId.get(sessionId)
   }
 
   /**
