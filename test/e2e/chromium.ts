@@ -3,7 +3,7 @@
  * `apt-get install -y chromium`; CHROMIUM_PATH overrides the path.
  */
 import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
 
 /** Phone, laptop and wide screen (issue 13 §7): every sweep and screenshot uses these. */
 export const SIZES = [
@@ -22,4 +22,14 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run']
   })
+}
+
+/**
+ * A full-page screenshot of `page` to `file`, taken from the top of the page: after a test scrolled
+ * (clicking a button lower down does), a full-page capture draws the sticky header where the viewport
+ * happened to be, over the middle of the page — a picture no user ever sees.
+ */
+export async function fullPageShot(page: Page, file: string): Promise<void> {
+  await page.evaluate('window.scrollTo(0, 0)')
+  await page.screenshot({ path: file, fullPage: true })
 }

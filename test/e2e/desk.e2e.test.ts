@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, SIZES } from './chromium'
+import { fullPageShot, launchChromium, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -26,7 +26,7 @@ let page: Page
 const pageErrors: string[] = []
 
 async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
+  await fullPageShot(page, join(ARTIFACTS, `${name}.png`))
 }
 
 async function openTab(name: string): Promise<void> {

@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, SIZES } from './chromium'
+import { fullPageShot, launchChromium, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -23,7 +23,7 @@ let instanceId: string
 const pageErrors: string[] = []
 
 async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
+  await fullPageShot(page, join(ARTIFACTS, `${name}.png`))
 }
 
 const rpc = (method: string, input: unknown) => serve.rpc(method, input)
