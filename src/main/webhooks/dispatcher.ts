@@ -190,9 +190,10 @@ export class WebhookDispatcher {
       .catch((err) => this.deps.logger.error({ err, deliveryId: d.id }, 'webhook attempt bookkeeping failed'))
       .finally(() => {
         this.inflight.delete(d.id)
-        // Again after the write: a retry that fell due meanwhile was skipped while it was in flight.
+        // Still pending after the write (a retry that may have fallen due meanwhile, or a failed write
+        // taken back): look again, since schedule() skipped it while it was in flight.
         if (slotHeld) freeSlot()
-        else this.schedule()
+        else if (this.deps.outbox.get(d.id)?.status === 'pending') this.schedule()
       })
     this.inflight.set(d.id, { instanceId: d.instance_id, url, controller, done })
   }
