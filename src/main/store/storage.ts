@@ -2,83 +2,81 @@
  * The data dir and everything stored in it (`CHATAPP_DATA_DIR`), opened once at start:
  *
  * ```
- * chatapp.json + .journal   configuration: account, instances, intents, surveys, attachments, app settings
- * runtime.json + .journal   survey runs, bot activity and bot memory (change with traffic)
- * webhook-outbox.jsonl      webhook deliveries (docs/design.md §11; owned by webhooks/)
- * messages/<id>.jsonl       message log per instance (append-only)
- * attachments/<id>          attachment bytes
- * sessions/<id>/            channel credentials per instance
- * tmp/                      uploads in progress (emptied at start)
+ * config.json            configuration: account, app settings, instances (lowdb; docs/design.md §14)
+ * chatapp.db (-wal,-shm) everything that grows: messages, conversations, contacts, outreach, the bot's
+ *                        records and memory, webhook deliveries, channel credentials (SQLite)
+ * attachments/<id>       attachment bytes
+ * media/<inst>/<msg>     inbound media downloaded once (dropped by the media retention)
+ * backups/               automatic daily backups
+ * tmp/                   uploads and restores in progress (emptied at start)
+ * migrated-<date>/       the files of a 0.1 data dir, after their import
  * ```
  *
- * The documents are journaled (journaled-document.ts): a write costs one appended line, whatever the
- * number of records. Services reach them only through the repositories (repos/).
+ * Services reach the data only through the repositories (repos/).
  */
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { JournaledDocument } from './journaled-document'
-import { MessageLog, type BadLinesReport } from './message-log'
-import { checkConfig, checkRuntime } from './record-check'
-import { makeRepositories, type ConfigData, type Repositories, type RuntimeData } from './repos'
-import { DIR_MODE } from './durable-file'
+import { ConfigStore } from './config/config-store'
+import { DIR_MODE } from './config/durable-json-file'
+import { openDatabase, type DatabaseHandle } from './db/database'
+import { makeRepositories, type Repositories } from './repos'
 
-export { DataFileError } from './journaled-document'
-export type { Account, AppSettings, ConfigData, Repositories, RuntimeData, SmtpSettings } from './repos'
+export { DataFileError } from './config/durable-json-file'
+export { CorruptDatabaseError, StorageFullError } from './db/errors'
+export { NewerDatabaseError } from './db/database'
 
 export interface DataPaths {
   root: string
-  messages: string
+  config: string
+  database: string
   attachments: string
-  sessions: string
+  media: string
+  backups: string
   tmp: string
-  /** The webhook outbox file; opened by the webhook service, not here. */
-  webhookOutbox: string
 }
 
 export interface Storage {
   paths: DataPaths
+  config: ConfigStore
+  database: DatabaseHandle
   repos: Repositories
   /** Waits for pending writes and closes the files. */
   close(): Promise<void>
 }
 
-export interface StorageOptions {
-  /** Newest log entries kept per instance. */
-  messageLogLimit?: number
-  /** Told when a message log had unreadable lines (skipped and kept aside). */
-  reportBadLines?: BadLinesReport
+/** Where each part of a data dir lives. */
+export function dataPaths(dataDir: string): DataPaths {
+  return {
+    root: dataDir,
+    config: join(dataDir, 'config.json'),
+    database: join(dataDir, 'chatapp.db'),
+    attachments: join(dataDir, 'attachments'),
+    media: join(dataDir, 'media'),
+    backups: join(dataDir, 'backups'),
+    tmp: join(dataDir, 'tmp')
+  }
 }
 
-const CONFIG_DEFAULTS: ConfigData = { version: 1, account: null, instances: [], intents: [], surveys: [], attachments: [], appSettings: { smtp: null }, quickReplies: [], contacts: [], contactGroups: [], schedules: [], labels: [] }
-const RUNTIME_DEFAULTS: RuntimeData = { version: 1, surveyRuns: [], botActivity: [], bot: {}, chatPauses: [], chatStates: [], broadcasts: [], outreachSends: [] }
-
-/** Opens every store of `dataDir`. Throws DataFileError on an unreadable or invalid file (nothing is written). */
-export async function openStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
-  const paths: DataPaths = {
-    root: dataDir,
-    messages: join(dataDir, 'messages'),
-    attachments: join(dataDir, 'attachments'),
-    sessions: join(dataDir, 'sessions'),
-    tmp: join(dataDir, 'tmp'),
-    webhookOutbox: join(dataDir, 'webhook-outbox.jsonl')
-  }
-  const config = await JournaledDocument.open<ConfigData>({ dir: dataDir, name: 'chatapp', defaults: CONFIG_DEFAULTS, validate: checkConfig })
-  let runtime: JournaledDocument<RuntimeData>
-  try {
-    runtime = await JournaledDocument.open<RuntimeData>({ dir: dataDir, name: 'runtime', defaults: RUNTIME_DEFAULTS, validate: checkRuntime })
-  } catch (err) {
-    await config.close()
-    throw err
-  }
-  await Promise.all([paths.messages, paths.attachments, paths.sessions].map((d) => mkdir(d, { recursive: true, mode: DIR_MODE })))
+/**
+ * Opens every store of `dataDir`. Throws DataFileError for an unreadable configuration,
+ * CorruptDatabaseError for a damaged database, NewerDatabaseError for a newer one; nothing is
+ * overwritten in any of these cases.
+ */
+export async function openStorage(dataDir: string): Promise<Storage> {
+  const paths = dataPaths(dataDir)
+  await Promise.all([paths.attachments, paths.media, paths.backups].map((d) => mkdir(d, { recursive: true, mode: DIR_MODE })))
   await rm(paths.tmp, { recursive: true, force: true })
   await mkdir(paths.tmp, { recursive: true, mode: DIR_MODE })
-  const messages = new MessageLog(paths.messages, options.messageLogLimit, options.reportBadLines)
+  const config = await ConfigStore.open(paths.config)
+  const database = await openDatabase(paths.database)
   return {
     paths,
-    repos: makeRepositories(config, runtime, messages),
+    config,
+    database,
+    repos: makeRepositories(config, database),
     async close() {
-      await Promise.all([config.close(), runtime.close(), messages.close()])
+      await config.close()
+      await database.close()
     }
   }
 }

@@ -1,0 +1,142 @@
+/**
+ * The database file (`<dataDir>/chatapp.db`): opened once at start with the settings a desk needs for
+ * years, migrated to this version, and handed to the repositories as
+ *
+ * - `db`, the typed query builder (Kysely) for reads;
+ * - `write(work)`, the one door for writes: group-committed transactions (./write-queue.ts).
+ *
+ * Settings (https://www.sqlite.org/pragma.html): WAL (readers never wait for the writer, and a commit
+ * is one sequential append), `synchronous=FULL` (a commit is on disk before it is acknowledged; NORMAL
+ * may lose the last commits on power loss), foreign keys on, and a busy timeout for the backup and
+ * command-line tools that open the file beside the app.
+ *
+ * A file that is not a database, or whose schema cannot be read, is refused with
+ * {@link CorruptDatabaseError} and never touched; a file written by a newer version is refused too.
+ */
+import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite'
+import { Kysely, type Transaction } from 'kysely'
+import { Migrator, type MigrationProvider } from 'kysely/migration'
+import { NodeSqliteDialect } from './node-sqlite-dialect'
+import { CorruptDatabaseError, storageError } from './errors'
+import { MIGRATIONS } from './migrations'
+import type { Database } from './schema'
+import { WriteQueue, type WriteWork } from './write-queue'
+
+export type { Database } from './schema'
+export type Tx = Transaction<Database>
+
+/** The data dir was written by a newer version of the app. */
+export class NewerDatabaseError extends Error {
+  constructor(
+    readonly file: string,
+    unknown: string[]
+  ) {
+    super(`The database ${file} was written by a newer version of Chatapp Desk (it has migrations ${unknown.join(', ')}). Install that version again, or restore a backup made by this one.`)
+    this.name = 'NewerDatabaseError'
+  }
+}
+
+export interface DatabaseHandle {
+  readonly file: string
+  /** Typed reads (and the migrator's and importer's own transactions). */
+  readonly db: Kysely<Database>
+  /** Runs `work` in the next group commit; resolves with its result once on disk (see ./write-queue.ts). */
+  write<T>(work: WriteWork<Database, T>): Promise<T>
+  /** Copies the database, consistent as of one moment, to `file` (SQLite's online backup; writers go on). */
+  backupTo(file: string): Promise<void>
+  /** The database's version: the number of migrations applied. */
+  version(): Promise<number>
+  /** Waits for queued writes, checkpoints the WAL into the file and closes it. */
+  close(): Promise<void>
+  /**
+   * Test seam: lets the file grow by at most `pages` more pages (null: no limit), so the next writes
+   * meet SQLite's own SQLITE_FULL as on a full disk (`PRAGMA max_page_count`).
+   */
+  limitGrowth(pages: number | null): void
+}
+
+const staticMigrations: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) }
+
+/** Names of the migrations a database has applied (none for a new file). */
+async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true })
+  if (!tables.some((t) => t.name === 'kysely_migration')) return []
+  const rows = await (db as unknown as Kysely<{ kysely_migration: { name: string } }>).selectFrom('kysely_migration').select('name').execute()
+  return rows.map((r) => r.name)
+}
+
+/**
+ * Opens (or creates) the database at `file` and migrates it to this version. Throws
+ * {@link CorruptDatabaseError} for a damaged file, {@link NewerDatabaseError} for a newer one, and
+ * the storage errors of ./errors for a full disk.
+ */
+export async function openDatabase(file: string): Promise<DatabaseHandle> {
+  let raw: DatabaseSync
+  try {
+    raw = new DatabaseSync(file)
+  } catch (err) {
+    throw storageError(err, file)
+  }
+  try {
+    // The first statements read the header and the schema: a damaged file fails here, untouched.
+    raw.prepare('SELECT count(*) FROM sqlite_schema').get()
+    raw.exec('PRAGMA journal_mode = WAL')
+    raw.exec('PRAGMA synchronous = FULL')
+    raw.exec('PRAGMA foreign_keys = ON')
+    raw.exec('PRAGMA busy_timeout = 5000')
+  } catch (err) {
+    raw.close()
+    const e = storageError(err, file)
+    throw e instanceof Error && e.name === 'StorageFullError' ? e : new CorruptDatabaseError(file, err)
+  }
+  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(raw, file) })
+  try {
+    const known = new Set(Object.keys(MIGRATIONS))
+    const unknown = (await appliedMigrations(db)).filter((n) => !known.has(n))
+    if (unknown.length > 0) throw new NewerDatabaseError(file, unknown)
+    const { error } = await new Migrator({ db, provider: staticMigrations }).migrateToLatest()
+    if (error) throw error
+  } catch (err) {
+    await db.destroy()
+    raw.close()
+    throw err
+  }
+  const queue = new WriteQueue(db)
+  let closed = false
+  return {
+    file,
+    db,
+    write: (work) => queue.run(work),
+    async backupTo(target) {
+      try {
+        await sqliteBackup(raw, target)
+      } catch (err) {
+        throw storageError(err, target)
+      }
+    },
+    async version() {
+      return (await appliedMigrations(db)).length
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await queue.close()
+      await db.destroy()
+      try {
+        // Folds the WAL into the file, so a copy of the data dir made while the app is stopped is whole.
+        raw.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      } catch {
+        // A full disk or a read-only file: the WAL stays beside the file and is replayed at the next open.
+      }
+      raw.close()
+    },
+    limitGrowth(pages) {
+      if (pages === null) {
+        raw.exec('PRAGMA max_page_count = 4294967294')
+        return
+      }
+      const { page_count } = raw.prepare('PRAGMA page_count').get() as { page_count: number }
+      raw.exec(`PRAGMA max_page_count = ${page_count + pages}`)
+    }
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * Every migration, in order: the database's version is the number of migrations applied. Listed here
+ * (not read from a folder) so the bundled app carries them. A migration never changes once released;
+ * the next change is a new numbered file. Each is tested from every earlier version
+ * (test/unit/store/migrations.test.ts).
+ */
+import type { Migration } from 'kysely/migration'
+import * as m0001 from './0001-initial'
+
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001-initial': m0001
+}

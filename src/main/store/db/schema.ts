@@ -1,0 +1,356 @@
+/**
+ * The database's one typed schema (Kysely): every table the repositories read and write, as the
+ * latest migration (./migrations) leaves it. Column names are snake_case; the repositories map rows
+ * to the records of src/shared/schemas and back, so nothing above them sees a row.
+ *
+ * Conventions, chosen to run unchanged on SQLite and PostgreSQL:
+ * - booleans are integers 0/1 ({@link Flag});
+ * - nested structures are JSON text ({@link JsonText}), read and written by the repositories only;
+ * - record times that the API shows as ISO 8601 stay ISO text (they sort as text); times the
+ *   product computes with (message times, read marks, retries) are epoch milliseconds.
+ */
+import type { Generated } from 'kysely'
+
+/** 0 or 1. */
+export type Flag = number
+/** JSON text of the named shape (the repositories parse and stringify it). */
+export type JsonText<_T = unknown> = string
+
+/** The message log: every inbound and outbound message, uncapped (docs/design.md §7). */
+export interface MessagesTable {
+  /** Insertion order; the search index's rowid and the tie-break of equal times. */
+  seq: Generated<number>
+  instance_id: string
+  /** The WhatsApp message id: the API's `id` and cursor; unique per instance. */
+  id: string
+  chat_id: string
+  from_me: Flag
+  push_name: string | null
+  type: string
+  text: string
+  /** Epoch ms. */
+  timestamp: number
+  status: string
+  error_code: string | null
+  source: string
+  sender_id: string | null
+  sender_pn: string | null
+  sender_lid: string | null
+  /** media, location, options and the bot's decision (LoggedMessage's nested parts). */
+  details: JsonText | null
+}
+
+/**
+ * One row per chat of an instance, kept in step with its messages in the same transaction: what the
+ * inbox lists without reading the log (issue 25 §2), plus the desk's read mark and resolve.
+ */
+export interface ConversationsTable {
+  instance_id: string
+  chat_id: string
+  /** The customer's latest push name. */
+  name: string | null
+  /** Digits of the customer's number when known; null for groups. */
+  phone: string | null
+  /** seq and time (epoch ms) of the newest message. */
+  last_seq: number
+  last_at: number
+  /** Epoch ms of the newest customer message and of the newest reply a person wrote (desk, phone). */
+  last_customer_at: number
+  last_person_at: number
+  /** Customer messages newer than both the read mark and the last person's reply. */
+  unread: number
+  /** Epoch ms up to which the desk has read the chat (0: none). */
+  read_until: number
+  /** Epoch ms of the resolve; null: open. */
+  resolved_at: number | null
+  message_count: number
+}
+
+/** Chats whose bot is paused for a person (hand-off). */
+export interface ChatPausesTable {
+  instance_id: string
+  chat_id: string
+  since: string
+  until: string | null
+  reason: string
+  by: string
+}
+
+export interface IntentsTable {
+  id: string
+  instance_id: string
+  client_id: string
+  title: string
+  keyword: string
+  reply: string
+  action: JsonText | null
+  created_at: string
+  updated_at: string
+  v: number
+}
+
+export interface SurveyStepsTable {
+  id: string
+  instance_id: string
+  client_id: string
+  title: string
+  keyword: string
+  reply: string
+  sort_id: number
+  action: JsonText | null
+  closing_msg: string | null
+  created_at: string
+  updated_at: string
+  v: number
+}
+
+export interface SurveyRunsTable {
+  id: string
+  instance_id: string
+  survey_title: string
+  chat_id: string
+  contact_id: string | null
+  push_name: string | null
+  status: string
+  current_step_id: string | null
+  answers: JsonText
+  started_at: string
+  updated_at: string
+  completed_at: string | null
+  handled: Flag | null
+}
+
+export interface AttachmentsTable {
+  id: string
+  instance_id: string
+  client_id: string
+  filename: string
+  mimetype: string
+  size: number
+  sha256: string
+  created_at: string
+}
+
+export interface QuickRepliesTable {
+  id: string
+  shortcut: string
+  text: string
+  created_at: string
+  updated_at: string
+}
+
+export interface LabelsTable {
+  id: string
+  name: string
+  color: string
+  created_at: string
+  updated_at: string
+}
+
+export interface ContactGroupsTable {
+  id: string
+  instance_id: string
+  client_id: string
+  title: string
+  is_default: Flag
+  created_at: string
+  updated_at: string
+  v: number
+}
+
+export interface ContactsTable {
+  /** The search index's rowid. */
+  seq: Generated<number>
+  id: string
+  instance_id: string
+  client_id: string
+  name: string
+  /** Digits only, unique per instance. */
+  number: string
+  group_id: string | null
+  channel: string
+  notes: string
+  opted_out: Flag
+  last_seen_at: string | null
+  created_at: string
+  updated_at: string
+  v: number
+}
+
+/** A contact's labels, in the order the contact lists them. */
+export interface ContactLabelsTable {
+  contact_id: string
+  position: number
+  label: string
+}
+
+export interface BroadcastsTable {
+  id: string
+  instance_id: string
+  client_id: string
+  send_type: string
+  to: string
+  message: JsonText
+  status: string
+  status_reason: string | null
+  /** `{number, started_at}` of the recipient being sent to, or null. */
+  current: JsonText | null
+  schedule_id: string | null
+  created_at: string
+  updated_at: string
+  v: number
+}
+
+/** Each recipient of a broadcast and where it stands. */
+export interface BroadcastRecipientsTable {
+  broadcast_id: string
+  /** Order of the recipient list. */
+  position: number
+  number: string
+  name: string | null
+  contact_id: string | null
+  state: 'pending' | 'current' | 'sent' | 'failed' | 'skipped'
+  message_id: string | null
+  reason: string | null
+  /** ISO time of the send or failure. */
+  at: string | null
+  /** Order in which recipients left `pending` (the record's sent/failed lists keep it). */
+  done_seq: number | null
+}
+
+/** Outreach messages the send governor counts (quotas, cooldown). */
+export interface OutreachSendsTable {
+  id: string
+  instance_id: string
+  to: string
+  /** Epoch ms. */
+  at: number
+}
+
+export interface SchedulesTable {
+  id: string
+  instance_id: string
+  client_id: string
+  title: string
+  target: JsonText
+  message: JsonText
+  repeat: string
+  start_at: string
+  days: JsonText
+  active: Flag
+  next_run_at: string | null
+  runs: JsonText
+  created_at: string
+  updated_at: string
+  v: number
+}
+
+/** What the bot's actions did ("why no reply"), newest kept per instance. */
+export interface BotActivityTable {
+  seq: Generated<number>
+  instance_id: string
+  at: string
+  chat_id: string
+  message_id: string
+  matched: string
+  actions: JsonText
+}
+
+/** When the bot last sent a rate-limited message (default, away) to a chat. */
+export interface BotReplyMarksTable {
+  kind: string
+  instance_id: string
+  chat_id: string
+  /** Epoch ms. */
+  at: number
+}
+
+/** Webhook deliveries (docs/design.md §11): the outbox and what became of each. */
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>
+  id: string
+  instance_id: string
+  event: string
+  url: string
+  payload: JsonText
+  status: string
+  attempts: number
+  last_error: string | null
+  last_status: number | null
+  next_attempt_at: string | null
+  created_at: string
+  delivered_at: string | null
+}
+
+/** The channel's credentials of each instance (Baileys creds, or the sandbox's pairing). */
+export interface AuthCredsTable {
+  instance_id: string
+  /** JSON text (Baileys' BufferJSON for the real channel). */
+  creds: string
+  updated_at: string
+}
+
+/** Baileys' Signal key store: one row per key. */
+export interface AuthKeysTable {
+  instance_id: string
+  type: string
+  id: string
+  /** JSON text (BufferJSON). */
+  value: string
+}
+
+/** Messages the real channel keeps for retries and media downloads (proto bytes). */
+export interface WaMessagesTable {
+  instance_id: string
+  id: string
+  /** Epoch ms when kept. */
+  at: number
+  own: Flag
+  message: Uint8Array
+}
+
+/** Erasures of a customer's data (issue 25 §2): who and when, never what. */
+export interface ErasuresTable {
+  id: string
+  instance_id: string
+  /** sha256 of the customer's number (answers "was this number erased?" without keeping it). */
+  subject_hash: string
+  by: string
+  at: string
+  /** How many records went, per kind. */
+  counts: JsonText
+}
+
+/** Progress of the one-time import of a journal-file data dir (resumable). */
+export interface LegacyImportTable {
+  step: string
+  done_at: string
+}
+
+/** The one typed schema of the database. */
+export interface Database {
+  messages: MessagesTable
+  conversations: ConversationsTable
+  chat_pauses: ChatPausesTable
+  intents: IntentsTable
+  survey_steps: SurveyStepsTable
+  survey_runs: SurveyRunsTable
+  attachments: AttachmentsTable
+  quick_replies: QuickRepliesTable
+  labels: LabelsTable
+  contact_groups: ContactGroupsTable
+  contacts: ContactsTable
+  contact_labels: ContactLabelsTable
+  broadcasts: BroadcastsTable
+  broadcast_recipients: BroadcastRecipientsTable
+  outreach_sends: OutreachSendsTable
+  schedules: SchedulesTable
+  bot_activity: BotActivityTable
+  bot_reply_marks: BotReplyMarksTable
+  webhook_deliveries: WebhookDeliveriesTable
+  auth_creds: AuthCredsTable
+  auth_keys: AuthKeysTable
+  wa_messages: WaMessagesTable
+  erasures: ErasuresTable
+  legacy_import: LegacyImportTable
+}

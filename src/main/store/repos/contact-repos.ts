@@ -1,0 +1,193 @@
+/**
+ * Contacts and contact groups (issue 14 §1–2). A contact's labels live in `contact_labels` (one row
+ * per label, in the contact's order), so a label is renamed or filtered on without reading every
+ * contact. Contacts are searched through their own trigram index (name, number, notes).
+ */
+import { produce, type Draft } from 'immer'
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely'
+import type { Contact, ContactGroup } from '../../../shared/schemas/records'
+import type { ContactGroupsTable, ContactsTable, Database } from '../db/schema'
+import { flag, isSet, type Exec } from './exec'
+import { InstanceRecordTable, type RowMap, type Stored } from './record-table'
+import { ftsQuery } from './search-terms'
+
+export const contactGroupRows: RowMap<ContactGroup, ContactGroupsTable> = {
+  toRow: (r) => ({ id: r._id, instance_id: r.instance_id, client_id: r.client_id, title: r.title, is_default: flag(r.is_default), created_at: r.createdAt, updated_at: r.updatedAt, v: r.__v }),
+  fromRow: (w) => ({ _id: w.id, title: w.title, is_default: isSet(w.is_default), client_id: w.client_id, instance_id: w.instance_id, createdAt: w.created_at, updatedAt: w.updated_at, __v: w.v })
+}
+
+type ContactRow = Omit<ContactsTable, 'seq'>
+
+/** A contact ↔ its row (labels apart: {@link ContactRepo} reads and writes them). */
+export function contactToRow(c: Contact): ContactRow {
+  return {
+    id: c._id,
+    instance_id: c.instance_id,
+    client_id: c.client_id,
+    name: c.name,
+    number: c.number,
+    group_id: c.group_id,
+    channel: c.channel,
+    notes: c.notes,
+    opted_out: flag(c.opted_out),
+    last_seen_at: c.last_seen_at,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+    v: c.__v
+  }
+}
+
+function contactFromRow(w: ContactRow, labels: string[]): Contact {
+  return {
+    _id: w.id,
+    name: w.name,
+    number: w.number,
+    client_id: w.client_id,
+    instance_id: w.instance_id,
+    group_id: w.group_id,
+    channel: 'whatsapp',
+    labels,
+    notes: w.notes,
+    opted_out: isSet(w.opted_out),
+    last_seen_at: w.last_seen_at,
+    createdAt: w.created_at,
+    updatedAt: w.updated_at,
+    __v: w.v
+  }
+}
+
+export interface ContactFilter {
+  /** One instance's contacts; absent: the account's. */
+  instanceId?: string
+  /** Only the contacts of this group. */
+  groupId?: string
+  /** Search: name, number or notes containing it (any case and accents; 3+ characters use the index). */
+  q?: string
+  /** Only contacts with this label (any case). */
+  label?: string
+}
+
+export class ContactGroupRepo extends InstanceRecordTable<ContactGroup, 'contact_groups'> {
+  /** Every group of the account, oldest first. */
+  async all(): Promise<Stored<ContactGroup>[]> {
+    const rows = await this.x.db.selectFrom('contact_groups').selectAll().orderBy('created_at').orderBy('id').execute()
+    return rows.map((r) => this.toRecord(r))
+  }
+}
+
+export class ContactRepo {
+  constructor(private readonly x: Exec) {}
+
+  async find(id: string): Promise<Stored<Contact> | undefined> {
+    return (await this.load(this.x.db, (q) => q.where('id', '=', id)))[0]
+  }
+
+  /** The contact `id` if it belongs to `instanceId`. */
+  async owned(instanceId: string, id: string): Promise<Stored<Contact> | undefined> {
+    return (await this.load(this.x.db, (q) => q.where('id', '=', id).where('instance_id', '=', instanceId)))[0]
+  }
+
+  /** The contact with `number` (digits) of an instance. */
+  async byNumber(instanceId: string, number: string): Promise<Stored<Contact> | undefined> {
+    return (await this.load(this.x.db, (q) => q.where('instance_id', '=', instanceId).where('number', '=', number)))[0]
+  }
+
+  /** The contacts of an instance among `numbers`, by number. */
+  async byNumbers(instanceId: string, numbers: readonly string[]): Promise<Map<string, Stored<Contact>>> {
+    const out = new Map<string, Stored<Contact>>()
+    // Bounded IN lists: SQLite's default limit is 32,766 variables; chunks keep statements reusable.
+    for (let i = 0; i < numbers.length; i += 500) {
+      const chunk = numbers.slice(i, i + 500)
+      for (const c of await this.load(this.x.db, (q) => q.where('instance_id', '=', instanceId).where('number', 'in', chunk))) out.set(c.number, c)
+    }
+    return out
+  }
+
+  /** The contacts of a group, oldest first. */
+  async inGroup(instanceId: string, groupId: string): Promise<Stored<Contact>[]> {
+    return this.load(this.x.db, (q) => q.where('instance_id', '=', instanceId).where('group_id', '=', groupId).orderBy('created_at').orderBy('id'))
+  }
+
+  /** A page of the contacts `filter` picks, oldest first, and how many it picks in all. */
+  async page(filter: ContactFilter, offset: number, limit: number): Promise<{ items: Stored<Contact>[]; total: number }> {
+    const where = <O>(q: SelectQueryBuilder<Database, 'contacts', O>): SelectQueryBuilder<Database, 'contacts', O> => {
+      let r = q
+      if (filter.instanceId !== undefined) r = r.where('instance_id', '=', filter.instanceId)
+      if (filter.groupId !== undefined) r = r.where('group_id', '=', filter.groupId)
+      if (filter.label) r = r.where('id', 'in', (eb) => eb.selectFrom('contact_labels').select('contact_id').where(sql<boolean>`lower(label) = lower(${filter.label})`))
+      const q3 = filter.q ? ftsQuery(filter.q) : null
+      if (q3) r = r.where('seq', 'in', sql<number>`(SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ${q3})`)
+      else if (filter.q?.trim()) {
+        const like = `%${filter.q.trim().replace(/[\\%_]/g, (c) => '\\' + c)}%`
+        r = r.where((eb) => eb.or([sql<boolean>`name LIKE ${like} ESCAPE '\\'`, sql<boolean>`number LIKE ${like} ESCAPE '\\'`, sql<boolean>`notes LIKE ${like} ESCAPE '\\'`]))
+      }
+      return r
+    }
+    const { n } = await where(this.x.db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n'))).executeTakeFirstOrThrow()
+    const items = await this.load(this.x.db, (q) => where(q).orderBy('created_at').orderBy('id').offset(offset).limit(limit))
+    return { items, total: Number(n) }
+  }
+
+  /** Stores a contact (new, or replacing the one with its `_id`) with its labels. */
+  async put(contact: Contact): Promise<Stored<Contact>> {
+    await this.x.write((trx) => this.putIn(trx, contact))
+    return Object.freeze(contact)
+  }
+
+  /** Stores several contacts in one transaction (an import). */
+  async putMany(contacts: readonly Contact[]): Promise<void> {
+    if (contacts.length === 0) return
+    await this.x.write(async (trx) => {
+      for (const c of contacts) await this.putIn(trx, c)
+    })
+  }
+
+  /** Changes a contact through `recipe`; answers it, or undefined when there is none with that id. */
+  async update(id: string, recipe: (draft: Draft<Contact>) => void): Promise<Stored<Contact> | undefined> {
+    return this.x.write(async (trx) => {
+      const [current] = await this.load(trx, (q) => q.where('id', '=', id))
+      if (!current) return undefined
+      const next = produce(current as Contact, recipe)
+      if (next === current) return current
+      await this.putIn(trx, next)
+      return Object.freeze(next)
+    })
+  }
+
+  async remove(id: string): Promise<boolean> {
+    return this.x.write(async (trx) => {
+      const res = await trx.deleteFrom('contacts').where('id', '=', id).executeTakeFirst()
+      return Number(res.numDeletedRows) > 0
+    })
+  }
+
+  /** Takes every contact out of group `groupId` (the group is being deleted). */
+  async clearGroup(groupId: string, now: string): Promise<void> {
+    await this.x.write((trx) => trx.updateTable('contacts').set({ group_id: null, updated_at: now }).where('group_id', '=', groupId).execute())
+  }
+
+  private async putIn(db: Kysely<Database>, c: Contact): Promise<void> {
+    const row = contactToRow(c)
+    const { id: _id, ...rest } = row
+    await db.insertInto('contacts').values(row).onConflict((oc) => oc.column('id').doUpdateSet(rest)).execute()
+    await db.deleteFrom('contact_labels').where('contact_id', '=', c._id).execute()
+    if (c.labels.length > 0) await db.insertInto('contact_labels').values(c.labels.map((label, position) => ({ contact_id: c._id, position, label }))).execute()
+  }
+
+  /** Contacts with their labels, in the order `shape` gives. */
+  private async load(db: Kysely<Database>, shape: (q: SelectQueryBuilder<Database, 'contacts', Selectable<ContactsTable>>) => SelectQueryBuilder<Database, 'contacts', Selectable<ContactsTable>>): Promise<Stored<Contact>[]> {
+    const rows = await shape(db.selectFrom('contacts').selectAll()).execute()
+    if (rows.length === 0) return []
+    const labels = new Map<string, string[]>()
+    for (let i = 0; i < rows.length; i += 500) {
+      const ids = rows.slice(i, i + 500).map((r) => r.id)
+      const ls = await db.selectFrom('contact_labels').select(['contact_id', 'label']).where('contact_id', 'in', ids).orderBy('contact_id').orderBy('position').execute()
+      for (const l of ls) {
+        const list = labels.get(l.contact_id)
+        if (list) list.push(l.label)
+        else labels.set(l.contact_id, [l.label])
+      }
+    }
+    return rows.map((r) => Object.freeze(contactFromRow(r, labels.get(r.id) ?? [])))
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Keeps `conversations` in step with `messages`, inside the transaction that changes the messages:
+ * the inbox then lists a chat of 100,000 messages by reading one row (issue 25 §2). The rules are
+ * the inbox's (issue 13 §1):
+ *
+ * - the last message is the newest by (time, insertion);
+ * - `unread`: the customer's messages newer than both the desk's read mark and the last reply a
+ *   person wrote; a new customer message adds one, anything that moves the threshold counts again
+ *   (an index range from the threshold: the unread ones only);
+ * - `name`: the customer's latest push name; `phone`: the chat's number, or a sender's `senderPn`.
+ */
+import type { Kysely } from 'kysely'
+import type { LoggedMessage } from '../../../shared/schemas/records'
+import type { Database } from '../db/schema'
+import { isCustomerMessage, isPersonMessage, phoneOfChat } from './message-rows'
+
+/** Counts the customer messages of a chat newer than `after` (epoch ms). */
+export async function countUnread(db: Kysely<Database>, instanceId: string, chatId: string, after: number): Promise<number> {
+  const { n } = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('instance_id', '=', instanceId)
+    .where('chat_id', '=', chatId)
+    .where('timestamp', '>', after)
+    .where('source', '=', 'inbound')
+    .where('type', '!=', 'undecryptable')
+    .executeTakeFirstOrThrow()
+  return Number(n)
+}
+
+/** Records a message just inserted (its `seq`) in its chat's conversation. */
+export async function noteMessage(db: Kysely<Database>, instanceId: string, m: LoggedMessage, seq: number): Promise<void> {
+  const customer = isCustomerMessage(m)
+  const person = isPersonMessage(m)
+  const c = await db.selectFrom('conversations').selectAll().where('instance_id', '=', instanceId).where('chat_id', '=', m.chatId).executeTakeFirst()
+  if (!c) {
+    await db
+      .insertInto('conversations')
+      .values({
+        instance_id: instanceId,
+        chat_id: m.chatId,
+        name: customer ? m.pushName : null,
+        phone: phoneOfChat(m.chatId, customer ? m.senderPn : null),
+        last_seq: seq,
+        last_at: m.timestamp,
+        last_customer_at: customer ? m.timestamp : 0,
+        last_person_at: person ? m.timestamp : 0,
+        unread: customer ? 1 : 0,
+        read_until: 0,
+        resolved_at: null,
+        message_count: 1
+      })
+      .execute()
+    return
+  }
+  const newest = m.timestamp >= c.last_at
+  const lastPerson = person ? Math.max(c.last_person_at, m.timestamp) : c.last_person_at
+  const threshold = Math.max(c.read_until, c.last_person_at)
+  const nextThreshold = Math.max(c.read_until, lastPerson)
+  let unread = c.unread
+  if (nextThreshold > threshold) unread = await countUnread(db, instanceId, m.chatId, nextThreshold)
+  else if (customer && m.timestamp > threshold) unread += 1
+  await db
+    .updateTable('conversations')
+    .set({
+      ...(newest ? { last_seq: seq, last_at: m.timestamp } : {}),
+      ...(customer && m.pushName ? { name: m.pushName } : {}),
+      ...(c.phone === null ? { phone: phoneOfChat(m.chatId, customer ? m.senderPn : null) } : {}),
+      ...(customer ? { last_customer_at: Math.max(c.last_customer_at, m.timestamp) } : {}),
+      last_person_at: lastPerson,
+      unread,
+      message_count: c.message_count + 1
+    })
+    .where('instance_id', '=', instanceId)
+    .where('chat_id', '=', m.chatId)
+    .execute()
+}
+
+/**
+ * Works a chat's conversation out again from its messages (after messages moved between chats or
+ * were deleted); removes it when the chat has none left. The read mark and resolve are kept.
+ */
+export async function rebuildConversation(db: Kysely<Database>, instanceId: string, chatId: string, keep?: { read_until: number; resolved_at: number | null }): Promise<void> {
+  const stats = await db
+    .selectFrom('messages')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.max(eb.case().when(eb.and([eb('source', '=', 'inbound'), eb('type', '!=', 'undecryptable')])).then(eb.ref('timestamp')).else(0).end()).as('last_customer_at'),
+      eb.fn.max(eb.case().when('source', 'in', ['desk', 'phone']).then(eb.ref('timestamp')).else(0).end()).as('last_person_at')
+    ])
+    .where('instance_id', '=', instanceId)
+    .where('chat_id', '=', chatId)
+    .executeTakeFirstOrThrow()
+  const existing = await db.selectFrom('conversations').select(['read_until', 'resolved_at']).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+  if (Number(stats.n) === 0) {
+    await db.deleteFrom('conversations').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).execute()
+    return
+  }
+  const last = await db.selectFrom('messages').select(['seq', 'timestamp']).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).orderBy('timestamp', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirstOrThrow()
+  const named = await db
+    .selectFrom('messages')
+    .select(['push_name', 'sender_pn'])
+    .where('instance_id', '=', instanceId)
+    .where('chat_id', '=', chatId)
+    .where('source', '=', 'inbound')
+    .where('push_name', 'is not', null)
+    .orderBy('timestamp', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  const pn = await db.selectFrom('messages').select('sender_pn').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).where('sender_pn', 'is not', null).limit(1).executeTakeFirst()
+  const readUntil = Math.max(keep?.read_until ?? 0, existing?.read_until ?? 0)
+  const resolvedAt = keep?.resolved_at ?? existing?.resolved_at ?? null
+  const lastPerson = Number(stats.last_person_at ?? 0)
+  const row = {
+    instance_id: instanceId,
+    chat_id: chatId,
+    name: named?.push_name ?? null,
+    phone: phoneOfChat(chatId, pn?.sender_pn ?? null),
+    last_seq: last.seq,
+    last_at: last.timestamp,
+    last_customer_at: Number(stats.last_customer_at ?? 0),
+    last_person_at: lastPerson,
+    unread: await countUnread(db, instanceId, chatId, Math.max(readUntil, lastPerson)),
+    read_until: readUntil,
+    resolved_at: resolvedAt,
+    message_count: Number(stats.n)
+  }
+  const { instance_id: _i, chat_id: _c, ...rest } = row
+  await db.insertInto('conversations').values(row).onConflict((oc) => oc.columns(['instance_id', 'chat_id']).doUpdateSet(rest)).execute()
+}

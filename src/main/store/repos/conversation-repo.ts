@@ -1,0 +1,174 @@
+/**
+ * The inbox's conversations (issue 13 §1): one row per chat, kept by the message log
+ * (./conversation-index.ts), plus the desk's read mark and resolve. Listing reads those rows, the
+ * chat's newest message, the customer's contact (name, labels) and the hand-off pause in force: no
+ * message history is read, however long.
+ */
+import { sql, type Kysely } from 'kysely'
+import type { ConversationT } from '../../../shared/operations/results'
+import type { LoggedMessage } from '../../../shared/schemas/records'
+import type { Database } from '../db/schema'
+import { isSet, type Exec } from './exec'
+import { countUnread } from './conversation-index'
+import { messageFromRow } from './message-rows'
+import { ftsQuery } from './search-terms'
+
+export interface ConversationFilter {
+  /** `open`, `resolved`, or both (`all`, the default). */
+  status?: 'open' | 'resolved' | 'all'
+  /** Only chats whose last message is the customer's. */
+  unanswered?: boolean
+  /** The name or number contains it, or a recent message does (the newest 5,000 matches). */
+  q?: string
+  /** Only chats whose contact has this label (any case). */
+  label?: string
+}
+
+/** Matches of `q` in messages that make their chats part of a filtered list. */
+const TEXT_MATCHES = 5000
+
+export class ConversationRepo {
+  constructor(private readonly x: Exec) {}
+
+  /**
+   * Conversations of `instanceIds`, newest activity first, at most `limit`, after `filter`. `now`
+   * (epoch ms) decides which hand-off pauses are in force.
+   */
+  async list(instanceIds: readonly string[], filter: ConversationFilter, limit: number, now: number): Promise<ConversationT[]> {
+    return this.select(instanceIds, filter, limit, now)
+  }
+
+  /** One conversation, or undefined when the chat has no messages. */
+  async get(instanceId: string, chatId: string, now: number): Promise<ConversationT | undefined> {
+    return (await this.select([instanceId], {}, 1, now, chatId))[0]
+  }
+
+  private async select(instanceIds: readonly string[], filter: ConversationFilter, limit: number, now: number, chatId?: string): Promise<ConversationT[]> {
+    if (instanceIds.length === 0) return []
+    const db = this.x.db
+    let q = db
+      .selectFrom('conversations as c')
+      .innerJoin('messages as m', 'm.seq', 'c.last_seq')
+      .leftJoin('contacts as ct', (j) => j.onRef('ct.instance_id', '=', 'c.instance_id').onRef('ct.number', '=', 'c.phone'))
+      .leftJoin('chat_pauses as p', (j) => j.onRef('p.instance_id', '=', 'c.instance_id').onRef('p.chat_id', '=', 'c.chat_id'))
+      .select([
+        'c.instance_id',
+        'c.chat_id',
+        'c.name',
+        'c.phone',
+        'c.unread',
+        'c.resolved_at',
+        'c.last_customer_at',
+        'ct.id as contact_id',
+        'ct.name as contact_name',
+        'p.until as pause_until',
+        'p.since as pause_since'
+      ])
+      .select(['m.id', 'm.text', 'm.type', 'm.from_me', 'm.source', 'm.status', 'm.timestamp'])
+      .where('c.instance_id', 'in', instanceIds)
+    if (chatId !== undefined) q = q.where('c.chat_id', '=', chatId)
+    const resolved = sql<boolean>`(c.resolved_at IS NOT NULL AND c.last_customer_at <= c.resolved_at)`
+    if (filter.status === 'resolved') q = q.where(resolved)
+    else if (filter.status === 'open') q = q.where(sql<boolean>`NOT ${resolved}`)
+    if (filter.unanswered) q = q.where('m.source', '=', 'inbound').where('m.type', '!=', 'undecryptable')
+    if (filter.label) {
+      const label = filter.label
+      q = q.where('c.chat_id', 'not like', '%@g.us').where((eb) => eb.exists(eb.selectFrom('contact_labels as cl').select('cl.contact_id').whereRef('cl.contact_id', '=', 'ct.id').where(sql<boolean>`lower(cl.label) = lower(${label})`)))
+    }
+    const text = filter.q?.trim()
+    if (text) {
+      const like = `%${text.replace(/[\\%_]/g, (ch) => '\\' + ch)}%`
+      const digits = text.replace(/\D/g, '')
+      const fts = ftsQuery(text)
+      q = q.where((eb) =>
+        eb.or([
+          sql<boolean>`c.name LIKE ${like} ESCAPE '\\'`,
+          sql<boolean>`ct.name LIKE ${like} ESCAPE '\\'`,
+          ...(digits.length >= 3 ? [sql<boolean>`coalesce(c.phone, c.chat_id) LIKE ${'%' + digits + '%'}`] : []),
+          ...(fts
+            ? [
+                sql<boolean>`(c.instance_id, c.chat_id) IN (SELECT instance_id, chat_id FROM messages WHERE seq IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${fts} ORDER BY rowid DESC LIMIT ${TEXT_MATCHES}))`
+              ]
+            : [])
+        ])
+      )
+    }
+    const rows = await q.orderBy('c.last_at', 'desc').orderBy('c.last_seq', 'desc').limit(limit).execute()
+    const labels = await this.labelsOf(db, rows.map((r) => r.contact_id).filter((id): id is string => id !== null))
+    return rows.map((r) => {
+      const isGroup = r.chat_id.endsWith('@g.us')
+      const pauseInForce = r.pause_since !== null && (r.pause_until === null || Date.parse(r.pause_until) > now)
+      return {
+        instance_id: r.instance_id,
+        chatId: r.chat_id,
+        name: (!isGroup ? r.contact_name : null) ?? r.name,
+        phone: r.phone,
+        is_group: isGroup,
+        last: { id: r.id, text: r.text, type: r.type, fromMe: isSet(r.from_me), source: r.source, status: r.status, timestamp: r.timestamp },
+        unread: r.unread,
+        unanswered: r.source === 'inbound' && r.type !== 'undecryptable',
+        status: r.resolved_at !== null && r.last_customer_at <= r.resolved_at ? 'resolved' : 'open',
+        labels: !isGroup && r.contact_id ? (labels.get(r.contact_id) ?? []) : [],
+        ...(pauseInForce ? { paused_until: r.pause_until } : {})
+      }
+    })
+  }
+
+  /**
+   * Marks the chat read up to its newest message; answers the customer messages that were unread
+   * before (for read receipts), or undefined when the chat has no messages.
+   */
+  async markRead(instanceId: string, chatId: string): Promise<LoggedMessage[] | undefined> {
+    return this.x.write(async (trx) => {
+      const c = await trx.selectFrom('conversations').select(['read_until', 'last_at']).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+      if (!c) return undefined
+      const unread = await trx
+        .selectFrom('messages')
+        .selectAll()
+        .where('instance_id', '=', instanceId)
+        .where('chat_id', '=', chatId)
+        .where('timestamp', '>', c.read_until)
+        .where('source', '=', 'inbound')
+        .where('type', '!=', 'undecryptable')
+        .orderBy('timestamp')
+        .orderBy('seq')
+        .execute()
+      if (c.last_at > c.read_until) {
+        await trx.updateTable('conversations').set({ read_until: c.last_at, unread: 0 }).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).execute()
+      }
+      return unread.map(messageFromRow)
+    })
+  }
+
+  /** Resolves the chat at `at` (epoch ms), or reopens it (null). False when the chat has no messages. */
+  async setResolved(instanceId: string, chatId: string, at: number | null): Promise<boolean> {
+    return this.x.write(async (trx) => {
+      const res = await trx.updateTable('conversations').set({ resolved_at: at }).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+      return Number(res.numUpdatedRows) > 0
+    })
+  }
+
+  /** Whether the chat is resolved now (a customer message after the resolve reopens it). */
+  async isResolved(instanceId: string, chatId: string): Promise<boolean> {
+    const c = await this.x.db.selectFrom('conversations').select(['resolved_at', 'last_customer_at']).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+    return !!c && c.resolved_at !== null && c.last_customer_at <= c.resolved_at
+  }
+
+  /** Unread customer messages of a chat (as the inbox counts them), worked out from the messages. */
+  async countUnread(instanceId: string, chatId: string): Promise<number> {
+    const c = await this.x.db.selectFrom('conversations').select(['read_until', 'last_person_at']).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+    return c ? countUnread(this.x.db, instanceId, chatId, Math.max(c.read_until, c.last_person_at)) : 0
+  }
+
+  private async labelsOf(db: Kysely<Database>, contactIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>()
+    if (contactIds.length === 0) return out
+    const rows = await db.selectFrom('contact_labels').select(['contact_id', 'label']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('position').execute()
+    for (const r of rows) {
+      const list = out.get(r.contact_id)
+      if (list) list.push(r.label)
+      else out.set(r.contact_id, [r.label])
+    }
+    return out
+  }
+}

@@ -1,0 +1,309 @@
+/**
+ * The message log (docs/design.md §7, issue 25 §2): every message of every instance, uncapped, in
+ * `messages`, with its chat's row in `conversations` kept in step in the same transaction
+ * (./conversation-index.ts) and the search index kept by triggers (migration 1).
+ *
+ * Reading a long history: pages are keyset pages on (time, insertion order), so they stay stable
+ * while messages arrive and cost the same at any depth. A cursor is an entry's id (or, for older
+ * scripts, an epoch-ms time). Search finds the newest matches first (see {@link MessageRepo.search}).
+ */
+import { sql } from 'kysely'
+import type { LoggedMessage } from '../../../shared/schemas/records'
+import type { Exec } from './exec'
+import { noteMessage, rebuildConversation } from './conversation-index'
+import { detailsOf, messageColumns, messageFromRow, messageToRow, type MessageRow } from './message-rows'
+import { ftsQuery, matchesAll, searchTerms, snippet } from './search-terms'
+
+/** Where a page starts: after or before an entry (its id), or a time (epoch ms, older scripts). */
+export type Cursor = { id: string } | { time: number }
+
+export interface MessageQuery {
+  chatId?: string
+  /** Entries strictly older than this. */
+  before?: Cursor
+  /** Entries strictly newer than this (with `before` absent: the oldest first after it). */
+  after?: Cursor
+  /** At most this many (default 100). */
+  limit?: number
+}
+
+/** A search result: the entry, and a snippet of its text with the matches' ranges. */
+export type MessageHit = LoggedMessage & { snippet: string; highlights: Array<[number, number]> }
+
+export interface SearchQuery {
+  q: string
+  chatId?: string
+  /** Results older than this entry (the last one of the previous page). */
+  before?: string
+  limit?: number
+}
+
+/** A cursor that names no entry of the instance. */
+export class UnknownCursorError extends Error {
+  constructor(readonly id: string) {
+    super(`No message has the id ${id}.`)
+    this.name = 'UnknownCursorError'
+  }
+}
+
+/** Below this many messages a chat is searched by reading it (faster than walking the whole index). */
+const CHAT_SCAN_MAX = 3000
+
+export class MessageRepo {
+  constructor(private readonly x: Exec) {}
+
+  /**
+   * Appends an entry (the conversation follows); resolves once on disk. An entry whose id the instance
+   * has already is left as it is (answers false).
+   */
+  async append(instanceId: string, entry: LoggedMessage): Promise<boolean> {
+    return this.x.write(async (trx) => {
+      const res = await trx
+        .insertInto('messages')
+        .values(messageToRow(instanceId, entry))
+        .onConflict((oc) => oc.columns(['instance_id', 'id']).doNothing())
+        .returning('seq')
+        .executeTakeFirst()
+      if (!res) return false
+      await noteMessage(trx, instanceId, entry, res.seq)
+      return true
+    })
+  }
+
+  /** Appends many entries of one instance in one transaction (an import, a history sync). Answers how many were new. */
+  async appendMany(instanceId: string, entries: readonly LoggedMessage[]): Promise<number> {
+    if (entries.length === 0) return 0
+    return this.x.write(async (trx) => {
+      let added = 0
+      for (const e of entries) {
+        const res = await trx
+          .insertInto('messages')
+          .values(messageToRow(instanceId, e))
+          .onConflict((oc) => oc.columns(['instance_id', 'id']).doNothing())
+          .returning('seq')
+          .executeTakeFirst()
+        if (!res) continue
+        await noteMessage(trx, instanceId, e, res.seq)
+        added++
+      }
+      return added
+    })
+  }
+
+  /**
+   * Changes fields of the entry `id`; resolves with the entry as this change left it, or undefined
+   * when the instance has no such entry. `id` itself cannot change.
+   */
+  async update(instanceId: string, id: string, patch: Partial<Omit<LoggedMessage, 'id'>>): Promise<LoggedMessage | undefined> {
+    return this.x.write(async (trx) => {
+      const row = await trx.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', id).executeTakeFirst()
+      if (!row) return undefined
+      const before = messageFromRow(row)
+      const after: LoggedMessage = { ...before, ...patch, id }
+      const columns: Partial<MessageRow> = messageColumns(patch)
+      if ('media' in patch || 'location' in patch || 'options' in patch || 'bot' in patch) columns.details = detailsOf(after)
+      if (Object.keys(columns).length === 0) return after
+      await trx.updateTable('messages').set(columns).where('seq', '=', row.seq).execute()
+      // What the inbox derives from (who wrote, when, in which chat) changed: count the chat again.
+      if (before.type !== after.type || before.source !== after.source || before.timestamp !== after.timestamp || before.pushName !== after.pushName) {
+        await rebuildConversation(trx, instanceId, after.chatId)
+      }
+      return after
+    })
+  }
+
+  /** The entry `id` of an instance. */
+  async find(instanceId: string, id: string): Promise<LoggedMessage | undefined> {
+    const row = await this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', id).executeTakeFirst()
+    return row ? messageFromRow(row) : undefined
+  }
+
+  /** The entry `id` of the first of `instanceIds` that has it, with that instance. */
+  async findIn(instanceIds: readonly string[], id: string): Promise<{ instanceId: string; message: LoggedMessage } | undefined> {
+    if (instanceIds.length === 0) return undefined
+    const row = await this.x.db.selectFrom('messages').selectAll().where('instance_id', 'in', instanceIds).where('id', '=', id).orderBy('seq').limit(1).executeTakeFirst()
+    return row ? { instanceId: row.instance_id, message: messageFromRow(row) } : undefined
+  }
+
+  /**
+   * A page of an instance's entries (one chat's with `chatId`), oldest first: the newest `limit`
+   * before `before` (or of all), or the oldest `limit` after `after`. Throws {@link UnknownCursorError}
+   * for a cursor id the instance does not have.
+   */
+  async list(instanceId: string, query: MessageQuery = {}): Promise<LoggedMessage[]> {
+    const limit = query.limit ?? 100
+    const before = query.before ? await this.position(instanceId, query.before) : undefined
+    const after = query.after ? await this.position(instanceId, query.after) : undefined
+    let q = this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId)
+    if (query.chatId !== undefined) q = q.where('chat_id', '=', query.chatId)
+    if (before) q = q.where((eb) => eb(eb.refTuple('timestamp', 'seq'), '<', eb.tuple(before.timestamp, before.seq)))
+    if (after) q = q.where((eb) => eb(eb.refTuple('timestamp', 'seq'), '>', eb.tuple(after.timestamp, after.seq)))
+    if (after && !before) {
+      const rows = await q.orderBy('timestamp').orderBy('seq').limit(limit).execute()
+      return rows.map(messageFromRow)
+    }
+    const rows = await q.orderBy('timestamp', 'desc').orderBy('seq', 'desc').limit(limit).execute()
+    return rows.reverse().map(messageFromRow)
+  }
+
+  /** Whether the chat has a message from the customer (they wrote to this number). */
+  async hasInbound(instanceId: string, chatId: string): Promise<boolean> {
+    const row = await this.x.db.selectFrom('messages').select('seq').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).where('from_me', '=', 0).limit(1).executeTakeFirst()
+    return row !== undefined
+  }
+
+  /** The entries of an instance from `fromMs` on (epoch ms), oldest first. */
+  async since(instanceId: string, fromMs: number): Promise<LoggedMessage[]> {
+    const rows = await this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('timestamp', '>=', fromMs).orderBy('timestamp').orderBy('seq').execute()
+    return rows.map(messageFromRow)
+  }
+
+  /** The time (epoch ms) of an instance's oldest entry, or null when it has none. */
+  async oldestTime(instanceId: string): Promise<number | null> {
+    const row = await this.x.db.selectFrom('messages').select('timestamp').where('instance_id', '=', instanceId).orderBy('timestamp').orderBy('seq').limit(1).executeTakeFirst()
+    return row?.timestamp ?? null
+  }
+
+  /**
+   * The log of `instanceIds` newest first, page `page` (from 1) of `limit` (the original service's
+   * `/message-log`), and how many entries there are in all.
+   */
+  async logPage(instanceIds: readonly string[], page: number, limit: number): Promise<{ items: Array<{ instanceId: string; message: LoggedMessage }>; total: number }> {
+    if (instanceIds.length === 0) return { items: [], total: 0 }
+    const rows = await this.x.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('instance_id', 'in', instanceIds)
+      .orderBy('timestamp', 'desc')
+      .orderBy('seq', 'desc')
+      .offset((page - 1) * limit)
+      .limit(limit)
+      .execute()
+    const { n } = await this.x.db
+      .selectFrom('conversations')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('message_count'), eb.lit(0)).as('n'))
+      .where('instance_id', 'in', instanceIds)
+      .executeTakeFirstOrThrow()
+    return { items: rows.map((r) => ({ instanceId: r.instance_id, message: messageFromRow(r) })), total: Number(n) }
+  }
+
+  /**
+   * Messages of an instance (one chat's with `chatId`) whose text, sender name or number contain
+   * every term of `q`, newest first, `limit` of them (default 50) older than `before`, each with a
+   * snippet. Terms of 3+ characters go through the trigram index, matched newest rowid first and
+   * filtered by instance in batches (a join sorted after the match cost 136 ms for a common word at
+   * 1M rows); a small chat is read directly; a query of only short terms scans.
+   */
+  async search(instanceId: string, query: SearchQuery): Promise<MessageHit[]> {
+    const limit = query.limit ?? 50
+    const terms = searchTerms(query.q)
+    if (terms.length === 0) return []
+    let cursor = Number.MAX_SAFE_INTEGER
+    if (query.before) {
+      const row = await this.x.db.selectFrom('messages').select('seq').where('instance_id', '=', instanceId).where('id', '=', query.before).executeTakeFirst()
+      if (!row) throw new UnknownCursorError(query.before)
+      cursor = row.seq
+    }
+    const fts = ftsQuery(query.q)
+    const rows = fts === null ? await this.scan(instanceId, query, cursor, limit) : query.chatId !== undefined && (await this.chatSize(instanceId, query.chatId)) <= CHAT_SCAN_MAX ? await this.scan(instanceId, query, cursor, limit) : await this.viaIndex(instanceId, query, fts, cursor, limit)
+    return rows.map((r) => {
+      const m = messageFromRow(r)
+      return { ...m, ...snippet(m.text, query.q) }
+    })
+  }
+
+  /** Moves chat `from`'s entries to chat `to` (a LID chat filed under its number); answers how many moved. */
+  async rekeyChat(instanceId: string, from: string, to: string): Promise<number> {
+    return this.x.write(async (trx) => {
+      const old = await trx.selectFrom('conversations').select(['read_until', 'resolved_at']).where('instance_id', '=', instanceId).where('chat_id', '=', from).executeTakeFirst()
+      const res = await trx
+        .updateTable('messages')
+        .set((eb) => ({
+          chat_id: to,
+          sender_id: eb.case().when('sender_id', '=', from).then(to).else(eb.ref('sender_id')).end(),
+          sender_pn: eb.case().when('from_me', '=', 0).then(eb.fn.coalesce('sender_pn', eb.val(to))).else(eb.ref('sender_pn')).end(),
+          sender_lid: eb.case().when('from_me', '=', 0).then(eb.fn.coalesce('sender_lid', eb.val(from))).else(eb.ref('sender_lid')).end()
+        }))
+        .where('instance_id', '=', instanceId)
+        .where('chat_id', '=', from)
+        .executeTakeFirst()
+      const moved = Number(res.numUpdatedRows)
+      if (moved === 0 && !old) return 0
+      const target = await trx.selectFrom('conversations').select(['read_until', 'resolved_at']).where('instance_id', '=', instanceId).where('chat_id', '=', to).executeTakeFirst()
+      await trx.deleteFrom('conversations').where('instance_id', '=', instanceId).where('chat_id', '=', from).execute()
+      await rebuildConversation(trx, instanceId, to, {
+        read_until: Math.max(old?.read_until ?? 0, target?.read_until ?? 0),
+        resolved_at: target?.resolved_at ?? old?.resolved_at ?? null
+      })
+      return moved
+    })
+  }
+
+  /** The (time, seq) of a cursor. */
+  private async position(instanceId: string, cursor: Cursor): Promise<{ timestamp: number; seq: number }> {
+    if ('time' in cursor) return { timestamp: cursor.time, seq: 0 }
+    const row = await this.x.db.selectFrom('messages').select(['timestamp', 'seq']).where('instance_id', '=', instanceId).where('id', '=', cursor.id).executeTakeFirst()
+    if (!row) throw new UnknownCursorError(cursor.id)
+    return row
+  }
+
+  private async chatSize(instanceId: string, chatId: string): Promise<number> {
+    const row = await this.x.db.selectFrom('conversations').select('message_count').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+    return row?.message_count ?? 0
+  }
+
+  /**
+   * Walks the index's matches newest first in growing batches, keeping the instance's (and chat's)
+   * until `limit` are found; terms under 3 characters are checked on each candidate.
+   */
+  private async viaIndex(instanceId: string, query: SearchQuery, fts: string, cursor: number, limit: number): Promise<MessageRow[]> {
+    const found: MessageRow[] = []
+    const short = searchTerms(query.q)
+      .filter((t) => [...t].length < 3)
+      .join(' ')
+    let batch = Math.max(200, limit * 4)
+    for (;;) {
+      const candidates = await sql<{ rowid: number }>`SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${fts} AND rowid < ${cursor} ORDER BY rowid DESC LIMIT ${batch}`.execute(this.x.db)
+      const ids = candidates.rows.map((r) => r.rowid)
+      if (ids.length === 0) break
+      cursor = ids[ids.length - 1]!
+      let q = this.x.db.selectFrom('messages').selectAll().where('seq', 'in', ids).where('instance_id', '=', instanceId)
+      if (query.chatId !== undefined) q = q.where('chat_id', '=', query.chatId)
+      const rows = await q.orderBy('seq', 'desc').execute()
+      for (const r of rows) {
+        // The index matched the long terms; the short ones are checked here.
+        if (short && !this.matches(r, short)) continue
+        found.push(r)
+        if (found.length >= limit) return found
+      }
+      if (ids.length < batch) break
+      batch = Math.min(batch * 4, 20_000)
+    }
+    return found
+  }
+
+  /** Reads the instance's (or chat's) entries newest first and keeps the matches (short terms, small chats). */
+  private async scan(instanceId: string, query: SearchQuery, cursor: number, limit: number): Promise<MessageRow[]> {
+    const found: MessageRow[] = []
+    const page = 2000
+    for (;;) {
+      let q = this.x.db.selectFrom('messages').select(['seq', 'text', 'push_name', 'chat_id']).where('instance_id', '=', instanceId).where('seq', '<', cursor)
+      if (query.chatId !== undefined) q = q.where('chat_id', '=', query.chatId)
+      const rows = await q.orderBy('seq', 'desc').limit(page).execute()
+      if (rows.length === 0) break
+      cursor = rows[rows.length - 1]!.seq
+      const hits = rows.filter((r) => this.matches(r, query.q)).slice(0, limit - found.length).map((r) => r.seq)
+      if (hits.length > 0) {
+        const full = await this.x.db.selectFrom('messages').selectAll().where('seq', 'in', hits).orderBy('seq', 'desc').execute()
+        found.push(...full)
+      }
+      if (found.length >= limit || rows.length < page) break
+    }
+    return found
+  }
+
+  private matches(r: Pick<MessageRow, 'text' | 'push_name' | 'chat_id'>, q: string): boolean {
+    return matchesAll(`${r.text}\n${r.push_name ?? ''}\n${r.chat_id.split('@')[0]}`, q)
+  }
+}
+

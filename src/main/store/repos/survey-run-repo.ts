@@ -1,0 +1,115 @@
+/** Survey runs and their answers (docs/design.md §9): one row per run. */
+import { produce, type Draft } from 'immer'
+import type { Kysely } from 'kysely'
+import type { SurveyRun } from '../../../shared/schemas/records'
+import type { Database, SurveyRunsTable } from '../db/schema'
+import { flag, fromJson, toJson, type Exec } from './exec'
+import type { RowMap, Stored } from './record-table'
+
+export const surveyRunRows: RowMap<SurveyRun, SurveyRunsTable> = {
+  toRow: (r) => ({
+    id: r._id,
+    instance_id: r.instance_id,
+    survey_title: r.survey_title,
+    chat_id: r.chatId,
+    contact_id: r.contactId ?? null,
+    push_name: r.pushName,
+    status: r.status,
+    current_step_id: r.current_step_id,
+    answers: toJson(r.answers),
+    started_at: r.startedAt,
+    updated_at: r.updatedAt,
+    completed_at: r.completedAt,
+    handled: r.handled === undefined ? null : flag(r.handled)
+  }),
+  fromRow: (w) => ({
+    _id: w.id,
+    instance_id: w.instance_id,
+    survey_title: w.survey_title,
+    chatId: w.chat_id,
+    ...(w.contact_id !== null ? { contactId: w.contact_id } : {}),
+    pushName: w.push_name,
+    status: w.status as SurveyRun['status'],
+    current_step_id: w.current_step_id,
+    answers: fromJson<SurveyRun['answers']>(w.answers),
+    startedAt: w.started_at,
+    updatedAt: w.updated_at,
+    completedAt: w.completed_at,
+    ...(w.handled !== null ? { handled: w.handled === 1 } : {})
+  })
+}
+
+const freeze = (w: SurveyRunsTable): Stored<SurveyRun> => Object.freeze(surveyRunRows.fromRow(w))
+
+export class SurveyRunRepo {
+  constructor(private readonly x: Exec) {}
+
+  async find(id: string): Promise<Stored<SurveyRun> | undefined> {
+    const row = await this.x.db.selectFrom('survey_runs').selectAll().where('id', '=', id).executeTakeFirst()
+    return row ? freeze(row) : undefined
+  }
+
+  /** The runs of one survey of an instance, oldest first. */
+  async ofSurvey(instanceId: string, title: string): Promise<Stored<SurveyRun>[]> {
+    const rows = await this.x.db.selectFrom('survey_runs').selectAll().where('instance_id', '=', instanceId).where('survey_title', '=', title).orderBy('started_at').orderBy('id').execute()
+    return rows.map(freeze)
+  }
+
+  /** Runs in progress in a chat (of one contact when `contactId` is given), oldest first. */
+  async inProgress(instanceId: string, chatId: string, contactId?: string): Promise<Stored<SurveyRun>[]> {
+    let q = this.x.db.selectFrom('survey_runs').selectAll().where('instance_id', '=', instanceId).where('chat_id', '=', chatId).where('status', '=', 'in_progress')
+    if (contactId !== undefined) q = q.where((eb) => eb(eb.fn.coalesce('contact_id', 'chat_id'), '=', contactId))
+    return (await q.orderBy('started_at').execute()).map(freeze)
+  }
+
+  /** Runs in progress not touched since `beforeIso` (to expire). */
+  async idleSince(beforeIso: string): Promise<Stored<SurveyRun>[]> {
+    const rows = await this.x.db.selectFrom('survey_runs').selectAll().where('status', '=', 'in_progress').where('updated_at', '<', beforeIso).execute()
+    return rows.map(freeze)
+  }
+
+  /** Runs of an instance in chat `jid` or answered by contact `jid` (a LID to re-key). */
+  async ofChatOrContact(instanceId: string, jid: string): Promise<Stored<SurveyRun>[]> {
+    const rows = await this.x.db
+      .selectFrom('survey_runs')
+      .selectAll()
+      .where('instance_id', '=', instanceId)
+      .where((eb) => eb.or([eb('chat_id', '=', jid), eb('contact_id', '=', jid)]))
+      .execute()
+    return rows.map(freeze)
+  }
+
+  /** Stores a run (new, or replacing the one with its `_id`). */
+  async put(run: SurveyRun): Promise<Stored<SurveyRun>> {
+    await this.x.write((trx) => this.putIn(trx, run))
+    return Object.freeze(run)
+  }
+
+  /** Replaces a run only if it still exists (a deleted instance's run is not brought back). */
+  async replace(run: SurveyRun): Promise<boolean> {
+    return this.x.write(async (trx) => {
+      const row = surveyRunRows.toRow(run)
+      const { id: _id, ...rest } = row
+      const res = await trx.updateTable('survey_runs').set(rest).where('id', '=', run._id).executeTakeFirst()
+      return Number(res.numUpdatedRows) > 0
+    })
+  }
+
+  async update(id: string, recipe: (d: Draft<SurveyRun>) => void): Promise<Stored<SurveyRun> | undefined> {
+    return this.x.write(async (trx) => {
+      const row = await trx.selectFrom('survey_runs').selectAll().where('id', '=', id).executeTakeFirst()
+      if (!row) return undefined
+      const current = surveyRunRows.fromRow(row)
+      const next = produce(current, recipe)
+      if (next === current) return Object.freeze(current)
+      await this.putIn(trx, next)
+      return Object.freeze(next)
+    })
+  }
+
+  private async putIn(db: Kysely<Database>, run: SurveyRun): Promise<void> {
+    const row = surveyRunRows.toRow(run)
+    const { id: _id, ...rest } = row
+    await db.insertInto('survey_runs').values(row).onConflict((oc) => oc.column('id').doUpdateSet(rest)).execute()
+  }
+}
