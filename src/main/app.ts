@@ -52,7 +52,6 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
       fetchAllow: config.fetchAllow,
       logger,
       limits: { fileBytes: config.tuning.fileBytes, jsonBytes: config.tuning.jsonBytes },
-      messageLogLimit: config.tuning.messageLogLimit,
       bot: { surveyIdleMs: config.tuning.surveyIdleMs, defaultMessageWindowMs: config.tuning.defaultMessageWindowMs },
       factories: {
         baileys: lazyChannel('baileys', async () =>

@@ -32,8 +32,6 @@ export interface Tuning {
   fileBytes: number
   /** `CHATAPP_MAX_JSON_KB`: JSON bodies, bytes (default 1 MiB). */
   jsonBytes: number
-  /** `CHATAPP_MESSAGE_LOG_LIMIT`: log entries kept per instance (default 1000). */
-  messageLogLimit: number
   /** `CHATAPP_SURVEY_IDLE_MIN`: a survey run expires after this idle time, ms (default 30 min). */
   surveyIdleMs: number
   /** `CHATAPP_DEFAULT_MSG_WINDOW_H`: one default message per contact per window, ms (default 24 h). */
@@ -56,7 +54,6 @@ export function readTuning(env: NodeJS.ProcessEnv = process.env): Tuning {
   return {
     fileBytes: Math.round(envNumber(env, 'CHATAPP_MAX_FILE_MB', 64, 1, 2048) * 1024 * 1024),
     jsonBytes: Math.round(envNumber(env, 'CHATAPP_MAX_JSON_KB', 1024, 16, 65536) * 1024),
-    messageLogLimit: Math.round(envNumber(env, 'CHATAPP_MESSAGE_LOG_LIMIT', 1000, 10, 1_000_000)),
     surveyIdleMs: envNumber(env, 'CHATAPP_SURVEY_IDLE_MIN', 30, 1, 7 * 24 * 60) * 60_000,
     defaultMessageWindowMs: envNumber(env, 'CHATAPP_DEFAULT_MSG_WINDOW_H', 24, 0.01, 24 * 365) * 3_600_000,
     sendPacing: {

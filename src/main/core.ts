@@ -5,6 +5,7 @@
  * table (src/main/operations), never storage or the session manager.
  */
 import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { ChannelFactory, ChannelKind } from './channel/types'
 import { createSandboxSession } from './channel/sandbox-channel'
 import { systemClock, systemTimers, type Clock, type Timers } from './clock'
@@ -40,7 +41,7 @@ import { SurveyService } from './services/survey-service'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
 import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
 import { createSmtpMailer, type Mailer } from './bot/mailer'
-import { DIR_MODE } from './store/durable-file'
+import { DIR_MODE } from './store/config/durable-json-file'
 import { secureDataDir } from './store/data-dir-modes'
 
 /** Size and time limits (docs/design.md §4); bytes and milliseconds. */
@@ -62,7 +63,6 @@ export interface CoreOptions {
   /** Channel implementations; the sandbox is always there. */
   factories?: Partial<Record<ChannelKind, ChannelFactory>>
   limits?: Partial<Limits>
-  messageLogLimit?: number
   /** Take the data-dir lock (default true). */
   lock?: boolean
   /** Reconnect instances that were connected (default true). */
@@ -160,10 +160,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   try {
     const opened = await secureDataDir(opts.dataDir)
     if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
-    store = await openStorage(opts.dataDir, {
-      messageLogLimit: opts.messageLogLimit,
-      reportBadLines: (instanceId, lines, file) => logger.warn({ instanceId, lines, file }, 'message log lines could not be read: skipped and kept aside')
-    })
+    store = await openStorage(opts.dataDir)
   } catch (err) {
     await release()
     throw err
@@ -173,7 +170,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const events = new CoreEventBus()
   let webhooks: WebhookService
   try {
-    webhooks = await WebhookService.open({ instances: repos.instances, outboxFile: paths.webhookOutbox, events, logger, ...opts.webhooks })
+    webhooks = await WebhookService.open({ instances: repos.instances, outboxFile: join(paths.root, 'webhook-outbox.jsonl'), events, logger, ...opts.webhooks })
   } catch (err) {
     await store.close()
     await release()
@@ -186,7 +183,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const statuses = new MessageStatusService({ messages: repos.messages, events, logger })
   const sessions = new SessionManager({
     instances: repos.instances,
-    sessionsDir: paths.sessions,
+    sessionsDir: join(paths.root, 'sessions'),
     clock,
     events,
     logger,
@@ -214,6 +211,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     clock,
     defaultChannel: opts.defaultChannel ?? 'baileys',
     attachmentsDir: paths.attachments,
+    mediaDir: paths.media,
     accountId: () => account.id
   })
   const inbox = new InboxService({ repos, handoff, sessions, contacts, events, clock, logger })

@@ -83,7 +83,7 @@ it('kill -9 during a burst of writes loses no answered write', async () => {
 
   const core = await startCore({ dataDir: dir, restoreSessions: false })
   try {
-    const ids = new Set(internalsOf(core).storage.repos.intents.all().map((i) => i._id))
+    const ids = new Set((await internalsOf(core).storage.repos.intents.ofInstance(inst._id)).map((i) => i._id))
     const missing = answeredIntents.filter((id) => !ids.has(id))
     expect(missing).toEqual([])
     const logged = new Set((await internalsOf(core).storage.repos.messages.list(inst._id, { limit: 1000 })).map((m) => m.id))

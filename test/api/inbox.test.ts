@@ -134,7 +134,7 @@ it('keeps the read mark and the resolve across a restart, and forgets them with 
   h = await h.restart()
   expect((await inbox())[0]).toMatchObject({ unread: 0, status: 'resolved' })
   await ok('DELETE', `/chatapp/${a.id}`)
-  expect(internalsOf(h.core).storage.repos.chatStates.all()).toEqual([])
+  expect(await internalsOf(h.core).storage.repos.conversations.list([a.id], {}, 100, Date.now())).toEqual([])
 })
 
 describe('quick replies', () => {

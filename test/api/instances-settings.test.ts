@@ -182,9 +182,10 @@ describe('instances', () => {
     expect(res.json).toEqual({ status: true, message: 'Chatapp deleted successfully!', data: { n: 1, ok: 1, deletedCount: 1 } })
     const { repos } = internalsOf(h.core).storage
     expect(repos.instances.all().map((i) => i._id)).toEqual([other._id])
-    expect(repos.intents.all()).toEqual([])
-    expect(repos.surveySteps.all()).toEqual([])
-    expect(existsSync(join(h.dataDir, 'messages', `${inst._id}.jsonl`))).toBe(false)
+    expect(await repos.intents.ofInstance(inst._id)).toEqual([])
+    expect(await repos.surveySteps.ofInstance(inst._id)).toEqual([])
+    expect(await repos.messages.list(inst._id)).toEqual([])
+    expect(await repos.conversations.list([inst._id], {}, 100, Date.now())).toEqual([])
     expect(existsSync(h.core.sessions.authDir(inst._id))).toBe(false)
     expect(h.core.sessions.get(inst._id)).toBeUndefined()
     const again = await h.call({ method: 'DELETE', url: `/chatapp/${inst._id}` })

@@ -1,7 +1,7 @@
 /**
- * Storage durability (issue 2 §2): a restart finds every record again; a connected instance
- * reconnects without a new QR; an unreadable data file stops the start and is left untouched; one
- * process per data dir.
+ * Storage durability (issue 2 §2, issue 25 §3): a restart finds every record again; a connected
+ * instance reconnects without a new QR; an unreadable configuration or a damaged database stops the
+ * start and is left untouched; a full disk is a 507 and stores nothing half; one process per data dir.
  */
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -11,10 +11,11 @@ import { dirname, join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { startCore } from '../../src/main/core'
-import { DataFileError } from '../../src/main/store/journaled-document'
+import { internalsOf } from '../../src/main/core'
 import { DataDirLockedError } from '../../src/main/store/data-dir-lock'
+import { enospc, injectConfigWriteFault } from '../../src/main/store/config/durable-json-file'
+import { CorruptDatabaseError, DataFileError } from '../../src/main/store/storage'
 import { multipart, png } from '../helpers/fixtures'
-import { enospc, injectFileFaults } from '../../src/main/store/durable-file'
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -60,24 +61,46 @@ it('a QR left on screen at shutdown comes back DISCONNECTED', async () => {
   expect(h.core.instances.get(inst._id).settings.status).toBe('DISCONNECTED')
 })
 
-it('an unreadable data file stops the start with a clear message and is not overwritten', async () => {
+it('an unreadable configuration stops the start with a clear message and is not overwritten', async () => {
   h = await makeHarness()
   await h.createInstance()
   const dir = h.dataDir
   await h.close(true)
   h = undefined
-  const file = join(dir, 'chatapp.json')
+  const file = join(dir, 'config.json')
   const corrupt = (await readFile(file, 'utf8')).slice(0, 40)
   await writeFile(file, corrupt)
   const err = await startCore({ dataDir: dir }).catch((e: unknown) => e)
   expect(err).toBeInstanceOf(DataFileError)
-  expect((err as Error).message).toMatch(/chatapp\.json is unreadable .* left untouched/)
+  expect((err as Error).message).toMatch(/config\.json is unreadable .* left untouched/)
   expect(await readFile(file, 'utf8')).toBe(corrupt)
   // The lock was released: a fixed file starts fine.
-  await writeFile(file, '{}')
+  await writeFile(file, JSON.stringify({ version: 1, account: null, appSettings: { smtp: null }, instances: [] }))
   const core = await startCore({ dataDir: dir })
   expect(core.instances.list()).toEqual([])
   await core.close()
+})
+
+it('a damaged database stops the start, names the file and how to restore, and is never overwritten', async () => {
+  h = await makeHarness()
+  const { qs } = await h.connectedInstance()
+  await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'kept' } })
+  const dir = h.dataDir
+  await h.close(true)
+  h = undefined
+  const file = join(dir, 'chatapp.db')
+  const bytes = await readFile(file)
+  // The header (the first 100 bytes) holds the page size and format: overwritten, SQLite cannot read the file.
+  const damaged = Buffer.concat([Buffer.from('not a database anymore'.padEnd(100, '!')), bytes.subarray(100)])
+  await writeFile(file, damaged)
+  const err = await startCore({ dataDir: dir }).catch((e: unknown) => e)
+  expect(err).toBeInstanceOf(CorruptDatabaseError)
+  expect((err as Error).message).toContain(file)
+  expect((err as Error).message).toMatch(/left untouched.*Restore a backup/)
+  expect((await readFile(file)).equals(damaged)).toBe(true)
+  // The lock was released and nothing was recreated beside it.
+  const again = await startCore({ dataDir: dir }).catch((e: unknown) => e)
+  expect(again).toBeInstanceOf(CorruptDatabaseError)
 })
 
 it('one process per data dir', async () => {
@@ -87,40 +110,51 @@ it('one process per data dir', async () => {
   expect((err as Error).message).toMatch(/already using the data dir/)
 }, 30_000)
 
-it('a full disk: writes are refused and leave nothing behind; the instance works once there is space, and after a restart', async () => {
+it('a full disk: writes are a 507 that store nothing half; the instance works once there is space, and after a restart', async () => {
   h = await makeHarness()
   const { inst, creds, qs } = await h.connectedInstance()
   const before = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Before', keyword: 'before', reply: 'r' } })
   expect(before.statusCode).toBe(200)
-  injectFileFaults({ beforeWrite: (file) => { throw enospc(file) } })
+  // SQLite's own SQLITE_FULL, as on a full disk: the file may not grow by a page.
+  internalsOf(h.core).storage.database.limitGrowth(0)
   try {
-    const refused = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Lost', keyword: 'lost', reply: 'r' } })
-    expect(refused.statusCode).toBe(500)
-    const send = await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'not logged' } })
-    expect(send.statusCode).toBe(500)
+    const refused = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Lost', keyword: 'lost', reply: 'r'.repeat(4096) } })
+    expect(refused.statusCode).toBe(507)
+    expect(refused.json).toEqual({ status: false, message: 'The disk is full: nothing was saved. Free some space and try again.', error: { code: 'INSUFFICIENT_STORAGE' } })
+    const send = await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'not logged '.repeat(2000) } })
+    expect(send.statusCode).toBe(507)
   } finally {
-    injectFileFaults(null)
+    internalsOf(h.core).storage.database.limitGrowth(null)
   }
+  // The configuration document: ENOSPC from the file system.
+  injectConfigWriteFault((file) => enospc(file))
+  try {
+    const refused = await h.call({ method: 'PUT', url: `/chatapp/updateGeneral?${qs}`, payload: { bot_name: 'Not saved' } })
+    expect(refused.statusCode).toBe(507)
+  } finally {
+    injectConfigWriteFault(null)
+  }
+  expect(h.core.instances.get(inst._id).settings.bot_name).not.toBe('Not saved')
   // No phantom: what was refused is not listed, so a client's retry creates it once.
   const titles = async () => (await h!.call({ method: 'GET', url: `/intent?${qs}` })).json.data.map((i: { title: string }) => i.title)
   expect(await titles()).toEqual(['Before'])
-  expect((await h.call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data.map((m: { text: string }) => m.text)).not.toContain('not logged')
+  expect((await h.call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data.map((m: { text: string }) => m.text.slice(0, 10))).not.toContain('not logged')
   expect((await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Lost', keyword: 'lost', reply: 'r' } })).statusCode).toBe(200)
   expect((await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'logged' } })).statusCode).toBe(200)
   h = await h.restart()
   expect(await titles()).toEqual(['Before', 'Lost'])
   const texts = (await h.call({ method: 'GET', url: `/chatapp/messages?${qs}` })).json.data.map((m: { text: string }) => m.text)
   expect(texts).toContain('logged')
-  expect(texts).not.toContain('not logged')
+  expect(texts.some((t: string) => t.startsWith('not logged'))).toBe(false)
   expect(h.core.instances.get(inst._id).settings.status).toBe('CONNECTED')
 })
 
 it.runIf(process.platform !== 'win32')('keeps secrets readable by the owner only: folders 0700, files 0600, an open data dir fixed at start with a log line', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chatapp-modes-'))
-  // A data dir an older version left open.
-  await mkdir(join(dir, 'sessions', 'old'), { recursive: true, mode: 0o755 })
+  // A data dir left open (a copy, or an older version).
+  await mkdir(join(dir, 'attachments', 'old'), { recursive: true, mode: 0o755 })
   await chmod(dir, 0o755)
-  await writeFile(join(dir, 'sessions', 'old', 'creds.json'), '{}', { mode: 0o644 })
+  await writeFile(join(dir, 'attachments', 'old', 'file'), 'x', { mode: 0o644 })
   const lines: Array<Record<string, unknown>> = []
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -135,7 +169,7 @@ it.runIf(process.platform !== 'win32')('keeps secrets readable by the owner only
   await h.call({ method: 'POST', url: `/attachment?${qs}`, ...multipart({}, { filename: 'a.png', contentType: 'image/png', data: await png() }) })
   await h.close(true)
   h = undefined
-  // The data dir, sessions/, sessions/old/ and creds.json; not the lock folder the start just made.
+  // The data dir, attachments/, attachments/old/ and its file; not the lock folder the start just made.
   const fixed = lines.find((l) => String(l.msg).startsWith('data dir: folders set to 0700'))
   expect(fixed?.changed).toBe(4)
   const open: string[] = []

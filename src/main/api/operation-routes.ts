@@ -86,6 +86,7 @@ function documentedResponses(def: AnyOperation, http: HttpFacet<unknown>) {
   if (def.scope !== 'public') errors[429] = 'Too many failed token attempts from this address; try again later'
   if (hasBody) errors[413] = 'The body is larger than the limit (CHATAPP_MAX_JSON_KB for JSON; the file size limit for uploads)'
   if (http.multipart && !http.multipart.alsoJson) errors[415] = 'Not multipart/form-data'
+  if (def.scope !== 'public') errors[507] = 'The disk is full: nothing was saved (free some space and try again)'
   Object.assign(errors, http.errors, { 500: 'Unexpected error; the message names the request id to find in the app log' })
   const base = responses(http.message, http.data ?? def.output, errors)
   const binary = { schema: { type: 'string', format: 'binary' } }

@@ -21,7 +21,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { webhookDocs } from './webhook-docs'
 import type { Core } from '../core'
-import { AppError, HTTP_STATUS } from '../services/errors'
+import { AppError, HTTP_STATUS, storageAppError } from '../services/errors'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
 import { instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
 import type { AppFacts, OperationContext } from '../operations/runners'
@@ -61,6 +61,9 @@ function handleError(this: FastifyInstance, err: FastifyError | AppError | Error
     } else if (status >= 400 && status < 500) {
       const mapped = status === 401 ? 'UNAUTHORIZED' : status === 404 ? 'NOT_FOUND' : status === 409 ? 'CONFLICT' : 'VALIDATION_ERROR'
       appErr = new AppError(mapped, err.message)
+    } else if (storageAppError(err)) {
+      req.log.error({ err, reqId: req.id }, 'storage full')
+      appErr = storageAppError(err)!
     } else {
       req.log.error({ err, reqId: req.id }, 'unhandled error')
       appErr = new AppError('INTERNAL', `Internal error (request ${req.id}); see the app log.`)

@@ -14,7 +14,7 @@
  * 5. Else the best intent answers with its reply, then its actions.
  * 6. Else the default message, at most once per contact per window.
  *
- * Survey runs live in the runtime store; idle runs expire (default 30 min). Every actions run is
+ * Survey runs live in the database; idle runs expire (default 30 min). Every actions run is
  * recorded in the bot activity log (bounded), failures included.
  */
 import { isGroupJid } from '../channel/jid'
@@ -24,12 +24,11 @@ import { newObjectId } from '../ids'
 import type { Logger } from '../logger'
 import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/messages/message-sender'
-import type { Repositories, Stored } from '../store/repos'
+import type { Repositories } from '../store/repos'
 import type { Clock } from '../clock'
 import { DEFAULT_AWAY, defaultOptOut, type Action, type BotActivity, type BotDecisionRecord, type Instance, type Survey, type SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
 import { describeOpening, isOpen, nextOpening, scheduleOf } from './active-window'
-import { DEFAULT_WINDOW_MS, DefaultMessageWindow, type DefaultMessageWindowJSON } from './default-message-window'
 import type { Mailer } from './mailer'
 import { keywordList } from '../../shared/domain/keywords'
 import { handoffOf, type HandoffService } from '../services/handoff-service'
@@ -38,6 +37,9 @@ import { MatcherRegistry } from './matcher-registry'
 import { resolveOptionReply } from './option-reply'
 import { renderReply } from './reply-template'
 import { answerStep, DEFAULT_SURVEY_IDLE_MS, expireRun, isExpired, orderSteps, startRun, SurveyFlowError } from './survey-flow'
+
+/** At most one default (or away) message per contact in this window by default (docs/design.md §10). */
+const DEFAULT_WINDOW_MS = 24 * 60 * 60 * 1000
 
 /** A decision and the work it calls for: `act()` sends the replies and runs the actions. */
 export interface BotPlan {
@@ -69,7 +71,7 @@ export type BotDecision =
 export interface BotEngineOptions {
   /** Idle time after which a survey run expires (ms). */
   surveyIdleMs?: number
-  /** At most one default message per contact in this window (ms). */
+  /** At most one default (and one away) message per contact in this window (ms; default 24 h). */
   defaultMessageWindowMs?: number
   /** Activity entries kept per instance. */
   activityLimit?: number
@@ -99,9 +101,8 @@ export class BotEngine {
   private readonly actions: ActionRunner
   /** Per `<instance>:<chat>`, when the customer last wrote (epoch ms), for bursts. */
   private readonly lastInbound = new Map<string, number>()
-  private readonly window: DefaultMessageWindow
-  /** At most one away message per contact per window, like the default message. */
-  private readonly awayWindow: DefaultMessageWindow
+  /** At most one default (and one away) message per contact per window (ms). */
+  private readonly windowMs: number
   private readonly now: () => Date
   private readonly random: () => number
   private readonly idleMs: number
@@ -114,16 +115,8 @@ export class BotEngine {
     this.idleMs = deps.options?.surveyIdleMs ?? DEFAULT_SURVEY_IDLE_MS
     this.activityLimit = deps.options?.activityLimit ?? 200
     this.matcher = new MatcherRegistry(deps.repos, deps.events)
-    this.window = DefaultMessageWindow.fromJSON(
-      deps.repos.botState.get<DefaultMessageWindowJSON>('defaultMessageWindow'),
-      { windowMs: deps.options?.defaultMessageWindowMs ?? DEFAULT_WINDOW_MS },
-      this.now().getTime()
-    )
-    this.awayWindow = DefaultMessageWindow.fromJSON(
-      deps.repos.botState.get<DefaultMessageWindowJSON>('awayMessageWindow'),
-      { windowMs: deps.options?.defaultMessageWindowMs ?? DEFAULT_WINDOW_MS },
-      this.now().getTime()
-    )
+    this.windowMs = deps.options?.defaultMessageWindowMs ?? DEFAULT_WINDOW_MS
+    if (!(this.windowMs > 0)) throw new RangeError(`default message window must be > 0 ms, got ${this.windowMs}`)
     this.actions = new ActionRunner({
       messages: deps.messages,
       attachments: deps.attachments,
@@ -131,7 +124,7 @@ export class BotEngine {
       logger: deps.logger,
       startSurvey: (inst, ctx, stepId) => this.startSurveyAt(inst, ctx, stepId),
       addToContactGroup: async (inst, ctx, groupId) => {
-        if (!deps.repos.contactGroups.owned(inst._id, groupId) || !deps.contacts) return false
+        if (!deps.contacts || !(await deps.repos.contactGroups.owned(inst._id, groupId))) return false
         await deps.contacts.addToGroup(inst, ctx.contactJid.split('@')[0]!.split(':')[0]!, ctx.pushName, groupId)
         return true
       }
@@ -173,7 +166,7 @@ export class BotEngine {
         }
       }
     }
-    const paused = this.deps.handoff.activePause(inst._id, msg.chatId)
+    const paused = await this.deps.handoff.activePause(inst._id, msg.chatId)
     if (paused) return silent({ action: 'none', reason: 'paused' })
     if (this.deps.handoff.asksForPerson(inst, msg.text)) {
       return {
@@ -191,7 +184,7 @@ export class BotEngine {
       }
     }
     const skip = this.gate(inst, msg)
-    if (skip === 'outside_hours') return this.away(inst, msg)
+    if (skip === 'outside_hours') return await this.away(inst, msg)
     if (!skip && this.inBurst(inst, msg)) return silent({ action: 'none', reason: 'burst' })
     if (skip) {
       this.deps.logger.debug({ instanceId, messageId: msg.id, reason: skip }, 'bot skipped message')
@@ -208,11 +201,11 @@ export class BotEngine {
 
     const run = await this.activeRun(inst, msg)
     if (run) {
-      const step = run.current_step_id ? this.deps.repos.surveySteps.owned(inst._id, run.current_step_id) : undefined
+      const step = run.current_step_id ? await this.deps.repos.surveySteps.owned(inst._id, run.current_step_id) : undefined
       return { record: { action: 'survey', ref: step ? `${run.survey_title}, step ${step.sort_id}` : run.survey_title }, act: () => this.answer(inst, run, input.text, ctx, msg) }
     }
 
-    const trigger = this.matcher.matchSurveyTrigger(inst._id, input.text) ?? (input.id ? this.matcher.matchSurveyTrigger(inst._id, input.id) : null)
+    const trigger = (await this.matcher.matchSurveyTrigger(inst._id, input.text)) ?? (input.id ? await this.matcher.matchSurveyTrigger(inst._id, input.id) : null)
     if (trigger) {
       return {
         record: { action: 'survey', ref: trigger.value.title },
@@ -223,7 +216,7 @@ export class BotEngine {
       }
     }
 
-    const hit = this.matcher.matchIntent(inst._id, input.text) ?? (input.id ? this.matcher.matchIntent(inst._id, input.id) : null)
+    const hit = (await this.matcher.matchIntent(inst._id, input.text)) ?? (input.id ? await this.matcher.matchIntent(inst._id, input.id) : null)
     if (hit) {
       const intent = hit.value
       return {
@@ -237,11 +230,11 @@ export class BotEngine {
     }
 
     if (!inst.settings.actions.send_default_msg) return silent({ action: 'none', reason: 'no_match' })
-    if (!this.window.claim(inst._id, ctx.contactJid, this.now().getTime())) return silent({ action: 'none', reason: 'default_sent_recently' })
+    // Claimed (and stored) now: a second message arriving during the send does not get it too.
+    if (!(await this.deps.repos.replyMarks.claim('default', inst._id, ctx.contactJid, this.now().getTime(), this.windowMs))) return silent({ action: 'none', reason: 'default_sent_recently' })
     return {
       record: { action: 'default' },
       act: async () => {
-        await this.deps.repos.botState.set('defaultMessageWindow', this.window.toJSON())
         await this.reply(inst, ctx, inst.settings.default_msg)
         return { kind: 'default_message' }
       }
@@ -251,7 +244,7 @@ export class BotEngine {
   /** Marks idle runs expired. */
   async expireIdleRuns(): Promise<number> {
     const nowMs = this.now().getTime()
-    const stale = this.deps.repos.surveyRuns.where((r) => r.status === 'in_progress' && isExpired(r, nowMs, this.idleMs))
+    const stale = (await this.deps.repos.surveyRuns.idleSince(new Date(nowMs - this.idleMs).toISOString())).filter((r) => isExpired(r, nowMs, this.idleMs))
     for (const r of stale) await this.saveRun(expireRun(r, this.now()))
     return stale.length
   }
@@ -262,20 +255,19 @@ export class BotEngine {
    */
   async rekeyContact(instanceId: string, identity: ChatIdentity): Promise<void> {
     const { lid, pn } = identity
-    const runs = this.deps.repos.surveyRuns.where((r) => r.instance_id === instanceId && (r.chatId === lid || r.contactId === lid))
+    const runs = await this.deps.repos.surveyRuns.ofChatOrContact(instanceId, lid)
     for (const r of runs) {
       await this.deps.repos.surveyRuns.update(r._id, (d) => {
         if (d.chatId === lid) d.chatId = pn
         if (d.contactId === lid) d.contactId = pn
       })
     }
-    if (this.window.rekey(instanceId, lid, pn)) await this.deps.repos.botState.set('defaultMessageWindow', this.window.toJSON())
-    if (this.awayWindow.rekey(instanceId, lid, pn)) await this.deps.repos.botState.set('awayMessageWindow', this.awayWindow.toJSON())
+    await this.deps.repos.replyMarks.rekey(instanceId, lid, pn)
   }
 
   /** Activity log of an instance, newest last. */
-  activity(instanceId: string, limit = 100): readonly Stored<BotActivity>[] {
-    return this.deps.repos.botActivity.ofInstance(instanceId).slice(-limit)
+  activity(instanceId: string, limit = 100): Promise<BotActivity[]> {
+    return this.deps.repos.botActivity.ofInstance(instanceId, limit)
   }
 
   close(): void {
@@ -287,17 +279,16 @@ export class BotEngine {
    * Outside active days/hours: the away message when it is on and this contact has not had it in the
    * window, with `[next_open]` (in bot_timezone) and `[name]`; else silence, saying why.
    */
-  private away(inst: Instance, msg: InboundMessage): BotPlan {
+  private async away(inst: Instance, msg: InboundMessage): Promise<BotPlan> {
     const away = { ...DEFAULT_AWAY, ...inst.settings.away }
     const contact = msg.senderPn ?? msg.senderId
-    if (!away.enabled || !this.awayWindow.claim(inst._id, contact, this.now().getTime())) {
+    if (!away.enabled || !(await this.deps.repos.replyMarks.claim('away', inst._id, contact, this.now().getTime(), this.windowMs))) {
       this.deps.logger.debug({ instanceId: inst._id, messageId: msg.id }, 'bot silent: outside active hours')
       return silent({ action: 'none', reason: 'outside_hours' })
     }
     return {
       record: { action: 'away' },
       act: async () => {
-        await this.deps.repos.botState.set('awayMessageWindow', this.awayWindow.toJSON())
         const s = inst.settings
         const now = this.now()
         const opens = nextOpening(now, s.bot_timezone, scheduleOf(s), 40)
@@ -369,9 +360,7 @@ export class BotEngine {
 
   private async activeRun(inst: Instance, msg: InboundMessage): Promise<SurveyRun | null> {
     const contact = msg.senderId
-    const run = this.deps.repos.surveyRuns.all().find(
-      (r) => r.instance_id === inst._id && r.status === 'in_progress' && r.chatId === msg.chatId && (r.contactId ?? r.chatId) === contact
-    )
+    const [run] = await this.deps.repos.surveyRuns.inProgress(inst._id, msg.chatId, contact)
     if (!run) return null
     if (isExpired(run, this.now().getTime(), this.idleMs)) {
       await this.saveRun(expireRun(run, this.now()))
@@ -380,12 +369,12 @@ export class BotEngine {
     return run
   }
 
-  private stepsOf(inst: Instance, title: string): Survey[] {
-    return this.deps.repos.surveySteps.where((s) => s.instance_id === inst._id && s.title === title)
+  private stepsOf(inst: Instance, title: string): Promise<Survey[]> {
+    return this.deps.repos.surveySteps.stepsOf(inst._id, title)
   }
 
   private async answer(inst: Instance, run: SurveyRun, text: string, ctx: ActionContext, msg: InboundMessage): Promise<BotDecision> {
-    const steps = this.stepsOf(inst, run.survey_title)
+    const steps = await this.stepsOf(inst, run.survey_title)
     let result
     try {
       result = answerStep(steps, run, text, this.now())
@@ -413,9 +402,9 @@ export class BotEngine {
 
   /** Starts a run at a step (trigger or `start_survey`); an older run of the contact expires. */
   private async startSurveyAt(inst: Instance, ctx: ActionContext, stepId: string): Promise<void> {
-    const step = this.deps.repos.surveySteps.owned(inst._id, stepId)
+    const step = await this.deps.repos.surveySteps.owned(inst._id, stepId)
     if (!step) throw new Error(`survey step ${stepId} does not exist`)
-    const { run, question } = startRun(this.stepsOf(inst, step.title), stepId, this.now())
+    const { run, question } = startRun(await this.stepsOf(inst, step.title), stepId, this.now())
     const contactId = ctx.contactJid
     const record: SurveyRun = {
       _id: newObjectId(),
@@ -426,16 +415,15 @@ export class BotEngine {
       pushName: ctx.pushName,
       ...run
     }
-    const older = this.deps.repos.surveyRuns.where(
-      (r) => r.instance_id === inst._id && r.status === 'in_progress' && r.chatId === record.chatId && r.contactId === record.contactId
-    )
+    const older = (await this.deps.repos.surveyRuns.inProgress(inst._id, record.chatId)).filter((r) => r.contactId === record.contactId)
     for (const r of older) await this.saveRun(expireRun(r, this.now()))
     await this.deps.repos.surveyRuns.put(record)
     await this.reply(inst, ctx, question.text)
   }
 
+  /** Stores a run's new state, unless the run is gone (its instance was deleted meanwhile). */
   private async saveRun(run: SurveyRun): Promise<void> {
-    if (this.deps.repos.surveyRuns.find(run._id)) await this.deps.repos.surveyRuns.put(run)
+    await this.deps.repos.surveyRuns.replace(run)
   }
 
   private async reply(inst: Instance, ctx: ActionContext, template: string, fill?: (text: string) => string): Promise<void> {

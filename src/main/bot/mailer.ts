@@ -4,7 +4,7 @@
  * settings change.
  */
 import type { Transporter } from 'nodemailer'
-import type { SmtpSettings } from '../store/storage'
+import type { SmtpSettings } from '../store/repos'
 
 export interface MailMessage {
   to: string

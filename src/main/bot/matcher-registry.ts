@@ -23,7 +23,11 @@ function orderOf(record: { createdAt: string }): number {
 }
 
 export class MatcherRegistry {
-  private readonly byInstance = new Map<string, InstanceIndexes>()
+  /**
+   * Per instance, the indexes as of the last change applied. Changes are chained on the promise, so a
+   * match asked after a change sees it, and two changes apply in the order they happened.
+   */
+  private readonly byInstance = new Map<string, Promise<InstanceIndexes>>()
   private readonly unsubscribe: () => void
 
   constructor(
@@ -31,23 +35,35 @@ export class MatcherRegistry {
     events: CoreEventBus
   ) {
     this.unsubscribe = events.on('changed', (e) => {
-      const idx = this.byInstance.get(e.instanceId)
-      if (!idx) return
-      if (e.what === 'deleted') this.byInstance.delete(e.instanceId)
-      else if (e.what === 'surveys') idx.triggers = null
-      else if (e.what === 'intents') this.syncIntent(e.instanceId, idx, e.recordId)
+      const current = this.byInstance.get(e.instanceId)
+      if (!current) return
+      if (e.what === 'deleted') {
+        this.byInstance.delete(e.instanceId)
+        return
+      }
+      if (e.what !== 'surveys' && e.what !== 'intents') return
+      const next = current.then(async (idx) => {
+        if (e.what === 'surveys') idx.triggers = null
+        else await this.syncIntent(e.instanceId, idx, e.recordId)
+        return idx
+      })
+      // A change that could not be applied (the database failed): the next match builds afresh.
+      this.byInstance.set(
+        e.instanceId,
+        next.catch(() => this.build(e.instanceId))
+      )
     })
   }
 
   /** The best intent for `text` (exact, then longest keyword, then oldest), or null. */
-  matchIntent(instanceId: string, text: string): KeywordMatch<Intent> | null {
-    return this.indexes(instanceId).intents.match(text)
+  async matchIntent(instanceId: string, text: string): Promise<KeywordMatch<Intent> | null> {
+    return (await this.indexes(instanceId)).intents.match(text)
   }
 
   /** The first step of the survey whose trigger matches `text`, or null. */
-  matchSurveyTrigger(instanceId: string, text: string): KeywordMatch<Survey> | null {
-    const idx = this.indexes(instanceId)
-    if (!idx.triggers) idx.triggers = this.buildTriggers(instanceId)
+  async matchSurveyTrigger(instanceId: string, text: string): Promise<KeywordMatch<Survey> | null> {
+    const idx = await this.indexes(instanceId)
+    idx.triggers ??= await this.buildTriggers(instanceId)
     return idx.triggers.match(text)
   }
 
@@ -56,31 +72,38 @@ export class MatcherRegistry {
     this.byInstance.clear()
   }
 
-  private indexes(instanceId: string): InstanceIndexes {
+  private indexes(instanceId: string): Promise<InstanceIndexes> {
     let idx = this.byInstance.get(instanceId)
     if (!idx) {
-      const intents = new KeywordIndex<Intent>()
-      for (const intent of this.repos.intents.ofInstance(instanceId)) intents.add(intent._id, splitKeywords(intent.keyword), orderOf(intent), intent)
-      idx = { intents, triggers: null }
+      idx = this.build(instanceId)
       this.byInstance.set(instanceId, idx)
+      // A failed build is not kept: the next match tries again.
+      idx.catch(() => this.byInstance.get(instanceId) === idx && this.byInstance.delete(instanceId))
     }
     return idx
   }
 
-  private syncIntent(instanceId: string, idx: InstanceIndexes, recordId: string | undefined): void {
+  private async build(instanceId: string): Promise<InstanceIndexes> {
+    const intents = new KeywordIndex<Intent>()
+    for (const intent of await this.repos.intents.ofInstance(instanceId)) intents.add(intent._id, splitKeywords(intent.keyword), orderOf(intent), intent)
+    return { intents, triggers: null }
+  }
+
+  private async syncIntent(instanceId: string, idx: InstanceIndexes, recordId: string | undefined): Promise<void> {
     if (!recordId) {
-      this.byInstance.delete(instanceId)
+      const fresh = await this.build(instanceId)
+      idx.intents = fresh.intents
       return
     }
-    const intent = this.repos.intents.owned(instanceId, recordId)
+    const intent = await this.repos.intents.owned(instanceId, recordId)
     if (intent) idx.intents.add(intent._id, splitKeywords(intent.keyword), orderOf(intent), intent)
     else idx.intents.remove(recordId)
   }
 
-  private buildTriggers(instanceId: string): KeywordIndex<Survey> {
+  private async buildTriggers(instanceId: string): Promise<KeywordIndex<Survey>> {
     const index = new KeywordIndex<Survey>()
     const byTitle = new Map<string, Survey[]>()
-    for (const s of this.repos.surveySteps.ofInstance(instanceId)) {
+    for (const s of await this.repos.surveySteps.ofInstance(instanceId)) {
       const list = byTitle.get(s.title) ?? []
       list.push(s)
       byTitle.set(s.title, list)

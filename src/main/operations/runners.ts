@@ -72,7 +72,8 @@ function mediaRunner(name: MediaOperation) {
 }
 
 /** A page of `list`: `limit` records after `offset` (the table's defaults: 0 and 1,000), and the total. */
-function paged<R>(list: readonly R[], { offset = 0, limit = 1000 }: { offset?: number; limit?: number }): { items: R[]; total: number } {
+async function paged<R>(records: Promise<readonly R[]> | readonly R[], { offset = 0, limit = 1000 }: { offset?: number; limit?: number }): Promise<{ items: R[]; total: number }> {
+  const list = await records
   return { items: list.slice(offset, offset + limit), total: list.length }
 }
 
@@ -119,7 +120,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'intents.get': ({ core }, { id }, inst) => core.intents.get(inst, id),
   'intents.update': ({ core }, { id, ...patch }, inst) => core.intents.update(inst, id, patch),
   // The seed lists DELETE /intent/{id} under surveys too: a survey step's id deletes that step (issue 14 §7).
-  'intents.delete': ({ core }, { id }, inst) => (!core.intents.exists(inst, id) && core.surveys.exists(inst, id) ? core.surveys.delete(inst, id) : core.intents.delete(inst, id)),
+  'intents.delete': async ({ core }, { id }, inst) => (!(await core.intents.exists(inst, id)) && (await core.surveys.exists(inst, id)) ? core.surveys.delete(inst, id) : core.intents.delete(inst, id)),
 
   'surveys.create': ({ core }, input, inst) => core.surveys.create(inst, input),
   'surveys.list': ({ core }, page, inst) => paged(core.surveys.list(inst), page),
@@ -135,8 +136,8 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
     core.attachments.createFromBytes(inst, { filename, mimetype, bytes: Buffer.from(dataBase64, 'base64') }),
   'attachments.list': ({ core }, page, inst) => paged(core.attachments.list(inst), page),
   'attachments.get': ({ core }, { id }, inst) => core.attachments.get(inst, id),
-  'attachments.file': ({ core }, { id }, inst) => {
-    const attachment = core.attachments.get(inst, id)
+  'attachments.file': async ({ core }, { id }, inst) => {
+    const attachment = await core.attachments.get(inst, id)
     return { attachment, path: core.attachments.filePath(attachment._id) }
   },
   'attachments.delete': ({ core }, { id }, inst) => core.attachments.delete(inst, id),
@@ -161,7 +162,8 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'messages.preview': ({ core }, { id }, inst) => core.log.preview(inst, id),
 
   'contacts.create': ({ core }, input, inst) => core.contacts.create(inst, input),
-  'contacts.list': ({ core }, { type, ...page }, inst) => paged(core.contacts.list(inst, type === 'all'), page),
+  'contacts.list': ({ core }, { type, q, group_id, label, offset, limit }, inst) =>
+    core.contacts.page(inst, type === 'all', { ...(q ? { q } : {}), ...(group_id ? { groupId: group_id } : {}), ...(label ? { label } : {}) }, offset ?? 0, limit ?? 1000),
   'contacts.get': ({ core }, { id }, inst) => core.contacts.get(inst, id),
   'contacts.update': ({ core }, { id, ...change }, inst) => core.contacts.update(inst, id, change),
   'contacts.delete': ({ core }, { id }, inst) => core.contacts.delete(inst, id),

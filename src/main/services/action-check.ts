@@ -9,23 +9,23 @@ import type { Repositories } from '../store/repos'
 import { AppError, type FieldProblem } from './errors'
 
 /** Throws VALIDATION_ERROR listing every problem found. */
-export function checkAction(action: Action | null | undefined, inst: Pick<Instance, '_id'>, repos: Pick<Repositories, 'attachments' | 'surveySteps' | 'contactGroups'>): void {
+export async function checkAction(action: Action | null | undefined, inst: Pick<Instance, '_id'>, repos: Pick<Repositories, 'attachments' | 'surveySteps' | 'contactGroups'>): Promise<void> {
   if (!action) return
   const problems: FieldProblem[] = []
   const attachment = (id: string) => repos.attachments.owned(inst._id, id)
-  if (action.send_file !== undefined && !attachment(action.send_file)) {
+  if (action.send_file !== undefined && !(await attachment(action.send_file))) {
     problems.push({ field: 'action.send_file', problem: 'names no attachment of this instance' })
   }
   if (action.send_photo !== undefined) {
-    const a = attachment(action.send_photo)
+    const a = await attachment(action.send_photo)
     if (!a) problems.push({ field: 'action.send_photo', problem: 'names no attachment of this instance' })
     else if (!a.mimetype.startsWith('image/')) problems.push({ field: 'action.send_photo', problem: `is ${a.mimetype}, not an image` })
   }
-  if (action.start_survey !== undefined && !repos.surveySteps.owned(inst._id, action.start_survey)) {
+  if (action.start_survey !== undefined && !(await repos.surveySteps.owned(inst._id, action.start_survey))) {
     problems.push({ field: 'action.start_survey', problem: 'names no survey step of this instance' })
   }
   // A contact group of this instance (the original service's meaning) or a WhatsApp group (issue 14 §2).
-  if (action.add_to_group !== undefined && !repos.contactGroups.owned(inst._id, action.add_to_group) && !toGroupJid(action.add_to_group)) {
+  if (action.add_to_group !== undefined && !toGroupJid(action.add_to_group) && !(await repos.contactGroups.owned(inst._id, action.add_to_group))) {
     problems.push({ field: 'action.add_to_group', problem: 'must be a contact group id of this instance or a WhatsApp group id such as 120363012345678901@g.us' })
   }
   if (action.send_contact && !toJid(action.send_contact.number)) {

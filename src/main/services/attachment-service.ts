@@ -41,12 +41,18 @@ export interface AttachmentServiceDeps {
 export class AttachmentService {
   constructor(private readonly deps: AttachmentServiceDeps) {}
 
-  list(inst: Inst): Stored<Attachment>[] {
+  list(inst: Inst): Promise<Stored<Attachment>[]> {
     return this.deps.repos.attachments.ofInstance(inst._id)
   }
 
-  get(inst: Inst, id: string): Stored<Attachment> {
-    const a = this.deps.repos.attachments.owned(inst._id, id)
+  /** One attachment of the instance, or undefined. */
+  find(inst: Inst, id: string): Promise<Stored<Attachment> | undefined> {
+    return this.deps.repos.attachments.owned(inst._id, id)
+  }
+
+  /** One attachment of the instance; 404 when unknown. */
+  async get(inst: Inst, id: string): Promise<Stored<Attachment>> {
+    const a = await this.deps.repos.attachments.owned(inst._id, id)
     if (!a) throw notFound('Attachment')
     return a
   }
@@ -101,7 +107,7 @@ export class AttachmentService {
   }
 
   async delete(inst: Inst, id: string): Promise<void> {
-    this.get(inst, id)
+    await this.get(inst, id)
     await this.deps.repos.attachments.remove(id)
     await rm(this.filePath(id), { force: true })
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'attachments' })

@@ -2,6 +2,7 @@
  * Errors the services raise, with the stable codes of docs/design.md §4. The HTTP layer maps a code to its
  * status; the UI shows the message. Messages are written for the owner, never stack traces.
  */
+import { StorageFullError } from '../store/db/errors'
 
 export type ErrorCode =
   | 'VALIDATION_ERROR'
@@ -11,6 +12,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'TOO_MANY_REQUESTS'
+  | 'INSUFFICIENT_STORAGE'
   | 'INTERNAL'
 
 export interface FieldProblem {
@@ -51,5 +53,20 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
+  INSUFFICIENT_STORAGE: 507,
   INTERNAL: 500
+}
+
+/**
+ * The error a client sees for a storage failure it can act on: a full disk (SQLite's SQLITE_FULL, or
+ * ENOSPC from a file write) is a 507 `INSUFFICIENT_STORAGE` saying nothing was saved (WebDAV's status
+ * for "unable to store the representation", RFC 4918 §11.5). Undefined for anything else.
+ */
+export function storageAppError(err: unknown): AppError | undefined {
+  if (isDiskFull(err)) return new AppError('INSUFFICIENT_STORAGE', 'The disk is full: nothing was saved. Free some space and try again.')
+  return undefined
+}
+
+function isDiskFull(err: unknown): boolean {
+  return err instanceof StorageFullError || (err as NodeJS.ErrnoException | null)?.code === 'ENOSPC'
 }

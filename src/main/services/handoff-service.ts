@@ -2,8 +2,8 @@
  * Hand-off to a person (issue 13 §2, docs/design.md §13): the bot stays silent in a chat a person is
  * handling. A reply from the desk or from the phone pauses it for the instance's `pause_minutes`
  * (default 30; 0 = never); the owner pauses, resumes or hands back by hand; a customer's hand-off
- * keyword pauses it until resumed and tells the owner. Pauses are per chat and kept in the runtime
- * store, so they survive a restart; an expired one is simply no longer active (and dropped at the next
+ * keyword pauses it until resumed and tells the owner. Pauses are per chat and kept in the database,
+ * so they survive a restart; an expired one is simply no longer active (and dropped at the next
  * change of that chat).
  */
 import type { Clock } from '../clock'
@@ -27,16 +27,14 @@ export class HandoffService {
   constructor(private readonly deps: HandoffDeps) {}
 
   /** The chat's pause when it is in force now, else null. */
-  activePause(instanceId: string, chatId: string): ChatPause | null {
-    const p = this.deps.repos.chatPauses.find(pauseId(instanceId, chatId))
+  async activePause(instanceId: string, chatId: string): Promise<ChatPause | null> {
+    const p = await this.deps.repos.chatPauses.find(instanceId, chatId)
     return p && this.inForce(p) ? p : null
   }
 
   /** Pauses in force of an instance, newest first. */
-  list(instanceId: string): ChatPause[] {
-    return this.deps.repos.chatPauses
-      .where((p) => p.instance_id === instanceId && this.inForce(p))
-      .sort((a, b) => b.since.localeCompare(a.since))
+  async list(instanceId: string): Promise<ChatPause[]> {
+    return this.deps.repos.chatPauses.inForce(instanceId, new Date(this.deps.clock.now()).toISOString())
   }
 
   /**
@@ -61,7 +59,7 @@ export class HandoffService {
 
   /** Hands the chat back to the bot; false when it was not paused. */
   async resume(instanceId: string, chatId: string): Promise<boolean> {
-    const removed = await this.deps.repos.chatPauses.remove(pauseId(instanceId, chatId))
+    const removed = await this.deps.repos.chatPauses.remove(instanceId, chatId)
     if (removed) this.deps.events.emit('handoff', { instanceId, chatId, pause: null })
     return removed
   }
@@ -78,7 +76,7 @@ export class HandoffService {
     const at = Math.min(atMs ?? this.deps.clock.now(), this.deps.clock.now())
     if (pause_minutes === 0 || at + pause_minutes * 60_000 <= this.deps.clock.now()) return null
     // A pause "until resumed" (the customer asked for a person) is not shortened by the reply.
-    const current = this.activePause(instanceId, chatId)
+    const current = await this.activePause(instanceId, chatId)
     if (current && current.until === null) return current
     return this.pause(instanceId, chatId, pause_minutes, 'human_reply', by, at)
   }

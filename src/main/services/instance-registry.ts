@@ -63,6 +63,8 @@ export interface InstanceRegistryDeps {
   defaultChannel: ChannelKind
   /** Where attachment bytes live (deleted with their instance). */
   attachmentsDir: string
+  /** Where inbound media downloaded once live, per instance (deleted with it). */
+  mediaDir: string
   accountId: () => string
 }
 
@@ -119,17 +121,12 @@ export class InstanceRegistry {
     const inst = this.get(instanceId)
     await this.deps.sessions.logout(inst._id).catch(() => {})
     const { repos } = this.deps
-    const attachmentFiles = repos.attachments.ofInstance(inst._id).map((a) => a._id)
-    await repos.instances.removeWithRecords(inst._id)
-    await repos.surveyRuns.removeWhere((r) => r.instance_id === inst._id)
-    await repos.botActivity.removeInstance(inst._id)
-    await repos.chatPauses.removeWhere((p) => p.instance_id === inst._id)
-    await repos.chatStates.removeWhere((s) => s.instance_id === inst._id)
-    await repos.broadcasts.removeWhere((b) => b.instance_id === inst._id)
-    await repos.outreachSends.removeWhere((s) => s.instance_id === inst._id)
+    // The database first (one transaction), then the configuration: a crash in between leaves an
+    // instance with no data, which a second delete finishes, never data without an instance.
+    const attachmentFiles = await repos.customerData.removeInstance(inst._id)
+    await repos.instances.remove(inst._id)
     await Promise.all([
-      repos.messages.remove(inst._id),
-      rm(this.deps.sessions.authDir(inst._id), { recursive: true, force: true }),
+      rm(join(this.deps.mediaDir, inst._id), { recursive: true, force: true }),
       ...attachmentFiles.map((id) => rm(join(this.deps.attachmentsDir, id), { force: true }))
     ])
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'deleted' })

@@ -21,40 +21,41 @@ export class IntentService {
     private readonly clock: Clock
   ) {}
 
-  list(inst: Inst): Stored<Intent>[] {
+  list(inst: Inst): Promise<Stored<Intent>[]> {
     return this.repos.intents.ofInstance(inst._id)
   }
 
   /** Whether `id` is one of this instance's intents. */
-  exists(inst: Inst, id: string): boolean {
-    return this.repos.intents.owned(inst._id, id) !== undefined
+  async exists(inst: Inst, id: string): Promise<boolean> {
+    return (await this.repos.intents.owned(inst._id, id)) !== undefined
   }
 
-  get(inst: Inst, id: string): Stored<Intent> {
-    const intent = this.repos.intents.owned(inst._id, id)
+  /** One intent of the instance; 404 when unknown. */
+  async get(inst: Inst, id: string): Promise<Stored<Intent>> {
+    const intent = await this.repos.intents.owned(inst._id, id)
     if (!intent) throw notFound('Intent')
     return intent
   }
 
   async create(inst: Inst, body: Omit<CreateIntentBody, 'session_id' | 'access_token'>): Promise<Stored<Intent>> {
     requireKeywords('keyword', body.keyword)
-    checkAction(body.action, inst, this.repos)
+    await checkAction(body.action, inst, this.repos)
     const intent = await this.repos.intents.put(newKeywordRecord(inst, body, isoNow(this.clock)))
     this.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: intent._id })
     return intent
   }
 
   async update(inst: Inst, id: string, body: Omit<UpdateIntentBody, 'session_id' | 'access_token'>): Promise<Stored<Intent>> {
-    this.get(inst, id)
+    await this.get(inst, id)
     if (body.keyword !== undefined) requireKeywords('keyword', body.keyword)
-    checkAction(body.action, inst, this.repos)
+    await checkAction(body.action, inst, this.repos)
     const intent = (await this.repos.intents.update(id, (d) => applyRecordPatch(d, body, isoNow(this.clock))))!
     this.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: id })
     return intent
   }
 
   async delete(inst: Inst, id: string): Promise<void> {
-    this.get(inst, id)
+    await this.get(inst, id)
     await this.repos.intents.remove(id)
     this.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: id })
   }

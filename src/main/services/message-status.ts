@@ -13,7 +13,7 @@ import { boundedLru } from '../lru'
 import type { DeliveryStatus, MessageStatusUpdate } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
-import type { MessageLog } from '../store/message-log'
+import type { MessageRepo } from '../store/repos/message-repo'
 import type { LoggedMessage } from '../../shared/schemas/records'
 
 const RANK: Record<DeliveryStatus, number> = { ERROR: 0, PENDING: 1, SERVER_ACK: 2, DELIVERY_ACK: 3, READ: 4, PLAYED: 5 }
@@ -34,7 +34,7 @@ export function applyStatus(entry: LoggedMessage, update: MessageStatusUpdate): 
 }
 
 export interface MessageStatusDeps {
-  messages: MessageLog
+  messages: Pick<MessageRepo, 'find' | 'update'>
   events: CoreEventBus
   logger: Logger
 }
@@ -58,8 +58,8 @@ export class MessageStatusService {
       }
       const patch = applyStatus(entry, update)
       if (!patch) return
-      // Lazily on disk: a status is not acknowledged to anyone, and receipts come in bursts.
-      const updated = await this.deps.messages.update(instanceId, update.id, patch, { lazy: true })
+      // Group-committed with whatever else is being written: receipts come in bursts.
+      const updated = await this.deps.messages.update(instanceId, update.id, patch)
       if (updated) await this.deps.events.emitDurable('status', { instanceId, message: updated })
     } catch (err) {
       this.deps.logger.error({ err, instanceId, messageId: update.id }, 'could not record a message status')

@@ -6,7 +6,7 @@
 import { SandboxSession, type SandboxInbound } from '../channel/sandbox-channel'
 import { ChannelError, type LinkedAccount } from '../channel/types'
 import type { CoreEventBus } from '../events'
-import type { MessageLog } from '../store/message-log'
+import type { MessageRepo } from '../store/repos/message-repo'
 import type { Stored } from '../store/repos'
 import type { Instance, LoggedMessage, SendLimits } from '../../shared/schemas/records'
 import type { AttachmentService } from './attachment-service'
@@ -15,7 +15,7 @@ import { resolveChat } from './messages/outbound'
 import type { SessionManager } from './session-manager'
 
 export interface SandboxServiceDeps {
-  log: MessageLog
+  log: Pick<MessageRepo, 'find'>
   events: CoreEventBus
   sessions: SessionManager
   attachments: AttachmentService
@@ -28,13 +28,16 @@ export class SandboxService {
   constructor(private readonly deps: SandboxServiceDeps) {}
 
   /** The phone scans the QR: links the device. 409 when not a started sandbox or already linked. */
-  scan(inst: Stored<Instance>): Promise<LinkedAccount> {
-    return this.call(() => this.session(inst).simulateScan())
+  async scan(inst: Stored<Instance>): Promise<LinkedAccount> {
+    const account = await this.call(() => this.session(inst).simulateScan())
+    await this.deps.sessions.settled(inst._id)
+    return account
   }
 
   /** The phone removes the linked device (Linked devices → Log out): LOGGED_OUT. 409 when not a connected sandbox. */
-  removeDevice(inst: Stored<Instance>): Promise<void> {
-    return this.call(() => this.session(inst).simulateDeviceRemoved())
+  async removeDevice(inst: Stored<Instance>): Promise<void> {
+    await this.call(() => this.session(inst).simulateDeviceRemoved())
+    await this.deps.sessions.settled(inst._id)
   }
 
   /** What the simulated network says about numbers and the account's limits. 409 when not a started sandbox. */
@@ -47,7 +50,7 @@ export class SandboxService {
     const chatId = resolveChat(input.chatId)
     if (input.participant !== undefined) resolveChat(input.participant, 'participant')
     const { attachmentId, ...rest } = input
-    const media = attachmentId === undefined ? undefined : this.media(inst, attachmentId)
+    const media = attachmentId === undefined ? undefined : await this.media(inst, attachmentId)
     const session = this.session(inst)
     const replies: LoggedMessage[] = []
     const stop = this.deps.events.on('message', (e) => {
@@ -61,10 +64,10 @@ export class SandboxService {
     }
   }
 
-  private media(inst: Stored<Instance>, attachmentId: string) {
+  private async media(inst: Stored<Instance>, attachmentId: string) {
     let a
     try {
-      a = this.deps.attachments.get(inst, attachmentId)
+      a = await this.deps.attachments.get(inst, attachmentId)
     } catch {
       throw invalid('attachmentId', 'names no attachment of this instance')
     }

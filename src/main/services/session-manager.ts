@@ -48,6 +48,8 @@ export class SessionManager {
   private readonly reasons = new Map<string, string>()
   private closing = false
   private restoring: Promise<unknown> = Promise.resolve()
+  /** Per instance, the state changes being written, in the order the channel reported them. */
+  private readonly stateWrites = new Map<string, Promise<void>>()
 
   constructor(private readonly deps: SessionManagerDeps) {}
 
@@ -79,7 +81,16 @@ export class SessionManager {
       this.sessions.set(instanceId, session)
     }
     await session.start()
+    await this.settled(instanceId)
     return session
+  }
+
+  /**
+   * Resolves once every state change reported so far for the instance is stored, so a caller that
+   * made one happen (init, a scan, a logout) answers with it in the instance record. Never rejects.
+   */
+  async settled(instanceId: string): Promise<void> {
+    await this.stateWrites.get(instanceId)
   }
 
   /** Stops the session and forgets it; credentials stay. */
@@ -88,6 +99,7 @@ export class SessionManager {
     this.sessions.delete(instanceId)
     this.qrs.delete(instanceId)
     await session?.stop()
+    await this.settled(instanceId)
   }
 
   /** Unlinks the device and deletes its credentials, whether or not a session is running. */
@@ -96,6 +108,7 @@ export class SessionManager {
     this.sessions.delete(instanceId)
     this.qrs.delete(instanceId)
     await session.logout()
+    await this.settled(instanceId)
   }
 
   /**
@@ -110,7 +123,7 @@ export class SessionManager {
         starts.push(this.start(inst._id).catch((err) => this.deps.logger.warn({ err, instanceId: inst._id }, 'could not restore session')))
       } else if (status === 'QR') {
         // A QR left on screen at shutdown has expired; the owner starts pairing again.
-        await this.persistState(inst._id, { state: 'DISCONNECTED' })
+        await this.queueState(inst._id, { state: 'DISCONNECTED' })
       }
     }
     this.restoring = Promise.all(starts)
@@ -147,9 +160,7 @@ export class SessionManager {
       logger,
       now: () => this.deps.clock.now(),
       hooks: {
-        onState: (update) => {
-          this.persistState(instanceId, update).catch((err) => logger.error({ err }, 'could not save the instance state'))
-        },
+        onState: (update) => void this.queueState(instanceId, update),
         onQr: (qr) => {
           this.qrs.set(instanceId, qr)
           this.deps.events.emit('qr', { instanceId, qr })
@@ -166,6 +177,16 @@ export class SessionManager {
         }
       }
     })
+  }
+
+  /** Stores a state change after those reported before it (each sees the one before as its previous state). */
+  private queueState(instanceId: string, update: StateUpdate): Promise<void> {
+    const next = (this.stateWrites.get(instanceId) ?? Promise.resolve())
+      .then(() => this.persistState(instanceId, update))
+      .catch((err: unknown) => this.deps.logger.error({ err, instanceId }, 'could not save the instance state'))
+    this.stateWrites.set(instanceId, next)
+    void next.then(() => this.stateWrites.get(instanceId) === next && this.stateWrites.delete(instanceId))
+    return next
   }
 
   private async persistState(instanceId: string, update: StateUpdate): Promise<void> {

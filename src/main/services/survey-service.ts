@@ -1,6 +1,6 @@
 /**
  * Surveys (docs/api-seed.md §2.3, §4.1; docs/design.md §9): one record per step; steps with the same
- * title form a survey, ordered by sort_id. Runs are kept in the runtime document; their responses are
+ * title form a survey, ordered by sort_id. Runs are kept in the database; their responses are
  * listed per survey in one shape (JSON and CSV).
  */
 import { stringify } from 'csv-stringify/sync'
@@ -35,30 +35,31 @@ export class SurveyService {
   ) {}
 
   /** Every step of the instance, grouped by title and in step order. */
-  list(inst: Inst): Stored<Survey>[] {
-    const mine = this.repos.surveySteps.ofInstance(inst._id)
+  async list(inst: Inst): Promise<Stored<Survey>[]> {
+    const mine = await this.repos.surveySteps.ofInstance(inst._id)
     const titles = [...new Set(mine.map((s) => s.title))]
     return titles.flatMap((t) => orderSteps(mine.filter((s) => s.title === t)))
   }
 
   /** Whether `id` is one of this instance's survey steps. */
-  exists(inst: Inst, id: string): boolean {
-    return this.repos.surveySteps.owned(inst._id, id) !== undefined
+  async exists(inst: Inst, id: string): Promise<boolean> {
+    return (await this.repos.surveySteps.owned(inst._id, id)) !== undefined
   }
 
-  get(inst: Inst, id: string): Stored<Survey> {
-    const step = this.repos.surveySteps.owned(inst._id, id)
+  /** One step of the instance's surveys; 404 when unknown. */
+  async get(inst: Inst, id: string): Promise<Stored<Survey>> {
+    const step = await this.repos.surveySteps.owned(inst._id, id)
     if (!step) throw notFound('Survey')
     return step
   }
 
   /** The ordered steps of the survey `title`. */
-  stepsOf(inst: Inst, title: string): Stored<Survey>[] {
-    return orderSteps(this.repos.surveySteps.where((s) => s.instance_id === inst._id && s.title === title))
+  async stepsOf(inst: Inst, title: string): Promise<Stored<Survey>[]> {
+    return orderSteps(await this.repos.surveySteps.stepsOf(inst._id, title))
   }
 
   async create(inst: Inst, body: Omit<CreateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
-    checkAction(body.action, inst, this.repos)
+    await checkAction(body.action, inst, this.repos)
     const step = await this.repos.surveySteps.put({
       ...newKeywordRecord(inst, body, isoNow(this.clock)),
       sort_id: toSortId(body.sort_id),
@@ -69,8 +70,8 @@ export class SurveyService {
   }
 
   async update(inst: Inst, id: string, body: Omit<UpdateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
-    this.get(inst, id)
-    checkAction(body.action, inst, this.repos)
+    await this.get(inst, id)
+    await checkAction(body.action, inst, this.repos)
     const step = (await this.repos.surveySteps.update(id, (d) => {
       if (body.sort_id !== undefined) d.sort_id = toSortId(body.sort_id)
       if (body.closing_msg === null || body.closing_msg === '') delete d.closing_msg
@@ -82,14 +83,14 @@ export class SurveyService {
   }
 
   async delete(inst: Inst, id: string): Promise<void> {
-    this.get(inst, id)
+    await this.get(inst, id)
     await this.repos.surveySteps.remove(id)
     this.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: id })
   }
 
   /** Gives the steps of one survey the sort ids 1…n in the order given, in one write; answers the steps. */
   async reorder(inst: Inst, stepIds: string[]): Promise<Stored<Survey>[]> {
-    const steps = stepIds.map((id) => this.get(inst, id))
+    const steps = await Promise.all(stepIds.map((id) => this.get(inst, id)))
     const title = steps[0]!.title
     if (steps.some((s) => s.title !== title)) throw invalid('stepIds', 'must all belong to one survey')
     if (new Set(stepIds).size !== stepIds.length) throw invalid('stepIds', 'must not repeat a step')
@@ -99,14 +100,14 @@ export class SurveyService {
   }
 
   /** Runs of the survey that `stepId` belongs to, oldest first (docs/design.md §9), with the customer's number and local times. */
-  responses(inst: Inst, stepId: string): SurveyResponse[] {
-    const step = this.get(inst, stepId)
-    return this.repos.surveyRuns.where((r) => r.instance_id === inst._id && r.survey_title === step.title).map((r) => this.view(inst, r))
+  async responses(inst: Inst, stepId: string): Promise<SurveyResponse[]> {
+    const step = await this.get(inst, stepId)
+    return (await this.repos.surveyRuns.ofSurvey(inst._id, step.title)).map((r) => this.view(inst, r))
   }
 
   /** Marks a response handled (or not); 404 for an unknown run or another instance's. */
   async markHandled(inst: Inst, runId: string, handled: boolean): Promise<SurveyResponse> {
-    const run = this.repos.surveyRuns.find(runId)
+    const run = await this.repos.surveyRuns.find(runId)
     if (!run || run.instance_id !== inst._id) throw notFound('Survey response')
     const updated = (await this.repos.surveyRuns.update(runId, (d) => void (d.handled = handled)))!
     this.events.emit('changed', { instanceId: inst._id, what: 'surveys' })
@@ -142,10 +143,10 @@ export class SurveyService {
    * The responses as CSV for a spreadsheet, with a file name: one row per run, one column per step (its
    * question), in step order; answers to steps since deleted get their own columns at the end.
    */
-  responsesCsv(inst: Inst, stepId: string): { fileName: string; csv: string } {
-    const step = this.get(inst, stepId)
-    const runs = this.responses(inst, stepId)
-    const columns = this.stepsOf(inst, step.title).map((s) => ({ id: s._id, question: s.reply }))
+  async responsesCsv(inst: Inst, stepId: string): Promise<{ fileName: string; csv: string }> {
+    const step = await this.get(inst, stepId)
+    const runs = await this.responses(inst, stepId)
+    const columns = (await this.stepsOf(inst, step.title)).map((s) => ({ id: s._id, question: s.reply }))
     for (const run of runs) {
       for (const a of run.answers) if (!columns.some((c) => c.id === a.step_id)) columns.push({ id: a.step_id, question: a.question })
     }

@@ -9,7 +9,7 @@
  * {@link ContractErrorShape}s.
  */
 import type { Core } from '../core'
-import { AppError, invalid } from '../services/errors'
+import { AppError, invalid, storageAppError } from '../services/errors'
 import { strictAjv, ajvProblems, lazyValidator, validationError } from '../validation'
 import { RUNNERS, type AppFacts, type OperationContext } from '../operations/runners'
 import { OPERATIONS } from '../../shared/operations/table'
@@ -59,6 +59,8 @@ const validators = new Map(CONTRACT_METHODS.map((m) => [m, lazyValidator(strictA
 export function toErrorShape(err: unknown, log: (err: unknown) => void): ContractErrorShape {
   if (err instanceof AppError) return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) }
   log(err)
+  const storage = storageAppError(err)
+  if (storage) return { code: storage.code, message: storage.message }
   return { code: 'INTERNAL', message: 'Internal error; see the app log.' }
 }
 

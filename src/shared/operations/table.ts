@@ -696,9 +696,15 @@ export const OPERATIONS = {
     summary: 'The contacts of this instance (`type=all`: of the account)',
     tags: ['contacts'],
     scope: 'instance',
-    input: Type.Object({ type: Type.Optional(Type.Literal('all')), ...Page.properties }),
+    input: Type.Object({
+      type: Type.Optional(Type.Literal('all')),
+      q: Type.Optional(Type.String({ maxLength: 200, description: 'Search: name, number or notes containing it (any case and accents).' })),
+      group_id: Type.Optional(Type.String({ minLength: 1, description: 'Only the contacts of this group.' })),
+      label: Type.Optional(Type.String({ maxLength: 40, description: 'Only contacts with this label (any case).' })),
+      ...Page.properties
+    }),
     output: Type.Array(Contact),
-    http: { method: 'GET', path: '/contact', query: ['type', 'offset', 'limit'], message: 'Contact fetched successfully!', respond: 'paged' },
+    http: { method: 'GET', path: '/contact', query: ['type', 'q', 'group_id', 'label', 'offset', 'limit'], message: 'Contact fetched successfully!', respond: 'paged' },
     rpc: { output: items }
   }),
   'contacts.get': op<ContactT>()({

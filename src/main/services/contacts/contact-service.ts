@@ -6,7 +6,7 @@
 import type { Clock } from '../../clock'
 import type { CoreEventBus, CoreEvents } from '../../events'
 import { newObjectId } from '../../ids'
-import type { Repositories, Stored } from '../../store/repos'
+import type { ContactFilter, Repositories, Stored } from '../../store/repos'
 import type { Contact, ContactGroup, Instance } from '../../../shared/schemas/records'
 import { conflict, invalid, notFound } from '../errors'
 import { contactNumber } from './contact-number'
@@ -37,7 +37,7 @@ const SEEN_RESOLUTION_MS = 3_600_000
 export class ContactService {
   /** Per instance and number: the last change in flight (see upsert). */
   private readonly locks = new Map<string, Promise<unknown>>()
-  constructor(private readonly deps: { repos: Pick<Repositories, 'contacts' | 'contactGroups' | 'instances'>; events: CoreEventBus; clock: Clock; labels?: Pick<LabelService, 'ensure'> }) {}
+  constructor(private readonly deps: { repos: Pick<Repositories, 'contacts' | 'contactGroups' | 'instances' | 'transaction'>; events: CoreEventBus; clock: Clock; labels?: Pick<LabelService, 'ensure'> }) {}
 
   /**
    * Collects customers from conversations: a new number becomes a contact named by its push name,
@@ -51,25 +51,30 @@ export class ContactService {
     )
   }
 
-  list(inst: Inst, all: boolean): Stored<Contact>[] {
-    return this.deps.repos.contacts.where((c) => all || c.instance_id === inst._id)
+  /**
+   * A page of the instance's contacts (`all`: the account's), oldest first, and how many `filter`
+   * picks in all: a group, a label, a search of name, number and notes.
+   */
+  page(inst: Inst, all: boolean, filter: Omit<ContactFilter, 'instanceId'>, offset: number, limit: number): Promise<{ items: Stored<Contact>[]; total: number }> {
+    return this.deps.repos.contacts.page({ ...filter, ...(all ? {} : { instanceId: inst._id }) }, offset, limit)
   }
 
-  get(inst: Inst, id: string): Stored<Contact> {
-    const c = this.deps.repos.contacts.owned(inst._id, id)
+  /** One contact of the instance; 404 when unknown. */
+  async get(inst: Inst, id: string): Promise<Stored<Contact>> {
+    const c = await this.deps.repos.contacts.owned(inst._id, id)
     if (!c) throw notFound('Contact')
     return c
   }
 
   /** The contact with a number (digits) of an instance, if any. */
-  byNumber(instanceId: string, number: string): Stored<Contact> | undefined {
+  byNumber(instanceId: string, number: string): Promise<Stored<Contact> | undefined> {
     return this.deps.repos.contacts.byNumber(instanceId, number)
   }
 
   /** Saves a new contact; `lastSeenAt` when it was collected from a message. 400 on a bad number or group. */
   async create(inst: Inst, input: ContactInput): Promise<Stored<Contact>> {
     const number = contactNumber(input.number)
-    this.checkGroup(inst, input.group_id)
+    await this.checkGroup(inst, input.group_id)
     return this.upsert(inst, number, (existing) => {
       if (existing) throw conflict(`+${number} is a contact already (${existing.name}); change that one instead.`)
       return this.insert(inst, { ...input, number })
@@ -82,7 +87,7 @@ export class ContactService {
    */
   private upsert<T>(inst: Inst, number: string, fn: (existing: Stored<Contact> | undefined) => Promise<T>): Promise<T> {
     const key = `${inst._id}:${number}`
-    const run = (this.locks.get(key) ?? Promise.resolve()).then(() => fn(this.deps.repos.contacts.byNumber(inst._id, number)))
+    const run = (this.locks.get(key) ?? Promise.resolve()).then(async () => fn(await this.deps.repos.contacts.byNumber(inst._id, number)))
     const tail = run.then(
       () => undefined,
       () => undefined
@@ -121,9 +126,9 @@ export class ContactService {
   }
 
   async update(inst: Inst, id: string, change: Partial<ContactInput>): Promise<Stored<Contact>> {
-    this.get(inst, id)
+    await this.get(inst, id)
     const number = change.number === undefined ? undefined : contactNumber(change.number)
-    this.checkGroup(inst, change.group_id)
+    await this.checkGroup(inst, change.group_id)
     await this.deps.labels?.ensure(change.labels ?? [])
     const now = this.now()
     const updated = (await this.deps.repos.contacts.update(id, (c) => {
@@ -146,7 +151,7 @@ export class ContactService {
   }
 
   async delete(inst: Inst, id: string): Promise<void> {
-    this.get(inst, id)
+    await this.get(inst, id)
     await this.deps.repos.contacts.remove(id)
     this.changed(inst)
   }
@@ -155,12 +160,14 @@ export class ContactService {
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
   }
 
-  groups(inst: Inst, all: boolean): Stored<ContactGroup>[] {
-    return this.deps.repos.contactGroups.where((g) => all || g.instance_id === inst._id)
+  /** The instance's contact groups (`all`: the account's), oldest first. */
+  groups(inst: Inst, all: boolean): Promise<Stored<ContactGroup>[]> {
+    return all ? this.deps.repos.contactGroups.all() : this.deps.repos.contactGroups.ofInstance(inst._id)
   }
 
-  group(inst: Inst, id: string): Stored<ContactGroup> {
-    const g = this.deps.repos.contactGroups.owned(inst._id, id)
+  /** One contact group of the instance; 404 when unknown. */
+  async group(inst: Inst, id: string): Promise<Stored<ContactGroup>> {
+    const g = await this.deps.repos.contactGroups.owned(inst._id, id)
     if (!g) throw notFound('ContactGroup')
     return g
   }
@@ -173,7 +180,7 @@ export class ContactService {
   }
 
   async renameGroup(inst: Inst, id: string, title: string): Promise<Stored<ContactGroup>> {
-    this.group(inst, id)
+    await this.group(inst, id)
     const now = this.now()
     const g = (await this.deps.repos.contactGroups.update(id, (g) => {
       g.title = title.trim()
@@ -186,21 +193,18 @@ export class ContactService {
 
   /** Deletes a group; its contacts stay, in no group. */
   async deleteGroup(inst: Inst, id: string): Promise<void> {
-    this.group(inst, id)
+    await this.group(inst, id)
     const now = this.now()
-    for (const c of this.deps.repos.contacts.where((c) => c.group_id === id)) {
-      await this.deps.repos.contacts.update(c._id, (d) => {
-        d.group_id = null
-        d.updatedAt = now
-      })
-    }
-    await this.deps.repos.contactGroups.remove(id)
+    await this.deps.repos.transaction(async (r) => {
+      await r.contacts.clearGroup(id, now)
+      await r.contactGroups.remove(id)
+    })
     this.changed(inst)
   }
 
   /** Puts the customer `number` of a conversation into the group (a contact is made if needed). */
   async addToGroup(inst: Inst, number: string, name: string | null, groupId: string): Promise<Stored<Contact>> {
-    this.group(inst, groupId)
+    await this.group(inst, groupId)
     return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { group_id: groupId }) : this.insert(inst, { name: name ?? `+${number}`, number, group_id: groupId })))
   }
 
@@ -217,9 +221,10 @@ export class ContactService {
    * are already contacts are left as they are (counted in `existing`); refused rows say why.
    */
   async importCsv(inst: Inst, csv: string, mapping: ColumnMapping = {}, groupId?: string | null): Promise<ImportReport> {
-    this.checkGroup(inst, groupId)
+    await this.checkGroup(inst, groupId)
     const { rows, refused } = parseContactsCsv(csv, mapping)
-    const fresh = rows.filter((r) => !this.deps.repos.contacts.byNumber(inst._id, r.number))
+    const known = await this.deps.repos.contacts.byNumbers(inst._id, rows.map((r) => r.number))
+    const fresh = rows.filter((r) => !known.has(r.number))
     await this.deps.labels?.ensure(fresh.flatMap((r) => r.labels))
     const now = this.now()
     await this.deps.repos.contacts.putMany(
@@ -230,9 +235,10 @@ export class ContactService {
   }
 
   /** The instance's contacts (`all`: the account's) as a CSV file. */
-  exportCsv(inst: Inst, all: boolean): { fileName: string; csv: string } {
-    const titles = new Map(this.deps.repos.contactGroups.all().map((g) => [g._id, g.title]))
-    return { fileName: 'contacts.csv', csv: contactsCsv(this.list(inst, all), (id) => titles.get(id)) }
+  async exportCsv(inst: Inst, all: boolean): Promise<{ fileName: string; csv: string }> {
+    const titles = new Map((await this.deps.repos.contactGroups.all()).map((g) => [g._id, g.title]))
+    const { items } = await this.page(inst, all, {}, 0, Number.MAX_SAFE_INTEGER)
+    return { fileName: 'contacts.csv', csv: contactsCsv(items, (id) => titles.get(id)) }
   }
 
   private async collect({ instanceId, message }: CoreEvents['message']): Promise<void> {
@@ -250,8 +256,8 @@ export class ContactService {
     })
   }
 
-  private checkGroup(inst: Inst, groupId: string | null | undefined): void {
-    if (groupId && !this.deps.repos.contactGroups.owned(inst._id, groupId)) throw invalid('group_id', 'names no contact group of this instance')
+  private async checkGroup(inst: Inst, groupId: string | null | undefined): Promise<void> {
+    if (groupId && !(await this.deps.repos.contactGroups.owned(inst._id, groupId))) throw invalid('group_id', 'names no contact group of this instance')
   }
 
   private now(): string {

@@ -13,39 +13,39 @@ import { conflict, notFound } from '../errors'
 type Color = Label['color']
 
 export class LabelService {
-  constructor(private readonly deps: { repos: Pick<Repositories, 'labels' | 'contacts'>; events: CoreEventBus; clock: Clock }) {}
+  constructor(private readonly deps: { repos: Pick<Repositories, 'labels'>; events: CoreEventBus; clock: Clock }) {}
 
-  list(): readonly Stored<Label>[] {
+  list(): Promise<Stored<Label>[]> {
     return this.deps.repos.labels.all()
   }
 
   /** Makes a label. 409 when one with that name (any case) exists. */
   async create(name: string, color?: Color): Promise<Stored<Label>> {
-    if (this.deps.repos.labels.byName(name.trim())) throw conflict(`A label called "${name.trim()}" exists already.`)
+    if (await this.deps.repos.labels.byName(name.trim())) throw conflict(`A label called "${name.trim()}" exists already.`)
     const now = new Date(this.deps.clock.now()).toISOString()
-    const label = await this.deps.repos.labels.put({ _id: newObjectId(), name: name.trim(), color: color ?? this.nextColor(), createdAt: now, updatedAt: now })
+    const label = await this.deps.repos.labels.put({ _id: newObjectId(), name: name.trim(), color: color ?? (await this.nextColor()), createdAt: now, updatedAt: now })
     this.deps.events.emit('labels', {})
     return label
   }
 
   /** Renames (on every contact too) or recolours a label. 404 / 409 on a name taken by another. */
   async update(id: string, change: { name?: string; color?: Color }): Promise<Stored<Label>> {
-    const label = this.deps.repos.labels.find(id)
+    const label = await this.deps.repos.labels.find(id)
     if (!label) throw notFound('Label')
     const name = change.name?.trim() ?? label.name
-    const other = this.deps.repos.labels.byName(name)
+    const other = await this.deps.repos.labels.byName(name)
     if (other && other._id !== id) throw conflict(`A label called "${name}" exists already.`)
     const next: Label = { ...label, name, color: change.color ?? label.color, updatedAt: new Date(this.deps.clock.now()).toISOString() }
-    await this.deps.repos.labels.relabel(this.deps.repos.contacts.all(), label.name, name, { put: next })
+    await this.deps.repos.labels.relabel(label.name, name, { put: next })
     this.deps.events.emit('labels', {})
     return next
   }
 
   /** Deletes a label and takes it off every contact. */
   async delete(id: string): Promise<void> {
-    const label = this.deps.repos.labels.find(id)
+    const label = await this.deps.repos.labels.find(id)
     if (!label) throw notFound('Label')
-    await this.deps.repos.labels.relabel(this.deps.repos.contacts.all(), label.name, null, { removeId: id })
+    await this.deps.repos.labels.relabel(label.name, null, { removeId: id })
     this.deps.events.emit('labels', {})
   }
 
@@ -53,15 +53,15 @@ export class LabelService {
   async ensure(names: readonly string[]): Promise<void> {
     let made = false
     for (const name of new Set(names.map((n) => n.trim()).filter(Boolean))) {
-      if (this.deps.repos.labels.byName(name)) continue
+      if (await this.deps.repos.labels.byName(name)) continue
       const now = new Date(this.deps.clock.now()).toISOString()
-      await this.deps.repos.labels.put({ _id: newObjectId(), name, color: this.nextColor(), createdAt: now, updatedAt: now })
+      await this.deps.repos.labels.put({ _id: newObjectId(), name, color: await this.nextColor(), createdAt: now, updatedAt: now })
       made = true
     }
     if (made) this.deps.events.emit('labels', {})
   }
 
-  private nextColor(): Color {
-    return LABEL_COLORS[this.deps.repos.labels.all().length % LABEL_COLORS.length]!
+  private async nextColor(): Promise<Color> {
+    return LABEL_COLORS[(await this.deps.repos.labels.count()) % LABEL_COLORS.length]!
   }
 }

@@ -1,6 +1,6 @@
 /** An instance's activity counts (issue 13 §5), from its message log and its webhook deliveries. */
 import type { Clock } from '../../clock'
-import type { MessageLog } from '../../store/message-log'
+import type { MessageRepo } from '../../store/repos/message-repo'
 import type { WebhookService } from '../../webhooks/webhook-service'
 import type { Instance } from '../../../shared/schemas/records'
 import type { InstanceStatsT } from '../../../shared/operations/results'
@@ -8,13 +8,14 @@ import { localTime } from '../../bot/active-window'
 import { instanceStats } from './instance-stats'
 
 export class InstanceHealth {
-  constructor(private readonly deps: { messages: MessageLog; webhooks: Pick<WebhookService, 'list'>; clock: Clock }) {}
+  constructor(private readonly deps: { messages: Pick<MessageRepo, 'since' | 'oldestTime'>; webhooks: Pick<WebhookService, 'list'>; clock: Clock }) {}
 
   /** Counts for today (in bot_timezone) and the last 7 days. */
   async stats(inst: Pick<Instance, '_id' | 'settings'>): Promise<InstanceStatsT> {
     const now = this.deps.clock.now()
-    const entries = await this.deps.messages.list(inst._id, { limit: Number.MAX_SAFE_INTEGER })
-    const failures = this.deps.webhooks.list(inst._id, { status: 'failed', limit: 100_000 }).map((d) => Date.parse(d.created_at))
+    const entries = await this.deps.messages.since(inst._id, now - 7 * 86_400_000)
+    const oldest = await this.deps.messages.oldestTime(inst._id)
+    const failures = (await this.deps.webhooks.list(inst._id, { status: 'failed', limit: 100_000 })).map((d) => Date.parse(d.created_at))
     let startOfToday: number
     try {
       // Local midnight: now less the minutes since (on a DST day the clock's own count).
@@ -22,6 +23,6 @@ export class InstanceHealth {
     } catch {
       startOfToday = now - (now % 86_400_000)
     }
-    return instanceStats(entries, failures, now, startOfToday)
+    return instanceStats(entries, failures, now, startOfToday, oldest)
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Pure: an instance's activity counts for today and the last 7 days (issue 13 §5): messages in and
  * out, how many customer messages the bot answered, failed sends and failed webhook deliveries.
- * Counted over what is kept (the message log holds the newest N entries per instance; `since` says
- * from when), "today" in the instance's time zone.
+ * Counted over what is kept (a retention period may have dropped older messages; `since` says from
+ * when), "today" in the instance's time zone.
  */
 import type { LoggedMessage } from '../../../shared/schemas/records'
 import type { InstanceStatsT, PeriodStatsT } from '../../../shared/operations/results'
@@ -37,13 +37,14 @@ function count(entries: readonly LoggedMessage[], webhookFailures: readonly numb
 }
 
 /**
- * Counts of `entries` (the instance's log, oldest first) and of failed webhook deliveries (their
- * creation times, epoch ms). `startOfToday`: local midnight of today as epoch ms; `now` epoch ms.
+ * Counts of `entries` (the instance's log of the last 7 days at least, oldest first) and of failed
+ * webhook deliveries (their creation times, epoch ms). `startOfToday`: local midnight of today as
+ * epoch ms; `now` epoch ms; `oldest`: the time of the oldest kept message (epoch ms) or null.
  */
-export function instanceStats(entries: readonly LoggedMessage[], webhookFailures: readonly number[], now: number, startOfToday: number): InstanceStatsT {
+export function instanceStats(entries: readonly LoggedMessage[], webhookFailures: readonly number[], now: number, startOfToday: number, oldest: number | null): InstanceStatsT {
   return {
     today: count(entries, webhookFailures, startOfToday),
     last_7_days: count(entries, webhookFailures, now - 7 * 86_400_000),
-    since: entries.length ? new Date(entries[0]!.timestamp).toISOString() : null
+    since: oldest !== null ? new Date(oldest).toISOString() : null
   }
 }

@@ -20,13 +20,13 @@ export class QuickReplyService {
   constructor(private readonly deps: QuickReplyDeps) {}
 
   /** Every quick reply, by shortcut. */
-  list(): Stored<QuickReply>[] {
-    return [...this.deps.repos.quickReplies.all()].sort((a, b) => a.shortcut.localeCompare(b.shortcut))
+  list(): Promise<Stored<QuickReply>[]> {
+    return this.deps.repos.quickReplies.all()
   }
 
   /** Saves a new quick reply. 409 when the shortcut is taken. */
   async create(input: { shortcut: string; text: string }): Promise<Stored<QuickReply>> {
-    this.ensureFree(input.shortcut)
+    await this.ensureFree(input.shortcut)
     const now = new Date(this.deps.clock.now()).toISOString()
     const record = await this.deps.repos.quickReplies.put({ _id: newObjectId(), shortcut: input.shortcut, text: input.text, createdAt: now, updatedAt: now })
     this.deps.events.emit('quickReplies', {})
@@ -35,8 +35,8 @@ export class QuickReplyService {
 
   /** Changes shortcut and/or text. 404 when unknown, 409 when the new shortcut is another's. */
   async update(id: string, change: { shortcut?: string; text?: string }): Promise<Stored<QuickReply>> {
-    if (!this.deps.repos.quickReplies.find(id)) throw notFound('Quick reply')
-    if (change.shortcut !== undefined) this.ensureFree(change.shortcut, id)
+    if (!(await this.deps.repos.quickReplies.find(id))) throw notFound('Quick reply')
+    if (change.shortcut !== undefined) await this.ensureFree(change.shortcut, id)
     const now = new Date(this.deps.clock.now()).toISOString()
     const record = await this.deps.repos.quickReplies.update(id, (q) => {
       if (change.shortcut !== undefined) q.shortcut = change.shortcut
@@ -53,8 +53,8 @@ export class QuickReplyService {
     this.deps.events.emit('quickReplies', {})
   }
 
-  private ensureFree(shortcut: string, self?: string): void {
-    const taken = this.deps.repos.quickReplies.byShortcut(shortcut)
+  private async ensureFree(shortcut: string, self?: string): Promise<void> {
+    const taken = await this.deps.repos.quickReplies.byShortcut(shortcut)
     if (taken && taken._id !== self) throw new AppError('CONFLICT', `The shortcut /${shortcut} is taken.`, [{ field: 'shortcut', problem: 'is taken' }])
   }
 }

@@ -3,9 +3,10 @@
  * the file of an inbound media message, fetched on demand through the channel.
  */
 import { ChannelError, type DownloadedMedia } from '../../channel/types'
-import type { MessageLog } from '../../store/message-log'
+import { UnknownCursorError, type Cursor, type MessageHit } from '../../store/repos'
+import type { MessageRepo } from '../../store/repos/message-repo'
 import type { Instance, LoggedMessage, MessageLogRecord } from '../../../shared/schemas/records'
-import { AppError, conflict, notFound } from '../errors'
+import { AppError, conflict, invalid, notFound } from '../errors'
 import type { SessionManager } from '../session-manager'
 import { resolveChat } from './outbound'
 import { previewDataUrl } from '../../media/image-info'
@@ -13,19 +14,58 @@ import { previewDataUrl } from '../../media/image-info'
 export interface LogQuery {
   chatId?: string
   limit?: number
-  before?: number
+  /** An entry's id (older entries), or epoch ms (older scripts). */
+  before?: string | number
+  /** An entry's id (newer entries), or epoch ms. */
+  after?: string | number
+  /** Search: entries whose text, sender name or number contain every term, newest first. */
+  q?: string
 }
 
 export class MessageQueries {
   constructor(
-    private readonly log: MessageLog,
+    private readonly log: Pick<MessageRepo, 'list' | 'find' | 'findIn' | 'search' | 'logPage'>,
     private readonly sessions: SessionManager
   ) {}
 
-  /** Log entries of an instance, oldest first (docs/design.md §7); `chatId` as the API takes it. */
-  async list(inst: Pick<Instance, '_id'>, query: LogQuery): Promise<LoggedMessage[]> {
+  /**
+   * Log entries of an instance (docs/design.md §7): oldest first, a page before or after a cursor;
+   * with `q`, the matches newest first with a snippet (docs/design.md §14). `chatId` as the API takes
+   * it. 400 for a cursor that names no entry of the instance.
+   */
+  async list(inst: Pick<Instance, '_id'>, query: LogQuery): Promise<Array<LoggedMessage | MessageHit>> {
     const chatId = query.chatId !== undefined ? resolveChat(query.chatId) : undefined
-    return this.log.list(inst._id, { chatId, limit: query.limit, before: query.before })
+    if (query.q?.trim()) {
+      if (query.after !== undefined) throw invalid('after', 'cannot be used with q (search pages go back in time with before)')
+      const before = query.before === undefined ? undefined : await this.entryId(inst, query.before, 'before')
+      return this.cursorErrors(() => this.log.search(inst._id, { q: query.q!, chatId, before, limit: query.limit }), 'before')
+    }
+    const before = query.before === undefined ? undefined : await this.cursor(inst, query.before, 'before')
+    const after = query.after === undefined ? undefined : await this.cursor(inst, query.after, 'after')
+    return this.log.list(inst._id, { chatId, before, after, limit: query.limit })
+  }
+
+  /** A cursor value as the repository takes it: an entry's id when the instance has one, else a number as epoch ms. */
+  private async cursor(inst: Pick<Instance, '_id'>, value: string | number, field: string): Promise<Cursor> {
+    if (typeof value === 'number') return { time: value }
+    if (await this.log.find(inst._id, value)) return { id: value }
+    if (/^\d+$/.test(value)) return { time: Number(value) }
+    throw invalid(field, 'names no message of this instance (give an entry’s id, or a time in epoch ms)')
+  }
+
+  /** An entry id for a search cursor (search pages by entry, not by time). */
+  private async entryId(inst: Pick<Instance, '_id'>, value: string | number, field: string): Promise<string> {
+    if (typeof value === 'string' && (await this.log.find(inst._id, value))) return value
+    throw invalid(field, 'names no message of this instance (search pages take the id of the last entry of the previous page)')
+  }
+
+  private async cursorErrors<T>(run: () => Promise<T>, field: string): Promise<T> {
+    try {
+      return await run()
+    } catch (err) {
+      if (err instanceof UnknownCursorError) throw invalid(field, 'names no message of this instance')
+      throw err
+    }
   }
 
   /**
@@ -62,23 +102,17 @@ export class MessageQueries {
    * (from 1) of `limit` entries, and how many there are in all.
    */
   async page(instanceIds: readonly string[], page: number, limit: number): Promise<{ items: MessageLogRecord[]; total: number }> {
-    const all: MessageLogRecord[] = []
-    for (const id of instanceIds) {
-      const entries = await this.log.list(id, { limit: Number.MAX_SAFE_INTEGER })
-      for (let i = entries.length - 1; i >= 0; i--) all.push(logRecord(id, entries[i]!))
-    }
-    // Stable: entries of one instance with the same second keep their log order (newest first).
-    all.sort((a, b) => b.timestamp - a.timestamp)
-    return { items: all.slice((page - 1) * limit, page * limit), total: all.length }
+    const { items, total } = await this.log.logPage(instanceIds, page, limit)
+    return { items: items.map((e) => logRecord(e.instanceId, e.message)), total }
   }
 
-  /** One entry of any of `instanceIds`, in the original service's shape. 404 when none has it. */
+  /** One entry of any of `instanceIds` (the first that has it, in their order), in the original service's shape. 404 when none has it. */
   async record(instanceIds: readonly string[], messageId: string): Promise<MessageLogRecord> {
-    for (const id of instanceIds) {
-      const m = await this.log.find(id, messageId)
-      if (m) return logRecord(id, m)
-    }
-    throw notFound('Message')
+    const [first, ...rest] = instanceIds
+    const own = first === undefined ? undefined : await this.log.find(first, messageId)
+    const hit = own ? { instanceId: first!, message: own } : await this.log.findIn(rest, messageId)
+    if (!hit) throw notFound('Message')
+    return logRecord(hit.instanceId, hit.message)
   }
 }
 

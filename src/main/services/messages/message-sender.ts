@@ -31,7 +31,7 @@ export class MessageService {
     private readonly attachments: AttachmentService,
     private readonly remote: RemoteFiles,
     /** A contact record of the instance by id (the text send's `contactId` may name one, issue 14 §2). */
-    private readonly contactRecord: (instanceId: string, id: string) => { name: string; number: string } | undefined = () => undefined,
+    private readonly contactRecord: (instanceId: string, id: string) => Promise<{ name: string; number: string } | undefined> = async () => undefined,
     /** Who sends through this service: a script (`api`, the HTTP API), a person in the desk (the UI), or outreach. */
     private readonly source: SenderSource = 'api'
   ) {}
@@ -57,13 +57,15 @@ export class MessageService {
     if (!body.message && !body.attachments?.length && !body.location && !body.contactId) {
       throw invalid('message', 'is required (or attachments, location or contactId)')
     }
-    const attachments = (body.attachments ?? []).map((id, i) => {
-      const a = this.attachments.list(inst).find((x) => x._id === id)
-      if (!a) throw invalid(`attachments.${i}`, 'names no attachment of this instance')
-      return { _id: a._id, media: { path: this.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename } }
-    })
+    const attachments = await Promise.all(
+      (body.attachments ?? []).map(async (id, i) => {
+        const a = await this.attachments.find(inst, id)
+        if (!a) throw invalid(`attachments.${i}`, 'names no attachment of this instance')
+        return { _id: a._id, media: { path: this.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename } }
+      })
+    )
     // `contactId`: a contact record's id (its name and number on the card), or a number or JID.
-    const record = body.contactId !== undefined ? this.contactRecord(inst._id, body.contactId) : undefined
+    const record = body.contactId !== undefined ? await this.contactRecord(inst._id, body.contactId) : undefined
     const contact = record
       ? { jid: `${record.number}@s.whatsapp.net`, name: record.name }
       : body.contactId !== undefined
@@ -99,7 +101,7 @@ export class MessageService {
 
   /** Sends a stored attachment as a message of `kind` (the UI's media form). 400 when it is not this instance's. */
   async sendAttachment(inst: Inst, input: { chatId: string; kind: MediaKind; attachmentId: string; caption?: string; voiceNote?: boolean }): Promise<SentMessage> {
-    const a = this.attachments.list(inst).find((x) => x._id === input.attachmentId)
+    const a = await this.attachments.find(inst, input.attachmentId)
     if (!a) throw invalid('attachmentId', 'names no attachment of this instance')
     return this.sendMedia(
       inst,

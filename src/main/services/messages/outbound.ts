@@ -134,8 +134,7 @@ export class Outbound {
     const zone = this.deps.repos.instances.find(instanceId)?.settings.bot_timezone
     const blocked = outreachBlocked(this.deps.sessions.limits(instanceId), this.deps.clock.now(), zone)
     if (!blocked || !(jid.endsWith('@s.whatsapp.net') || jid.endsWith('@lid'))) return
-    const history = await this.deps.repos.messages.list(instanceId, { chatId: jid, limit: 1000 })
-    if (history.some((m) => !m.fromMe)) return
+    if (await this.deps.repos.messages.hasInbound(instanceId, jid)) return
     throw conflict(blocked)
   }
 }

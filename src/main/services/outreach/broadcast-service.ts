@@ -73,7 +73,7 @@ export class BroadcastService {
 
   /** Resolves sends cut by a crash, resumes what was sending, and follows connections, limits and refusals. */
   async start(): Promise<() => void> {
-    for (const b of this.deps.repos.broadcasts.where((b) => b.current !== null)) await this.settleInterrupted(b)
+    for (const b of await this.deps.repos.broadcasts.interrupted()) await this.settleInterrupted(b)
     const stops = [
       this.deps.events.on('state', (e) => {
         if (e.state === 'CONNECTED') this.kick(e.instanceId)
@@ -86,7 +86,7 @@ export class BroadcastService {
         if (e.message.status === 'ERROR' && e.message.error_code === '463' && e.message.source === 'broadcast') this.refused(e.instanceId)
       })
     ]
-    for (const id of new Set(this.deps.repos.broadcasts.where((b) => b.status === 'sending').map((b) => b.instance_id))) this.kick(id)
+    for (const id of new Set((await this.deps.repos.broadcasts.withStatus('sending')).map((b) => b.instance_id))) this.kick(id)
     return () => {
       this.closed = true
       for (const s of stops) s()
@@ -101,11 +101,11 @@ export class BroadcastService {
   }
 
   /** The send governor of the instance's number now: what it counted and when the next message may go. */
-  status(inst: Stored<Instance>): OutreachStatusT {
+  async status(inst: Stored<Instance>): Promise<OutreachStatusT> {
     const now = this.deps.clock.now()
     const settings = outreachPolicy(inst)
-    const sends = this.deps.repos.outreachSends.where((s) => s.instance_id === inst._id)
-    const slot = this.deps.governor.slot(inst)
+    const sends = await this.deps.repos.outreachSends.since(inst._id, now - 86_400_000)
+    const slot = await this.deps.governor.slot(inst)
     const limits = this.deps.sessions.limits(inst._id) ?? null
     const age = numberAgeDays(settings.number_since, now)
     return {
@@ -121,15 +121,14 @@ export class BroadcastService {
     }
   }
 
-  list(inst: Pick<Instance, '_id'>): BroadcastView[] {
-    return this.deps.repos.broadcasts
-      .where((b) => b.instance_id === inst._id)
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-      .map((b) => this.view(b))
+  /** The instance's broadcasts, newest first, with where each stands. */
+  async list(inst: Pick<Instance, '_id'>): Promise<BroadcastView[]> {
+    return Promise.all((await this.deps.repos.broadcasts.ofInstance(inst._id)).map((b) => this.view(b)))
   }
 
-  get(inst: Pick<Instance, '_id'>, id: string): BroadcastView {
-    return this.view(this.record(inst, id))
+  /** One broadcast of the instance; 404 when unknown. */
+  async get(inst: Pick<Instance, '_id'>, id: string): Promise<BroadcastView> {
+    return this.view(await this.record(inst, id))
   }
 
   /**
@@ -137,13 +136,14 @@ export class BroadcastService {
    * unknown group or attachment, an empty message. Opted-out contacts go straight to `skipped`.
    */
   async create(inst: Inst, input: BroadcastInput, scheduleId: string | null = null): Promise<BroadcastView> {
-    checkMessage(this.deps.repos, inst, input.message)
-    const recipients = this.recipients(inst, input)
+    await checkMessage(this.deps.repos, inst, input.message)
+    const recipients = await this.recipients(inst, input)
     const now = new Date(this.deps.clock.now()).toISOString()
     const skipped: Broadcast['skipped'] = []
     const pending: BroadcastRecipient[] = []
+    const contacts = await this.deps.repos.contacts.byNumbers(inst._id, recipients.map((r) => r.number))
     for (const r of recipients) {
-      const contact = this.deps.repos.contacts.byNumber(inst._id, r.number)
+      const contact = contacts.get(r.number)
       if (contact?.opted_out) skipped.push({ number: r.number, reason: 'opted out (wrote the opt-out word)' })
       else pending.push(r)
     }
@@ -173,7 +173,7 @@ export class BroadcastService {
 
   /** Pauses a sending broadcast (by the owner). 409 when it is done or cancelled. */
   async pause(inst: Pick<Instance, '_id'>, id: string): Promise<BroadcastView> {
-    const b = this.record(inst, id)
+    const b = await this.record(inst, id)
     if (b.status === 'paused') return this.view(b)
     if (b.status !== 'sending') throw conflict(`The broadcast is ${b.status}; only a sending broadcast can be paused.`)
     return this.view(await this.setStatus(b, 'paused', 'paused by you'))
@@ -181,7 +181,7 @@ export class BroadcastService {
 
   /** Resumes a paused broadcast. 409 when it is done or cancelled; it pauses again if WhatsApp still caps the number. */
   async resume(inst: Pick<Instance, '_id'>, id: string): Promise<BroadcastView> {
-    const b = this.record(inst, id)
+    const b = await this.record(inst, id)
     if (b.status === 'sending') return this.view(b)
     if (b.status !== 'paused') throw conflict(`The broadcast is ${b.status}; only a paused broadcast can be resumed.`)
     this.refusals.delete(inst._id)
@@ -192,7 +192,7 @@ export class BroadcastService {
 
   /** Cancels a broadcast: what is pending is never sent. 409 when it is done. */
   async cancel(inst: Pick<Instance, '_id'>, id: string): Promise<BroadcastView> {
-    const b = this.record(inst, id)
+    const b = await this.record(inst, id)
     if (b.status === 'cancelled') return this.view(b)
     if (b.status === 'done') throw conflict('The broadcast is done; there is nothing left to cancel.')
     return this.view(await this.setStatus(b, 'cancelled', null))
@@ -200,21 +200,21 @@ export class BroadcastService {
 
   /** Deletes a broadcast (a sending one is cancelled first: nothing more goes out). */
   async delete(inst: Pick<Instance, '_id'>, id: string): Promise<void> {
-    this.record(inst, id)
+    await this.record(inst, id)
     await this.deps.repos.broadcasts.remove(id)
     this.changed(inst._id)
   }
 
-  private record(inst: Pick<Instance, '_id'>, id: string): Stored<Broadcast> {
-    const b = this.deps.repos.broadcasts.owned(inst._id, id)
+  private async record(inst: Pick<Instance, '_id'>, id: string): Promise<Stored<Broadcast>> {
+    const b = await this.deps.repos.broadcasts.owned(inst._id, id)
     if (!b) throw notFound('Broadcast')
     return b
   }
 
-  private view(b: Stored<Broadcast>): BroadcastView {
+  private async view(b: Stored<Broadcast>): Promise<BroadcastView> {
     const inst = this.deps.repos.instances.find(b.instance_id)
     const left = b.pending.length + (b.current ? 1 : 0)
-    const expected = b.status === 'sending' && left > 0 && inst ? new Date(this.deps.governor.estimate(inst, left)).toISOString() : null
+    const expected = b.status === 'sending' && left > 0 && inst ? new Date(await this.deps.governor.estimate(inst, left)).toISOString() : null
     return {
       ...b,
       progress: {
@@ -230,7 +230,7 @@ export class BroadcastService {
   }
 
   /** The recipients of a new broadcast, each number once, named by their contact. */
-  private recipients(inst: Inst, input: BroadcastInput): BroadcastRecipient[] {
+  private async recipients(inst: Inst, input: BroadcastInput): Promise<BroadcastRecipient[]> {
     const seen = new Set<string>()
     const out: BroadcastRecipient[] = []
     const add = (number: string, name: string | null, contactId: string | null) => {
@@ -241,13 +241,14 @@ export class BroadcastService {
     if (input.send_type === 'group') {
       const groupId = input.to ?? input.group_id
       if (!groupId) throw invalid('to', 'must be the contact group id when send_type is group')
-      if (!this.deps.repos.contactGroups.owned(inst._id, groupId)) throw invalid('to', 'names no contact group of this instance')
-      for (const c of this.deps.repos.contacts.where((c) => c.instance_id === inst._id && c.group_id === groupId)) add(c.number, c.name, c._id)
+      if (!(await this.deps.repos.contactGroups.owned(inst._id, groupId))) throw invalid('to', 'names no contact group of this instance')
+      for (const c of await this.deps.repos.contacts.inGroup(inst._id, groupId)) add(c.number, c.name, c._id)
       if (out.length === 0) throw invalid('to', 'names a contact group with no contacts')
       return out
     }
     const parts = (input.to ?? '').split(',').map((p) => p.trim()).filter(Boolean)
     if (parts.length === 0) throw invalid('to', 'must list at least one number (comma-separated)')
+    const numbers: string[] = []
     for (const [i, part] of parts.entries()) {
       let number: string
       if (/@(g\.us|s\.whatsapp\.net|lid)$/.test(part)) number = part
@@ -258,7 +259,11 @@ export class BroadcastService {
           throw invalid('to', `has "${part}" (entry ${i + 1}), which is not a phone number with its country code`)
         }
       }
-      const contact = this.deps.repos.contacts.byNumber(inst._id, number)
+      numbers.push(number)
+    }
+    const contacts = await this.deps.repos.contacts.byNumbers(inst._id, numbers)
+    for (const number of numbers) {
+      const contact = contacts.get(number)
       add(number, contact?.name ?? null, contact?._id ?? null)
     }
     return out
@@ -294,7 +299,7 @@ export class BroadcastService {
   /** Sends to the next recipient of the instance's oldest sending broadcast, if the governor lets it now. */
   private async step(instanceId: string): Promise<void> {
     const inst = this.deps.repos.instances.find(instanceId)
-    const b = this.deps.repos.broadcasts.where((x) => x.instance_id === instanceId && x.status === 'sending').sort((x, y) => x.createdAt.localeCompare(y.createdAt))[0]
+    const [b] = await this.deps.repos.broadcasts.withStatus('sending', instanceId)
     if (!inst || !b) {
       this.waiting.delete(instanceId)
       return
@@ -305,14 +310,14 @@ export class BroadcastService {
     if (blocked) return this.pauseAll(instanceId, blocked)
     const next = b.pending[0]
     if (!next) return void (await this.finish(b))
-    const slot = this.deps.governor.slot(inst, next.number)
+    const slot = await this.deps.governor.slot(inst, next.number)
     if (slot.at > this.deps.clock.now()) {
       this.waiting.set(instanceId, slot.reason)
       this.changed(instanceId)
       return this.arm(instanceId, slot.at)
     }
     this.waiting.set(instanceId, null)
-    const contact = this.deps.repos.contacts.byNumber(instanceId, next.number)
+    const contact = await this.deps.repos.contacts.byNumber(instanceId, next.number)
     const startedAt = new Date(this.deps.clock.now()).toISOString()
     if (contact?.opted_out) {
       await this.update(b._id, (d) => {
@@ -397,7 +402,7 @@ export class BroadcastService {
 
   /** Pauses every sending broadcast of the instance with `reason` (the governor's automatic pause). */
   private async pauseAll(instanceId: string, reason: string): Promise<void> {
-    const sending = this.deps.repos.broadcasts.where((x) => x.instance_id === instanceId && x.status === 'sending')
+    const sending = await this.deps.repos.broadcasts.withStatus('sending', instanceId)
     for (const b of sending) await this.setStatus(b, 'paused', reason)
     if (sending.length > 0) this.deps.logger.warn({ instanceId, reason, broadcasts: sending.length }, 'broadcasts paused')
   }
@@ -433,9 +438,9 @@ export class BroadcastService {
 }
 
 /** 400 unless the message has something to send and its attachments are this instance's. */
-export function checkMessage(repos: Pick<Repositories, 'attachments'>, inst: Pick<Instance, '_id'>, m: OutreachMessage): void {
+export async function checkMessage(repos: Pick<Repositories, 'attachments'>, inst: Pick<Instance, '_id'>, m: OutreachMessage): Promise<void> {
   if (!m.text?.trim() && !m.attachments?.length && !m.location && !m.contactId) throw invalid('message', 'needs text, attachments, a location or a contactId')
   for (const [i, id] of (m.attachments ?? []).entries()) {
-    if (!repos.attachments.owned(inst._id, id)) throw invalid(`message.attachments.${i}`, 'names no attachment of this instance')
+    if (!(await repos.attachments.owned(inst._id, id))) throw invalid(`message.attachments.${i}`, 'names no attachment of this instance')
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The send governor of each number (docs/design.md §18): the rules of send-governor.ts over the
- * outreach messages counted in the runtime document, and the random gap drawn after each message.
+ * outreach messages counted in the database, and the random gap drawn after each message.
  */
 import type { Clock } from '../../clock'
 import { newObjectId } from '../../ids'
@@ -24,9 +24,9 @@ export class OutreachGovernor {
 
   constructor(private readonly deps: { repos: Pick<Repositories, 'outreachSends'>; clock: Clock; random?: () => number }) {}
 
-  private view(inst: Inst): GovernorView {
+  private async view(inst: Inst): Promise<GovernorView> {
     const policy = outreachPolicy(inst)
-    const history = this.deps.repos.outreachSends.where((s) => s.instance_id === inst._id)
+    const history = await this.deps.repos.outreachSends.since(inst._id, this.deps.clock.now() - KEEP_MS)
     // After a restart the drawn gap is gone: the shortest one after the last message stands in.
     const last = Math.max(0, ...history.map((s) => s.at))
     const gapUntil = this.gapUntil.get(inst._id) ?? last + policy.min_gap_seconds * 1000
@@ -34,13 +34,13 @@ export class OutreachGovernor {
   }
 
   /** When the next outreach message (to `recipient`, digits or JID) may leave, and why it waits. */
-  slot(inst: Inst, recipient?: string): Slot {
-    return nextSlot(this.view(inst), this.deps.clock.now(), recipient)
+  async slot(inst: Inst, recipient?: string): Promise<Slot> {
+    return nextSlot(await this.view(inst), this.deps.clock.now(), recipient)
   }
 
   /** When `count` more messages would be out (epoch ms), at the average gap. */
-  estimate(inst: Inst, count: number): number {
-    return estimateFinish(this.view(inst), this.deps.clock.now(), count)
+  async estimate(inst: Inst, count: number): Promise<number> {
+    return estimateFinish(await this.view(inst), this.deps.clock.now(), count)
   }
 
   /** Counts an outreach message sent now to `to` and draws the gap before the next one. */

@@ -63,12 +63,14 @@ export class ScheduleService {
     await this.firing
   }
 
-  list(inst: Pick<Instance, '_id'>): Stored<ScheduledMessage>[] {
-    return this.deps.repos.schedules.ofInstance(inst._id).sort((a, b) => (a.next_run_at ?? '~').localeCompare(b.next_run_at ?? '~'))
+  /** The instance's scheduled messages, the soonest next run first (finished ones last). */
+  async list(inst: Pick<Instance, '_id'>): Promise<Stored<ScheduledMessage>[]> {
+    return (await this.deps.repos.schedules.ofInstance(inst._id)).sort((a, b) => (a.next_run_at ?? '~').localeCompare(b.next_run_at ?? '~'))
   }
 
-  get(inst: Pick<Instance, '_id'>, id: string): Stored<ScheduledMessage> {
-    const s = this.deps.repos.schedules.owned(inst._id, id)
+  /** One scheduled message of the instance; 404 when unknown. */
+  async get(inst: Pick<Instance, '_id'>, id: string): Promise<Stored<ScheduledMessage>> {
+    const s = await this.deps.repos.schedules.owned(inst._id, id)
     if (!s) throw notFound('Scheduled message')
     return s
   }
@@ -93,33 +95,33 @@ export class ScheduleService {
       updatedAt: now,
       __v: 0
     }
-    const s = await this.deps.repos.schedules.put(this.checked(inst, draft))
+    const s = await this.deps.repos.schedules.put(await this.checked(inst, draft))
     this.changed(inst._id)
-    this.arm()
+    await this.arm()
     return s
   }
 
   /** Changes a scheduled message (its next run is worked out again). 404 / 400 as create. */
   async update(inst: Inst, id: string, change: Partial<ScheduleInput>): Promise<Stored<ScheduledMessage>> {
-    const current = this.get(inst, id)
-    const next = this.checked(inst, { ...current, ...change, days: change.days ?? current.days, title: change.title?.trim() || current.title, __v: current.__v + 1, updatedAt: new Date(this.deps.clock.now()).toISOString() })
+    const current = await this.get(inst, id)
+    const next = await this.checked(inst, { ...current, ...change, days: change.days ?? current.days, title: change.title?.trim() || current.title, __v: current.__v + 1, updatedAt: new Date(this.deps.clock.now()).toISOString() })
     const s = await this.deps.repos.schedules.put(next)
     this.changed(inst._id)
-    this.arm()
+    await this.arm()
     return s
   }
 
   async delete(inst: Pick<Instance, '_id'>, id: string): Promise<void> {
-    this.get(inst, id)
+    await this.get(inst, id)
     await this.deps.repos.schedules.remove(id)
     this.changed(inst._id)
-    this.arm()
+    await this.arm()
   }
 
   /** Validates a record and works out its next run (null when inactive or a past one-off). */
-  private checked(inst: Inst, s: ScheduledMessage): ScheduledMessage {
-    checkMessage(this.deps.repos, inst, s.message)
-    this.recipientOf(inst, s)
+  private async checked(inst: Inst, s: ScheduledMessage): Promise<ScheduledMessage> {
+    await checkMessage(this.deps.repos, inst, s.message)
+    await this.recipientOf(inst, s)
     if (s.repeat !== 'weekly' && s.days.length > 0) throw invalid('days', 'is only for weekly schedules')
     let next: number | null
     try {
@@ -132,15 +134,15 @@ export class ScheduleService {
   }
 
   /** The broadcast a run starts: to the contact's number, the group, or the chat. 400 when the target is gone. */
-  private recipientOf(inst: Pick<Instance, '_id'>, s: Pick<ScheduledMessage, 'target'>): { send_type: 'individual' | 'group'; to: string } {
+  private async recipientOf(inst: Pick<Instance, '_id'>, s: Pick<ScheduledMessage, 'target'>): Promise<{ send_type: 'individual' | 'group'; to: string }> {
     const { type, id } = s.target
     if (type === 'contact') {
-      const c = this.deps.repos.contacts.owned(inst._id, id)
+      const c = await this.deps.repos.contacts.owned(inst._id, id)
       if (!c) throw invalid('target.id', 'names no contact of this instance')
       return { send_type: 'individual', to: c.number }
     }
     if (type === 'group') {
-      if (!this.deps.repos.contactGroups.owned(inst._id, id)) throw invalid('target.id', 'names no contact group of this instance')
+      if (!(await this.deps.repos.contactGroups.owned(inst._id, id))) throw invalid('target.id', 'names no contact group of this instance')
       return { send_type: 'group', to: id }
     }
     const jid = resolveChat(id, 'target.id')
@@ -148,12 +150,15 @@ export class ScheduleService {
   }
 
   /** Arms one timer for the soonest run of every instance. */
-  private arm(): void {
+  private async arm(): Promise<void> {
+    if (this.closed) return
+    const next = await this.deps.repos.schedules.soonest()
+    // Read before touching the timer: two arms in a row must leave one timer, for the latest state.
     if (this.closed) return
     if (this.timer !== null) this.deps.timers.clearTimeout(this.timer)
     this.timer = null
-    const soonest = Math.min(...this.deps.repos.schedules.where((s) => s.active && s.next_run_at !== null).map((s) => Date.parse(s.next_run_at!)))
-    if (!Number.isFinite(soonest)) return
+    if (next === null) return
+    const soonest = Date.parse(next)
     this.timer = this.deps.timers.setTimeout(() => {
       this.timer = null
       this.firing = this.firing.then(() => this.runDue()).catch((err: unknown) => this.deps.logger.error({ err }, 'scheduled messages failed'))
@@ -163,7 +168,7 @@ export class ScheduleService {
   /** Starts every run that is due: on time, or late within the grace; later ones are skipped and reported. */
   private async runDue(): Promise<void> {
     const now = this.deps.clock.now()
-    for (const s of this.deps.repos.schedules.where((x) => x.active && x.next_run_at !== null && Date.parse(x.next_run_at) <= now)) {
+    for (const s of await this.deps.repos.schedules.due(new Date(now).toISOString())) {
       const inst = this.deps.repos.instances.find(s.instance_id)
       if (!inst) continue
       const due = Date.parse(s.next_run_at!)
@@ -175,7 +180,7 @@ export class ScheduleService {
         run = { at: new Date(due).toISOString(), result: 'skipped', detail: `missed: the app was not running at ${formatLocal(new Date(due), inst.settings.bot_timezone)} and it is more than ${graceMs / 60_000} min late`, broadcast_id: null }
       } else {
         try {
-          const b = await this.deps.broadcasts.create(inst, { ...this.recipientOf(inst, s), message: s.message }, s._id)
+          const b = await this.deps.broadcasts.create(inst, { ...(await this.recipientOf(inst, s)), message: s.message }, s._id)
           run = { at: new Date(now).toISOString(), result: 'sent', detail: `started a broadcast to ${b.progress.total} recipient${b.progress.total === 1 ? '' : 's'}`, broadcast_id: b._id }
         } catch (err) {
           run = { at: new Date(now).toISOString(), result: 'failed', detail: err instanceof AppError ? err.message : 'could not start (see the app log)', broadcast_id: null }
@@ -192,7 +197,7 @@ export class ScheduleService {
       })
       this.changed(s.instance_id)
     }
-    this.arm()
+    await this.arm()
   }
 
   private changed(instanceId: string): void {

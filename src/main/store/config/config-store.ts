@@ -67,7 +67,7 @@ export class ConfigStore {
   static async open(file: string): Promise<ConfigStore> {
     const low = new Low<ConfigData>(new DurableJsonFile(file, checkConfig), structuredClone(CONFIG_DEFAULTS))
     await low.read()
-    return new ConfigStore(low, Object.freeze(low.data) as ConfigData)
+    return new ConfigStore(low, Object.freeze(low.data))
   }
 
   /** The document as last written (frozen: change it through {@link update}). */

@@ -13,6 +13,7 @@
  * A file that is not a database, or whose schema cannot be read, is refused with
  * {@link CorruptDatabaseError} and never touched; a file written by a newer version is refused too.
  */
+import { open } from 'node:fs/promises'
 import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite'
 import { Kysely, type Transaction } from 'kysely'
 import { Migrator, type MigrationProvider } from 'kysely/migration'
@@ -71,6 +72,9 @@ async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
  * the storage errors of ./errors for a full disk.
  */
 export async function openDatabase(file: string): Promise<DatabaseHandle> {
+  // Created 0600 before SQLite makes it 0644 by the umask: it holds credentials and the customers'
+  // messages. SQLite gives the -wal and -shm files the database file's permissions.
+  await (await open(file, 'a', 0o600)).close()
   let raw: DatabaseSync
   try {
     raw = new DatabaseSync(file)
@@ -95,7 +99,7 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
     const unknown = (await appliedMigrations(db)).filter((n) => !known.has(n))
     if (unknown.length > 0) throw new NewerDatabaseError(file, unknown)
     const { error } = await new Migrator({ db, provider: staticMigrations }).migrateToLatest()
-    if (error) throw error
+    if (error) throw error instanceof Error ? error : new Error(`The database ${file} could not be migrated: ${String(error)}`)
   } catch (err) {
     await db.destroy()
     raw.close()

@@ -70,8 +70,8 @@ export class InstanceRepo {
   async put(instance: Instance): Promise<Stored<Instance>> {
     await this.config.update((d) => {
       const i = d.instances.findIndex((x) => x._id === instance._id)
-      if (i >= 0) d.instances[i] = instance as Draft<Instance>
-      else d.instances.push(instance as Draft<Instance>)
+      if (i >= 0) d.instances[i] = instance
+      else d.instances.push(instance)
     })
     return this.find(instance._id)!
   }

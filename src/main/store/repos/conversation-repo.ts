@@ -154,6 +154,12 @@ export class ConversationRepo {
     return !!c && c.resolved_at !== null && c.last_customer_at <= c.resolved_at
   }
 
+  /** When the chat was resolved (epoch ms), or null when it is open or has no messages. */
+  async resolvedAt(instanceId: string, chatId: string): Promise<number | null> {
+    const c = await this.x.db.selectFrom('conversations').select('resolved_at').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+    return c?.resolved_at ?? null
+  }
+
   /** Unread customer messages of a chat (as the inbox counts them), worked out from the messages. */
   async countUnread(instanceId: string, chatId: string): Promise<number> {
     const c = await this.x.db.selectFrom('conversations').select(['read_until', 'last_person_at']).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()

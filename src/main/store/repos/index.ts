@@ -37,6 +37,8 @@ import { OutreachSendRepo, ScheduleRepo, scheduleRows } from './outreach-repos'
 import { SurveyRunRepo } from './survey-run-repo'
 
 export type { Stored } from './record-table'
+export type { Draft } from 'immer'
+export type { AccountRepo, AppSettingsRepo, InstanceRepo } from './config-repos'
 export type { Account, AppSettings, BackupSettings, SmtpSettings } from '../config/config-store'
 export { UnknownCursorError, type Cursor, type MessageHit, type MessageQuery, type SearchQuery } from './message-repo'
 export type { ConversationFilter } from './conversation-repo'
