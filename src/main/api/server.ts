@@ -26,6 +26,7 @@ import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } f
 import { instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
+import { discardRest, type DiscardCaps } from './discard-body'
 import { AuthThrottle } from '../services/auth-throttle'
 
 export interface ApiServerOptions {
@@ -40,8 +41,8 @@ export interface ApiServerOptions {
   accountPlugins?: FastifyPluginAsync[]
 }
 
-/** Maps any thrown error to the envelope, status and log line. */
-function handleError(this: FastifyInstance, err: FastifyError | AppError | Error, req: FastifyRequest, reply: FastifyReply): void {
+/** Maps any thrown error to the envelope error (logging a 500 with its request id). */
+function toAppError(err: FastifyError | AppError | Error, req: FastifyRequest): AppError {
   let appErr: AppError
   if (err instanceof AppError) {
     appErr = err
@@ -66,9 +67,31 @@ function handleError(this: FastifyInstance, err: FastifyError | AppError | Error
       appErr = new AppError('INTERNAL', `Internal error (request ${req.id}); see the app log.`)
     }
   }
-  const status = HTTP_STATUS[appErr.code]
-  if (appErr.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
-  void reply.status(status).send(errorBody(appErr))
+  return appErr
+}
+
+/**
+ * The error handler: any thrown error becomes the envelope with its status. When the body was not
+ * read to its end (over the limit, refused by its parser), the rest is read and discarded first
+ * (within `caps`), so that clients which write the whole body before reading get the answer.
+ */
+function errorHandler(caps: DiscardCaps) {
+  return (err: FastifyError | AppError | Error, req: FastifyRequest, reply: FastifyReply): Promise<ReturnType<typeof errorBody>> | undefined => {
+    const appErr = toAppError(err, req)
+    if (appErr.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
+    void reply.status(HTTP_STATUS[appErr.code])
+    // `complete` on a socket's request; an injected one only tells it has ended.
+    if (req.raw.complete || req.raw.readableEnded) {
+      void reply.send(errorBody(appErr))
+      return undefined
+    }
+    return discardRest(req.raw, caps).then((ended) => {
+      // Fastify asks to close after a refused body; once it is all read, the connection can stay.
+      if (ended) reply.removeHeader('connection')
+      else reply.header('connection', 'close')
+      return errorBody(appErr)
+    })
+  }
 }
 
 /** The Host-header check against DNS rebinding for a server bound to `boundHost` (names allowed made once). */
@@ -171,7 +194,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     if (req.body === undefined || req.body === null) req.body = {}
   })
 
-  app.setErrorHandler(handleError)
+  // A body past the limit is still read to its end, up to twice the largest file taken, for 10 s at most.
+  app.setErrorHandler(errorHandler({ maxBytes: 2 * core.limits.fileBytes, timeoutMs: 10_000 }))
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)))
   })
