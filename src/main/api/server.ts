@@ -208,7 +208,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   })
 
   await app.register(multipart, {
-    limits: { fileSize: core.limits.fileBytes, files: 1, fields: 30, fieldSize: 1024 * 1024, parts: 40 },
+    // One file is taken (multipart.ts); more file parts are allowed for a form's empty file rows.
+    limits: { fileSize: core.limits.fileBytes, files: 10, fields: 30, fieldSize: 1024 * 1024, parts: 40 },
     throwFileSizeLimit: true
   })
   await app.register(swagger, {
