@@ -35,7 +35,7 @@ export interface ApiServerOptions {
   version: string
   /** What `app.info` answers besides the version (the UI contract's /rpc); default: web mode. */
   app?: Pick<AppFacts, 'mode' | 'defaultChannel'>
-  /** Plugins served without the bearer token (e.g. the web UI's files). */
+  /** Plugins served without the bearer token (e.g. the web UI's files), registered after the API's routes. */
   publicPlugins?: FastifyPluginAsync[]
   /** Plugins behind the bearer token (e.g. the UI contract's /rpc and its events). */
   accountPlugins?: FastifyPluginAsync[]
@@ -249,7 +249,6 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
       })
       registerOperationRoutes(login, ctx, 'public')
     })
-    for (const plugin of opts.publicPlugins ?? []) await publicScope.register(plugin)
   })
   await app.register(async (accountScope) => {
     accountScope.addHook('onRequest', bearerCheck(core, throttle))
@@ -259,6 +258,10 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
       instanceScope.addHook('preHandler', instanceScopeHook(ctx))
       registerOperationRoutes(instanceScope, ctx, 'instance')
     })
+  })
+  // Public plugins (the web UI's files) come after every API route, which they give way to.
+  await app.register(async (publicScope) => {
+    for (const plugin of opts.publicPlugins ?? []) await publicScope.register(plugin)
   })
   return app
 }
