@@ -12,6 +12,7 @@ import { systemClock, systemTimers, type Clock, type Timers } from './clock'
 import { CoreEventBus } from './events'
 import { silentLogger, type Logger } from './logger'
 import { lockDataDir } from './store/data-dir-lock'
+import { once } from './once'
 import { openStorage, type Storage } from './store/storage'
 import { AccountService } from './services/account-service'
 import { AppSettingsService } from './services/app-settings-service'
@@ -126,7 +127,7 @@ export interface Core {
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
   webhooks: WebhookService
   sessions: SessionsView
-  /** Stops sessions and waits for every pending write; releases the data-dir lock. */
+  /** Stops sessions and waits for every pending write; releases the data-dir lock. Once: a second call waits for the first. */
   close(): Promise<void>
 }
 
@@ -248,7 +249,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
     sessions,
-    async close() {
+    close: once(async () => {
       stopSchedules()
       stopBroadcasts()
       await broadcasts.idle()
@@ -262,7 +263,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
       await remoteFiles.close()
       await store.close()
       await release()
-    }
+    })
   }
   internals.set(core, { storage: store, sessions, inbound })
   // Before the restore, so the reconnects' state changes reach onConnection subscribers.

@@ -5,7 +5,7 @@
  * check input with that one schema, so a bad input gets the same field problems from either.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OPERATIONS, type OperationName } from '../../src/shared/operations/table'
+import { OPERATION_DOMAINS, OPERATIONS, type OperationName } from '../../src/shared/operations/table'
 import { CONTRACT_METHODS, contractInputSchema } from '../../src/shared/contract'
 import { RUNNERS } from '../../src/main/operations/runners'
 import { createHandlers, dispatch } from '../../src/main/ui-contract/handlers'
@@ -38,6 +38,12 @@ function documented() {
 }
 
 describe('the operation table', () => {
+  it('defines each operation in exactly one domain file (a name repeated in two would silently replace the first)', () => {
+    const defined = Object.values(OPERATION_DOMAINS).flatMap((domain) => Object.keys(domain))
+    expect(defined.length).toBe(names.length)
+    expect(new Set(defined).size).toBe(defined.length)
+  })
+
   it('has one runner per operation and nothing else', () => {
     expect(Object.keys(RUNNERS).sort()).toEqual([...names].sort())
   })

@@ -1,8 +1,9 @@
 /**
  * Multipart uploads (docs/api-seed.md §4.5 media sends, docs/design.md §8 attachments): the file part streams to the
  * data dir's tmp folder while its sha256 is computed, under the configured size limit (413 past it);
- * text fields are collected and validated with the operation's schema. The caller removes the file
- * (`cleanup`); `tmpPath` names a new temp file in the data dir.
+ * text fields are collected and validated with the operation's schema. A file part with no file in it
+ * (`filename=""` and no bytes: a form's file row where none was chosen) counts as absent. The caller
+ * removes the file (`cleanup`); `tmpPath` names a new temp file in the data dir.
  */
 import { createHash } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
@@ -25,6 +26,13 @@ function malformed(err: unknown): unknown {
   const e = err as Error & { statusCode?: number; errno?: number; syscall?: string }
   if (e.errno !== undefined || e.syscall !== undefined || (e.statusCode !== undefined && e.statusCode !== 400 && e.statusCode !== 500)) return err
   return new AppError('VALIDATION_ERROR', `Malformed multipart body: ${e.message}.`, [{ field: '(body)', problem: 'is not a complete multipart/form-data body' }])
+}
+
+/** How many bytes a file part holds; reads it to its end (the bytes are not kept). */
+async function byteCount(stream: AsyncIterable<Buffer>): Promise<number> {
+  let n = 0
+  for await (const chunk of stream) n += chunk.length
+  return n
 }
 
 export interface MultipartResult<T> {
@@ -51,9 +59,11 @@ export async function readMultipart<S extends TSchema>(
   try {
     for await (const part of req.parts()) {
       if (part.type === 'file') {
-        if (part.fieldname !== 'file') {
+        if (part.fieldname !== 'file' || file) {
+          // A form's file row with no file chosen (no name, no bytes) is an absent field, wherever it is.
+          if (part.filename === '' && (await byteCount(part.file)) === 0) continue
           part.file.resume()
-          throw invalid(part.fieldname, 'is not an accepted file field; name the file part "file"')
+          throw part.fieldname === 'file' ? invalid('file', 'is sent twice; send one file part') : invalid(part.fieldname, 'is not an accepted file field; name the file part "file"')
         }
         const path = opts.tmpPath()
         const hash = createHash('sha256')
@@ -69,6 +79,10 @@ export async function readMultipart<S extends TSchema>(
         await pipeline(part.file, meter, createWriteStream(path, { mode: 0o600 }))
         file.size = size
         file.sha256 = hash.digest('hex')
+        if (size === 0 && part.filename === '') {
+          await cleanup()
+          file = undefined
+        }
       } else {
         fields[part.fieldname] = String(part.value)
       }

@@ -1,5 +1,5 @@
 /**
- * The HTTP face, generated from the operation table (src/shared/operations/table.ts): one Fastify
+ * The HTTP face, generated from the operation table (src/shared/operations/table/): one Fastify
  * route per operation with an `http` facet (plus its deprecated aliases), its schemas for validation
  * and the OpenAPI document, and a handler that assembles the input, runs the operation's runner and
  * answers the envelope (docs/design.md §4) or the operation's responder.

@@ -26,6 +26,7 @@ import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } f
 import { instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
+import { discardRest, type DiscardCaps } from './discard-body'
 import { AuthThrottle } from '../services/auth-throttle'
 
 export interface ApiServerOptions {
@@ -34,14 +35,14 @@ export interface ApiServerOptions {
   version: string
   /** What `app.info` answers besides the version (the UI contract's /rpc); default: web mode. */
   app?: Pick<AppFacts, 'mode' | 'defaultChannel'>
-  /** Plugins served without the bearer token (e.g. the web UI's files). */
+  /** Plugins served without the bearer token (e.g. the web UI's files), registered after the API's routes. */
   publicPlugins?: FastifyPluginAsync[]
   /** Plugins behind the bearer token (e.g. the UI contract's /rpc and its events). */
   accountPlugins?: FastifyPluginAsync[]
 }
 
-/** Maps any thrown error to the envelope, status and log line. */
-function handleError(this: FastifyInstance, err: FastifyError | AppError | Error, req: FastifyRequest, reply: FastifyReply): void {
+/** Maps any thrown error to the envelope error (logging a 500 with its request id). */
+function toAppError(err: FastifyError | AppError | Error, req: FastifyRequest): AppError {
   let appErr: AppError
   if (err instanceof AppError) {
     appErr = err
@@ -69,9 +70,31 @@ function handleError(this: FastifyInstance, err: FastifyError | AppError | Error
       appErr = new AppError('INTERNAL', `Internal error (request ${req.id}); see the app log.`)
     }
   }
-  const status = HTTP_STATUS[appErr.code]
-  if (appErr.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
-  void reply.status(status).send(errorBody(appErr))
+  return appErr
+}
+
+/**
+ * The error handler: any thrown error becomes the envelope with its status. When the body was not
+ * read to its end (over the limit, refused by its parser), the rest is read and discarded first
+ * (within `caps`), so that clients which write the whole body before reading get the answer.
+ */
+function errorHandler(caps: DiscardCaps) {
+  return (err: FastifyError | AppError | Error, req: FastifyRequest, reply: FastifyReply): Promise<ReturnType<typeof errorBody>> | undefined => {
+    const appErr = toAppError(err, req)
+    if (appErr.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
+    void reply.status(HTTP_STATUS[appErr.code])
+    // `complete` on a socket's request; an injected one only tells it has ended.
+    if (req.raw.complete || req.raw.readableEnded) {
+      void reply.send(errorBody(appErr))
+      return undefined
+    }
+    return discardRest(req.raw, caps).then((ended) => {
+      // Fastify asks to close after a refused body; once it is all read, the connection can stay.
+      if (ended) reply.removeHeader('connection')
+      else reply.header('connection', 'close')
+      return errorBody(appErr)
+    })
+  }
 }
 
 /** The Host-header check against DNS rebinding for a server bound to `boundHost` (names allowed made once). */
@@ -174,7 +197,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     if (req.body === undefined || req.body === null) req.body = {}
   })
 
-  app.setErrorHandler(handleError)
+  // A body past the limit is still read to its end, up to twice the largest file taken, for 10 s at most.
+  app.setErrorHandler(errorHandler({ maxBytes: 2 * core.limits.fileBytes, timeoutMs: 10_000 }))
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)))
   })
@@ -187,7 +211,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   })
 
   await app.register(multipart, {
-    limits: { fileSize: core.limits.fileBytes, files: 1, fields: 30, fieldSize: 1024 * 1024, parts: 40 },
+    // One file is taken (multipart.ts); more file parts are allowed for a form's empty file rows.
+    limits: { fileSize: core.limits.fileBytes, files: 10, fields: 30, fieldSize: 1024 * 1024, parts: 40 },
     throwFileSizeLimit: true
   })
   await app.register(swagger, {
@@ -227,7 +252,6 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
       })
       registerOperationRoutes(login, ctx, 'public')
     })
-    for (const plugin of opts.publicPlugins ?? []) await publicScope.register(plugin)
   })
   await app.register(async (accountScope) => {
     accountScope.addHook('onRequest', bearerCheck(core, throttle))
@@ -237,6 +261,10 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
       instanceScope.addHook('preHandler', instanceScopeHook(ctx))
       registerOperationRoutes(instanceScope, ctx, 'instance')
     })
+  })
+  // Public plugins (the web UI's files) come after every API route, which they give way to.
+  await app.register(async (publicScope) => {
+    for (const plugin of opts.publicPlugins ?? []) await publicScope.register(plugin)
   })
   return app
 }

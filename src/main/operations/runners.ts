@@ -1,5 +1,5 @@
 /**
- * The service call of every operation in the table (src/shared/operations/table.ts): one line each,
+ * The service call of every operation in the table (src/shared/operations/table/): one line each,
  * no rule of its own. The compiler checks there is exactly one runner per operation, that it takes the
  * operation's input and answers its result type. Both faces (HTTP and the UI contract) run these.
  *

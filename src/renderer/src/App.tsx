@@ -22,6 +22,7 @@ import { TestChatTab } from './tabs/TestChatTab'
 import { ContactsTab } from './tabs/contacts/ContactsTab'
 import { OutreachTab } from './tabs/outreach/OutreachTab'
 import { ApiTab } from './tabs/ApiTab'
+import type { TabId } from './tabs/tab-props'
 
 const TABS = [
   ['instances', 'Instances', InstancesTab],
@@ -34,9 +35,7 @@ const TABS = [
   ['outreach', 'Broadcasts', OutreachTab],
   ['testchat', 'Test chat', TestChatTab],
   ['api', 'API', ApiTab]
-] as const
-
-type TabId = (typeof TABS)[number][0]
+] as const satisfies ReadonlyArray<readonly [TabId, string, unknown]>
 
 /** The one-time login code of a `/#login=…` link (printed by `npm run serve`), removed from the address bar. */
 function loginCodeFromFragment(): string | null {
@@ -161,9 +160,4 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
       </AppShell.Main>
     </AppShell>
   )
-}
-
-/** Props every tab gets: switch to another tab (e.g. Instances → Pairing). */
-export interface TabProps {
-  goTo(tab: TabId): void
 }

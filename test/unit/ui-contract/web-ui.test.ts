@@ -70,3 +70,38 @@ describe('web UI plugin', () => {
     expect((await app.inject({ method: 'POST', url: '/rpc/apiToken.get', payload: {} })).statusCode).toBe(401)
   })
 })
+
+describe('a UI folder with files at API paths', () => {
+  it('starts, and the API routes win: chatapp/index.html is not served at /chatapp, nor a file named like a route', async () => {
+    const ui = join(dir, 'ui-clash')
+    await mkdir(join(ui, 'chatapp'), { recursive: true })
+    await writeFile(join(ui, 'index.html'), '<!doctype html><title>UI</title>')
+    await writeFile(join(ui, 'chatapp', 'index.html'), '<!doctype html><title>Clash</title>')
+    await writeFile(join(ui, 'chatapp', 'instance'), 'not the API')
+    await writeFile(join(ui, 'health'), 'not the API')
+    await writeFile(join(ui, 'chatapp', 'logo.svg'), '<svg/>')
+    const clashCore = await startCore({ dataDir: join(dir, 'data-clash'), defaultChannel: 'sandbox' })
+    try {
+      const server = await buildApiServer(clashCore, { host: '127.0.0.1', version: 'test', publicPlugins: [webUiPlugin(ui)] })
+      await server.ready()
+      try {
+        const auth = { authorization: `Bearer ${clashCore.account.token()}` }
+        expect((await server.inject({ url: '/' })).body).toContain('<title>UI</title>')
+        for (const url of ['/chatapp', '/chatapp/']) {
+          const anonymous = await server.inject({ url })
+          expect(anonymous.statusCode, url).toBe(401)
+          expect(anonymous.json().error.code).toBe('UNAUTHORIZED')
+          expect((await server.inject({ url, headers: auth })).json()).toMatchObject({ status: true, data: [] })
+        }
+        expect((await server.inject({ url: '/chatapp/instance' })).json().error.code).toBe('UNAUTHORIZED')
+        expect((await server.inject({ url: '/health' })).json()).toMatchObject({ status: true, message: 'ok' })
+        // Files at paths of their own are still served.
+        expect((await server.inject({ url: '/chatapp/logo.svg' })).statusCode).toBe(200)
+      } finally {
+        await server.close()
+      }
+    } finally {
+      await clashCore.close()
+    }
+  })
+})

@@ -2,11 +2,11 @@
 import { Alert, Button, Card, EmptyState, Group, Modal, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { Instance } from '../../../shared/schemas/records'
-import type { TabProps } from '../App'
 import { ErrorAlert } from '../components/ErrorAlert'
 import { StatusBadge } from '../components/StatusBadge'
 import { useAction, useContract } from '../hooks'
 import { call, useDesk } from '../store'
+import type { TabProps } from './tab-props'
 
 export function InstancesTab({ goTo }: TabProps) {
   const instances = useDesk((s) => s.instances)

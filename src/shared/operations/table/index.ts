@@ -1,0 +1,46 @@
+/**
+ * Every operation of the app, defined once (docs/architecture.md "Operations"): the HTTP API
+ * (docs/api-seed.md, docs/design.md), the UI contract (IPC and `/rpc`) and the OpenAPI document are
+ * generated from this table; each operation's service call is its runner in
+ * src/main/operations/runners.ts. The keys are the operation names, and the UI contract's method names.
+ *
+ * The table is kept one file per domain (beside this one); this index only assembles them. To add an
+ * operation: a definition in its domain's file, a runner there, the service method, and the UI that calls it.
+ */
+import { ADMIN_OPERATIONS } from './admin'
+import { BOT_OPERATIONS } from './bot'
+import { CONTACT_OPERATIONS } from './contacts'
+import { INBOX_OPERATIONS } from './inbox'
+import { INSTANCE_OPERATIONS } from './instances'
+import { MESSAGE_OPERATIONS } from './messages'
+import { OUTREACH_OPERATIONS } from './outreach'
+
+/**
+ * The domain files' operations by domain. The order is the table's (routes, contract methods and the
+ * OpenAPI document list the operations in it).
+ */
+export const OPERATION_DOMAINS = {
+  admin: ADMIN_OPERATIONS,
+  instances: INSTANCE_OPERATIONS,
+  bot: BOT_OPERATIONS,
+  messages: MESSAGE_OPERATIONS,
+  contacts: CONTACT_OPERATIONS,
+  inbox: INBOX_OPERATIONS,
+  outreach: OUTREACH_OPERATIONS
+} as const
+
+export const OPERATIONS = {
+  ...ADMIN_OPERATIONS,
+  ...INSTANCE_OPERATIONS,
+  ...BOT_OPERATIONS,
+  ...MESSAGE_OPERATIONS,
+  ...CONTACT_OPERATIONS,
+  ...INBOX_OPERATIONS,
+  ...OUTREACH_OPERATIONS
+} as const
+
+export type Operations = typeof OPERATIONS
+export type OperationName = keyof Operations
+
+export { MEDIA_KIND } from './messages'
+export type { PagedT } from './common'
