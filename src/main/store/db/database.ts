@@ -47,6 +47,8 @@ export interface DatabaseHandle {
   backupTo(file: string): Promise<void>
   /** The database's version: the number of migrations applied. */
   version(): Promise<number>
+  /** Group commits so far: transactions committed and the writes they carried. */
+  commitStats(): { commits: number; writes: number }
   /** Waits for queued writes, checkpoints the WAL into the file and closes it. */
   close(): Promise<void>
   /**
@@ -112,15 +114,23 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
     db,
     write: (work) => queue.run(work),
     async backupTo(target) {
+      // A connection of its own, copying every page in one step: the step reads one snapshot (WAL
+      // readers do not block the writer), so the copy is the database as of one commit. Stepping
+      // through the app's own connection while it writes failed ("not an error"), and a copy in small
+      // steps restarts whenever another connection writes.
+      const source = new DatabaseSync(file, { readOnly: true })
       try {
-        await sqliteBackup(raw, target)
+        await sqliteBackup(source, target, { rate: 2_147_483_647 })
       } catch (err) {
         throw storageError(err, target)
+      } finally {
+        source.close()
       }
     },
     async version() {
       return (await appliedMigrations(db)).length
     },
+    commitStats: () => ({ ...queue.stats }),
     async close() {
       if (closed) return
       closed = true

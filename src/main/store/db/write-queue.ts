@@ -31,6 +31,8 @@ export class WriteQueue<DB> {
   private scheduled = false
   private flushing: Promise<void> | null = null
   private closed = false
+  /** Transactions committed and writes they carried (diagnostics, benchmarks). */
+  readonly stats = { commits: 0, writes: 0 }
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -108,6 +110,8 @@ export class WriteQueue<DB> {
         }
       }
       await trx.commit().execute()
+      this.stats.commits++
+      this.stats.writes += jobs.length
     } catch (err) {
       await trx.rollback().execute().catch(() => {})
       // A single write's own error, or the commit's: nothing of the batch was stored.
