@@ -33,6 +33,9 @@ import { InstanceSettingsService } from './services/instance-settings'
 import { IntentService } from './services/intent-service'
 import { MessageStatusService } from './services/message-status'
 import { MessageQueries } from './services/messages/message-queries'
+import { MediaFiles } from './services/messages/media-files'
+import { CustomerDataService } from './services/history/customer-data-service'
+import { RetentionService } from './services/history/retention-service'
 import { MessageService } from './services/messages/message-sender'
 import { Outbound } from './services/messages/outbound'
 import { RemoteFiles } from './services/messages/remote-file'
@@ -106,8 +109,12 @@ export interface Core {
   messages: MessageService
   /** Hand-off: chats where the bot is paused for a person. */
   handoff: HandoffService
-  /** The message log: entries, inbound media. */
+  /** The message log: pages, search, inbound media. */
   log: MessageQueries
+  /** One customer's data: export and erasure. */
+  customers: CustomerDataService
+  /** How long each instance keeps its history (the daily run). */
+  retention: RetentionService
   /** The desk's inbox: conversations of every instance, read marks and receipts, resolve. */
   inbox: InboxService
   /** The desk's saved snippets. */
@@ -222,6 +229,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger })
   const stopInbox = inbox.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
+  const media = new MediaFiles(paths.media)
+  const retention = new RetentionService({ repos, media, clock, timers, logger })
   const core: Core = {
     events,
     logger,
@@ -237,7 +246,9 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     attachments,
     messages,
     handoff,
-    log: new MessageQueries(repos.messages, sessions),
+    log: new MessageQueries(repos.messages, sessions, media),
+    customers: new CustomerDataService({ repos, media, events, clock, logger }),
+    retention,
     inbox,
     quickReplies: new QuickReplyService({ repos, events, clock }),
     health: new InstanceHealth({ messages: repos.messages, webhooks, clock }),
@@ -252,6 +263,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     close: once(async () => {
       stopSchedules()
       stopBroadcasts()
+      stopRetention()
+      await retention.idle()
       await broadcasts.idle()
       stopInbox()
       stopContacts()
@@ -271,6 +284,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   // Before the restore, so a resumed broadcast hears its instance reach CONNECTED.
   const stopBroadcasts = await broadcasts.start()
   const stopSchedules = await schedules.start()
+  const stopRetention = retention.start()
   if (opts.restoreSessions !== false) await sessions.restore()
   return core
 }

@@ -45,7 +45,9 @@ export const RESPONDERS: Record<Responder, Respond> = {
   },
   /** The JSON envelope, or with `format=csv` the file (docs/design.md §9). */
   async csvWhenAsked(reply, result, _input, message) {
-    if (Array.isArray(result)) return ok(message, result)
+    // A runner answers the CSV file as {fileName, csv}; anything else is the JSON answer.
+    const file = result as { fileName?: unknown; csv?: unknown } | null
+    if (typeof file?.fileName !== 'string' || typeof file.csv !== 'string') return ok(message, result)
     const { fileName, csv } = result as { fileName: string; csv: string }
     return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${fileName}"`).send(csv)
   }

@@ -7,7 +7,7 @@ import { produce, type Draft } from 'immer'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { InstanceRepo } from '../store/repos'
-import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, defaultOptOut, DEFAULT_OUTREACH, type OptOutSettings, type OutreachSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, defaultOptOut, DEFAULT_OUTREACH, DEFAULT_RETENTION, type RetentionSettings, type OptOutSettings, type OutreachSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
 import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
 import { invalid, notFound } from './errors'
 import type { SettingsChangeT } from '../../shared/operations/results'
@@ -86,6 +86,14 @@ export class InstanceSettingsService {
       s.away = { ...DEFAULT_AWAY, ...s.away, ...body }
     })
     return { ...DEFAULT_AWAY, ...instance.settings.away }
+  }
+
+  /** How long the instance keeps its history (issue 25 §2); answers the whole setting. */
+  async updateRetention(instanceId: string, body: Partial<RetentionSettings>): Promise<RetentionSettings> {
+    const { instance } = await this.change(instanceId, (s) => {
+      s.retention = { ...DEFAULT_RETENTION, ...s.retention, ...body }
+    })
+    return { ...DEFAULT_RETENTION, ...instance.settings.retention }
   }
 
   /** The send governor's settings (docs/design.md §18); 400 when the gaps are the wrong way round. */

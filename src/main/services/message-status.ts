@@ -34,7 +34,7 @@ export function applyStatus(entry: LoggedMessage, update: MessageStatusUpdate): 
 }
 
 export interface MessageStatusDeps {
-  messages: Pick<MessageRepo, 'find' | 'update'>
+  messages: Pick<MessageRepo, 'find' | 'updateIf'>
   events: CoreEventBus
   logger: Logger
 }
@@ -56,10 +56,9 @@ export class MessageStatusService {
         if (await this.deps.messages.find(instanceId, update.id)) await this.logged(instanceId, update.id)
         return
       }
-      const patch = applyStatus(entry, update)
-      if (!patch) return
-      // Group-committed with whatever else is being written: receipts come in bursts.
-      const updated = await this.deps.messages.update(instanceId, update.id, patch)
+      // Decided on the entry as stored, in the write's transaction: the library may report one status
+      // twice (its ack handler and its own update), and only the first may move the entry and be announced.
+      const updated = await this.deps.messages.updateIf(instanceId, update.id, (current) => applyStatus(current, update))
       if (updated) await this.deps.events.emitDurable('status', { instanceId, message: updated })
     } catch (err) {
       this.deps.logger.error({ err, instanceId, messageId: update.id }, 'could not record a message status')

@@ -4,7 +4,7 @@
  * document through the operation table; the types are what the runners answer.
  */
 import Type, { type Static } from 'typebox'
-import { Broadcast, ConnectionStatus, Instance, OutreachMessage, OutreachSettings, ScheduledMessage, SendLimitsSchema, SurveyRun, WEEK_DAYS } from '../schemas/records'
+import { Broadcast, ConnectionStatus, Contact, Instance, LoggedMessage, OutreachMessage, OutreachSettings, ScheduledMessage, SendLimitsSchema, SurveyRun, WEEK_DAYS } from '../schemas/records'
 
 export const AppInfo = Type.Object({
   version: Type.String(),
@@ -191,3 +191,39 @@ export const OutreachStatus = Type.Object({
   limits: Type.Union([SendLimitsSchema, Type.Null()])
 })
 export type OutreachStatusT = Static<typeof OutreachStatus>
+
+/** A message log entry as `GET /chatapp/messages` lists it; a search (`q`) adds where the terms matched. */
+export const MessageEntry = Type.Object({
+  ...LoggedMessage.properties,
+  snippet: Type.Optional(Type.String({ description: 'Search only: the text around the first match (at most 120 characters, … where cut).' })),
+  highlights: Type.Optional(
+    Type.Array(Type.Tuple([Type.Integer(), Type.Integer()]), { description: 'Search only: [start, end) of each match in `snippet` (UTF-16 offsets).' })
+  )
+})
+export type MessageEntryT = Static<typeof MessageEntry>
+
+/** Everything the app keeps of one customer (issue 25 §2 "export a customer's data"). */
+export const CustomerExport = Type.Object({
+  number: Type.String({ description: 'The customer’s number (digits).' }),
+  exported_at: Type.String({ format: 'date-time' }),
+  contact: Type.Union([Contact, Type.Null()]),
+  messages: Type.Array(LoggedMessage, { description: 'Their chats’ messages and their messages in groups, oldest first.' }),
+  survey_runs: Type.Array(SurveyRun)
+})
+export type CustomerExportT = Static<typeof CustomerExport>
+
+/** What an erasure deleted (issue 25 §2 "erase a customer"). */
+export const ErasureResult = Type.Object({
+  number: Type.String(),
+  erased_at: Type.String({ format: 'date-time' }),
+  deleted: Type.Object({
+    messages: Type.Integer(),
+    conversations: Type.Integer(),
+    survey_runs: Type.Integer(),
+    contacts: Type.Integer(),
+    webhook_deliveries: Type.Integer(),
+    broadcast_recipients: Type.Integer(),
+    media_files: Type.Integer()
+  })
+})
+export type ErasureResultT = Static<typeof ErasureResult>

@@ -270,6 +270,19 @@ export const DEFAULT_OUTREACH: OutreachSettings = {
   missed_run_grace_minutes: 60
 }
 
+/**
+ * How long an instance keeps its history (issue 25 §2, docs/design.md §14): forever by default, or
+ * N days; the media files kept in the data dir may go sooner than the text.
+ */
+export const RetentionSettings = Type.Object({
+  days: Type.Union([Type.Integer({ minimum: 1, maximum: 36_500 }), Type.Null()], { description: 'Messages older than this many days are deleted (daily); null = keep forever.' }),
+  media_days: Type.Union([Type.Integer({ minimum: 1, maximum: 36_500 }), Type.Null()], {
+    description: 'Downloaded media files older than this many days are deleted (the message stays; the file can be downloaded again while WhatsApp keeps it); null = as long as the message.'
+  })
+})
+export type RetentionSettings = Static<typeof RetentionSettings>
+export const DEFAULT_RETENTION: RetentionSettings = { days: null, media_days: null }
+
 export const InstanceSettings = Type.Object({
   bot_number: Type.Union([Type.String(), Type.Null()]),
   bot_name: Type.String(),
@@ -294,6 +307,8 @@ export const InstanceSettings = Type.Object({
   opening_hours: Type.Optional(OpeningHours),
   /** Absent on older instances: {@link DEFAULT_OUTREACH} applies. */
   outreach: Type.Optional(OutreachSettings),
+  /** Absent on older instances: {@link DEFAULT_RETENTION} applies (keep forever). */
+  retention: Type.Optional(RetentionSettings),
   last_connected_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the instance last reached CONNECTED.' }))
 })
 export type InstanceSettings = Static<typeof InstanceSettings>

@@ -1,6 +1,6 @@
 /**
- * Reading the message log (docs/design.md §7): entries of an instance or a chat, and
- * the file of an inbound media message, fetched on demand through the channel.
+ * Reading the message log (docs/design.md §7, §14): pages of an instance's or a chat's entries, search,
+ * and the file of an inbound media message (downloaded through the channel once, then kept).
  */
 import { ChannelError, type DownloadedMedia } from '../../channel/types'
 import { UnknownCursorError, type Cursor, type MessageHit } from '../../store/repos'
@@ -10,6 +10,7 @@ import { AppError, conflict, invalid, notFound } from '../errors'
 import type { SessionManager } from '../session-manager'
 import { resolveChat } from './outbound'
 import { previewDataUrl } from '../../media/image-info'
+import type { MediaFiles } from './media-files'
 
 export interface LogQuery {
   chatId?: string
@@ -25,7 +26,8 @@ export interface LogQuery {
 export class MessageQueries {
   constructor(
     private readonly log: Pick<MessageRepo, 'list' | 'find' | 'findIn' | 'search' | 'logPage'>,
-    private readonly sessions: SessionManager
+    private readonly sessions: SessionManager,
+    private readonly media: MediaFiles
   ) {}
 
   /**
@@ -69,21 +71,29 @@ export class MessageQueries {
   }
 
   /**
-   * The bytes of an inbound media message, downloaded on demand through the channel. 404 when the
-   * message is not in the log, has no media, or the network no longer has it; 409 when not started.
+   * The bytes of an inbound media message: the copy kept in the data dir (`media/<instance>/<id>`),
+   * else downloaded through the channel once and kept (a media retention period drops the copies).
+   * 404 when the message is not in the log, has no media, or the network no longer has it; 409 when
+   * it has to be downloaded and the instance is not started.
    */
   async inboundMedia(inst: Pick<Instance, '_id' | 'settings'>, messageId: string): Promise<DownloadedMedia> {
     const logged = await this.log.find(inst._id, messageId)
     if (!logged) throw notFound('Message')
     if (!logged.media) throw new AppError('NOT_FOUND', 'That message has no media.')
+    const kept = await this.media.read(inst._id, messageId)
+    if (kept) return { data: kept, mimetype: logged.media.mimetype, ...(logged.media.fileName ? { fileName: logged.media.fileName } : {}) }
     const session = this.sessions.get(inst._id)
     if (!session?.downloadMedia) throw conflict(`The instance is not started (status ${inst.settings.status}); media is fetched through its connection.`)
+    let media: DownloadedMedia
     try {
-      return await session.downloadMedia(messageId)
+      media = await session.downloadMedia(messageId)
     } catch (err) {
       if (err instanceof ChannelError && err.code === 'MEDIA_UNAVAILABLE') throw new AppError('NOT_FOUND', err.message)
       throw err
     }
+    // Kept for the next time; a copy that cannot be written (a full disk) only costs a download later.
+    await this.media.write(inst._id, messageId, media.data).catch(() => {})
+    return media
   }
 
   /**

@@ -161,18 +161,21 @@ export class CustomerDataRepo {
     })
   }
 
-  /** Ids of an instance's messages with media older than `beforeMs` (epoch ms), at most `limit`. */
-  async mediaBefore(instanceId: string, beforeMs: number, limit = 5000): Promise<string[]> {
-    const rows = await this.x.db
+  /**
+   * An instance's messages with media older than `beforeMs` (epoch ms), `limit` at a time in
+   * insertion order after `afterSeq` (pass the last `seq` of a page to get the next).
+   */
+  async mediaBefore(instanceId: string, beforeMs: number, afterSeq = 0, limit = 5000): Promise<Array<{ seq: number; id: string }>> {
+    return this.x.db
       .selectFrom('messages')
-      .select('id')
+      .select(['seq', 'id'])
       .where('instance_id', '=', instanceId)
+      .where('seq', '>', afterSeq)
       .where('timestamp', '<', beforeMs)
       .where('details', 'like', '%"media"%')
-      .orderBy('timestamp')
+      .orderBy('seq')
       .limit(limit)
       .execute()
-    return rows.map((r) => r.id)
   }
 
   /** Deletes everything an instance owns in the database, in one transaction; answers its attachments' ids (their files go too). */

@@ -95,10 +95,22 @@ export class MessageRepo {
    * when the instance has no such entry. `id` itself cannot change.
    */
   async update(instanceId: string, id: string, patch: Partial<Omit<LoggedMessage, 'id'>>): Promise<LoggedMessage | undefined> {
+    return (await this.updateIf(instanceId, id, () => patch)) ?? undefined
+  }
+
+  /**
+   * Reads the entry `id` and writes what `decide` answers for it, in one transaction: two changes
+   * decided on the same entry (two reports of one delivery status) cannot both apply to what they
+   * read. Resolves with the entry after the change, `null` when `decide` answered null (nothing
+   * written), or undefined when there is no such entry.
+   */
+  async updateIf(instanceId: string, id: string, decide: (entry: LoggedMessage) => Partial<Omit<LoggedMessage, 'id'>> | null): Promise<LoggedMessage | null | undefined> {
     return this.x.write(async (trx) => {
       const row = await trx.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', id).executeTakeFirst()
       if (!row) return undefined
       const before = messageFromRow(row)
+      const patch = decide(before)
+      if (patch === null) return null
       const after: LoggedMessage = { ...before, ...patch, id }
       const columns: Partial<MessageRow> = messageColumns(patch)
       if ('media' in patch || 'location' in patch || 'options' in patch || 'bot' in patch) columns.details = detailsOf(after)

@@ -10,6 +10,7 @@
 import { ADMIN_OPERATIONS } from './admin'
 import { BOT_OPERATIONS } from './bot'
 import { CONTACT_OPERATIONS } from './contacts'
+import { DATA_OPERATIONS } from './data'
 import { INBOX_OPERATIONS } from './inbox'
 import { INSTANCE_OPERATIONS } from './instances'
 import { MESSAGE_OPERATIONS } from './messages'
@@ -26,7 +27,8 @@ export const OPERATION_DOMAINS = {
   messages: MESSAGE_OPERATIONS,
   contacts: CONTACT_OPERATIONS,
   inbox: INBOX_OPERATIONS,
-  outreach: OUTREACH_OPERATIONS
+  outreach: OUTREACH_OPERATIONS,
+  data: DATA_OPERATIONS
 } as const
 
 export const OPERATIONS = {
@@ -36,7 +38,8 @@ export const OPERATIONS = {
   ...MESSAGE_OPERATIONS,
   ...CONTACT_OPERATIONS,
   ...INBOX_OPERATIONS,
-  ...OUTREACH_OPERATIONS
+  ...OUTREACH_OPERATIONS,
+  ...DATA_OPERATIONS
 } as const
 
 export type Operations = typeof OPERATIONS

@@ -1,13 +1,6 @@
 /** Operations of messages: attachments, every kind of send, inbound media, the message log. */
 import Type, { type TObject, type TProperties } from 'typebox'
-import {
-  Attachment,
-  LoggedMessage,
-  MessageLogRecord,
-  type Attachment as AttachmentT,
-  type LoggedMessage as LoggedMessageT,
-  type MessageLogRecord as MessageLogRecordT
-} from '../../schemas/records'
+import { Attachment, MessageLogRecord, type Attachment as AttachmentT, type MessageLogRecord as MessageLogRecordT } from '../../schemas/records'
 import {
   AudioFields,
   DeleteResult,
@@ -23,7 +16,7 @@ import {
   type DeleteResult as DeleteResultT
 } from '../../schemas/operations'
 import { op, withoutCredentials } from '../define'
-import { SentMessage, TextSendResult, type SentMessageT, type TextSendResultT } from '../results'
+import { MessageEntry, SentMessage, TextSendResult, type MessageEntryT, type SentMessageT, type TextSendResultT } from '../results'
 import { deleted, Id, items, Page, type PagedT } from './common'
 
 const sentId = (s: SentMessageT) => ({ id: s.key.id })
@@ -218,17 +211,21 @@ export const MESSAGE_OPERATIONS = {
     output: Type.Object({ dataUrl: Type.Union([Type.String(), Type.Null()], { description: '`data:image/jpeg;base64,…`, ≤ 320 px wide; null for other media.' }) }),
     rpc: true
   }),
-  'messages.list': op<LoggedMessageT[]>()({
-    summary: 'The message log (extension), newest last',
+  'messages.list': op<MessageEntryT[]>()({
+    summary: 'The message log (extension): a page newest last, or a search newest first',
+    description:
+      'Every message is kept (or for the instance’s retention period). Pages: the newest `limit` (default 100, at most 1,000), or those before/after a cursor — the `id` of an entry of the page before (stable while messages arrive); a number is still read as epoch ms for older scripts. With `q`: the entries whose text, sender name or number contain every term (any case and accents, also inside words and in scripts without spaces), newest first, each with a `snippet` and its `highlights`; page back with `before` = the last entry’s id.',
     tags: ['messages'],
     scope: 'instance',
     input: Type.Object({
       chatId: Type.Optional(Type.String()),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-      before: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch ms: entries older than this.' }))
+      before: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Integer({ minimum: 0 })], { description: 'An entry’s id: entries older than it (a number: epoch ms).' })),
+      after: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Integer({ minimum: 0 })], { description: 'An entry’s id: entries newer than it, oldest first (a number: epoch ms).' })),
+      q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Search terms.' }))
     }),
-    output: Type.Array(LoggedMessage),
-    http: { method: 'GET', path: '/chatapp/messages', query: ['chatId', 'limit', 'before'], message: 'Messages fetched successfully!' },
+    output: Type.Array(MessageEntry),
+    http: { method: 'GET', path: '/chatapp/messages', query: ['chatId', 'limit', 'before', 'after', 'q'], message: 'Messages fetched successfully!', errors: { 400: 'A cursor that names no message of this instance' } },
     rpc: true
   })
 } as const

@@ -1,0 +1,101 @@
+/**
+ * Retention (issue 25 §2, docs/design.md §14): once a day (and at start), each instance with a
+ * retention period loses its messages older than `days`, and its downloaded media files of messages
+ * older than `media_days`. Deletes go in batches, each its own transaction, so a large first run never
+ * holds the database for long. Keeping forever (the default) costs nothing.
+ */
+import type { Clock, Timers } from '../../clock'
+import type { Logger } from '../../logger'
+import type { Repositories } from '../../store/repos'
+import { DEFAULT_RETENTION, type Instance } from '../../../shared/schemas/records'
+import type { MediaFiles } from '../messages/media-files'
+
+const DAY_MS = 86_400_000
+/** Messages deleted per transaction. */
+const BATCH = 5000
+
+export interface RetentionDeps {
+  repos: Pick<Repositories, 'instances' | 'customerData'>
+  media: MediaFiles
+  clock: Clock
+  timers: Timers
+  logger: Logger
+}
+
+/** What one run deleted, per instance. */
+export interface RetentionRun {
+  instanceId: string
+  messages: number
+  mediaFiles: number
+}
+
+export class RetentionService {
+  private timer: unknown = null
+  private running: Promise<RetentionRun[]> | null = null
+  private closed = false
+
+  constructor(private readonly deps: RetentionDeps) {}
+
+  /** Runs now, then every day; answers the stop. */
+  start(): () => void {
+    const tick = (): void => {
+      if (this.closed) return
+      this.run().catch((err: unknown) => this.deps.logger.error({ err }, 'retention run failed'))
+      this.timer = this.deps.timers.setTimeout(tick, DAY_MS)
+    }
+    tick()
+    return () => {
+      this.closed = true
+      if (this.timer !== null) this.deps.timers.clearTimeout(this.timer)
+    }
+  }
+
+  /** Applies every instance's retention now (one run at a time); answers what went. */
+  run(): Promise<RetentionRun[]> {
+    this.running ??= this.runAll().finally(() => (this.running = null))
+    return this.running
+  }
+
+  /** Resolves when no run is going on (shutdown). */
+  async idle(): Promise<void> {
+    await this.running?.catch(() => {})
+  }
+
+  private async runAll(): Promise<RetentionRun[]> {
+    const out: RetentionRun[] = []
+    for (const inst of this.deps.repos.instances.all()) {
+      const r = await this.apply(inst)
+      if (r.messages > 0 || r.mediaFiles > 0) {
+        out.push(r)
+        this.deps.logger.info(r, 'retention: old messages and media deleted')
+      }
+    }
+    return out
+  }
+
+  private async apply(inst: Instance): Promise<RetentionRun> {
+    const { days, media_days } = { ...DEFAULT_RETENTION, ...inst.settings.retention }
+    const now = this.deps.clock.now()
+    const result: RetentionRun = { instanceId: inst._id, messages: 0, mediaFiles: 0 }
+    if (media_days !== null) {
+      let after = 0
+      for (;;) {
+        if (this.closed) return result
+        const page = await this.deps.repos.customerData.mediaBefore(inst._id, now - media_days * DAY_MS, after, BATCH)
+        result.mediaFiles += await this.deps.media.remove(inst._id, page.map((m) => m.id))
+        if (page.length < BATCH) break
+        after = page[page.length - 1]!.seq
+      }
+    }
+    if (days !== null) {
+      for (;;) {
+        if (this.closed) return result
+        const ids = await this.deps.repos.customerData.deleteMessagesBefore(inst._id, now - days * DAY_MS, BATCH)
+        result.messages += ids.length
+        result.mediaFiles += await this.deps.media.remove(inst._id, ids)
+        if (ids.length < BATCH) break
+      }
+    }
+    return result
+  }
+}
