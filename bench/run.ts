@@ -13,6 +13,10 @@
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
  * - start: `npm run serve` to its listening line and the idle RSS of its process tree (issue 11 §13:
  *   ≤ 1.5 s, ≤ 150 MB), against the server run from source under tsx.
+ * - history: a data dir of 1,000,000 messages (10 instances, 20,000 chats, 100,000 contacts) against
+ *   one of 1,000, through `npm run serve`: chat list, a chat's newest and deep pages, the message log,
+ *   search, start time and idle memory, bytes per 1,000 messages (issue 25 §4: p95 ≤ 20 ms and ≤ 2×
+ *   the 1k figure; start and RSS ≤ 1.2× an empty dir). About 5 minutes, most of it seeding.
  * - wa: the real Baileys channel against the protocol test server (in a child process): memory per
  *   connected instance at 1, 10 and 50 instances, bot reply latency over 1,000 messages, and API
  *   send throughput with the send pacing at 0 (./wa-bench.ts). About a minute. It runs in a process
@@ -22,6 +26,7 @@
 import { spawn } from 'node:child_process'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { runHistoryBench } from './history-bench'
 import { runMatchBench } from './match-bench'
 import { runSignalBench } from './signal-bench'
 import { runStartBench } from './start-bench'
@@ -29,8 +34,8 @@ import { runThroughputBench } from './throughput-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'start', 'throughput', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, start, throughput or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'start', 'throughput', 'history', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, start, throughput, history or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -42,10 +47,11 @@ console.log(
 /** The in-process parts, in run order: name, heading, runner. */
 const PARTS: Array<[string, string, () => unknown]> = [
   ['match', '## Intent matching (KeywordIndex vs naive regex loop)', runMatchBench],
-  ['writes', '## Configuration writes at 0 and 10,000 intents', runWriteBench],
+  ['writes', '## Writes at 0 and 10,000 intents', runWriteBench],
   ['signal', '## Signal session record size over a long conversation', runSignalBench],
   ['start', '## Start time and idle memory of npm run serve', runStartBench],
-  ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench]
+  ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench],
+  ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench]
 ]
 for (const [name, heading, run] of PARTS) {
   if (only !== undefined && only !== name) continue

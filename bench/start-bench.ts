@@ -8,11 +8,11 @@
  * its rebuild of ~2 s). Linux only (/proc).
  */
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { treeRssKb } from './process-tree'
 
 const RUNS = Number(process.env.START_RUNS ?? 5)
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -20,34 +20,6 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)]!
-}
-
-/** RSS (KiB) of `pid` and all its descendants, from /proc. */
-function treeRssKb(pid: number): number {
-  const children = new Map<number, number[]>()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  let total = 0
-  const stack = [pid]
-  while (stack.length > 0) {
-    const p = stack.pop()!
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))
-      total += m ? Number(m[1]) : 0
-    } catch {
-      // Gone.
-    }
-    stack.push(...(children.get(p) ?? []))
-  }
-  return total
 }
 
 async function once(cmd: string, args: string[]): Promise<{ ms: number; rssMb: number }> {

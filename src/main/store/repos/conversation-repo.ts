@@ -65,7 +65,10 @@ export class ConversationRepo {
         'p.since as pause_since'
       ])
       .select(['m.id', 'm.text', 'm.type', 'm.from_me', 'm.source', 'm.status', 'm.timestamp'])
-      .where('c.instance_id', 'in', instanceIds)
+    // One instance: its index gives the order. Several: the recency index must give it, so the scan
+    // stops after `limit` rows; SQLite prefers the instance index for an IN list and then sorts every
+    // chat (1.3 s at 20,000 chats): `+` keeps the IN term off the index (a filter on the scan).
+    q = instanceIds.length === 1 ? q.where('c.instance_id', '=', instanceIds[0]!) : q.where(sql<boolean>`+c.instance_id IN (${sql.join(instanceIds)})`)
     if (chatId !== undefined) q = q.where('c.chat_id', '=', chatId)
     const resolved = sql<boolean>`(c.resolved_at IS NOT NULL AND c.last_customer_at <= c.resolved_at)`
     if (filter.status === 'resolved') q = q.where(resolved)

@@ -57,6 +57,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute()
   await s.createIndex('conversations_recent').on('conversations').columns(['last_at', 'last_seq']).execute()
   await s.createIndex('conversations_instance_recent').on('conversations').columns(['instance_id', 'last_at', 'last_seq']).execute()
+  // The message log's total (`/message-log`) sums the counts of an instance's chats from the index alone.
+  await s.createIndex('conversations_instance_count').on('conversations').columns(['instance_id', 'message_count']).execute()
 
   await s
     .createTable('chat_pauses')
