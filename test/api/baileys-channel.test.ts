@@ -153,7 +153,7 @@ describe('Baileys channel through the core', () => {
     // The bot's default replies are logged too; the inbound side shows each message once.
     const ids = list.json.data.filter((m: { source: string }) => m.source === 'inbound').map((m: { id: string }) => m.id)
     expect(ids).toEqual(['3EB0DUP1', '3EB0NEW2'])
-    expect(list.json.data[0]).toMatchObject({ chatId: '15551234567@s.whatsapp.net', fromMe: false, pushName: 'Ana', text: 'menu please', source: 'inbound' })
+    expect(list.json.data.find((m: { id: string }) => m.id === '3EB0DUP1')).toMatchObject({ chatId: '15551234567@s.whatsapp.net', fromMe: false, pushName: 'Ana', text: 'menu please', source: 'inbound' })
   })
 
   it('API sends go through the socket; the library echo of the send is not logged twice', async () => {

@@ -67,6 +67,8 @@ export class BroadcastService {
   /** Why each instance's next send waits (governor), for the progress view. */
   private readonly waiting = new Map<string, string | null>()
   private readonly refusals = new Map<string, number[]>()
+  /** Automatic pauses under way (they read and write the database). */
+  private readonly pausing = new Set<Promise<void>>()
   private closed = false
 
   constructor(private readonly deps: BroadcastDeps) {}
@@ -80,7 +82,7 @@ export class BroadcastService {
       }),
       this.deps.events.on('limits', (e) => {
         const reason = outreachBlocked(e.limits, this.deps.clock.now(), this.zoneOf(e.instanceId))
-        if (reason) void this.pauseAll(e.instanceId, reason)
+        if (reason) this.track(this.pauseAll(e.instanceId, reason))
       }),
       this.deps.events.on('status', (e) => {
         if (e.message.status === 'ERROR' && e.message.error_code === '463' && e.message.source === 'broadcast') this.refused(e.instanceId)
@@ -95,9 +97,15 @@ export class BroadcastService {
     }
   }
 
-  /** Resolves once no instance is in the middle of a send (tests, shutdown). */
+  /** Resolves once no instance is in the middle of a send or an automatic pause (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.all(this.running.values())
+    while (this.running.size > 0 || this.pausing.size > 0) await Promise.all([...this.running.values(), ...this.pausing])
+  }
+
+  /** Keeps an automatic pause started by an event until it is stored (idle() waits for it). */
+  private track(p: Promise<void>): void {
+    const t = p.catch((err: unknown) => this.deps.logger.error({ err }, 'could not pause the broadcasts')).finally(() => this.pausing.delete(t))
+    this.pausing.add(t)
   }
 
   /** The send governor of the instance's number now: what it counted and when the next message may go. */
@@ -396,7 +404,7 @@ export class BroadcastService {
     const recent = [...(this.refusals.get(instanceId) ?? []).filter((t) => t > now - REFUSAL_WINDOW_MS), now]
     this.refusals.set(instanceId, recent)
     if (recent.length >= REFUSALS_TO_PAUSE) {
-      void this.pauseAll(instanceId, `paused: WhatsApp refused ${recent.length} messages within an hour (error 463: this number may not start chats with these people now)`)
+      this.track(this.pauseAll(instanceId, `paused: WhatsApp refused ${recent.length} messages within an hour (error 463: this number may not start chats with these people now)`))
     }
   }
 
