@@ -38,7 +38,7 @@ import { countUnread } from '../repos/conversation-index'
 import { readAuthDir, type LegacyAuthState } from './auth-reader'
 import { readLegacyConfig, readLegacyRuntime, windowEntries, type LegacyConfigData, type LegacyRuntimeData } from './legacy-documents'
 import { hasLegacyData, legacyEntries, migratedDirName, moveLegacyEntries } from './legacy-files'
-import { latestById, readMessageLog } from './message-log-reader'
+import { indexMessageLog } from './message-log-reader'
 import { readWebhookOutbox } from './outbox-reader'
 
 /** A step of the import, as the test seam sees it. */
@@ -72,8 +72,8 @@ export interface LegacyImportReport {
   migratedDir: string | null
   /** Records written by this run, by kind. */
   counts: Record<string, number>
-  /** What was skipped and why (also logged). */
-  skipped: string[]
+  /** What was skipped or is amiss, and why (each also logged as a warning). */
+  warnings: string[]
 }
 
 /** What the import needs of the storage (../storage.ts). */
@@ -101,7 +101,7 @@ class ImportRun {
   private readonly db: ImportTarget['database']
   private readonly batch: number
   private readonly now: () => Date
-  private readonly report: LegacyImportReport = { outcome: 'none', migratedDir: null, counts: {}, skipped: [] }
+  private readonly report: LegacyImportReport = { outcome: 'none', migratedDir: null, counts: {}, warnings: [] }
   private done = new Map<string, string>()
 
   constructor(
@@ -126,7 +126,10 @@ class ImportRun {
       return this.report
     }
     if (!this.done.has(IMPORTED)) {
-      if (!present) return this.report
+      if (!present) {
+        if (this.done.size > 0) this.logger.error({ dataDir: this.dataDir, stepsDone: [...this.done.keys()] }, 'an import of release 0.1 data was cut short and its files are gone: this data dir holds only the part imported (docs/storage.md, "To import again from scratch")')
+        return this.report
+      }
       await this.importAll()
       this.report.outcome = 'imported'
     } else {
@@ -147,6 +150,7 @@ class ImportRun {
     const instances = new Set(config.instances.map((i) => i._id))
     const auth = await this.readSessions(instances)
     const logs = await this.messageLogs(instances)
+    await this.checkAttachments(config)
 
     await this.importConfig(config)
     await this.step('records', (r, trx) => this.importRecords(r, trx, config, runtime))
@@ -157,7 +161,7 @@ class ImportRun {
     for (const [instanceId, state] of auth) await this.step(`auth/${instanceId}`, (_r, trx) => this.importAuth(trx, instanceId, config, state, replacer))
     await this.importDeliveries(deliveries)
     await this.step(IMPORTED, async () => {})
-    this.logger.info({ ms: Math.round(performance.now() - started), counts: this.report.counts, skipped: this.report.skipped.length }, 'release 0.1 data imported')
+    this.logger.info({ ms: Math.round(performance.now() - started), counts: this.report.counts, warnings: this.report.warnings.length }, 'release 0.1 data imported')
   }
 
   /** Moves the old files once the import committed; records `moved`. */
@@ -249,7 +253,7 @@ class ImportRun {
     return contacts.filter((c) => {
       const key = `${c.instance_id}\u0000${c.number}`
       if (!seen.has(key)) return seen.add(key)
-      this.skip(`contact ${c._id}: the number ${c.number} belongs to an earlier contact of the instance`, { contact: c })
+      this.warn(`contact ${c._id}: the number ${c.number} belongs to an earlier contact of the instance`, { contact: c })
       return false
     })
   }
@@ -271,32 +275,32 @@ class ImportRun {
   }
 
   /**
-   * One instance's message log, in batches: each batch's messages and their conversations (the
-   * message repository's own rules) commit with the step `messages/<id>/<entries done>`; the last
-   * also with `messages/<id>`. A resumed import skips the entries done.
+   * One instance's message log, streamed in batches: each batch's messages and their conversations
+   * (the message repository's own rules) commit with the step `messages/<id>/<entries done>`, then
+   * `messages/<id>` marks the log done. A resumed import skips the entries done.
    */
   private async importMessages(instanceId: string, file: string): Promise<void> {
     const whole = `messages/${instanceId}`
     if (this.done.has(whole)) return
-    const log = await readMessageLog(file)
-    if (log.skipped.length > 0) this.skip(`${file}: ${log.skipped.length} unreadable line(s) skipped`, { file, lines: log.skipped })
-    const { entries, dropped } = latestById(log.entries)
-    if (dropped > 0) this.skip(`${file}: ${dropped} entr${dropped === 1 ? 'y' : 'ies'} with an id logged again later: the later one kept`, { file })
     let from = 0
     for (const step of this.done.keys()) if (step.startsWith(whole + '/')) from = Math.max(from, Number(step.slice(whole.length + 1)))
-    if (entries.length === 0) {
-      await this.step(whole, async () => {})
-      return
+    const index = await indexMessageLog(file)
+    let seen = 0
+    let batch: LoggedMessage[] = []
+    const flush = async (): Promise<void> => {
+      const slice = batch
+      batch = []
+      await this.step(`${whole}/${seen}`, async (r) => this.count('messages', await r.messages.appendMany(instanceId, slice)))
     }
-    for (let start = from; start < entries.length; start += this.batch) {
-      const end = Math.min(entries.length, start + this.batch)
-      const slice: LoggedMessage[] = entries.slice(start, end)
-      await this.step(`${whole}/${end}`, async (r, trx) => {
-        this.count('messages', await r.messages.appendMany(instanceId, slice))
-        if (end === entries.length) await this.markDone(trx, whole)
-      })
+    for await (const entry of index.entries({ latestOnly: true })) {
+      if (++seen <= from) continue
+      batch.push(entry)
+      if (batch.length === this.batch) await flush()
     }
-    this.done.set(whole, '')
+    if (batch.length > 0) await flush()
+    await this.step(whole, async () => {})
+    if (index.skipped.length > 0) this.warn(`${file}: ${index.skipped.length} unreadable line(s) skipped`, { file, lines: [...index.skipped].sort((a, b) => a.line - b.line) })
+    if (index.repeated > 0) this.warn(`${file}: ${index.repeated} entr${index.repeated === 1 ? 'y' : 'ies'} logged again later with the same id: the later one kept`, { file })
   }
 
   /** The desk's read marks and resolves onto the conversations, unread counted again from them (the chat's own rule). */
@@ -388,12 +392,12 @@ class ImportRun {
     const dir = join(this.dataDir, 'sessions')
     for (const id of await this.listDir(dir)) {
       if (!instances.has(id)) {
-        this.skip(`${join(dir, id)}: no instance ${id} in the configuration; not imported`, { dir: join(dir, id) })
+        this.warn(`${join(dir, id)}: no instance ${id} in the configuration; not imported`, { dir: join(dir, id) })
         continue
       }
       if (this.done.has(`auth/${id}`)) continue
       const state = await readAuthDir(join(dir, id))
-      for (const s of state.skipped) this.skip(s, { dir: join(dir, id) })
+      for (const s of state.skipped) this.warn(s, { dir: join(dir, id) })
       out.set(id, state)
     }
     return out
@@ -409,7 +413,7 @@ class ImportRun {
       const id = name.slice(0, -'.jsonl'.length)
       const file = join(dir, name)
       if (!instances.has(id)) {
-        this.skip(`${file}: no instance ${id} in the configuration; not imported`, { file })
+        this.warn(`${file}: no instance ${id} in the configuration; not imported`, { file })
         continue
       }
       try {
@@ -420,6 +424,14 @@ class ImportRun {
       out.set(id, file)
     }
     return out
+  }
+
+  /** An attachment record whose bytes are not in `attachments/` is imported as 0.1 had it, and reported. */
+  private async checkAttachments(config: LegacyConfigData): Promise<void> {
+    for (const a of config.attachments) {
+      const file = join(this.dataDir, 'attachments', a._id)
+      await access(file, constants.R_OK).catch(() => this.warn(`attachment ${a._id} (${a.filename}): its file ${file} is missing or unreadable; the record is imported as 0.1 had it`, { file }))
+    }
   }
 
   private async listDir(dir: string): Promise<string[]> {
@@ -450,8 +462,8 @@ class ImportRun {
     this.report.counts[kind] = (this.report.counts[kind] ?? 0) + n
   }
 
-  private skip(what: string, details: Record<string, unknown>): void {
-    this.report.skipped.push(what)
+  private warn(what: string, details: Record<string, unknown>): void {
+    this.report.warnings.push(what)
     this.logger.warn(details, `release 0.1 import: ${what}`)
   }
 }

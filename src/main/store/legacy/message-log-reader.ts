@@ -12,10 +12,15 @@
  *
  * Unlike 0.1, which showed the newest N (`CHATAPP_MESSAGE_LOG_LIMIT`, 1,000 by default), every entry
  * the file holds is answered: the new store keeps history uncapped.
+ *
+ * A log is read in two passes over the file, so a long one is never held whole: the first notes
+ * which entry (by line) each patch changes and which line holds the newest entry of each id; the
+ * second streams the entries with their patches applied.
  */
+import { createReadStream } from 'node:fs'
 import { makeAjv } from '../../validation'
 import { LoggedMessage, type LoggedMessage as LoggedMessageT } from '../../../shared/schemas/records'
-import { readTextIfExists } from './read-text'
+import { DataFileError } from '../config/durable-json-file'
 
 /** A line that was skipped: its number (from 1) and why. */
 export interface SkippedLine {
@@ -32,48 +37,104 @@ export interface LegacyMessageLog {
 const PATCH = '$patch'
 const validEntry = makeAjv(false).compile(LoggedMessage)
 
-/** Reads `file` (missing: no entries). Throws DataFileError when the file cannot be read. */
-export async function readMessageLog(file: string): Promise<LegacyMessageLog> {
-  const text = (await readTextIfExists(file)) ?? ''
-  const entries: Array<{ entry: LoggedMessageT; line: number }> = []
-  /** Position in `entries` of the newest entry of each id. */
+/** What the first pass learnt of a log; {@link MessageLogIndex.entries} is the second pass. */
+export interface MessageLogIndex {
+  /**
+   * The entries in the file's order, patches applied, each checked (a bad one is added to
+   * `skipped`); with `latestOnly`, one per id: the newest (the one 0.1 found and patched), in its place.
+   */
+  entries(opts: { latestOnly: boolean }): AsyncGenerator<LoggedMessageT>
+  /** Lines that did not parse (first pass) and entries that are not log entries (second pass), by line. */
+  skipped: SkippedLine[]
+  /** Entries whose id a later entry has again (left out with `latestOnly`). */
+  repeated: number
+}
+
+/** Streams the lines of `file` split on "\n" (the last without one), numbered from 1. Missing file: none. */
+async function* linesOf(file: string): AsyncGenerator<[number, string]> {
+  let rest = ''
+  let n = 0
+  try {
+    for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+      const parts = (rest + (chunk as string)).split('\n')
+      rest = parts.pop()!
+      for (const line of parts) yield [++n, line]
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw new DataFileError(file, err)
+  }
+  yield [++n, rest]
+}
+
+type Parsed = { kind: 'entry'; entry: LoggedMessageT } | { kind: 'patch'; target: string; fields: Record<string, unknown> } | { kind: 'bad'; reason: string }
+
+function parseLine(line: string): Parsed {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(line)
+  } catch (err) {
+    return { kind: 'bad', reason: err instanceof Error ? err.message : String(err) }
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { kind: 'bad', reason: 'not a JSON object' }
+  if (PATCH in parsed) {
+    const { [PATCH]: target, ...fields } = parsed as Record<string, unknown>
+    return { kind: 'patch', target: target as string, fields }
+  }
+  return { kind: 'entry', entry: parsed as LoggedMessageT }
+}
+
+/** The first pass over `file`. Throws DataFileError when the file cannot be read. */
+export async function indexMessageLog(file: string): Promise<MessageLogIndex> {
+  /** The line of the newest entry of each id (at the end: the one kept with `latestOnly`). */
   const newest = new Map<string, number>()
+  /** Patches by the line of the entry they change, in the file's order. */
+  const patches = new Map<number, Array<Record<string, unknown>>>()
   const skipped: SkippedLine[] = []
-  const lines = text.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!
+  let repeated = 0
+  for await (const [n, line] of linesOf(file)) {
     if (!line) continue
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(line)
-    } catch (err) {
-      skipped.push({ line: i + 1, reason: err instanceof Error ? err.message : String(err) })
-      continue
+    const p = parseLine(line)
+    if (p.kind === 'bad') skipped.push({ line: n, reason: p.reason })
+    else if (p.kind === 'entry') {
+      if (newest.has(p.entry.id)) repeated++
+      newest.set(p.entry.id, n)
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      skipped.push({ line: i + 1, reason: 'not a JSON object' })
-      continue
-    }
-    if (PATCH in parsed) {
-      const { [PATCH]: target, ...patch } = parsed as Record<string, unknown>
-      const at = newest.get(target as string)
-      if (at !== undefined) Object.assign(entries[at]!.entry, patch)
-      continue
-    }
-    const entry = parsed as LoggedMessageT
-    newest.set(entry.id, entries.length)
-    entries.push({ entry, line: i + 1 })
-  }
-  const valid: LoggedMessageT[] = []
-  for (const { entry, line } of entries) {
-    if (validEntry(entry)) valid.push(entry)
     else {
-      const e = validEntry.errors?.[0]
-      skipped.push({ line, reason: `not a message log entry: ${e?.instancePath ? e.instancePath.slice(1) + ' ' : ''}${e?.message ?? 'invalid'}` })
+      const at = newest.get(p.target)
+      if (at === undefined) continue
+      const list = patches.get(at)
+      if (list) list.push(p.fields)
+      else patches.set(at, [p.fields])
     }
   }
-  skipped.sort((a, b) => a.line - b.line)
-  return { entries: valid, skipped }
+  return {
+    skipped,
+    repeated,
+    async *entries({ latestOnly }) {
+      for await (const [n, line] of linesOf(file)) {
+        if (!line) continue
+        const p = parseLine(line)
+        if (p.kind !== 'entry' || (latestOnly && newest.get(p.entry.id) !== n)) continue
+        const entry = p.entry
+        for (const fields of patches.get(n) ?? []) Object.assign(entry, fields)
+        if (validEntry(entry)) {
+          yield entry
+          continue
+        }
+        const e = validEntry.errors?.[0]
+        skipped.push({ line: n, reason: `not a message log entry: ${e?.instancePath ? e.instancePath.slice(1) + ' ' : ''}${e?.message ?? 'invalid'}` })
+      }
+    }
+  }
+}
+
+/** Reads `file` whole (missing: no entries), every entry as 0.1 held it. Throws DataFileError when the file cannot be read. */
+export async function readMessageLog(file: string): Promise<LegacyMessageLog> {
+  const index = await indexMessageLog(file)
+  const entries: LoggedMessageT[] = []
+  for await (const e of index.entries({ latestOnly: false })) entries.push(e)
+  return { entries, skipped: [...index.skipped].sort((a, b) => a.line - b.line) }
 }
 
 /**

@@ -15,6 +15,7 @@ import { importLegacyDataDir } from '../../../../src/main/store/legacy/legacy-im
 import { LEGACY_DIRS, LEGACY_FILES } from '../../../../src/main/store/legacy/legacy-files'
 import { windowEntries } from '../../../../src/main/store/legacy/legacy-documents'
 import { openStorage, type Storage } from '../../../../src/main/store/storage'
+import type { Logger } from '../../../../src/main/logger'
 import type { LoggedMessage } from '../../../../src/shared/schemas/records'
 import { FIXTURE, VARIANTS, configFile, copyFixture, dumpDatabase, legacyContents, type LegacyContents } from './legacy-helpers'
 
@@ -31,16 +32,17 @@ async function fixtureDir(variant: string): Promise<string> {
   return dir
 }
 
-async function start(dir: string, logger = pino({ level: 'silent' })): Promise<Storage> {
+async function start(dir: string, logger: Logger = pino({ level: 'silent' })): Promise<Storage> {
   const s = await openStorage(dir, { logger })
   open.push(s)
   return s
 }
 
 /** A logger whose warnings the test reads. */
-function capturingLogger(): { logger: ReturnType<typeof pino>; lines: Array<Record<string, unknown>> } {
+function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = []
-  return { logger: pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) }), lines }
+  const logger: Logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) })
+  return { logger, lines }
 }
 
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v, BufferJSON.replacer))
@@ -217,6 +219,38 @@ describe('unreadable and damaged files', () => {
     expect(warning?.lines).toEqual([{ line: 11, reason: expect.any(String) }])
     const migrated = (await readdir(dir)).find((n) => n.startsWith('migrated-'))!
     expect(await readFile(join(dir, migrated, 'messages', '6b06fd3f068c1736b6de824b.jsonl'), 'utf8')).toContain('{"id":"broken","chatId":')
+  })
+
+  it('an id logged twice is imported once, as the later entry with its patches, and reported', async () => {
+    const dir = await fixtureDir('stopped')
+    const log = join(dir, 'messages', '6b06fd3f068c1736b6de824b.jsonl')
+    const first = JSON.parse((await readFile(log, 'utf8')).split('\n')[0]!) as LoggedMessage
+    await appendFile(log, JSON.stringify({ ...first, text: 'logged again' }) + '\n' + JSON.stringify({ $patch: first.id, status: 'READ' }) + '\n')
+    const { logger, lines } = capturingLogger()
+    const s = await start(dir, logger)
+    const rows = await s.database.db.selectFrom('messages').select(['id', 'text', 'status']).where('instance_id', '=', '6b06fd3f068c1736b6de824b').orderBy('seq').execute()
+    expect(rows.filter((r) => r.id === first.id)).toEqual([{ id: first.id, text: 'logged again', status: 'READ' }])
+    expect(rows.at(-1)!.id).toBe(first.id)
+    expect(rows).toHaveLength(49)
+    expect(lines.some((l) => l.level === 40 && String(l.msg).includes('1 entry logged again later'))).toBe(true)
+  })
+
+  it('a contact repeating a number and an attachment without its file: the first contact and the record imported, both reported', async () => {
+    const dir = await fixtureDir('stopped')
+    const doc = JSON.parse(await readFile(join(dir, 'chatapp.json'), 'utf8')) as { contacts: Array<{ _id: string; name: string }>; attachments: Array<{ _id: string }> }
+    const twin = { ...doc.contacts[0]!, _id: 'ffffffffffffffffffffffff', name: 'Twin' }
+    doc.contacts.push(twin)
+    await writeFile(join(dir, 'chatapp.json'), JSON.stringify(doc))
+    await rm(join(dir, 'attachments', doc.attachments[0]!._id))
+    const { logger, lines } = capturingLogger()
+    const s = await start(dir, logger)
+    expect(await s.repos.contacts.find(doc.contacts[0]!._id)).toMatchObject({ name: doc.contacts[0]!.name })
+    expect(await s.repos.contacts.find(twin._id)).toBeUndefined()
+    expect(await s.repos.attachments.find(doc.attachments[0]!._id)).toBeDefined()
+    const warnings = lines.filter((l) => l.level === 40).map((l) => String(l.msg))
+    expect(warnings.some((w) => w.includes(`contact ${twin._id}`))).toBe(true)
+    expect(lines.find((l) => String(l.msg).includes(`contact ${twin._id}`))?.contact).toEqual(twin)
+    expect(warnings.some((w) => w.includes(`attachment ${doc.attachments[0]!._id}`))).toBe(true)
   })
 
   it('0.1 files put back after a finished import are left alone, with a warning', async () => {

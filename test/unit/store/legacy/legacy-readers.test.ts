@@ -12,7 +12,7 @@ import { DataFileError } from '../../../../src/main/store/config/durable-json-fi
 import { readAuthDir } from '../../../../src/main/store/legacy/auth-reader'
 import { readJournaledDocument } from '../../../../src/main/store/legacy/journaled-document-reader'
 import { readLegacyConfig } from '../../../../src/main/store/legacy/legacy-documents'
-import { latestById, readMessageLog } from '../../../../src/main/store/legacy/message-log-reader'
+import { indexMessageLog, latestById, readMessageLog } from '../../../../src/main/store/legacy/message-log-reader'
 import { readWebhookOutbox } from '../../../../src/main/store/legacy/outbox-reader'
 import type { LoggedMessage } from '../../../../src/shared/schemas/records'
 import type { WebhookDelivery } from '../../../../src/shared/schemas/webhooks'
@@ -123,6 +123,12 @@ describe('message log', () => {
       ['M1', 'new']
     ])
     expect(dropped).toBe(1)
+    // The streaming pass the import uses gives the same, and counts the repeat.
+    const index = await indexMessageLog(file)
+    const streamed: LoggedMessage[] = []
+    for await (const m of index.entries({ latestOnly: true })) streamed.push(m)
+    expect(streamed).toEqual(entries)
+    expect(index.repeated).toBe(1)
   })
 
   it('a missing file is an empty log; a folder in its place is refused, named', async () => {
