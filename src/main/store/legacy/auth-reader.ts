@@ -18,6 +18,7 @@
  * Baileys is loaded only when a session has files to read (it is slow to load).
  */
 import { join } from 'node:path'
+import type { BufferJSON, proto } from 'baileys'
 import { DataFileError } from '../config/durable-json-file'
 import { readTextIfExists } from './read-text'
 
@@ -51,7 +52,7 @@ export const KEYS_JOURNAL_FILE = 'keys.journal'
 export const MESSAGE_STORE_FILE = 'message-store.jsonl'
 export const SANDBOX_CREDS_FILE = 'sandbox-creds.json'
 
-type Baileys = typeof import('baileys')
+type Baileys = { BufferJSON: typeof BufferJSON; proto: typeof proto }
 let baileys: Promise<Baileys> | null = null
 const loadBaileys = (): Promise<Baileys> => (baileys ??= import('baileys'))
 
@@ -141,7 +142,7 @@ function applyMutations(keys: LegacyKeys, data: Record<string, unknown>): void {
         bucket?.delete(id)
         continue
       }
-      if (!bucket) keys.set(type, (bucket = new Map()))
+      if (!bucket) keys.set(type, (bucket = new Map<string, unknown>()))
       bucket.set(id, value)
     }
     if (bucket && bucket.size === 0) keys.delete(type)
