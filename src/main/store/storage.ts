@@ -20,6 +20,8 @@ import { ConfigStore } from './config/config-store'
 import { DIR_MODE } from './config/durable-json-file'
 import { openDatabase, type DatabaseHandle } from './db/database'
 import { makeRepositories, type Repositories } from './repos'
+import { importLegacyDataDir, type LegacyImportOptions } from './legacy/legacy-import'
+import { silentLogger, type Logger } from '../logger'
 
 export { DataFileError } from './config/durable-json-file'
 export { CorruptDatabaseError, StorageFullError } from './db/errors'
@@ -57,19 +59,27 @@ export function dataPaths(dataDir: string): DataPaths {
   }
 }
 
+export interface StorageOptions {
+  /** Told what the import of a 0.1 data dir did (default: silent). */
+  logger?: Logger
+  /** Test seams of that import (./legacy/legacy-import.ts). */
+  legacyImport?: LegacyImportOptions
+}
+
 /**
- * Opens every store of `dataDir`. Throws DataFileError for an unreadable configuration,
- * CorruptDatabaseError for a damaged database, NewerDatabaseError for a newer one; nothing is
- * overwritten in any of these cases.
+ * Opens every store of `dataDir`, importing the data of release 0.1 first when the dir holds some
+ * (or finishing an import cut short; ./legacy/legacy-import.ts). Throws DataFileError for an
+ * unreadable configuration or 0.1 file, CorruptDatabaseError for a damaged database,
+ * NewerDatabaseError for a newer one; nothing is overwritten in any of these cases.
  */
-export async function openStorage(dataDir: string): Promise<Storage> {
+export async function openStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
   const paths = dataPaths(dataDir)
   await Promise.all([paths.attachments, paths.media, paths.backups].map((d) => mkdir(d, { recursive: true, mode: DIR_MODE })))
   await rm(paths.tmp, { recursive: true, force: true })
   await mkdir(paths.tmp, { recursive: true, mode: DIR_MODE })
   const config = await ConfigStore.open(paths.config)
   const database = await openDatabase(paths.database)
-  return {
+  const storage: Storage = {
     paths,
     config,
     database,
@@ -79,4 +89,11 @@ export async function openStorage(dataDir: string): Promise<Storage> {
       await database.close()
     }
   }
+  try {
+    await importLegacyDataDir(dataDir, storage, options.logger ?? silentLogger(), options.legacyImport)
+  } catch (err) {
+    await storage.close()
+    throw err
+  }
+  return storage
 }
