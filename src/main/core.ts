@@ -168,7 +168,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   try {
     const opened = await secureDataDir(opts.dataDir)
     if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
-    store = await openStorage(opts.dataDir)
+    store = await openStorage(opts.dataDir, { logger })
   } catch (err) {
     await release()
     throw err

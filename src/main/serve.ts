@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url'
 import { startApp } from './app'
 import { ConfigError, readServeConfig } from './config'
-import { DataFileError } from './store/journaled-document'
+import { CorruptDatabaseError, DataFileError, NewerDatabaseError, StorageFullError } from './store/storage'
 import { DataDirLockedError } from './store/data-dir-lock'
 import { createHandlers } from './ui-contract/handlers'
 import { rpcPlugin } from './ui-contract/http-transport'
@@ -52,7 +52,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof DataFileError) {
+  // Errors the owner can act on are said in one line; anything else with its stack, for a bug report.
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof DataFileError || err instanceof CorruptDatabaseError || err instanceof NewerDatabaseError || err instanceof StorageFullError) {
     console.error(`Chatapp could not start: ${err.message}`)
   } else {
     console.error('Chatapp could not start:', err)

@@ -6,7 +6,7 @@
  */
 import { chmod, lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { DIR_MODE, FILE_MODE } from './durable-file'
+import { DIR_MODE, FILE_MODE } from './config/durable-json-file'
 
 /**
  * proper-lockfile's lock: an empty folder made anew at every start with the process umask. It holds
