@@ -115,7 +115,11 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'apiToken.get': {},
   'apiToken.regenerate': {},
   'appSettings.get': {},
-  'appSettings.setSmtp': { smtp: { host: 'smtp.example.com', port: 587, secure: false, from: 'bot@example.com' } }
+  'appSettings.setSmtp': { smtp: { host: 'smtp.example.com', port: 587, secure: false, from: 'bot@example.com' } },
+  'settings.retention': { instanceId: 'i1', days: 365 },
+  'customers.export': { instanceId: 'i1', number: '+1 555 000 1111' },
+  'customers.exportCsv': { instanceId: 'i1', number: '+1 555 000 1111' },
+  'customers.erase': { instanceId: 'i1', number: '+1 555 000 1111' }
 }
 
 const APP_URL = 'file:///opt/chatapp/resources/app/out/renderer/index.html'
