@@ -58,6 +58,13 @@ export interface CreateBackupOptions {
  */
 export const DEFAULT_GZIP_LEVEL = 1
 
+/** tar's cache of hard links that never remembers one, so tar never writes a Link entry. */
+class NoHardLinks extends Map<`${number}:${number}`, string> {
+  override get(): undefined {
+    return undefined
+  }
+}
+
 /** A backup's parts, staged in tmp/ and hashed, ready to be streamed as an archive. */
 export interface StagedBackup {
   readonly manifest: BackupManifest
@@ -177,7 +184,9 @@ export async function stageBackup(source: BackupSource, opts: CreateBackupOption
             noDirRecurse: true,
             strict: true,
             // Bounded reads: memory stays flat however large the database is.
-            maxReadSize: 1 << 20
+            maxReadSize: 1 << 20,
+            // Every entry a whole file, even two names of one inode in the data dir: a reader refuses links.
+            linkCache: new NoHardLinks()
           },
           [MANIFEST_ENTRY, ...paths]
         )

@@ -165,8 +165,8 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
   let expected = new Map<string, BackupFileEntry>()
   const seen = new Set<string>()
   const writes: Promise<void>[] = []
-  /** Files being written, closed at once if the archive is refused mid-way. */
-  const outs = new Set<WriteStream>()
+  /** Entries being written to their files: both closed at once if the archive is refused mid-way. */
+  const active = new Set<{ entry: ReadEntry; out: WriteStream }>()
   let aborted = false
   let failure: unknown = null
   let entries = 0
@@ -223,7 +223,8 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
     const hash = createHash('sha256')
     // 'wx': a new file only, so nothing is ever written through a link or over another entry.
     const out = createWriteStream(file, { flags: 'wx', mode: FILE_MODE })
-    outs.add(out)
+    const pair = { entry, out }
+    active.add(pair)
     try {
       await pipeline(
         entry,
@@ -240,7 +241,7 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new BackupArchiveError('BACKUP_TAMPERED', `The backup holds ${JSON.stringify(want.path)} twice (names that differ only in case?).`)
       throw err
     } finally {
-      outs.delete(out)
+      active.delete(pair)
     }
     if (hash.digest('hex') !== want.sha256) {
       throw new BackupArchiveError('BACKUP_TAMPERED', `The backup has been altered or damaged: ${want.path} does not match its checksum in the manifest.`)
@@ -274,10 +275,15 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
       await parsed
     })
   } catch (err) {
+    // The first failure says why; closing the files being written only adds their own errors.
+    const reason = failure ?? archiveError(err, manifest !== null)
     aborted = true
-    for (const out of outs) out.destroy()
+    for (const { entry, out } of active) {
+      out.destroy()
+      entry.destroy()
+    }
     await Promise.allSettled(writes)
-    throw failure ?? archiveError(err, manifest !== null)
+    throw reason
   }
   await Promise.all(writes)
   if (failure) throw failure
