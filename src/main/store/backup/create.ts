@@ -145,9 +145,10 @@ export async function stageBackup(source: BackupSource, opts: CreateBackupOption
   await mkdir(source.paths.tmp, { recursive: true, mode: DIR_MODE })
   const stage = await mkdtemp(join(source.paths.tmp, 'backup-'))
   try {
-    await source.copyDatabase(join(stage, DATABASE_ENTRY))
-    // The copy holds every write committed before this moment (the online backup ends consistent).
+    // The copy holds every write committed before this moment, and maybe a few after it (the online
+    // backup through the app's connection carries the writes made while it runs); never half of one.
     const createdAt = isoNow(opts.clock ?? systemClock)
+    await source.copyDatabase(join(stage, DATABASE_ENTRY))
     const [databaseVersion, config] = await Promise.all([source.databaseVersion(), source.configText()])
     const paths = [DATABASE_ENTRY]
     if (config !== null) {

@@ -7,7 +7,7 @@
  * { "format": 1,
  *   "app": { "id": "chatapp-desk", "name": "Chatapp Desk", "version": "0.2.0" },
  *   "database": { "version": 1 },            // migrations applied (src/main/store/db/migrations)
- *   "created_at": "2025-01-31T02:00:00.000Z", // the moment the database copy was taken
+ *   "created_at": "2025-01-31T02:00:00.000Z", // the copy holds every write committed before it
  *   "includes_media": false,
  *   "files": [ { "path": "chatapp.db", "size": 4096, "sha256": "…" }, … ] }
  * ```
