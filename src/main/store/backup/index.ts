@@ -9,5 +9,5 @@ export { BACKUP_APP_ID, BACKUP_FORMAT, type BackupFileEntry, type BackupManifest
 export { openDataDirSource, storageSource, NoDataDirError, type BackupSource } from './source'
 export { createBackup, stageBackup, DEFAULT_GZIP_LEVEL, type CreateBackupOptions, type StagedBackup, type WriteBackupFileOptions } from './create'
 export { extractBackup, verifyBackup, SUPPORTED_DATABASE_VERSION, type ExtractedBackup, type ExtractOptions } from './verify'
-export { finishInterruptedRestore, prepareRestore, restoreBackup, RESTORE_DIR, type PreparedRestore, type RestoreOptions, type RestoreResult, type RestoreStep } from './restore'
+export { finishInterruptedRestore, prepareRestore, restoreBackup, revertRestore, RESTORE_DIR, type PreparedRestore, type RestoreOptions, type RestoreResult, type RestoreStep } from './restore'
 export { injectBackupWriteFault } from './output'

@@ -26,8 +26,8 @@
  * A failure while running (not a crash: a rename refused, e.g. a folder on another disk) undoes the
  * swap in reverse and removes `restore-in-progress/` last, so the old data is back in place.
  */
-import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { lstat, mkdir, mkdtemp, open, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
+import { basename, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { systemClock, type Clock } from '../../clock'
 import { DIR_MODE, FILE_MODE, syncDir } from '../config/durable-json-file'
@@ -74,9 +74,12 @@ export interface RestoreResult {
 interface Plan {
   /** Name of the folder in the data dir the current data goes to. */
   replaced: string
+  /** Name of the data dir's folder holding the items to put in (a revert); default: the journal's files/. */
+  from?: string
   /** The restored items, in the order they go in. */
   items: string[]
-  manifest: Pick<BackupManifest, 'app' | 'created_at'>
+  /** The backup being restored (for a person reading the folder). */
+  manifest?: Pick<BackupManifest, 'app' | 'created_at'>
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -199,7 +202,8 @@ export async function restoreBackup(dataDir: string, archive: string | Readable,
 async function readPlan(journal: string): Promise<Plan> {
   try {
     const plan = JSON.parse(await readFile(join(journal, PLAN), 'utf8')) as Plan
-    if (typeof plan.replaced !== 'string' || !/^replaced-[\w.-]+$/.test(plan.replaced) || !Array.isArray(plan.items) || !plan.items.every((i) => RESTORED_ITEMS.includes(i))) throw new Error('it is not a restore plan')
+    const folder = /^replaced-[\w.-]+$/
+    if (typeof plan.replaced !== 'string' || !folder.test(plan.replaced) || (plan.from !== undefined && !folder.test(plan.from)) || !Array.isArray(plan.items) || !plan.items.every((i) => (REPLACED_ITEMS as readonly string[]).includes(i))) throw new Error('it is not a restore plan')
     return plan
   } catch (err) {
     throw new Error(
@@ -222,7 +226,7 @@ async function moveAside(dataDir: string, replaced: string, name: string): Promi
 /** Steps 3–5 of the module doc, each skipped when already done. */
 async function complete(dataDir: string, plan: Plan, opts: RestoreOptions): Promise<void> {
   const journal = join(dataDir, RESTORE_DIR)
-  const files = join(journal, FILES)
+  const files = plan.from ? join(dataDir, plan.from) : join(journal, FILES)
   const replaced = join(dataDir, plan.replaced)
   await mkdir(replaced, { recursive: true, mode: DIR_MODE })
   await syncDir(dataDir)
@@ -243,6 +247,8 @@ async function complete(dataDir: string, plan: Plan, opts: RestoreOptions): Prom
     await syncDir(dataDir)
     await opts.onStep?.(`in:${item}`)
   }
+  // A revert's source folder is empty now.
+  if (plan.from) await rmdir(files).catch(() => {})
   await rm(journal, { recursive: true, force: true })
   await syncDir(dataDir)
   await opts.onStep?.('done')
@@ -251,7 +257,7 @@ async function complete(dataDir: string, plan: Plan, opts: RestoreOptions): Prom
 /** Reverses {@link complete} after a failure while running (see the module doc); the journal goes last. */
 async function undo(dataDir: string, plan: Plan): Promise<void> {
   const journal = join(dataDir, RESTORE_DIR)
-  const files = join(journal, FILES)
+  const files = plan.from ? join(dataDir, plan.from) : join(journal, FILES)
   const replaced = join(dataDir, plan.replaced)
   for (const item of [...plan.items].reverse()) {
     if (!(await exists(join(files, item))) && (await exists(join(dataDir, item)))) await rename(join(dataDir, item), join(files, item))
@@ -263,6 +269,37 @@ async function undo(dataDir: string, plan: Plan): Promise<void> {
   await rm(journal, { recursive: true, force: true })
   await syncDir(dataDir)
   await rmdir(replaced).catch(() => {})
+}
+
+/**
+ * Puts back the data a restore moved aside (`replacedDir`, from {@link RestoreResult}), moving the
+ * restored data aside in turn into a new replaced-<time>/ — for an app that cannot start on what it
+ * restored. The same journal as a restore (its plan names `replacedDir` as the folder to take the
+ * items from), so as crash-safe; the data dir must not be in use.
+ * Resolves with the folder the restored data went to.
+ */
+export async function revertRestore(dataDir: string, replacedDir: string, opts: RestoreOptions = {}): Promise<string> {
+  await finishInterruptedRestore(dataDir, opts)
+  const tmp = dataPaths(dataDir).tmp
+  await mkdir(tmp, { recursive: true, mode: DIR_MODE })
+  const root = await mkdtemp(join(tmp, 'revert-'))
+  const present = await Promise.all(REPLACED_ITEMS.map((i) => exists(join(replacedDir, i))))
+  const plan: Plan = {
+    replaced: replacedName(opts.clock ?? systemClock),
+    items: REPLACED_ITEMS.filter((_, k) => present[k])
+  }
+  if (plan.replaced === basename(replacedDir)) plan.replaced += '-restored'
+  // The journal names the folder to take the items from; nothing moves until it is committed.
+  plan.from = basename(replacedDir)
+  await writeFile(join(root, PLAN), JSON.stringify(plan, null, 2) + '\n', { mode: FILE_MODE })
+  await syncTree(root)
+  const journal = join(dataDir, RESTORE_DIR)
+  await rename(root, journal)
+  await syncDir(dataDir)
+  await syncDir(tmp)
+  await opts.onStep?.('staged')
+  await complete(dataDir, plan, opts)
+  return join(dataDir, plan.replaced)
 }
 
 /**

@@ -7,7 +7,8 @@ import { readdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { list as listTar } from 'tar'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createBackup, openDataDirSource, restoreBackup, storageSource, verifyBackup, SUPPORTED_DATABASE_VERSION } from '../../../../src/main/store/backup'
+import { createBackup, injectBackupWriteFault, openDataDirSource, restoreBackup, storageSource, verifyBackup, SUPPORTED_DATABASE_VERSION } from '../../../../src/main/store/backup'
+import { StorageFullError } from '../../../../src/main/store/storage'
 import { openStorage, type Storage } from '../../../../src/main/store/storage'
 import { APP_VERSION } from '../../../../src/main/version'
 import { INSTANCE, seedDataDir, tempDir } from './helpers'
@@ -114,5 +115,44 @@ describe('backup and restore round trip', () => {
     const b = dir()
     await restoreBackup(b, archive)
     expect(await readFile(join(b, 'media', INSTANCE, 'MSG000001'), 'utf8')).toBe('image bytes')
+  })
+
+  it('a full disk while writing the archive (ENOSPC from the write seam): a clear error, no file, nothing partial', async () => {
+    const storage = await seedDataDir(dir(), 'a')
+    open.push(storage)
+    const outDir = dir()
+    const out = join(outDir, 'backup.tar.gz')
+    const written: string[] = []
+    // Room for 4 KiB: the first part of the archive is really written, then the disk is full.
+    injectBackupWriteFault((file) => (written.push(file), 4096))
+    try {
+      const err = await createBackup(storageSource(storage), out).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(StorageFullError)
+      expect((err as Error).message).toBe(`The disk holding ${out} is full: nothing was saved. Free some space; the app keeps working once there is room.`)
+      expect(((err as Error).cause as NodeJS.ErrnoException).code).toBe('ENOSPC')
+    } finally {
+      injectBackupWriteFault(null)
+    }
+    // It was written beside the target under a temporary name, and removed.
+    expect(written).toHaveLength(1)
+    expect(written[0]!.startsWith(join(outDir, '.backup.tar.gz.'))).toBe(true)
+    expect(await readdir(outDir)).toEqual([])
+    expect(await readdir(storage.paths.tmp)).toEqual([])
+    // The next try, with room, works.
+    await createBackup(storageSource(storage), out)
+    expect(await readdir(outDir)).toEqual(['backup.tar.gz'])
+  })
+
+  it('two names of one file in attachments/ (a hard link) go in as two plain files', async () => {
+    const storage = await seedDataDir(dir(), 'a')
+    open.push(storage)
+    const { link } = await import('node:fs/promises')
+    await link(join(storage.paths.attachments, 'att-a-1'), join(storage.paths.attachments, 'att-a-1-copy'))
+    const archive = join(dir(), 'links.tar.gz')
+    const manifest = await createBackup(storageSource(storage), archive)
+    expect(manifest.files.map((f) => f.path)).toContain('attachments/att-a-1-copy')
+    const b = dir()
+    await restoreBackup(b, archive)
+    expect(await readFile(join(b, 'attachments', 'att-a-1-copy'), 'utf8')).toBe('first attachment of a')
   })
 })

@@ -129,6 +129,36 @@ describe('a crash during a restore', () => {
   })
 })
 
+describe('a crash while putting the previous data back (revertRestore)', () => {
+  // Its steps after the commit point are a restore's (covered one by one above): one of each kind here.
+  it('at its commit point, moving aside, putting in, then a start: the previous data, whole', { timeout: 300_000 }, async () => {
+    const full = join(work, 'revert-full')
+    await cp(oldTemplate, full, { recursive: true })
+    const { replacedDir } = await restoreBackup(full, archive)
+    const run = await runChild(['revert', full, replacedDir])
+    expect(run.finished).toBe(true)
+    expect(await startAndRead(full)).toBe('old')
+    expect(run.steps).toContain('in:chatapp.db')
+    const steps = ['staged', 'aside:chatapp.db', 'in:chatapp.db']
+    for (const step of steps) {
+      const dir = join(work, `revert-${step.replace(/[:.]/g, '_')}`)
+      await cp(oldTemplate, dir, { recursive: true })
+      const restored = await restoreBackup(dir, archive)
+      await runChild(['revert', dir, restored.replacedDir], step)
+      expect(await startAndRead(dir), `killed at ${step}`).toBe('old')
+      // The restored data went aside whole; the emptied folder of the previous data is gone.
+      const aside = (await readdir(dir)).filter((n) => n.startsWith('replaced-'))
+      expect(aside).toHaveLength(1)
+      const kept = await openStorage(join(dir, aside[0]!))
+      try {
+        expect(kept.repos.account.get()?._id).toBe('acct-a')
+      } finally {
+        await kept.close()
+      }
+    }
+  })
+})
+
 describe('a failure while restoring (not a crash)', () => {
   // A real failure of rename(2), which no permission check lets root bypass: the replaced-<time>/
   // folder is made a link to a folder on another file system (/dev/shm), so moving aside meets EXDEV.
