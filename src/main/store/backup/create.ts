@@ -18,7 +18,6 @@
  * a download that fails early (a full disk while copying the database) fails before a byte is sent.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { createReadStream } from 'node:fs'
 import { copyFile, link, mkdir, mkdtemp, open, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { Readable, type Writable } from 'node:stream'
@@ -52,6 +51,9 @@ export interface CreateBackupOptions {
   gzipLevel?: number
 }
 
+/** Bytes per read of a file being hashed or archived: memory stays flat whatever the data's size. */
+const READ_BYTES = 256 * 1024
+
 /**
  * Default gzip level. Level 1 gives nearly the size of 6 at several times the speed on database
  * pages (docs/storage.md, measured numbers), and a daily backup runs beside the live app.
@@ -76,13 +78,21 @@ export interface StagedBackup {
   dispose(): Promise<void>
 }
 
-/** Hex SHA-256 and size of a file, read as a stream. */
+/** Hex SHA-256 and size of a file, read through one reused buffer (no garbage per chunk). */
 async function hashFile(file: string): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256')
+  const buffer = Buffer.allocUnsafe(READ_BYTES)
+  const fh = await open(file, 'r')
   let size = 0
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer)
-    size += (chunk as Buffer).length
+  try {
+    for (;;) {
+      const { bytesRead } = await fh.read(buffer, 0, buffer.length, null)
+      if (bytesRead === 0) break
+      hash.update(buffer.subarray(0, bytesRead))
+      size += bytesRead
+    }
+  } finally {
+    await fh.close()
   }
   return { size, sha256: hash.digest('hex') }
 }
@@ -185,7 +195,7 @@ export async function stageBackup(source: BackupSource, opts: CreateBackupOption
             noDirRecurse: true,
             strict: true,
             // Bounded reads: memory stays flat however large the database is.
-            maxReadSize: 1 << 20,
+            maxReadSize: READ_BYTES,
             // Every entry a whole file, even two names of one inode in the data dir: a reader refuses links.
             linkCache: new NoHardLinks()
           },

@@ -50,7 +50,7 @@ export const BackupManifest = Type.Object({
 export type BackupFileEntry = Static<typeof BackupFileEntry>
 export type BackupManifest = Static<typeof BackupManifest>
 
-const validManifest = strictAjv.compile(BackupManifest)
+const validManifest = strictAjv.compile<BackupManifest>(BackupManifest)
 
 /**
  * Where an archive entry may go, or why not: `unsafe` for a path that could leave the extraction
@@ -100,7 +100,7 @@ export function parseManifest(bytes: Buffer, databaseVersionSupported: number): 
     const e = validManifest.errors?.[0]
     throw new BackupArchiveError('BACKUP_TAMPERED', `The backup's manifest is damaged: ${e?.instancePath || '(manifest)'} ${e?.message ?? 'is invalid'}.`)
   }
-  const manifest = data as BackupManifest
+  const manifest = data
   const seen = new Set<string>()
   for (const f of manifest.files) {
     const problem = entryPathProblem(f.path)

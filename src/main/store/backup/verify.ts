@@ -168,10 +168,10 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
   /** Entries being written to their files: both closed at once if the archive is refused mid-way. */
   const active = new Set<{ entry: ReadEntry; out: WriteStream }>()
   let aborted = false
-  let failure: unknown = null
+  let failure: Error | null = null
   let entries = 0
   const fail = (err: unknown) => {
-    failure ??= err
+    failure ??= err instanceof Error ? err : new Error(String(err))
   }
 
   const onEntry = (entry: ReadEntry) => {
@@ -263,7 +263,7 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
         if (failure) throw failure
         if (manifest && !roomChecked) {
           roomChecked = true
-          const need = (manifest as BackupManifest).files.reduce((n, f) => n + f.size, 0)
+          const need = manifest.files.reduce((n, f) => n + f.size, 0)
           const free = await freeBytes(dir)
           if (need > free) {
             throw new StorageFullError(dir, new Error(`the backup needs ${Math.ceil(need / MB)} MB to unpack, ${Math.floor(free / MB)} MB are free`))
@@ -286,7 +286,9 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
     throw reason
   }
   await Promise.all(writes)
-  if (failure) throw failure
+  // Set by the entry handlers while the writes ran (a checksum that did not match).
+  const late = failure as Error | null
+  if (late) throw late
   if (!manifest) throw new BackupArchiveError('BACKUP_FOREIGN', `This is not a Chatapp Desk backup: it holds no ${MANIFEST_ENTRY}.`)
   const missing = (manifest as BackupManifest).files.filter((f) => !seen.has(f.path))
   if (missing.length > 0) {
