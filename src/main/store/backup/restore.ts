@@ -41,6 +41,12 @@ export const RESTORE_DIR = 'restore-in-progress'
 const PLAN = 'plan.json'
 const FILES = 'files'
 
+/**
+ * The files of a 0.1 data dir not imported yet (test/fixtures/legacy-0.1.0): moved aside too, or the
+ * import of the next start would pour them into the restored database.
+ */
+const LEGACY_ITEMS = ['chatapp.json', 'chatapp.journal', 'runtime.json', 'runtime.journal', 'messages', 'sessions', 'webhook-outbox.jsonl']
+
 /** What is moved aside: the data of a data dir (backups/, tmp/, the lock and earlier set-asides stay). */
 export const REPLACED_ITEMS = [
   DATABASE_ENTRY,
@@ -49,7 +55,8 @@ export const REPLACED_ITEMS = [
   `${DATABASE_ENTRY}-journal`,
   CONFIG_ENTRY,
   ATTACHMENTS_DIR,
-  MEDIA_DIR
+  MEDIA_DIR,
+  ...LEGACY_ITEMS
 ] as const
 
 /** What a restore puts in (config.json only when the backup has one). */

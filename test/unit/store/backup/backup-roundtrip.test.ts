@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs'
 import { readdir, readFile, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { list as listTar } from 'tar'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createBackup, injectBackupWriteFault, openDataDirSource, restoreBackup, storageSource, verifyBackup, SUPPORTED_DATABASE_VERSION } from '../../../../src/main/store/backup'
@@ -76,10 +77,14 @@ describe('backup and restore round trip', () => {
     const b = dir()
     const sb = await seedDataDir(b, 'b')
     await sb.close()
+    // Files of a 0.1 data dir not imported yet go aside too (else the next start would import them).
+    const { cp } = await import('node:fs/promises')
+    await cp(fileURLToPath(new URL('../../../fixtures/legacy-0.1.0/stopped/', import.meta.url)), b, { recursive: true, force: false, errorOnExist: false })
     const { replacedDir } = await restoreBackup(b, archive)
 
     expect(replacedDir).toMatch(/replaced-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/)
-    expect((await readdir(replacedDir)).sort()).toEqual(['attachments', 'chatapp.db', 'config.json', 'media'])
+    expect((await readdir(replacedDir)).sort()).toEqual(['attachments', 'chatapp.db', 'chatapp.journal', 'chatapp.json', 'config.json', 'media', 'messages', 'runtime.journal', 'runtime.json', 'sessions', 'webhook-outbox.jsonl'])
+    expect((await readdir(b)).sort()).toEqual(['attachments', 'backups', 'chatapp.db', 'config.json', 'media', basename(replacedDir), 'tmp'].sort())
     expect(existsSync(join(b, 'backups'))).toBe(true)
     expect(existsSync(join(b, 'restore-in-progress'))).toBe(false)
     const restored = await openStorage(b)
