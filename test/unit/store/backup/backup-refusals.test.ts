@@ -5,7 +5,7 @@
  * folder (`..`, absolute paths, links). Each case runs a real restore against a real data dir and
  * compares the checksums of its files before and after.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -46,6 +46,16 @@ async function repack(name: string, change: (dir: string) => Promise<void>, entr
   createTar({ file: tarFile, cwd: dir, preservePaths: true, portable: true, sync: true }, list)
   await writeFile(out, gzipSync(await readFile(tarFile)))
   return out
+}
+
+/** Rewrites the manifest's size and checksum of `path` to match the file as it now is (a forger's edit). */
+async function reseal(dir: string, path: string): Promise<void> {
+  const bytes = await readFile(join(dir, path))
+  await editManifest(dir, (m) => {
+    const f = m.files.find((x: { path: string }) => x.path === path)
+    f.size = bytes.length
+    f.sha256 = createHash('sha256').update(bytes).digest('hex')
+  })
 }
 
 async function editManifest(dir: string, edit: (m: any) => void): Promise<void> {
@@ -178,6 +188,28 @@ describe('refused archives change nothing', () => {
     await expectRefused(hard, 'BACKUP_UNSAFE_ENTRY', /"attachments\/same" as a Link/)
     expect(existsSync(outside)).toBe(true) // written by the test's repack, beside the files…
     expect(await readFile(outside, 'utf8')).toBe('x') // …and never overwritten by a restore
+  })
+
+  it('invalid contents behind matching checksums: a configuration that fails its check, a damaged database page', async () => {
+    const badConfig = await repack('bad-config', async (dir) => {
+      const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))
+      config.instances = 'none'
+      await writeFile(join(dir, 'config.json'), JSON.stringify(config))
+      await reseal(dir, 'config.json')
+    })
+    await expectRefused(badConfig, 'BACKUP_INVALID', /configuration cannot be used: instances must be a list/)
+
+    const badPage = await repack('bad-page', async (dir) => {
+      const db = await readFile(join(dir, 'chatapp.db'))
+      // A b-tree page of the second 4 KiB page on: its header scrambled.
+      db.fill(0xff, 4096 + 8, 4096 + 64)
+      await writeFile(join(dir, 'chatapp.db'), db)
+      await reseal(dir, 'chatapp.db')
+    })
+    await expectRefused(badPage, 'BACKUP_INVALID', /database (is damaged|cannot be read)/)
+
+    const lies = await repack('version-lie', (dir) => editManifest(dir, (m) => (m.database.version = 0)))
+    await expectRefused(lies, 'BACKUP_TAMPERED', /database has 1 migrations applied; its manifest says 0/)
   })
 
   it('verifyBackup reads a stream too (a request body) and says the same', async () => {
