@@ -1,7 +1,8 @@
 /**
  * Build of the three Electron parts (docs/design.md §12) into out/:
  * - main: src/main/index.ts as ESM (the thin shell; the core is bundled with it), and src/main/serve.ts,
- *   the headless server, from the same build (shared chunks),
+ *   the headless server, and src/main/cli/{backup,restore}.ts, the command-line tools, from the same
+ *   build (shared chunks),
  * - preload: src/preload/index.ts as CommonJS `.cjs`, because sandboxed preloads cannot be ESM,
  * - renderer: src/renderer (React + Mantine), also served by the headless server's web mode.
  */
@@ -41,8 +42,14 @@ export default defineConfig({
       externalizeDeps: { exclude: ['typebox'] },
       outDir: 'out/main',
       rollupOptions: {
-        // index: the Electron shell; serve: the headless server (`npm run serve` runs it with plain node).
-        input: { index: resolve(__dirname, 'src/main/index.ts'), serve: resolve(__dirname, 'src/main/serve.ts') },
+        // index: the Electron shell; serve: the headless server (`npm run serve` runs it with plain node);
+        // backup, restore: the command-line tools (`npm run backup`, `npm run restore`).
+        input: {
+          index: resolve(__dirname, 'src/main/index.ts'),
+          serve: resolve(__dirname, 'src/main/serve.ts'),
+          backup: resolve(__dirname, 'src/main/cli/backup.ts'),
+          restore: resolve(__dirname, 'src/main/cli/restore.ts')
+        },
         output: { format: 'es' }
       }
     }

@@ -15,27 +15,20 @@
  * Services reach the data only through the repositories (repos/).
  */
 import { mkdir, rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import { ConfigStore } from './config/config-store'
 import { DIR_MODE } from './config/durable-json-file'
 import { openDatabase, type DatabaseHandle } from './db/database'
 import { makeRepositories, type Repositories } from './repos'
 import { importLegacyDataDir, type LegacyImportOptions } from './legacy/legacy-import'
 import { silentLogger, type Logger } from '../logger'
+import { finishInterruptedRestore } from './backup/restore'
+import { dataPaths, type DataPaths } from './data-paths'
+
+export { dataPaths, type DataPaths } from './data-paths'
 
 export { DataFileError } from './config/durable-json-file'
 export { CorruptDatabaseError, StorageFullError } from './db/errors'
 export { NewerDatabaseError } from './db/database'
-
-export interface DataPaths {
-  root: string
-  config: string
-  database: string
-  attachments: string
-  media: string
-  backups: string
-  tmp: string
-}
 
 export interface Storage {
   paths: DataPaths
@@ -44,19 +37,6 @@ export interface Storage {
   repos: Repositories
   /** Waits for pending writes and closes the files. */
   close(): Promise<void>
-}
-
-/** Where each part of a data dir lives. */
-export function dataPaths(dataDir: string): DataPaths {
-  return {
-    root: dataDir,
-    config: join(dataDir, 'config.json'),
-    database: join(dataDir, 'chatapp.db'),
-    attachments: join(dataDir, 'attachments'),
-    media: join(dataDir, 'media'),
-    backups: join(dataDir, 'backups'),
-    tmp: join(dataDir, 'tmp')
-  }
 }
 
 export interface StorageOptions {
@@ -70,10 +50,13 @@ export interface StorageOptions {
  * Opens every store of `dataDir`, importing the data of release 0.1 first when the dir holds some
  * (or finishing an import cut short; ./legacy/legacy-import.ts). Throws DataFileError for an
  * unreadable configuration or 0.1 file, CorruptDatabaseError for a damaged database,
- * NewerDatabaseError for a newer one; nothing is overwritten in any of these cases.
+ * NewerDatabaseError for a newer one; nothing is overwritten in any of these cases. A restore
+ * interrupted by a crash is finished first (./backup/restore.ts).
  */
 export async function openStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
   const paths = dataPaths(dataDir)
+  // A restore cut short by a crash after its commit point is finished before anything is read (backup/restore.ts).
+  await finishInterruptedRestore(dataDir)
   await Promise.all([paths.attachments, paths.media, paths.backups].map((d) => mkdir(d, { recursive: true, mode: DIR_MODE })))
   await rm(paths.tmp, { recursive: true, force: true })
   await mkdir(paths.tmp, { recursive: true, mode: DIR_MODE })

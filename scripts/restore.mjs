@@ -1,0 +1,4 @@
+/** `npm run restore -- FILE [--data-dir DIR]` from the prebuilt bundle (see ./built.mjs). */
+import { runBuilt } from './built.mjs'
+
+await runBuilt('restore')

@@ -1,0 +1,4 @@
+/** Entry of `npm run restore` (./restore-command.ts). */
+import { runRestoreCommand } from './restore-command'
+
+process.exitCode = await runRestoreCommand(process.argv.slice(2))

@@ -1,0 +1,97 @@
+/**
+ * What a backup reads: the database (through SQLite's online backup), the configuration document as
+ * one committed version, and the folders of files. Two sources:
+ *
+ * - {@link storageSource}: the running app's own storage (the daily backup, `GET /backup`); the copy
+ *   goes through the app's connection, so its writes during the copy are carried into it.
+ * - {@link openDataDirSource}: a data dir from outside (`npm run backup`), whether or not the app is
+ *   running on it. It takes no lock and writes nothing: the database is opened read-only and copied
+ *   in one step of the online backup (one read transaction; in WAL mode the app's writers do not wait
+ *   for it, and a copy in small steps would restart at each of their commits and might never end).
+ */
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite'
+import { Kysely } from 'kysely'
+import type { ConfigData } from '../config/config-store'
+import { NodeSqliteDialect } from '../db/node-sqlite-dialect'
+import { storageError } from '../db/errors'
+import type { DatabaseHandle } from '../db/database'
+import { dataPaths, type DataPaths } from '../data-paths'
+
+export interface BackupSource {
+  /** The folders read (attachments, media) and the one the backup is staged in (tmp). */
+  readonly paths: Pick<DataPaths, 'root' | 'attachments' | 'media' | 'tmp'>
+  /** Copies the database, consistent as of one moment, to `file`. Throws StorageFullError on a full disk. */
+  copyDatabase(file: string): Promise<void>
+  /** The database's version: the number of migrations applied. */
+  databaseVersion(): Promise<number>
+  /** The configuration document as last committed, as its file holds it; null when there is none yet. */
+  configText(): Promise<string | null>
+}
+
+/** The running app's storage as a backup source (see the module doc). */
+export function storageSource(storage: { paths: DataPaths; config: { readonly data: Readonly<ConfigData> }; database: Pick<DatabaseHandle, 'backupTo' | 'version'> }): BackupSource {
+  return {
+    paths: storage.paths,
+    copyDatabase: (file) => storage.database.backupTo(file),
+    databaseVersion: () => storage.database.version(),
+    // The committed document (ConfigStore changes it only after its write succeeded), in the file's format.
+    configText: async () => JSON.stringify(storage.config.data, null, 2) + '\n'
+  }
+}
+
+/** No Chatapp data where one was expected. */
+export class NoDataDirError extends Error {
+  constructor(readonly dataDir: string) {
+    super(`There is no Chatapp data in ${dataDir} (no chatapp.db). Check --data-dir or CHATAPP_DATA_DIR.`)
+    this.name = 'NoDataDirError'
+  }
+}
+
+/** `pages` per step of the online backup: all of them, in one read transaction (see the module doc). */
+const ALL_PAGES = 2_147_483_647
+
+/**
+ * Opens `dataDir` for a backup from outside the app (see the module doc). Throws {@link NoDataDirError}
+ * when it holds no database. Close it after the backup.
+ */
+export async function openDataDirSource(dataDir: string): Promise<BackupSource & { close(): Promise<void> }> {
+  const paths = dataPaths(dataDir)
+  if (!existsSync(paths.database)) throw new NoDataDirError(dataDir)
+  let raw: DatabaseSync
+  try {
+    raw = new DatabaseSync(paths.database, { readOnly: true, timeout: 5000 })
+  } catch (err) {
+    throw storageError(err, paths.database)
+  }
+  const db = new Kysely<{ kysely_migration: { name: string } }>({ dialect: new NodeSqliteDialect(raw, paths.database) })
+  return {
+    paths,
+    async copyDatabase(file) {
+      try {
+        await sqliteBackup(raw, file, { rate: ALL_PAGES })
+      } catch (err) {
+        throw storageError(err, file)
+      }
+    },
+    async databaseVersion() {
+      const tables = await db.introspection.getTables({ withInternalKyselyTables: true })
+      if (!tables.some((t) => t.name === 'kysely_migration')) return 0
+      return (await db.selectFrom('kysely_migration').select('name').execute()).length
+    },
+    async configText() {
+      try {
+        // One read of a file that is only ever replaced by a rename: a whole committed version.
+        return await readFile(paths.config, 'utf8')
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+        throw err
+      }
+    },
+    async close() {
+      await db.destroy()
+      raw.close()
+    }
+  }
+}
