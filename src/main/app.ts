@@ -79,7 +79,7 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
     throw err
   }
   const { port } = server.server.address() as AddressInfo
-  core.webhooks.setOwnApiPort(port)
+  core.setOwnApiPort(port)
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   url = `http://${host}:${port}`
   return {

@@ -5,6 +5,7 @@
  * table (src/main/operations), never storage or the session manager.
  */
 import { mkdir } from 'node:fs/promises'
+import type { Readable } from 'node:stream'
 import { join } from 'node:path'
 import type { ChannelFactory, ChannelKind } from './channel/types'
 import { createSandboxSession } from './channel/sandbox-channel'
@@ -36,6 +37,8 @@ import { MessageQueries } from './services/messages/message-queries'
 import { MediaFiles } from './services/messages/media-files'
 import { CustomerDataService } from './services/history/customer-data-service'
 import { RetentionService } from './services/history/retention-service'
+import { BackupService, restoreWithReload } from './services/backup'
+import type { RestoreResult } from './store/backup'
 import { MessageService } from './services/messages/message-sender'
 import { Outbound } from './services/messages/outbound'
 import { RemoteFiles } from './services/messages/remote-file'
@@ -133,7 +136,19 @@ export interface Core {
   sandbox: SandboxService
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
   webhooks: WebhookService
+  /** Backups: the daily ones, on demand, downloads (docs/storage.md "Backup and restore"). */
+  backups: BackupService
   sessions: SessionsView
+  /**
+   * Restores a backup archive (a file, or a stream such as a request body) into the running app: it
+   * is verified while the app serves, then the services stop, the data is swapped and they start on
+   * the restored data. Throws BackupArchiveError (nothing changed), RestoreBusyError, RestoreStartError.
+   */
+  restore(archive: string | Readable): Promise<RestoreResult>
+  /** True while a restore swaps the data (the faces answer 503 meanwhile). */
+  isRestoring(): boolean
+  /** Tells the webhooks the app's own API port (never a webhook target); kept across a restore. */
+  setOwnApiPort(port: number): void
   /** Stops sessions and waits for every pending write; releases the data-dir lock. Once: a second call waits for the first. */
   close(): Promise<void>
 }
@@ -145,43 +160,97 @@ export interface CoreInternals {
   inbound: InboundPipeline
 }
 
-const internals = new WeakMap<Core, CoreInternals>()
+const internals = new WeakMap<Core, () => CoreInternals>()
 
-/** Test seam: storage, the session manager and the inbound pipeline of a core. */
+/** Test seam: storage, the session manager and the inbound pipeline of a core (the running ones). */
 export function internalsOf(core: Core): CoreInternals {
   const i = internals.get(core)
   if (!i) throw new Error('not a core made by startCore')
-  return i
+  return i()
 }
 
 /**
  * Opens the data dir and starts the core. Throws DataDirLockedError when another process owns the
- * dir and DataFileError when a data file is unreadable (nothing is overwritten).
+ * dir, DataFileError when a data file is unreadable, CorruptDatabaseError for a damaged database
+ * (nothing is overwritten).
+ *
+ * The core answered is the app's for as long as it runs, across a restore: `restore()` stops the
+ * services, swaps the data dir's contents and starts them again on the restored data while the data-dir
+ * lock stays held, and every property of the core (each service) is the running one's at the time it is
+ * read. The faces' event bus (`events`) stays the same, so their subscriptions outlive a restore.
  */
 export async function startCore(opts: CoreOptions): Promise<Core> {
   const logger = opts.logger ?? silentLogger()
-  const clock = opts.clock ?? systemClock
   await mkdir(opts.dataDir, { recursive: true, mode: DIR_MODE })
   const release =
     opts.lock === false ? async () => {} : await lockDataDir(opts.dataDir, (err) => logger.error({ err }, 'data dir lock compromised'))
-  let store: Storage
+  const faces = new CoreEventBus()
+  let running: Running
   try {
-    const opened = await secureDataDir(opts.dataDir)
-    if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
-    store = await openStorage(opts.dataDir, { logger })
+    running = await startServices(opts, logger, faces)
   } catch (err) {
     await release()
     throw err
   }
+  let restoring = false
+  let ownApiPort: number | null = null
+  const restore = async (archive: string | Readable): Promise<RestoreResult> => {
+    restoring = true
+    try {
+      return await restoreWithReload(archive, {
+        dataDir: opts.dataDir,
+        logger,
+        clock: opts.clock,
+        stop: () => running.core.close(),
+        start: async () => {
+          running = await startServices(opts, logger, faces)
+          if (ownApiPort !== null) running.core.webhooks.setOwnApiPort(ownApiPort)
+        }
+      })
+    } finally {
+      restoring = false
+    }
+  }
+  const own: Partial<Core> = {
+    events: faces,
+    restore,
+    isRestoring: () => restoring,
+    setOwnApiPort(port) {
+      ownApiPort = port
+      running.core.webhooks.setOwnApiPort(port)
+    },
+    close: once(async () => {
+      await running.core.close()
+      await release()
+    })
+  }
+  // Every other property is the running services' (a Proxy: a restore replaces them all at once).
+  const core = new Proxy(own as Core, {
+    get: (_target, key) => (key in own ? own[key as keyof Core] : running.core[key as keyof Core])
+  })
+  internals.set(core, () => running.internals)
+  return core
+}
+
+interface Running {
+  core: Core
+  internals: CoreInternals
+}
+
+/** Starts the services on the data dir (already locked); their events go to `faces` too. */
+async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEventBus): Promise<Running> {
+  const clock = opts.clock ?? systemClock
+  const opened = await secureDataDir(opts.dataDir)
+  if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
+  const store = await openStorage(opts.dataDir, { logger })
   const { repos, paths } = store
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
-  const events = new CoreEventBus()
+  const events = new CoreEventBus(faces)
   let webhooks: WebhookService
   try {
     webhooks = await WebhookService.open({ instances: repos.instances, outboxFile: join(paths.root, 'webhook-outbox.jsonl'), events, logger, ...opts.webhooks })
   } catch (err) {
     await store.close()
-    await release()
     throw err
   }
   const account = new AccountService(repos.account, clock, opts.apiToken)
@@ -231,6 +300,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
+  const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const core: Core = {
     events,
     logger,
@@ -259,8 +329,13 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     bot,
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
+    backups,
     sessions,
+    restore: () => Promise.reject(new Error('restore runs on the app’s core (startCore)')),
+    isRestoring: () => false,
+    setOwnApiPort: (port) => webhooks.setOwnApiPort(port),
     close: once(async () => {
+      await backups.close()
       stopSchedules()
       stopBroadcasts()
       stopRetention()
@@ -275,16 +350,15 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
       await webhooks.close()
       await remoteFiles.close()
       await store.close()
-      await release()
     })
   }
-  internals.set(core, { storage: store, sessions, inbound })
   // Before the restore, so the reconnects' state changes reach onConnection subscribers.
   await webhooks.start()
   // Before the restore, so a resumed broadcast hears its instance reach CONNECTED.
   const stopBroadcasts = await broadcasts.start()
   const stopSchedules = await schedules.start()
   const stopRetention = retention.start()
+  await backups.start()
   if (opts.restoreSessions !== false) await sessions.restore()
-  return core
+  return { core, internals: { storage: store, sessions, inbound } }
 }

@@ -46,7 +46,11 @@ export class CoreEventBus {
   /** Listeners whose work must be on disk before a durable emit returns (the webhook outbox). */
   private readonly durable = new Map<keyof CoreEvents, Set<(payload: never) => Promise<void>>>()
 
-  constructor() {
+  /**
+   * `forward`: a bus that hears every event of this one too (its plain listeners; the app's faces
+   * listen there, so their subscriptions outlive the services that emit, across a restore).
+   */
+  constructor(private readonly forward?: CoreEventBus) {
     // Every window, SSE client and service may listen; there is no leak to warn about.
     this.emitter.setMaxListeners(0)
   }
@@ -77,6 +81,7 @@ export class CoreEventBus {
    */
   async emitDurable<K extends keyof CoreEvents>(event: K, payload: CoreEvents[K]): Promise<void> {
     this.emitter.emit(event, payload)
+    this.forward?.emitter.emit(event, payload)
     const set = this.durable.get(event)
     if (set?.size) await Promise.all([...set].map((l) => (l as (p: CoreEvents[K]) => Promise<void>)(payload)))
   }

@@ -121,3 +121,13 @@ it('an online backup is a whole database while writes go on', async () => {
   expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => `m${i}`))
   expect((await db.db.selectFrom('messages').select('id').execute()).length).toBe(200)
 })
+
+it('close waits for a write queued just before it, and refuses later ones', async () => {
+  db = await openDatabase(join(dir, 'a.db'))
+  const queued = db.write((trx) => trx.insertInto('messages').values(row('last')).execute())
+  await db.close()
+  await queued
+  await expect(db.write(async () => undefined)).rejects.toThrow(/closed/)
+  db = await openDatabase(join(dir, 'a.db'))
+  expect((await db.db.selectFrom('messages').select('id').execute()).map((r) => r.id)).toEqual(['last'])
+})

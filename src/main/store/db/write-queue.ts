@@ -52,10 +52,11 @@ export class WriteQueue<DB> {
   /** Waits for every queued write; later writes are refused. */
   async close(): Promise<void> {
     this.closed = true
-    while (this.queue.length > 0 || this.flushing || this.scheduled) {
+    for (;;) {
       if (this.flushing) await this.flushing
-      else if (this.queue.length > 0) await (this.flushing = this.flush())
-      else await new Promise((r) => setImmediate(r))
+      else if (this.queue.length > 0) this.startFlush()
+      else if (this.scheduled) await new Promise((r) => setImmediate(r))
+      else return
     }
   }
 
@@ -64,19 +65,25 @@ export class WriteQueue<DB> {
     this.scheduled = true
     setImmediate(() => {
       this.scheduled = false
-      if (!this.flushing) this.flushing = this.flush()
+      this.startFlush()
     })
   }
 
-  private async flush(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const jobs = this.queue.splice(0, MAX_BATCH)
-        await this.commit(jobs)
-      }
-    } finally {
-      this.flushing = null
-    }
+  /** Commits the queue, batch after batch, unless a flush runs already or there is nothing to do. */
+  private startFlush(): void {
+    if (this.flushing || this.queue.length === 0) return
+    // `.finally` runs after this assignment even when the loop ends at once (an async function's
+    // promise settles in a later microtask), so `flushing` is never left set to a settled promise.
+    const run: Promise<void> = this.flushLoop().finally(() => {
+      if (this.flushing === run) this.flushing = null
+      // Writes queued during the last commit and not picked up by its loop.
+      if (this.queue.length > 0) this.schedule()
+    })
+    this.flushing = run
+  }
+
+  private async flushLoop(): Promise<void> {
+    while (this.queue.length > 0) await this.commit(this.queue.splice(0, MAX_BATCH))
   }
 
   private async commit(jobs: Job<DB>[]): Promise<void> {
