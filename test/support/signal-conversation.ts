@@ -44,16 +44,23 @@ function plainKeyStore(): SignalKeyStore {
   }
 }
 
-/**
- * Opens a conversation on a temporary database; the first message is a pre-key message. With
- * `plain: true` the product's side keeps its keys in a bare in-memory store instead of the auth
- * store (libsignal's own behaviour, nothing pruned).
- */
-export async function openSignalConversation(opts: { plain?: boolean } = {}): Promise<SignalConversation> {
+export interface SignalConversationOptions {
+  /** Keep the product's keys in a bare in-memory store (libsignal's own behaviour, nothing pruned). */
+  plain?: boolean
+  /**
+   * Wraps the product's key store before the library's transaction layer (benchmarks: timing, a
+   * cache); may first fill the auth state's database.
+   */
+  wrap?: (keys: SignalKeyStore, auth: AuthState) => SignalKeyStore | Promise<SignalKeyStore>
+}
+
+/** Opens a conversation on a temporary database; the first message is a pre-key message. */
+export async function openSignalConversation(opts: SignalConversationOptions = {}): Promise<SignalConversation> {
   const db = await openTestChannelStore()
   const store = await AuthState.open(db.store.auth, 'signal-conversation')
   const logger = silentLogger() as never
-  const base = opts.plain ? plainKeyStore() : store.keys
+  const own = opts.plain ? plainKeyStore() : store.keys
+  const base = opts.wrap ? await opts.wrap(own, store) : own
   // Keys wrapped as the socket wraps them (lib/Socket/socket.js), so each step commits as one keys.set();
   // the repository every Baileys socket makes (lib/Defaults/index.js makeSignalRepository).
   const keys = addTransactionCapability(base, logger, DEFAULT_CONNECTION_CONFIG.transactionOpts)
