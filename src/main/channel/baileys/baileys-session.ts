@@ -23,11 +23,11 @@
  * Start, stop, logout and the asynchronous parts of close handling run one at a time (a promise
  * chain), so a stop can never interleave with a reconnect that is opening the auth state.
  *
- * Memory: the message store, the retry counter, device, call-offer, placeholder and signal-key
- * caches, the group metadata and recipient caches are per session, bounded, and survive reconnects
- * (the retry counter must).
+ * Memory: the message store, the retry counter, device, call-offer and placeholder caches, the group
+ * metadata and recipient caches are per session, bounded, and survive reconnects (the retry counter
+ * must). The Signal keys stay in the database.
  */
-import { DEFAULT_CONNECTION_CONFIG, isJidBroadcast, isJidNewsletter, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
+import { DEFAULT_CONNECTION_CONFIG, isJidBroadcast, isJidNewsletter, type BaileysEventMap, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
 import type { Logger } from '../../logger'
 import { backoffDelayMs } from '../../../shared/domain/backoff'
 import {
@@ -132,8 +132,7 @@ export class BaileysSession implements ChannelSession {
     msgRetry: lruCacheStore({ max: 5000, ttlMs: 60 * 60_000 }),
     userDevices: lruCacheStore({ max: 5000, ttlMs: 5 * 60_000 }),
     callOffer: lruCacheStore({ max: 200, ttlMs: 5 * 60_000 }),
-    placeholderResend: lruCacheStore({ max: 2000, ttlMs: 60 * 60_000 }),
-    signalKeys: lruCacheStore({ max: 10_000, ttlMs: 5 * 60_000 })
+    placeholderResend: lruCacheStore({ max: 2000, ttlMs: 60 * 60_000 })
   }
 
   constructor(
@@ -290,7 +289,11 @@ export class BaileysSession implements ChannelSession {
 
   private socketConfig(auth: AuthState): UserFacingSocketConfig {
     return {
-      auth: { creds: auth.creds, keys: makeCacheableSignalKeyStore(auth.keys, this.libLogger, this.caches.signalKeys) },
+      // The keys straight from the database, without the library's makeCacheableSignalKeyStore: a read
+      // costs ~0.07 ms (docs/benchmarks.md "Channel credentials"), and that cache takes a value before the
+      // store has committed it (lib/Utils/auth-utils.js), so after a failed commit the socket would go on
+      // with keys a restart would not have.
+      auth: { creds: auth.creds, keys: auth.keys },
       logger: this.libLogger,
       browser: this.opts.browser ?? DEFAULT_BROWSER,
       version: this.version ?? this.opts.version ?? DEFAULT_CONNECTION_CONFIG.version,
@@ -510,7 +513,6 @@ export class BaileysSession implements ChannelSession {
           // The socket died during a pairing-code attempt: start again from fresh creds.
           await this.auth.destroy()
           this.auth = null
-          void this.caches.signalKeys.flushAll()
           try {
             this.auth = await this.openAuth()
             await this.messages.load()
