@@ -4,10 +4,14 @@
  * credentials and kept messages, and a close that also removes the dir.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
+import { DatabaseSync } from 'node:sqlite'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Kysely } from 'kysely'
 import type { ChannelStore } from '../../src/main/channel/types'
 import { openDatabase, type DatabaseHandle } from '../../src/main/store/db/database'
+import { NodeSqliteDialect } from '../../src/main/store/db/node-sqlite-dialect'
+import type { Database } from '../../src/main/store/db/schema'
 import { ChannelAuthRepo } from '../../src/main/store/repos/channel-auth-repo'
 import type { Exec } from '../../src/main/store/repos/exec'
 import { WaMessageRepo } from '../../src/main/store/repos/wa-message-repo'
@@ -42,4 +46,31 @@ export async function openTestChannelStore(dir?: string): Promise<TestChannelSto
       if (!dir) await rm(root, { recursive: true, force: true })
     }
   }
+}
+
+/** Runs `read` on a read-only connection of its own to a data dir's database (the app may be running). */
+async function readOnly<T>(dataDir: string, read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const file = join(dataDir, 'chatapp.db')
+  const raw = new DatabaseSync(file, { readOnly: true })
+  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(raw, file) })
+  try {
+    return await read(db)
+  } finally {
+    await db.destroy()
+    raw.close()
+  }
+}
+
+/** How many rows a data dir's database holds of an instance's credentials, keys and kept messages. */
+export function storedChannelRows(dataDir: string, instanceId: string): Promise<{ creds: number; keys: number; messages: number }> {
+  return readOnly(dataDir, async (db) => {
+    const count = async (table: 'auth_creds' | 'auth_keys' | 'wa_messages') =>
+      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('instance_id', '=', instanceId).executeTakeFirstOrThrow()).n)
+    return { creds: await count('auth_creds'), keys: await count('auth_keys'), messages: await count('wa_messages') }
+  })
+}
+
+/** An instance's stored credentials (JSON text) in a data dir's database, or undefined. */
+export function storedCreds(dataDir: string, instanceId: string): Promise<string | undefined> {
+  return readOnly(dataDir, async (db) => (await db.selectFrom('auth_creds').select('creds').where('instance_id', '=', instanceId).executeTakeFirst())?.creds)
 }
