@@ -11,6 +11,8 @@
  *   and two cheaper routes of the same server (`GET /health`, `GET /intent`) to show where the time goes.
  * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
+ * - auth: the channel credentials in the database (issue 25 §1): time per keys.set and keys.get in a
+ *   real Signal conversation, and the heap of 20 instances' stores (./auth-bench.ts).
  * - start: `npm run serve` to its listening line and the idle RSS of its process tree (issue 11 §13:
  *   ≤ 1.5 s, ≤ 150 MB), against the server run from source under tsx.
  * - history: a data dir of 1,000,000 messages (10 instances, 20,000 chats, 100,000 contacts) against
@@ -26,6 +28,7 @@
 import { spawn } from 'node:child_process'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { runAuthBench } from './auth-bench'
 import { runHistoryBench } from './history-bench'
 import { runMatchBench } from './match-bench'
 import { runSignalBench } from './signal-bench'
@@ -34,8 +37,8 @@ import { runThroughputBench } from './throughput-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'start', 'throughput', 'history', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, start, throughput, history or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'history', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, history or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -49,6 +52,7 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['match', '## Intent matching (KeywordIndex vs naive regex loop)', runMatchBench],
   ['writes', '## Writes at 0 and 10,000 intents', runWriteBench],
   ['signal', '## Signal session record size over a long conversation', runSignalBench],
+  ['auth', '## Channel credentials in the database: keys.set, keys.get, memory', runAuthBench],
   ['start', '## Start time and idle memory of npm run serve', runStartBench],
   ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench]

@@ -4,10 +4,8 @@
  * the message log, dedupe of a redelivery after a reconnect, restore at restart without a QR, sends,
  * logout and delete. The last test drives the REAL makeWASocket against a closed local port.
  */
-import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { Writable } from 'node:stream'
-import { join } from 'node:path'
 import type { WAMessage } from 'baileys'
 import { pino } from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -197,7 +195,7 @@ describe('Baileys channel through the core', () => {
     await s2.close(401, 'Connection Failure')
     await vi.waitFor(() => expect(t.record().settings.status).toBe('LOGGED_OUT'))
     expect(t.record().settings.user).toBeNull()
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(false)
     expect(t.clock.pending).toBe(0)
   })
 
@@ -209,7 +207,7 @@ describe('Baileys channel through the core', () => {
     expect(out.json.data.status).toBe('LOGGED_OUT')
     expect(s2.logout).toHaveBeenCalled()
     expect(s2.listenerCount()).toBe(0)
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(false)
 
     const s3 = await (async () => {
       await t.h.call({ method: 'POST', url: '/chatapp/init', payload: t.creds })
@@ -221,7 +219,7 @@ describe('Baileys channel through the core', () => {
     expect(del.statusCode).toBe(200)
     expect(s3.end).toHaveBeenCalled()
     expect(s3.listenerCount()).toBe(0)
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(false)
     expect(t.clock.pending).toBe(0)
   })
 
@@ -262,6 +260,6 @@ describe('Baileys channel through the core', () => {
     await new Promise((r) => setTimeout(r, 400))
     expect(failures().length).toBe(count)
     expect(h.core.instances.get(inst._id).settings.status).toBe('DISCONNECTED')
-    expect(existsSync(join(h.core.sessions.authDir(inst._id), 'creds.json'))).toBe(false) // never paired: nothing saved
+    expect(await h.core.sessions.hasCredentials(inst._id)).toBe(false) // never paired: nothing saved
   })
 })

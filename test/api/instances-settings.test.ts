@@ -161,11 +161,10 @@ describe('instances', () => {
 
   it('logout unlinks, deletes credentials, LOGGED_OUT; init pairs again', async () => {
     const { inst, qs } = await h.connectedInstance()
-    const authDir = h.core.sessions.authDir(inst._id)
-    expect(existsSync(join(authDir, 'sandbox-creds.json'))).toBe(true)
+    expect(await h.core.sessions.hasCredentials(inst._id)).toBe(true)
     const res = await h.call({ method: 'GET', url: `/chatapp/instance/logout/${inst._id}?${qs}` })
     expect(res.json).toEqual({ status: true, message: 'Logged out successfully', data: { status: 'LOGGED_OUT' } })
-    expect(existsSync(authDir)).toBe(false)
+    expect(await h.core.sessions.hasCredentials(inst._id)).toBe(false)
     const info = await h.call({ method: 'GET', url: `/chatapp/instance?${qs}` })
     expect(info.json.data.instance_data.phone_connected).toBe(false)
     const init = await h.call({ method: 'POST', url: `/chatapp/init?${qs}` })
@@ -186,7 +185,7 @@ describe('instances', () => {
     expect(await repos.surveySteps.ofInstance(inst._id)).toEqual([])
     expect(await repos.messages.list(inst._id)).toEqual([])
     expect(await repos.conversations.list([inst._id], {}, 100, Date.now())).toEqual([])
-    expect(existsSync(h.core.sessions.authDir(inst._id))).toBe(false)
+    expect(await h.core.sessions.hasCredentials(inst._id)).toBe(false)
     expect(h.core.sessions.get(inst._id)).toBeUndefined()
     const again = await h.call({ method: 'DELETE', url: `/chatapp/${inst._id}` })
     expect(again.statusCode).toBe(404)

@@ -1,17 +1,16 @@
 /**
  * A 1:1 Signal conversation between the product's side — Baileys' own signal repository
- * (lib/Signal/libsignal.js `makeLibSignalRepository`, the default `makeSignalRepository`) over the product's {@link AuthStore} — and a
+ * (lib/Signal/libsignal.js `makeLibSignalRepository`, the default `makeSignalRepository`) over the product's {@link AuthState}
+ * (on a SQLite file in a temp dir) — and a
  * contact (the test server's libsignal peer). Each turn the contact writes and the product answers,
  * so both sides step the Double Ratchet as in a real chat. Used by the session-record test and the
  * size benchmark (issue 11 §12).
  */
 import { createRequire } from 'node:module'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { addTransactionCapability, BufferJSON, DEFAULT_CONNECTION_CONFIG, proto, writeRandomPadMax16, type SignalKeyStore } from 'baileys'
-import { AuthStore } from '../../src/main/channel/baileys/auth-store'
+import { AuthState } from '../../src/main/channel/baileys/auth-state'
 import { silentLogger } from '../../src/main/logger'
+import { openTestChannelStore } from '../helpers/channel-store'
 import { SignalPeer } from './wa-server/peer'
 
 const libsignal = createRequire(import.meta.url)('libsignal') as {
@@ -45,16 +44,23 @@ function plainKeyStore(): SignalKeyStore {
   }
 }
 
-/**
- * Opens a conversation in a temporary auth dir; the first message is a pre-key message. With
- * `plain: true` the product's side keeps its keys in a bare in-memory store instead of the auth
- * store (libsignal's own behaviour, nothing pruned).
- */
-export async function openSignalConversation(opts: { plain?: boolean } = {}): Promise<SignalConversation> {
-  const dir = await mkdtemp(join(tmpdir(), 'chatapp-signal-'))
-  const store = await AuthStore.open(dir)
+export interface SignalConversationOptions {
+  /** Keep the product's keys in a bare in-memory store (libsignal's own behaviour, nothing pruned). */
+  plain?: boolean
+  /**
+   * Wraps the product's key store before the library's transaction layer (benchmarks: timing, a
+   * cache); may first fill the auth state's database.
+   */
+  wrap?: (keys: SignalKeyStore, auth: AuthState) => SignalKeyStore | Promise<SignalKeyStore>
+}
+
+/** Opens a conversation on a temporary database; the first message is a pre-key message. */
+export async function openSignalConversation(opts: SignalConversationOptions = {}): Promise<SignalConversation> {
+  const db = await openTestChannelStore()
+  const store = await AuthState.open(db.store.auth, 'signal-conversation')
   const logger = silentLogger() as never
-  const base = opts.plain ? plainKeyStore() : store.keys
+  const own = opts.plain ? plainKeyStore() : store.keys
+  const base = opts.wrap ? await opts.wrap(own, store) : own
   // Keys wrapped as the socket wraps them (lib/Socket/socket.js), so each step commits as one keys.set();
   // the repository every Baileys socket makes (lib/Defaults/index.js makeSignalRepository).
   const keys = addTransactionCapability(base, logger, DEFAULT_CONNECTION_CONFIG.transactionOpts)
@@ -89,7 +95,7 @@ export async function openSignalConversation(opts: { plain?: boolean } = {}): Pr
     },
     async close() {
       await store.close()
-      await rm(dir, { recursive: true, force: true })
+      await db.close()
     }
   }
 }

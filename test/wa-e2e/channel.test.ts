@@ -5,7 +5,6 @@
  * received from a contact (message log, bot engine, the bot's reply decrypted by the contact), and
  * logout. The server's test root key replaces WA_CERT_DETAILS.PUBLIC_KEY for these tests only.
  */
-import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { proto, WA_CERT_DETAILS } from 'baileys'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
@@ -55,7 +54,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     await vi.waitFor(() => expect(t.record().settings.user).toEqual({ id: '15550001111@s.whatsapp.net', name: 'Test Shop' }))
     const info = await t.h.call({ method: 'GET', url: `/chatapp/instance?${t.qs}` })
     expect(info.json.data.instance_data).toMatchObject({ phone_connected: true, status: 'CONNECTED', user: { id: '15550001111@s.whatsapp.net', name: 'Test Shop' } })
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(true)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(true)
     const again = await t.h.call({ method: 'GET', url: `/chatapp/scan?${t.qs}` })
     expect(again.statusCode).toBe(409)
   })
@@ -130,7 +129,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     expect(out.json.data.status).toBe('LOGGED_OUT')
     expect(t.server.phone.linked).toBe(false)
     expect(t.record().settings.status).toBe('LOGGED_OUT')
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(false)
     expect(session.hasSocket).toBe(false)
     expect(session.reconnectPending).toBe(false)
     await vi.waitFor(() => expect(t.server.openConnections).toBe(0))
@@ -169,7 +168,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     await vi.waitFor(() => expect(t.server.connections).toBe(3), { timeout: 3000 })
     await vi.waitFor(() => expect(t.server.phone.online).toBe(true), { timeout: 5000 })
     await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'))
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(true)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(true)
   })
 
   it('the owner removes the linked device on the phone: LOGGED_OUT, credentials deleted, no reconnect', async () => {
@@ -177,7 +176,7 @@ describe('the real Baileys socket against the local WhatsApp protocol test serve
     await linkByQr(t)
     t.server.phone.removeDevice()
     await vi.waitFor(() => expect(t.record().settings.status).toBe('LOGGED_OUT'), { timeout: 5000 })
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(false)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(false)
     const send = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', message: 'anyone?' } })
     expect(send.statusCode).toBe(409)
     await new Promise((r) => setTimeout(r, 300))

@@ -10,14 +10,14 @@
  * contact decrypts → the contact's "hi" gets the intent's reply,
  * decrypted by the contact, and a signed onMessage webhook → the server drops the connection → the
  * instance reconnects by itself, no new QR → the app process restarts → it logs in from the saved
- * credentials → logout → LOGGED_OUT, the device unlinked and the credentials deleted.
+ * credentials → logout → LOGGED_OUT, the device unlinked and the credentials deleted from the database.
  */
-import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, expect, it, vi } from 'vitest'
+import { storedChannelRows } from '../helpers/channel-store'
 import { multipart, png } from '../helpers/fixtures'
 import { decodeQr } from '../helpers/qr'
 import { scanLikeAPhone } from '../helpers/wa-instance'
@@ -166,14 +166,17 @@ it('create → QR → pair → send → intent reply + signed webhook → droppe
   expect(ana.sentTypes().at(-1)).toBe('msg')
 
   // Logout: the device is unlinked, LOGGED_OUT, the credentials are gone, and no reconnect follows.
-  expect(existsSync(join(dataDir, 'sessions', inst._id))).toBe(true)
+  // The linked device's creds, its Signal keys and the sends kept for retries, in the database.
+  const stored = await storedChannelRows(dataDir, inst._id)
+  expect(stored.creds).toBe(1)
+  expect(stored.keys).toBeGreaterThan(0)
+  expect(stored.messages).toBeGreaterThan(0)
   const out = await api(srv.url, 'GET', `/chatapp/instance/logout/${inst._id}?${qs}`)
   expect(out.status, JSON.stringify(out.json)).toBe(200)
   expect(out.json.data.status).toBe('LOGGED_OUT')
   expect(wa.phone.linked).toBe(false)
   expect(await status()).toMatchObject({ status: 'LOGGED_OUT', phone_connected: false })
-  expect(existsSync(join(dataDir, 'sessions', inst._id))).toBe(false)
-  expect(await readdir(join(dataDir, 'sessions'))).toEqual([])
+  expect(await storedChannelRows(dataDir, inst._id)).toEqual({ creds: 0, keys: 0, messages: 0 })
   await vi.waitFor(() => expect(wa.openConnections).toBe(0), WAIT)
   await new Promise((r) => setTimeout(r, 300))
   expect(wa.connections).toBe(4)

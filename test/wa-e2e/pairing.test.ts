@@ -7,9 +7,8 @@
  *   accepted request gives a code that links when typed on the phone; a refresh after the phone's
  *   stage 2 does not break it (whatsapp-rust PR #1163).
  */
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { storedCreds } from '../helpers/channel-store'
 import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
 import { decodeQr } from '../helpers/qr'
 import { LinkRefusedError } from '../support/wa-server/server'
@@ -56,7 +55,7 @@ describe('QR pairing with companion_reg_refresh', () => {
     expect(after.advSecret).not.toEqual(before.advSecret)
     // Persisted through creds.update, so pair-success is verified with it.
     await vi.waitFor(async () => {
-      const creds = JSON.parse(await readFile(join(t.h.core.sessions.authDir(t.inst._id), 'creds.json'), 'utf8'))
+      const creds = JSON.parse((await storedCreds(t.h.dataDir, t.inst._id))!)
       expect(creds.advSecretKey).toBe(after.advSecret.toString('base64'))
     })
 

@@ -6,7 +6,6 @@
  * instead of a login per second. Backoff delays are scaled down here (options of the channel); the
  * default schedule is checked with a fake clock in test/unit/baileys/baileys-session.test.ts.
  */
-import { existsSync } from 'node:fs'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
 import type { BaileysChannelOptions } from '../../src/main/channel/baileys'
@@ -38,7 +37,7 @@ describe('failures that heal', () => {
     await vi.waitFor(async () => expect(await reason(t)).toMatch(/500.*retrying in/), { timeout: 5000 })
     await vi.waitFor(() => expect(t.record().settings.status).toBe('CONNECTED'), { timeout: 10_000 })
     expect(t.server.loginFailures).toBe(5)
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(true)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(true)
     expect(t.server.phone.linked).toBe(true)
     expect([...reasons].join('\n')).not.toMatch(/logged out/i)
   })
@@ -54,7 +53,7 @@ describe('failures that heal', () => {
     expect(t.server.replaceSession()).toBe(true)
     await vi.waitFor(() => expect(t.record().settings.status).toBe('DISCONNECTED'), { timeout: 3000 })
     expect(await reason(t)).toMatch(/again within .*stopped.*init/i)
-    expect(existsSync(t.h.core.sessions.authDir(t.inst._id))).toBe(true)
+    expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(true)
     // Stopped for good: no login follows.
     await new Promise((r) => setTimeout(r, 400))
     expect(t.server.logins.length).toBe(loginsBefore)

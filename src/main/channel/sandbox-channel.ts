@@ -4,18 +4,16 @@
  *
  * It walks the real states: start → CONNECTING → QR (a real QR payload that rotates every 20 s) →
  * {@link SandboxSession.simulateScan} (the phone scanning) → CONNECTED with a generated bot number.
- * The pairing is saved in the session's auth dir, so a restart reconnects without a new QR, and
- * logout deletes it. Sends return results shaped like Baileys' (docs/api-seed.md §2.11) with real sha256, sizes
+ * The pairing is saved as the instance's credentials (`ctx.store.auth`, the `auth_creds` row: the JSON
+ * of {@link SandboxCreds}), so a restart reconnects without a new QR, and logout deletes it. Sends return results shaped like Baileys' (docs/api-seed.md §2.11) with real sha256, sizes
  * and image dimensions, computed from the file.
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto'
-import { mkdir, readFile, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { newMessageId } from '../ids'
 import { readImageInfo } from '../media/image-info'
 import { digestFile, kindOfMime } from '../media/media-inspect'
 import { toJid } from './jid'
-import { writeFileDurably } from '../store/durable-file'
 import {
   ChannelError,
   OWN_LOGOUT_REASON,
@@ -37,8 +35,10 @@ import {
 /** How often the sandbox QR rotates, like the real one's later refs (ms). */
 export const SANDBOX_QR_ROTATE_MS = 20_000
 
-interface SandboxCreds {
+/** The sandbox's pairing, stored as the instance's credentials (JSON; release 0.1's `sandbox-creds.json`). */
+export interface SandboxCreds {
   account: LinkedAccount
+  /** ISO 8601. */
   pairedAt: string
 }
 
@@ -94,7 +94,14 @@ export class SandboxSession implements ChannelSession {
   async start(): Promise<void> {
     if (this.state === 'CONNECTING' || this.state === 'QR' || this.state === 'CONNECTED') return
     this.setState({ state: 'CONNECTING' })
-    const creds = await this.readCreds()
+    let creds: SandboxCreds | null
+    try {
+      creds = await this.readCreds()
+    } catch (err) {
+      this.ctx.logger.error({ err }, 'could not read the saved sandbox pairing')
+      this.setState({ state: 'DISCONNECTED', reason: `could not read the saved pairing: ${err instanceof Error ? err.message : String(err)}` })
+      return
+    }
     // The session may have been stopped while reading.
     if ((this.state as ConnectionState) !== 'CONNECTING') return
     if (creds) {
@@ -113,7 +120,7 @@ export class SandboxSession implements ChannelSession {
 
   async logout(): Promise<void> {
     this.clearTimer()
-    await rm(this.ctx.authDir, { recursive: true, force: true })
+    await this.ctx.store.auth.remove(this.ctx.instanceId)
     this.setState({ state: 'LOGGED_OUT', reason: OWN_LOGOUT_REASON })
   }
 
@@ -121,7 +128,7 @@ export class SandboxSession implements ChannelSession {
   async simulateDeviceRemoved(): Promise<void> {
     if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The sandbox instance is not connected.')
     this.clearTimer()
-    await rm(this.ctx.authDir, { recursive: true, force: true })
+    await this.ctx.store.auth.remove(this.ctx.instanceId)
     this.setState({ state: 'LOGGED_OUT', reason: 'logged out by WhatsApp: the device was removed on the phone; the device must be linked again' })
   }
 
@@ -140,7 +147,6 @@ export class SandboxSession implements ChannelSession {
   async simulateScan(): Promise<LinkedAccount> {
     if (this.state === 'CONNECTED') throw new ChannelError('ALREADY_PAIRED', 'The instance is already linked.')
     if (this.state !== 'QR') throw new ChannelError('NOT_STARTED', 'The instance is not showing a QR code; call /chatapp/init first.')
-    this.clearTimer()
     const phone = this.pairingPhone ?? `1555${String(randomInt(0, 10_000_000)).padStart(7, '0')}`
     const account: LinkedAccount = {
       id: `${phone}@s.whatsapp.net`,
@@ -148,9 +154,11 @@ export class SandboxSession implements ChannelSession {
       phone,
       lid: `${String(randomInt(10_000_000, 99_999_999))}${String(randomInt(1_000_000, 9_999_999))}@lid`
     }
-    await mkdir(this.ctx.authDir, { recursive: true, mode: 0o700 })
-    const creds: SandboxCreds = { account, pairedAt: new Date().toISOString() }
-    await writeFileDurably(join(this.ctx.authDir, 'sandbox-creds.json'), JSON.stringify(creds))
+    const pairedAt = new Date(this.now()).toISOString()
+    const creds: SandboxCreds = { account, pairedAt }
+    // Saved first: when the disk refuses it (StorageFullError), the QR stays on screen for another try.
+    await this.ctx.store.auth.saveCreds(this.ctx.instanceId, JSON.stringify(creds), pairedAt)
+    this.clearTimer()
     this.setState({ state: 'CONNECTED', account })
     return account
   }
@@ -315,9 +323,13 @@ export class SandboxSession implements ChannelSession {
     this.ctx.hooks.onState(update)
   }
 
+  /** The saved pairing; null when none, or when the saved text is not a sandbox pairing (it pairs again). */
   private async readCreds(): Promise<SandboxCreds | null> {
+    const text = await this.ctx.store.auth.creds(this.ctx.instanceId)
+    if (text === undefined) return null
     try {
-      return JSON.parse(await readFile(join(this.ctx.authDir, 'sandbox-creds.json'), 'utf8')) as SandboxCreds
+      const creds = JSON.parse(text) as Partial<SandboxCreds> | null
+      return creds?.account && typeof creds.account.id === 'string' ? (creds as SandboxCreds) : null
     } catch {
       return null
     }

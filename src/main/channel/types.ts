@@ -7,6 +7,8 @@
  */
 import type { Logger } from '../logger'
 import type { ConnectionStatus } from '../../shared/schemas/records'
+import type { ChannelAuthRepo } from '../store/repos/channel-auth-repo'
+import type { WaMessageRepo } from '../store/repos/wa-message-repo'
 
 /** Connection states of docs/design.md §5: the one type, from the record schema's `settings.status`. */
 export type ConnectionState = ConnectionStatus
@@ -172,11 +174,23 @@ export interface ChannelHooks {
   onLimits(update: SendLimits): void
 }
 
+/**
+ * Where channels keep what must outlive a restart, in the core's database (docs/design.md §14): the
+ * core owns it and hands it to every session; a session reads and writes only its instance's rows
+ * (`ChannelContext.instanceId`).
+ */
+export interface ChannelStore {
+  /** Credentials: the pairing (Baileys' creds, the sandbox's pairing) and the Signal keys. */
+  auth: ChannelAuthRepo
+  /** The real channel's recent messages, for retries and media downloads. */
+  messages: WaMessageRepo
+}
+
 /** What a factory needs to build a session for one instance. */
 export interface ChannelContext {
   instanceId: string
-  /** Folder the session owns for its credentials; deleted on logout. */
-  authDir: string
+  /** The instance's stored credentials and recent messages; a logout deletes them. */
+  store: ChannelStore
   hooks: ChannelHooks
   logger: Logger
   /** The app's clock (epoch ms). The sandbox stamps its messages with it; the real network has its own time. */

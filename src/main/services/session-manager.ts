@@ -6,11 +6,11 @@
  * hands inbound messages to the inbound pipeline. At shutdown sessions stop without writing
  * DISCONNECTED, so instances that were CONNECTED reconnect by themselves at the next start.
  */
-import { join } from 'node:path'
 import type {
   ChannelFactory,
   ChannelKind,
   ChannelSession,
+  ChannelStore,
   ChatIdentity,
   InboundMessage,
   MessageStatusUpdate,
@@ -25,8 +25,8 @@ import { AppError } from './errors'
 
 export interface SessionManagerDeps {
   instances: InstanceRepo
-  /** Where each instance's channel credentials live (`sessions/`). */
-  sessionsDir: string
+  /** Where channels keep each instance's credentials and recent messages (the database's repositories). */
+  channelStore: ChannelStore
   clock: Clock
   events: CoreEventBus
   logger: Logger
@@ -142,9 +142,9 @@ export class SessionManager {
     await Promise.allSettled(all.map((s) => s.stop()))
   }
 
-  /** The auth dir of an instance (its channel credentials). */
-  authDir(instanceId: string): string {
-    return join(this.deps.sessionsDir, instanceId)
+  /** True when the instance has saved channel credentials (a pairing, Signal keys). */
+  hasCredentials(instanceId: string): Promise<boolean> {
+    return this.deps.channelStore.auth.has(instanceId)
   }
 
   private create(instanceId: string): ChannelSession {
@@ -156,7 +156,7 @@ export class SessionManager {
     const logger = this.deps.logger.child({ instanceId, channel: kind })
     return factory({
       instanceId,
-      authDir: this.authDir(instanceId),
+      store: this.deps.channelStore,
       logger,
       now: () => this.deps.clock.now(),
       hooks: {

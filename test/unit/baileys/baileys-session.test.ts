@@ -10,17 +10,22 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BaileysSession, type BaileysChannelOptions } from '../../../src/main/channel/baileys/baileys-session'
 import { WaVersionSource } from '../../../src/main/channel/baileys/wa-version'
 import { ChannelError, type ChannelContext, type ChatIdentity, type InboundMessage, type SendLimits, type MessageStatusUpdate, type StateUpdate } from '../../../src/main/channel/types'
+import { openTestChannelStore, type TestChannelStore } from '../../helpers/channel-store'
 import { FakeClock, fakeSocketFactory, waMessage, type FakeSocket } from '../../helpers/fake-baileys'
 
 let root: string
+let db: TestChannelStore
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'chatapp-bs-'))
+  db = await openTestChannelStore()
 })
 afterEach(async () => {
+  await db.close()
   await rm(root, { recursive: true, force: true })
 })
 
-function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, 'sessions', 'i1')) {
+/** A session of `instanceId` on the test's database (a second setup with the same id = an app restart). */
+function setup(opts: Partial<BaileysChannelOptions> = {}, instanceId = 'i1') {
   const clock = new FakeClock()
   const factory = fakeSocketFactory()
   const states: StateUpdate[] = []
@@ -30,8 +35,8 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
   const identities: ChatIdentity[] = []
   const limits: SendLimits[] = []
   const ctx: ChannelContext = {
-    instanceId: 'i1',
-    authDir,
+    instanceId,
+    store: db.store,
     logger: pino({ level: 'silent' }),
     hooks: {
       onState: (u) => states.push(u),
@@ -60,7 +65,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, authDir = join(root, '
     await vi.waitFor(() => expect(sockets.length).toBeGreaterThanOrEqual(n))
     return sockets[n - 1]!
   }
-  return { clock, factory, sockets, socket, session, states, qrs, inbound, statuses, identities, limits, ctx, authDir, lastState }
+  return { clock, factory, sockets, socket, session, states, qrs, inbound, statuses, identities, limits, ctx, instanceId, lastState }
 }
 
 type Setup = ReturnType<typeof setup>
@@ -80,7 +85,10 @@ async function linked(t: Setup): Promise<FakeSocket> {
   return s2
 }
 
-const savedCreds = async (dir: string) => JSON.parse(await readFile(join(dir, 'creds.json'), 'utf8'), BufferJSON.reviver) as AuthenticationCreds
+/** The creds as stored in the database. */
+const savedCreds = async (t: Setup) => JSON.parse((await db.store.auth.creds(t.instanceId)) ?? 'null', BufferJSON.reviver) as AuthenticationCreds
+/** True while anything of the instance's credentials or kept messages is stored. */
+const stored = async (t: Setup) => (await db.store.auth.has(t.instanceId)) || (await db.store.messages.count(t.instanceId)) > 0
 
 describe('connection lifecycle', () => {
   it('start makes one socket with the session config; start is idempotent', async () => {
@@ -97,7 +105,6 @@ describe('connection lifecycle', () => {
     expect(cfg.userDevicesCache).toBeDefined()
     expect(cfg.auth.creds.me).toBeUndefined()
     expect(cfg.browser?.[1]).toBe('Chrome')
-    expect(existsSync(t.authDir)).toBe(true)
   })
 
   it('the library logger is at warn when the app logs more', async () => {
@@ -133,7 +140,7 @@ describe('connection lifecycle', () => {
     expect(newSecret).not.toBe(oldSecret)
     expect(Buffer.from(newSecret, 'base64')).toHaveLength(32)
     expect(t.qrs).toEqual([q1, q1.replace(oldSecret, newSecret)])
-    await vi.waitFor(async () => expect((await savedCreds(t.authDir)).advSecretKey).toBe(newSecret))
+    await vi.waitFor(async () => expect((await savedCreds(t)).advSecretKey).toBe(newSecret))
     // The library's next rotation still builds the QR from the secret it captured (socket.js genPairQR).
     const stale = `https://wa.me/settings/linked_devices#r2,noise,identity,${oldSecret},chrome`
     s.emit('connection.update', { qr: stale })
@@ -166,8 +173,8 @@ describe('connection lifecycle', () => {
       account: { id: '15550001111@s.whatsapp.net', name: '', phone: '15550001111', lid: '987654321012345@lid' }
     })
     // creds.update was persisted atomically.
-    await vi.waitFor(async () => expect((await savedCreds(t.authDir)).me?.id).toBe('15550001111:7@s.whatsapp.net'))
-    expect((await savedCreds(t.authDir)).account).toBeTruthy()
+    await vi.waitFor(async () => expect((await savedCreds(t)).me?.id).toBe('15550001111:7@s.whatsapp.net'))
+    expect((await savedCreds(t)).account).toBeTruthy()
   })
 
   it('a later creds.update with the push name re-reports CONNECTED with the name', async () => {
@@ -175,14 +182,14 @@ describe('connection lifecycle', () => {
     const s = await linked(t)
     s.emit('creds.update', { me: { ...s.creds.me!, name: 'Pizza Shop' } })
     expect(t.lastState()).toMatchObject({ state: 'CONNECTED', account: { name: 'Pizza Shop', phone: '15550001111' } })
-    await vi.waitFor(async () => expect((await savedCreds(t.authDir)).me?.name).toBe('Pizza Shop'))
+    await vi.waitFor(async () => expect((await savedCreds(t)).me?.name).toBe('Pizza Shop'))
   })
 
   it('a restart with saved creds reconnects without a QR', async () => {
     const t = setup()
     await linked(t)
     await t.session.stop()
-    const t2 = setup({}, t.authDir)
+    const t2 = setup({}, t.instanceId)
     await t2.session.start()
     const s = await t2.socket(1)
     expect(s.config.auth.creds.me?.id).toBe('15550001111:7@s.whatsapp.net')
@@ -200,7 +207,7 @@ describe('connection lifecycle', () => {
     expect(s.listenerCount()).toBe(0)
     expect(t.session.hasSocket).toBe(false)
     expect(t.lastState()).toEqual({ state: 'DISCONNECTED', reason: 'stopped' })
-    expect((await savedCreds(t.authDir)).me?.id).toBeTruthy()
+    expect((await savedCreds(t)).me?.id).toBeTruthy()
     await t.session.stop()
     expect(t.states.filter((u) => u.state === 'DISCONNECTED')).toHaveLength(1)
   })
@@ -309,7 +316,7 @@ describe('terminal closes', () => {
       await s.close(code, 'Connection Failure')
       await vi.waitFor(() => expect(t.lastState()?.state).toBe('LOGGED_OUT'))
       expect(t.lastState()!.reason).toContain(`(${code})`)
-      expect(existsSync(t.authDir)).toBe(false)
+      expect(await stored(t)).toBe(false)
       expect(t.clock.pending).toBe(0)
       expect(t.session.hasSocket).toBe(false)
       await t.session.start()
@@ -347,7 +354,7 @@ describe('terminal closes', () => {
     await vi.waitFor(() => expect(t.lastState()?.state).toBe('DISCONNECTED'))
     expect(t.lastState()!.reason).toMatch(/took over this session again within 10 min .*stopped.*call init/)
     expect(t.clock.pending).toBe(0)
-    expect((await savedCreds(t.authDir)).me).toBeTruthy()
+    expect((await savedCreds(t)).me).toBeTruthy()
   })
 
   it('440s more than 10 min apart are each retried', async () => {
@@ -381,7 +388,7 @@ describe('terminal closes', () => {
     expect(delays).toEqual([5000, 10000, 20000, 40000, 80000, 160000, 300000, 300000])
     expect(t.states.some((u) => u.state === 'LOGGED_OUT')).toBe(false)
     expect(t.lastState()).toEqual({ state: 'CONNECTING', reason: 'WhatsApp server error: Stream Errored (bad-session) (500), retrying in 5 min' })
-    expect((await savedCreds(t.authDir)).me).toBeTruthy()
+    expect((await savedCreds(t)).me).toBeTruthy()
   })
 
   it('a server that drops every connection 300 ms after login gets at most a handful of logins a minute (the backoff resets only after 60 s open)', async () => {
@@ -421,13 +428,28 @@ describe('terminal closes', () => {
 })
 
 describe('logout', () => {
+  it('deletes the creds, the Signal keys and the kept messages; late updates of the dying socket store nothing', async () => {
+    const t = setup()
+    const s = await linked(t)
+    const sent = await t.session.send('15551234567', { kind: 'text', text: 'kept for retries' })
+    await s.config.auth.keys.set({ session: { '15551234567.0': new Uint8Array([1, 2]) } })
+    await vi.waitFor(async () => expect(await db.store.messages.count(t.instanceId)).toBe(1))
+    expect(await db.store.auth.countKeys(t.instanceId)).toBe(1)
+    await t.session.logout()
+    expect(await stored(t)).toBe(false)
+    s.emit('creds.update', { me: { id: '15550001111:7@s.whatsapp.net', name: 'late' } })
+    await s.config.auth.keys.set({ session: { late: new Uint8Array([3]) } })
+    expect(await stored(t)).toBe(false)
+    expect(await s.config.getMessage!({ id: sent.key.id, remoteJid: sent.key.remoteJid })).toBeUndefined()
+  })
+
   it('connected: unlinks on the server, ends the socket, deletes the creds, LOGGED_OUT', async () => {
     const t = setup()
     const s = await linked(t)
     await t.session.logout()
     expect(s.logout).toHaveBeenCalledTimes(1)
     expect(s.listenerCount()).toBe(0)
-    expect(existsSync(t.authDir)).toBe(false)
+    expect(await stored(t)).toBe(false)
     expect(t.lastState()).toEqual({ state: 'LOGGED_OUT', reason: 'logged out' })
     expect(t.clock.pending).toBe(0)
   })
@@ -437,7 +459,7 @@ describe('logout', () => {
     const s = await linked(t)
     s.logout.mockRejectedValueOnce(new Boom('Connection Closed', { statusCode: 428 }))
     await t.session.logout()
-    expect(existsSync(t.authDir)).toBe(false)
+    expect(await stored(t)).toBe(false)
     expect(t.lastState()?.state).toBe('LOGGED_OUT')
   })
 
@@ -449,17 +471,17 @@ describe('logout', () => {
     await vi.waitFor(() => expect(t.clock.pendingDelays()).toContain(5000))
     t.clock.advance(5000)
     await done
-    expect(existsSync(t.authDir)).toBe(false)
+    expect(await stored(t)).toBe(false)
   })
 
   it('not started: just deletes the creds', async () => {
     const t = setup()
     await linked(t)
     await t.session.stop()
-    const t2 = setup({}, t.authDir)
+    const t2 = setup({}, t.instanceId)
     await t2.session.logout()
     expect(t2.sockets).toHaveLength(0)
-    expect(existsSync(t.authDir)).toBe(false)
+    expect(await stored(t)).toBe(false)
     expect(t2.lastState()?.state).toBe('LOGGED_OUT')
   })
 
@@ -471,7 +493,7 @@ describe('logout', () => {
     await t.session.logout()
     expect(s.logout).not.toHaveBeenCalled()
     expect(s.end).toHaveBeenCalled()
-    expect(existsSync(t.authDir)).toBe(false)
+    expect(await stored(t)).toBe(false)
   })
 })
 
@@ -550,10 +572,10 @@ describe('pairing code', () => {
     const s1 = await t.socket(1)
     s1.qr()
     await t.session.requestPairingCode('15550001111')
-    await vi.waitFor(async () => expect((await savedCreds(t.authDir)).me).toBeTruthy())
+    await vi.waitFor(async () => expect((await savedCreds(t)).me).toBeTruthy())
     await s1.close(408, 'QR refs attempts ended')
     await vi.waitFor(() => expect(t.lastState()?.state).toBe('DISCONNECTED'))
-    expect(existsSync(join(t.authDir, 'creds.json'))).toBe(false)
+    expect(await db.store.auth.creds(t.instanceId)).toBeUndefined()
   })
 })
 
@@ -766,6 +788,19 @@ describe('inbound', () => {
     s.upsert([text('LATE', 'x')])
     await t.session.inboundSettled()
     expect(t.inbound).toHaveLength(0)
+  })
+
+  it('after an app restart, getMessage still answers a retry of an own send from before', async () => {
+    const t = setup()
+    await linked(t)
+    const sent = await t.session.send('15551234567', { kind: 'text', text: 'before the restart' })
+    await t.session.stop()
+    const t2 = setup({}, t.instanceId)
+    await t2.session.start()
+    const s = await t2.socket(1)
+    s.open()
+    const again = await s.config.getMessage!({ id: sent.key.id, remoteJid: sent.key.remoteJid })
+    expect(again?.extendedTextMessage?.text).toBe('before the restart')
   })
 
   it('getMessage answers retries from the bounded store; media can be asked for by id', async () => {

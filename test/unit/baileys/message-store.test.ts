@@ -1,29 +1,37 @@
-import { mkdtemp, readFile, rm, writeFile, appendFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+/**
+ * The real channel's recent-message store (src/main/channel/baileys/message-store.ts) on a real SQLite
+ * file: own sends and inbound media kept across a restart, plain inbound text in memory only, the
+ * 7-day TTL and the row bound per instance, lookups past the memory bound, a full disk that never
+ * stops the session, and nothing written after close.
+ */
+import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { MessageStore } from '../../../src/main/channel/baileys/message-store'
+import { MessageStore, type MessageStoreOptions } from '../../../src/main/channel/baileys/message-store'
+import { openTestChannelStore, type TestChannelStore } from '../../helpers/channel-store'
 import { waMessage } from '../../helpers/fake-baileys'
 
-let dir: string
+const logger = pino({ level: 'silent' })
+let t: TestChannelStore
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'chatapp-ms-'))
+  t = await openTestChannelStore()
 })
 afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
+  t.database.limitGrowth(null)
+  await t.close()
 })
 
 const msg = (id: string, fromMe = true) => waMessage({ key: { id, remoteJid: '15551230000@s.whatsapp.net', fromMe }, message: { conversation: id } })
 const media = (id: string) =>
   waMessage({ key: { id, remoteJid: '15551230000@s.whatsapp.net', fromMe: false }, message: { imageMessage: { mediaKey: Buffer.alloc(32, 7), directPath: '/m/1', mimetype: 'image/png' } } })
+const storeOf = (opts: MessageStoreOptions = {}, instanceId = 'inst1') => new MessageStore({ repo: t.store.messages, instanceId }, { logger, ...opts })
 
 describe('MessageStore', () => {
-  it('answers getMessage content and knows our own sends', () => {
+  it('answers getMessage content and knows our own sends', async () => {
     const s = new MessageStore(null, { max: 10 })
     s.remember(msg('A'), true)
     s.remember(msg('B', false), false)
-    expect(s.content('A')).toEqual({ conversation: 'A' })
-    expect(s.content(undefined)).toBeUndefined()
+    expect(await s.content('A')).toEqual({ conversation: 'A' })
+    expect(await s.content(undefined)).toBeUndefined()
     expect(s.isOwnSend('A')).toBe(true)
     expect(s.isOwnSend('B')).toBe(false)
     // The echo of an own send does not unmark it.
@@ -31,7 +39,7 @@ describe('MessageStore', () => {
     expect(s.isOwnSend('A')).toBe(true)
   })
 
-  it('ignores messages without content and stays bounded', () => {
+  it('ignores messages without content and stays bounded in memory', () => {
     const s = new MessageStore(null, { max: 5 })
     s.remember(waMessage({ key: { id: 'X', remoteJid: 'a@s.whatsapp.net' } }), false)
     expect(s.size).toBe(0)
@@ -41,44 +49,94 @@ describe('MessageStore', () => {
     expect(s.get('M49')?.key.id).toBe('M49')
   })
 
-  it('keeps own sends and inbound media on disk across a restart; plain inbound text stays in memory only', async () => {
-    const file = join(dir, 'message-store.jsonl')
-    const s = new MessageStore(file, { max: 10 })
+  it('keeps own sends and inbound media in the database across a restart; plain inbound text stays in memory only', async () => {
+    const s = storeOf({ max: 10 })
     await s.load()
     s.remember(msg('OWN'), true)
     s.remember(msg('TEXT', false), false)
     s.remember(media('PIC'), false)
     await s.close()
-    const again = new MessageStore(file, { max: 10 })
+    expect(await t.store.messages.count('inst1')).toBe(2)
+    const again = storeOf({ max: 10 })
     await again.load()
-    expect(again.content('OWN')).toMatchObject({ conversation: 'OWN' })
+    expect(await again.content('OWN')).toMatchObject({ conversation: 'OWN' })
     expect(again.isOwnSend('OWN')).toBe(true)
     expect(Buffer.from(again.get('PIC')!.message!.imageMessage!.mediaKey!)).toEqual(Buffer.alloc(32, 7))
     expect(again.get('TEXT')).toBeUndefined()
+    // Another instance's store sees none of it.
+    const other = storeOf({ max: 10 }, 'inst2')
+    await other.load()
+    expect(await other.lookup('OWN')).toBeUndefined()
   })
 
-  it('drops expired entries on load, skips a torn line, and compacts the file', async () => {
-    const file = join(dir, 'message-store.jsonl')
+  it('a message memory evicted is still answered from the database (retries, downloads)', async () => {
+    const s = storeOf({ max: 3 })
+    await s.load()
+    s.remember(msg('OLD-SEND'), true)
+    for (let i = 0; i < 3; i++) s.remember(msg(`T${i}`, false), false)
+    await s.flush()
+    expect(s.get('OLD-SEND')).toBeUndefined()
+    expect(await s.content('OLD-SEND')).toEqual({ conversation: 'OLD-SEND' })
+    expect(await s.lookup('NEVER')).toBeUndefined()
+  })
+
+  it('drops messages older than the TTL at load and in lookups, and keeps at most `max` rows per instance', async () => {
     let now = 1_000_000
-    const s = new MessageStore(file, { max: 2, ttlMs: 1000, now: () => now })
+    const s = storeOf({ max: 3, ttlMs: 1000, now: () => now })
     await s.load()
     s.remember(msg('OLD'), true)
     await s.flush()
     now += 2000
-    await appendFile(file, '{"id":"TORN","at":')
-    await appendFile(file, '\n')
-    const again = new MessageStore(file, { max: 2, ttlMs: 1000, now: () => now })
+    expect(await s.lookup('OLD')).toMatchObject({ key: { id: 'OLD' } }) // memory has no TTL of its own
+    const again = storeOf({ max: 3, ttlMs: 1000, now: () => now })
     await again.load()
     expect(again.get('OLD')).toBeUndefined()
-    for (const id of ['A', 'B', 'C', 'D', 'E']) again.remember(msg(id), true)
+    expect(await again.lookup('OLD')).toBeUndefined()
+    expect(await t.store.messages.count('inst1')).toBe(0)
+
+    // Every `max` new rows the oldest beyond the bound go.
+    for (const [i, id] of ['A', 'B', 'C', 'D', 'E', 'F'].entries()) {
+      now += 1
+      if (i % 2 === 0) again.remember(msg(id), true)
+      else again.remember(media(id), false)
+    }
     await again.flush()
-    const lines = (await readFile(file, 'utf8')).trim().split('\n')
-    expect(lines.length).toBeLessThanOrEqual(4)
-    const third = new MessageStore(file, { max: 2, ttlMs: 1000, now: () => now })
+    expect(await t.store.messages.count('inst1')).toBe(3)
+    const third = storeOf({ max: 3, ttlMs: 1000, now: () => now })
     await third.load()
-    expect(third.get('E')).toBeDefined()
-    await writeFile(file, 'not json\n')
-    const broken = new MessageStore(file, { max: 2 })
-    await expect(broken.load()).resolves.toBeUndefined()
+    expect(['A', 'B', 'C', 'D', 'E', 'F'].filter((id) => third.get(id))).toEqual(['D', 'E', 'F'])
+    expect(third.isOwnSend('E')).toBe(true)
+    expect(third.isOwnSend('F')).toBe(false)
+  })
+
+  it('a full disk: the message stays in memory, nothing throws, later writes go on once there is room', async () => {
+    const s = storeOf({ max: 50 })
+    await s.load()
+    t.database.limitGrowth(0)
+    const big = (id: string) => waMessage({ key: { id, remoteJid: '15551230000@s.whatsapp.net', fromMe: true }, message: { conversation: id.padEnd(20_000, '.') } })
+    s.remember(big('FULL'), true)
+    await s.flush()
+    expect(await s.content('FULL')).toBeDefined()
+    expect(await t.store.messages.count('inst1')).toBe(0)
+    t.database.limitGrowth(null)
+    s.remember(big('ROOM'), true)
+    await s.flush()
+    expect(await t.store.messages.count('inst1')).toBe(1)
+  })
+
+  it('nothing is written after close; destroy deletes the rows and memory', async () => {
+    const s = storeOf({ max: 10 })
+    await s.load()
+    s.remember(msg('KEPT'), true)
+    await s.close()
+    s.remember(msg('LATE'), true)
+    await s.flush()
+    expect(await t.store.messages.count('inst1')).toBe(1)
+    await s.destroy()
+    expect(await t.store.messages.count('inst1')).toBe(0)
+    expect(s.size).toBe(0)
+    s.remember(msg('AFTER'), true)
+    await s.flush()
+    expect(await t.store.messages.count('inst1')).toBe(0)
   })
 })

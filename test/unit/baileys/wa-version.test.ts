@@ -4,9 +4,7 @@ import { WaVersionSource } from '../../../src/main/channel/baileys/wa-version'
 import { createBaileysChannel } from '../../../src/main/channel/baileys'
 import { fakeSocketFactory, FakeClock } from '../../helpers/fake-baileys'
 import { pino } from 'pino'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { openTestChannelStore } from '../../helpers/channel-store'
 
 describe('WaVersionSource (the WA Web version, once per app start)', () => {
   it('fetches once for every caller; falls back to the bundled version when the fetch fails or says nothing', async () => {
@@ -31,19 +29,19 @@ describe('WaVersionSource (the WA Web version, once per app start)', () => {
   })
 
   it('the sessions of one channel share one fetch', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'chatapp-ver-'))
+    const db = await openTestChannelStore()
     try {
       const fetchVersion = vi.fn(async () => [2, 3000, 9] as [number, number, number])
       const factory = fakeSocketFactory()
       const channel = createBaileysChannel({ socketFactory: factory, fetchVersion, timers: new FakeClock() })
       const hooks = { onState: () => {}, onQr: () => {}, onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {}, onLimits: () => {} }
-      const sessions = ['a', 'b', 'c'].map((id) => channel({ instanceId: id, authDir: join(dir, id), logger: pino({ level: 'silent' }), hooks }))
+      const sessions = ['a', 'b', 'c'].map((id) => channel({ instanceId: id, store: db.store, logger: pino({ level: 'silent' }), hooks }))
       await Promise.all(sessions.map((s) => s.start()))
       expect(fetchVersion).toHaveBeenCalledTimes(1)
       expect(factory.sockets.map((s) => s.config.version)).toEqual([[2, 3000, 9], [2, 3000, 9], [2, 3000, 9]])
       await Promise.all(sessions.map((s) => s.stop()))
     } finally {
-      await rm(dir, { recursive: true, force: true })
+      await db.close()
     }
   })
 })

@@ -4,10 +4,11 @@
  * pairing.ts (QR secret refresh, pairing codes), socket-run.ts (the events of one socket),
  * inbound-relay.ts (upserts → the app), outbound-sender.ts (the send path), delivery-status.ts,
  * chat-identity.ts (LID → number), group-admin.ts, inbound-media.ts, send-limits.ts,
- * disconnect-policy.ts (what a close means), message-store.ts, wa-version.ts.
+ * disconnect-policy.ts (what a close means), auth-state.ts and message-store.ts (what the session
+ * keeps in the core's database), wa-version.ts.
  *
- * Lifecycle. `start()` opens the auth state (sessions/<id>/, {@link AuthStore}) and the message
- * store, takes the WA Web version, and makes one socket. Its `connection.update` events drive the
+ * Lifecycle. `start()` opens the auth state ({@link AuthState}, the instance's rows of the database
+ * the core hands in as `ctx.store`) and the message store, takes the WA Web version, and makes one socket. Its `connection.update` events drive the
  * states: CONNECTING → QR (each rotating QR goes to hooks.onQr, with the current adv secret) → the
  * phone scans → the library asks for a restart (515) → a new socket with the same auth → `open` =
  * CONNECTED with the linked account. Every close goes through {@link decideDisconnect}: reconnect at
@@ -22,12 +23,11 @@
  * Start, stop, logout and the asynchronous parts of close handling run one at a time (a promise
  * chain), so a stop can never interleave with a reconnect that is opening the auth state.
  *
- * Memory: the message store, the retry counter, device, call-offer, placeholder and signal-key
- * caches, the group metadata and recipient caches are per session, bounded, and survive reconnects
- * (the retry counter must).
+ * Memory: the message store, the retry counter, device, call-offer and placeholder caches, the group
+ * metadata and recipient caches are per session, bounded, and survive reconnects (the retry counter
+ * must). The Signal keys stay in the database.
  */
-import { join } from 'node:path'
-import { DEFAULT_CONNECTION_CONFIG, isJidBroadcast, isJidNewsletter, makeCacheableSignalKeyStore, type BaileysEventMap, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
+import { DEFAULT_CONNECTION_CONFIG, isJidBroadcast, isJidNewsletter, type BaileysEventMap, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
 import type { Logger } from '../../logger'
 import { backoffDelayMs } from '../../../shared/domain/backoff'
 import {
@@ -45,7 +45,7 @@ import {
   type SentMessage,
   type StateUpdate
 } from '../types'
-import { AuthStore } from './auth-store'
+import { AuthState } from './auth-state'
 import { errorMessage, statusCodeOf } from './baileys-errors'
 import { lruCacheStore } from './cache-store'
 import { DEFAULT_BROWSER, libraryLogger, type BaileysChannelOptions } from './channel-options'
@@ -66,7 +66,7 @@ import { GroupMetadataCache } from './group-metadata-cache'
 import { stripDevice } from './inbound-mapper'
 import { downloadInboundMedia } from './inbound-media'
 import { InboundRelay } from './inbound-relay'
-import { DEFAULT_MESSAGE_STORE_SIZE, MESSAGE_STORE_FILE, MessageStore } from './message-store'
+import { DEFAULT_MESSAGE_STORE_SIZE, MessageStore } from './message-store'
 import { OutboundSender } from './outbound-sender'
 import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
 import { RecipientCheck } from './recipient-check'
@@ -98,7 +98,7 @@ export class BaileysSession implements ChannelSession {
   /** Bumped by every start/stop/logout: scheduled work of an older epoch is void. */
   private epoch = 0
   private lifecycle: Promise<void> = Promise.resolve()
-  private auth: AuthStore | null = null
+  private auth: AuthState | null = null
   private run: SocketRun | null = null
   /** The pending reconnect's timer; null when none. */
   private reconnectTimer: TimerHandle = null
@@ -132,8 +132,7 @@ export class BaileysSession implements ChannelSession {
     msgRetry: lruCacheStore({ max: 5000, ttlMs: 60 * 60_000 }),
     userDevices: lruCacheStore({ max: 5000, ttlMs: 5 * 60_000 }),
     callOffer: lruCacheStore({ max: 200, ttlMs: 5 * 60_000 }),
-    placeholderResend: lruCacheStore({ max: 2000, ttlMs: 60 * 60_000 }),
-    signalKeys: lruCacheStore({ max: 10_000, ttlMs: 5 * 60_000 })
+    placeholderResend: lruCacheStore({ max: 2000, ttlMs: 60 * 60_000 })
   }
 
   constructor(
@@ -148,7 +147,10 @@ export class BaileysSession implements ChannelSession {
     this.versions =
       opts.versions ?? new WaVersionSource({ fetch: opts.fetchVersion === undefined ? libraryVersionFetcher() : opts.fetchVersion, bundled: opts.version, logger: ctx.logger })
     this.libLogger = libraryLogger(ctx.logger)
-    this.messages = new MessageStore(join(ctx.authDir, MESSAGE_STORE_FILE), { max: opts.messageStoreSize ?? DEFAULT_MESSAGE_STORE_SIZE, now: () => this.timers.now() })
+    this.messages = new MessageStore(
+      { repo: ctx.store.messages, instanceId: ctx.instanceId },
+      { max: opts.messageStoreSize ?? DEFAULT_MESSAGE_STORE_SIZE, now: () => this.timers.now(), logger: ctx.logger }
+    )
     this.groups = new GroupMetadataCache((jid) => this.connectedSocket().groupMetadata(jid))
     this.recipients = new RecipientCheck({ now: () => this.timers.now() })
     this.outbound = new OutboundSender({
@@ -191,7 +193,7 @@ export class BaileysSession implements ChannelSession {
       this.openedAt = this.lastReplacedAt = null
       this.report({ state: 'CONNECTING' })
       try {
-        this.auth = await AuthStore.open(this.ctx.authDir, this.ctx.logger)
+        this.auth = await this.openAuth()
         await this.messages.load()
       } catch (err) {
         this.running = false
@@ -285,9 +287,13 @@ export class BaileysSession implements ChannelSession {
 
   /* ---------- socket ---------- */
 
-  private socketConfig(auth: AuthStore): UserFacingSocketConfig {
+  private socketConfig(auth: AuthState): UserFacingSocketConfig {
     return {
-      auth: { creds: auth.creds, keys: makeCacheableSignalKeyStore(auth.keys, this.libLogger, this.caches.signalKeys) },
+      // The keys straight from the database, without the library's makeCacheableSignalKeyStore: a read
+      // costs ~0.07 ms (docs/benchmarks.md "Channel credentials"), and that cache takes a value before the
+      // store has committed it (lib/Utils/auth-utils.js), so after a failed commit the socket would go on
+      // with keys a restart would not have.
+      auth: { creds: auth.creds, keys: auth.keys },
       logger: this.libLogger,
       browser: this.opts.browser ?? DEFAULT_BROWSER,
       version: this.version ?? this.opts.version ?? DEFAULT_CONNECTION_CONFIG.version,
@@ -507,9 +513,8 @@ export class BaileysSession implements ChannelSession {
           // The socket died during a pairing-code attempt: start again from fresh creds.
           await this.auth.destroy()
           this.auth = null
-          void this.caches.signalKeys.flushAll()
           try {
-            this.auth = await AuthStore.open(this.ctx.authDir, this.ctx.logger)
+            this.auth = await this.openAuth()
             await this.messages.load()
           } catch (err) {
             this.halt(new ChannelError('NOT_CONNECTED', 'The instance is not connected.'))
@@ -584,13 +589,17 @@ export class BaileysSession implements ChannelSession {
     )
   }
 
+  private openAuth(): Promise<AuthState> {
+    return AuthState.open(this.ctx.store.auth, this.ctx.instanceId, { logger: this.ctx.logger, now: () => this.timers.now() })
+  }
+
+  /** Deletes the instance's credentials, keys and kept messages, and forgets what memory holds of them. */
   private async dropCredentials(): Promise<void> {
-    await this.messages.close()
+    await this.messages.destroy()
     if (this.auth) await this.auth.destroy()
-    else await AuthStore.remove(this.ctx.authDir)
+    else await AuthState.remove(this.ctx.store.auth, this.ctx.instanceId)
     this.auth = null
     this.account = null
-    this.messages.clear()
     this.groups.clear()
     this.recipients.clear()
     for (const c of Object.values(this.caches)) void c.flushAll()

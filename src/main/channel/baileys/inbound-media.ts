@@ -1,6 +1,6 @@
 /**
  * The file of an inbound media message, downloaded on demand from WhatsApp's media host with the keys
- * kept in the message store (persisted, so it works after a restart). An expired media URL is
+ * kept in the message store (in the database, so it works after a restart). An expired media URL is
  * refreshed through the phone (`updateMediaMessage`) when connected.
  */
 import { downloadMediaMessage } from 'baileys'
@@ -13,7 +13,7 @@ import type { BaileysSocket } from './socket'
 
 /** Throws {@link ChannelError} MEDIA_UNAVAILABLE when unknown, without media, or the download fails. */
 export async function downloadInboundMedia(store: MessageStore, messageId: string, sock: BaileysSocket | undefined, logger: Logger): Promise<DownloadedMedia> {
-  const msg = store.get(messageId)
+  const msg = await store.lookup(messageId)
   const inbound = msg ? toInboundMessage(msg, { offline: false, nowSeconds: 0 }) : null
   if (!msg || !inbound?.media) throw new ChannelError('MEDIA_UNAVAILABLE', `No recent message ${messageId} with media.`)
   try {

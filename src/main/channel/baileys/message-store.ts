@@ -5,26 +5,27 @@
  * - Baileys' `getMessage(key)`: a recipient that could not decrypt a message asks for it again (a
  *   retry receipt, lib/Socket/messages-recv.js sendMessagesAgain); without the message the recipient
  *   is left with "Waiting for this message". Retries come minutes or days later, also after an app
- *   restart, so own sends are kept on disk for {@link DEFAULT_MESSAGE_STORE_TTL_MS}.
+ *   restart, so own sends are kept in the database for {@link DEFAULT_MESSAGE_STORE_TTL_MS}.
  * - downloading an inbound message's media on demand (`GET /chatapp/messages/{id}/media`): the media
- *   keys are in the message, so inbound media messages are kept on disk too.
+ *   keys are in the message, so inbound media messages are kept in the database too.
  * - recognising the echo of our own sends (`emitOwnEvents` upserts every sent message as 'append').
  *
- * Memory holds the newest {@link DEFAULT_MESSAGE_STORE_SIZE} (LRU). The file (`message-store.jsonl` in
- * the session's auth dir, deleted with the credentials) is append-only: one line per kept message,
- * `{id, at, own, m}` with `m` the `proto.WebMessageInfo` bytes in base64; it is rewritten without
- * expired and evicted entries when it holds twice what memory keeps. A torn or unreadable line is
- * skipped: the store is a cache of what the phone also has, and must never stop a session.
+ * Memory holds the newest {@link DEFAULT_MESSAGE_STORE_SIZE} messages of any kind (LRU). The database
+ * (`wa_messages`, store/repos/wa-message-repo.ts; deleted with the credentials) holds own sends and
+ * inbound media, as `proto.WebMessageInfo` bytes: at most as many rows per instance as memory holds,
+ * none older than the TTL, pruned at load and after every `max` new rows. A message memory no longer
+ * holds is looked up there ({@link MessageStore.lookup}). The store is a cache of what the phone also
+ * has: a failed write is logged and never stops a session.
  */
-import { appendFile, readFile, rename, writeFile } from 'node:fs/promises'
 import type { LRUCache } from 'lru-cache'
-import { boundedLru } from '../../lru'
 import { proto, type WAMessage } from 'baileys'
+import type { Logger } from '../../logger'
+import { boundedLru } from '../../lru'
+import type { WaMessageRepo, WaMessageRow } from '../../store/repos/wa-message-repo'
 
 export const DEFAULT_MESSAGE_STORE_SIZE = 2000
 /** How long own sends and inbound media stay answerable (7 days). */
 export const DEFAULT_MESSAGE_STORE_TTL_MS = 7 * 24 * 60 * 60_000
-export const MESSAGE_STORE_FILE = 'message-store.jsonl'
 
 interface Stored {
   msg: WAMessage
@@ -33,18 +34,19 @@ interface Stored {
   at: number
 }
 
-interface Line {
-  id: string
-  at: number
-  own: boolean
-  m: string
-}
-
 export interface MessageStoreOptions {
+  /** Messages kept in memory, and rows kept per instance in the database. */
   max?: number
   ttlMs?: number
   /** Epoch ms (the session's timers). */
   now?: () => number
+  logger?: Logger
+}
+
+/** Where the store persists: the repository and the instance whose rows it owns. */
+export interface MessageStorePersistence {
+  repo: WaMessageRepo
+  instanceId: string
 }
 
 /** True when the message carries media whose keys a later download needs. */
@@ -54,22 +56,30 @@ function hasMedia(msg: WAMessage): boolean {
   return Boolean(m.imageMessage || m.videoMessage || m.audioMessage || m.documentMessage || m.stickerMessage || m.ptvMessage || m.documentWithCaptionMessage)
 }
 
+function decode(row: WaMessageRow): WAMessage | undefined {
+  try {
+    return proto.WebMessageInfo.decode(row.message) as WAMessage
+  } catch {
+    // A damaged row: that message is simply not kept.
+    return undefined
+  }
+}
+
 export class MessageStore {
   private readonly cache: LRUCache<string, Stored>
   private readonly ttlMs: number
   private readonly max: number
   private readonly now: () => number
-  private pending: string[] = []
-  private writing: Promise<void> = Promise.resolve()
-  /** Lines in the file, to know when to compact. */
-  private lines = 0
-  /** Writes go to disk only between load() and close(). */
+  private readonly writes = new Set<Promise<void>>()
+  /** Rows written since the last prune. */
+  private sincePrune = 0
+  /** Writes go to the database only between load() and close(). */
   private open = false
 
-  /** `file`: where the store persists; null keeps it in memory only. */
+  /** `persistence`: where the store keeps messages across restarts; null keeps them in memory only. */
   constructor(
-    private readonly file: string | null,
-    opts: MessageStoreOptions = {}
+    private readonly persistence: MessageStorePersistence | null,
+    private readonly opts: MessageStoreOptions = {}
   ) {
     this.ttlMs = opts.ttlMs ?? DEFAULT_MESSAGE_STORE_TTL_MS
     this.now = opts.now ?? Date.now
@@ -81,29 +91,24 @@ export class MessageStore {
     return this.cache.size
   }
 
-  /** Reads what the file holds (unexpired, newest last) into memory and starts persisting. */
+  /**
+   * Drops expired and surplus rows, reads the rest (newest last) into memory, and starts persisting.
+   * A database error is logged; the session goes on with what memory holds.
+   */
   async load(): Promise<void> {
     this.open = true
-    if (!this.file) return
-    let text = ''
-    try {
-      text = await readFile(this.file, 'utf8')
-    } catch {
-      return
-    }
+    if (!this.persistence) return
+    const { repo, instanceId } = this.persistence
     const oldest = this.now() - this.ttlMs
-    this.lines = 0
-    for (const raw of text.split('\n')) {
-      if (!raw) continue
-      this.lines++
-      try {
-        const line = JSON.parse(raw) as Line
-        if (line.at < oldest || typeof line.m !== 'string') continue
-        const msg = proto.WebMessageInfo.decode(Buffer.from(line.m, 'base64')) as WAMessage
-        this.cache.set(line.id, { msg, sentByUs: line.own, at: line.at })
-      } catch {
-        // A torn last line (a crash mid-append) or a damaged one: that message is simply not kept.
+    try {
+      await repo.prune(instanceId, oldest, this.max)
+      this.sincePrune = 0
+      for (const row of await repo.recent(instanceId, oldest, this.max)) {
+        const msg = decode(row)
+        if (msg) this.cache.set(row.id, { msg, sentByUs: row.own, at: row.at })
       }
+    } catch (err) {
+      this.opts.logger?.warn({ err }, 'could not read the kept messages; retries of older sends may go unanswered')
     }
   }
 
@@ -117,76 +122,73 @@ export class MessageStore {
     if (!prev && (stored.sentByUs || hasMedia(msg))) this.persist(id, stored)
   }
 
+  /** A message memory holds. */
   get(id: string): WAMessage | undefined {
     return this.cache.get(id)?.msg
   }
 
-  /** The content for Baileys' getMessage. */
-  content(id: string | null | undefined): proto.IMessage | undefined {
-    return id ? (this.cache.get(id)?.msg.message ?? undefined) : undefined
+  /** A message memory holds, else one the database kept (unexpired). */
+  async lookup(id: string | null | undefined): Promise<WAMessage | undefined> {
+    if (!id) return undefined
+    const hit = this.cache.get(id)?.msg
+    if (hit || !this.persistence) return hit
+    const { repo, instanceId } = this.persistence
+    const row = await repo.find(instanceId, id, this.now() - this.ttlMs).catch((err: unknown) => {
+      this.opts.logger?.warn({ err }, 'could not read a kept message')
+      return undefined
+    })
+    return row ? decode(row) : undefined
   }
 
-  /** True when this session sent the message with that id. */
+  /** The content for Baileys' getMessage. */
+  async content(id: string | null | undefined): Promise<proto.IMessage | undefined> {
+    return (await this.lookup(id))?.message ?? undefined
+  }
+
+  /** True when this session sent the message with that id (memory: echoes come at once). */
   isOwnSend(id: string | null | undefined): boolean {
     return id ? Boolean(this.cache.get(id)?.sentByUs) : false
   }
 
-  /** Resolves when every message kept so far is written. */
-  flush(): Promise<void> {
-    this.drain()
-    return this.writing
+  /** Resolves when every message kept so far is written (or failed to be). */
+  async flush(): Promise<void> {
+    while (this.writes.size > 0) await Promise.allSettled([...this.writes])
   }
 
-  /** Flushes and stops writing (stop, logout). Memory stays until clear(). */
+  /** Stops writing, then waits for the writes under way (stop, logout). Memory stays until clear(). */
   async close(): Promise<void> {
-    await this.flush()
     this.open = false
+    await this.flush()
   }
 
-  /** Forgets everything in memory (the file goes with the credentials). */
+  /** Closes, forgets everything in memory and deletes the instance's rows (logout). */
+  async destroy(): Promise<void> {
+    await this.close()
+    this.clear()
+    if (this.persistence) await this.persistence.repo.remove(this.persistence.instanceId)
+  }
+
+  /** Forgets everything in memory. */
   clear(): void {
     this.cache.clear()
-    this.pending = []
   }
 
   private persist(id: string, stored: Stored): void {
-    if (!this.file || !this.open) return
-    const m = Buffer.from(proto.WebMessageInfo.encode(stored.msg).finish()).toString('base64')
-    this.pending.push(JSON.stringify({ id, at: stored.at, own: stored.sentByUs, m } satisfies Line) + '\n')
-    this.drain()
-  }
-
-  /** Appends pending lines one batch at a time; compacts when the file has grown to twice the cache. */
-  private drain(): void {
-    if (this.pending.length === 0 || !this.file) return
-    const file = this.file
-    this.writing = this.writing
+    if (!this.persistence || !this.open) return
+    const { repo, instanceId } = this.persistence
+    const message = proto.WebMessageInfo.encode(stored.msg).finish()
+    const prune = ++this.sincePrune >= this.max
+    if (prune) this.sincePrune = 0
+    const write = repo
+      .put(instanceId, { id, at: stored.at, own: stored.sentByUs, message })
       .then(async () => {
-        const chunk = this.pending.join('')
-        const count = this.pending.length
-        this.pending = []
-        if (!chunk) return
-        if (this.lines + count > 2 * this.max) {
-          await this.rewrite(file)
-        } else {
-          await appendFile(file, chunk, { mode: 0o600 })
-          this.lines += count
-        }
+        if (prune) await repo.prune(instanceId, this.now() - this.ttlMs, this.max)
       })
-      .catch(() => {
-        // A full disk or a removed dir: the message stays in memory; retries after a restart may miss it.
+      .catch((err: unknown) => {
+        // A full disk: the message stays in memory; a retry after a restart may miss it.
+        this.opts.logger?.warn({ err, id }, 'could not keep a message for retries')
       })
-  }
-
-  private async rewrite(file: string): Promise<void> {
-    const oldest = this.now() - this.ttlMs
-    const out: string[] = []
-    for (const [id, s] of [...this.cache.entries()].reverse()) {
-      if (s.at < oldest || !(s.sentByUs || hasMedia(s.msg))) continue
-      out.push(JSON.stringify({ id, at: s.at, own: s.sentByUs, m: Buffer.from(proto.WebMessageInfo.encode(s.msg).finish()).toString('base64') } satisfies Line) + '\n')
-    }
-    await writeFile(`${file}.tmp`, out.join(''), { mode: 0o600 })
-    await rename(`${file}.tmp`, file)
-    this.lines = out.length
+    this.writes.add(write)
+    void write.finally(() => this.writes.delete(write))
   }
 }

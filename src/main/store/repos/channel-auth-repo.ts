@@ -1,0 +1,125 @@
+/**
+ * A channel's credentials, per instance: the pairing document (`auth_creds`: Baileys' creds, or the
+ * sandbox's pairing) and the Signal key store (`auth_keys`: one row per key, `type` as Baileys names
+ * it — `session`, `pre-key`, `sender-key`, `app-state-sync-key`, `lid-mapping`, …). Values are JSON
+ * text the channel encodes (BufferJSON for Baileys); this repository never looks inside them.
+ *
+ * The rule it keeps: one call of {@link ChannelAuthRepo.applyKeys} is one write, so a key transaction
+ * of the library (a new session together with the pre-key it consumed) is stored whole or not at all.
+ */
+import type { Exec } from './exec'
+
+/** One key to store (`value`: JSON text) or to delete (`value: null`). */
+export interface AuthKeyChange {
+  type: string
+  id: string
+  value: string | null
+}
+
+/**
+ * Rows per statement: 4 bound values per row stays far below SQLite's 32,766 variables, and a few
+ * fixed chunk sizes keep the statement cache small.
+ */
+const CHUNK = 250
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
+  return out
+}
+
+export class ChannelAuthRepo {
+  constructor(private readonly x: Exec) {}
+
+  /** The instance's saved credentials (JSON text), or undefined when it has none. */
+  async creds(instanceId: string): Promise<string | undefined> {
+    const row = await this.x.db.selectFrom('auth_creds').select('creds').where('instance_id', '=', instanceId).executeTakeFirst()
+    return row?.creds
+  }
+
+  /** True when the instance has saved credentials or keys (diagnostics, tests). */
+  async has(instanceId: string): Promise<boolean> {
+    const creds = await this.x.db.selectFrom('auth_creds').select('instance_id').where('instance_id', '=', instanceId).executeTakeFirst()
+    if (creds) return true
+    const key = await this.x.db.selectFrom('auth_keys').select('id').where('instance_id', '=', instanceId).limit(1).executeTakeFirst()
+    return key !== undefined
+  }
+
+  /** Stores the instance's credentials (JSON text), replacing earlier ones; `at` is ISO 8601. */
+  async saveCreds(instanceId: string, creds: string, at: string): Promise<void> {
+    await this.x.write((trx) =>
+      trx
+        .insertInto('auth_creds')
+        .values({ instance_id: instanceId, creds, updated_at: at })
+        .onConflict((oc) => oc.column('instance_id').doUpdateSet({ creds, updated_at: at }))
+        .execute()
+    )
+  }
+
+  /** The stored values (JSON text) of keys `ids` of `type`; ids without a key are left out. */
+  async keys(instanceId: string, type: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>()
+    for (const part of chunks([...new Set(ids)])) {
+      const rows = await this.x.db.selectFrom('auth_keys').select(['id', 'value']).where('instance_id', '=', instanceId).where('type', '=', type).where('id', 'in', part).execute()
+      for (const r of rows) out.set(r.id, r.value)
+    }
+    return out
+  }
+
+  /**
+   * Stores and deletes keys in ONE transaction: every change is stored, or none (the error, e.g.
+   * StorageFullError, reaches the caller and the previous keys stay whole). A (type, id) should
+   * appear once; if it appears twice, the last change wins.
+   */
+  async applyKeys(instanceId: string, changes: readonly AuthKeyChange[]): Promise<void> {
+    const last = new Map<string, AuthKeyChange>()
+    for (const c of changes) last.set(`${c.type}\u0000${c.id}`, c)
+    const puts: Array<{ instance_id: string; type: string; id: string; value: string }> = []
+    const deletes = new Map<string, string[]>()
+    for (const c of last.values()) {
+      if (c.value === null) {
+        const ids = deletes.get(c.type) ?? []
+        ids.push(c.id)
+        deletes.set(c.type, ids)
+      } else {
+        puts.push({ instance_id: instanceId, type: c.type, id: c.id, value: c.value })
+      }
+    }
+    if (puts.length === 0 && deletes.size === 0) return
+    await this.x.write(async (trx) => {
+      for (const part of chunks(puts)) {
+        await trx
+          .insertInto('auth_keys')
+          .values(part)
+          .onConflict((oc) => oc.columns(['instance_id', 'type', 'id']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') })))
+          .execute()
+      }
+      for (const [type, ids] of deletes) {
+        for (const part of chunks(ids)) {
+          await trx.deleteFrom('auth_keys').where('instance_id', '=', instanceId).where('type', '=', type).where('id', 'in', part).execute()
+        }
+      }
+    })
+  }
+
+  /** Deletes every key of the instance (its credentials stay). */
+  async clearKeys(instanceId: string): Promise<void> {
+    await this.x.write((trx) => trx.deleteFrom('auth_keys').where('instance_id', '=', instanceId).execute())
+  }
+
+  /** Number of stored keys of the instance, of `type` when given (diagnostics, tests). */
+  async countKeys(instanceId: string, type?: string): Promise<number> {
+    let q = this.x.db.selectFrom('auth_keys').select((eb) => eb.fn.countAll<number>().as('n')).where('instance_id', '=', instanceId)
+    if (type !== undefined) q = q.where('type', '=', type)
+    const row = await q.executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  /** Deletes the instance's credentials and keys in one transaction (logout, delete). */
+  async remove(instanceId: string): Promise<void> {
+    await this.x.write(async (trx) => {
+      await trx.deleteFrom('auth_keys').where('instance_id', '=', instanceId).execute()
+      await trx.deleteFrom('auth_creds').where('instance_id', '=', instanceId).execute()
+    })
+  }
+}
