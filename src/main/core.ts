@@ -90,7 +90,7 @@ export interface CoreOptions {
 }
 
 /** What the channel sessions can tell about an instance (diagnostics, tests); nothing here changes them. */
-export type SessionsView = Pick<SessionManager, 'get' | 'latestQr' | 'stateReason' | 'authDir' | 'limits' | 'restored'>
+export type SessionsView = Pick<SessionManager, 'get' | 'latestQr' | 'stateReason' | 'hasCredentials' | 'limits' | 'restored'>
 
 export interface Core {
   events: CoreEventBus
@@ -260,7 +260,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const statuses = new MessageStatusService({ messages: repos.messages, events, logger })
   const sessions = new SessionManager({
     instances: repos.instances,
-    sessionsDir: join(paths.root, 'sessions'),
+    channelStore: { auth: repos.channelAuth, messages: repos.waMessages },
     clock,
     events,
     logger,

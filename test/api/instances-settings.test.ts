@@ -3,8 +3,6 @@
  * both forms, pairing code, info, logout, delete, and the five settings updates.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import sharp from 'sharp'
 import jsQR from 'jsqr'
 import { makeHarness, type Harness } from '../helpers/harness'

@@ -15,6 +15,7 @@
  * | `broadcasts`, `outreachSends`, `schedules` | outreach | their tables (+ `broadcast_recipients`) |
  * | `botActivity`, `replyMarks` | the bot's activity log; its default/away message marks | their tables |
  * | `customerData` | an instance's or a customer's data across tables: delete, export, erase, retention | every table |
+ * | `channelAuth`, `waMessages` | channel credentials and Signal keys; the real channel's kept messages | `auth_creds`, `auth_keys`, `wa_messages` |
  *
  * {@link Repositories.transaction} runs a change of several repositories as one.
  */
@@ -25,6 +26,8 @@ import type { Database } from '../db/schema'
 import { AttachmentRepo, IntentRepo, SurveyStepRepo, attachmentRows, intentRows, surveyStepRows } from './bot-records'
 import { BotActivityRepo, ReplyMarkRepo } from './bot-memory-repos'
 import { BroadcastRepo } from './broadcast-repo'
+import { ChannelAuthRepo } from './channel-auth-repo'
+import { WaMessageRepo } from './wa-message-repo'
 import { ChatPauseRepo } from './chat-pause-repo'
 import { AccountRepo, AppSettingsRepo, InstanceRepo } from './config-repos'
 import { ContactGroupRepo, ContactRepo, contactGroupRows } from './contact-repos'
@@ -65,6 +68,10 @@ export interface DataRepositories {
   botActivity: BotActivityRepo
   replyMarks: ReplyMarkRepo
   customerData: CustomerDataRepo
+  /** The channel's credentials and Signal keys (the real channel; the sandbox's pairing). */
+  channelAuth: ChannelAuthRepo
+  /** Messages the real channel keeps for retries and media downloads. */
+  waMessages: WaMessageRepo
 }
 
 export interface Repositories extends DataRepositories {
@@ -97,7 +104,9 @@ function dataRepositories(x: Exec): DataRepositories {
     schedules: new ScheduleRepo(x, 'schedules', scheduleRows),
     botActivity: new BotActivityRepo(x),
     replyMarks: new ReplyMarkRepo(x),
-    customerData: new CustomerDataRepo(x, contacts)
+    customerData: new CustomerDataRepo(x, contacts),
+    channelAuth: new ChannelAuthRepo(x),
+    waMessages: new WaMessageRepo(x)
   }
 }
 
