@@ -37,7 +37,7 @@ import { MessageQueries } from './services/messages/message-queries'
 import { MediaFiles } from './services/messages/media-files'
 import { CustomerDataService } from './services/history/customer-data-service'
 import { RetentionService } from './services/history/retention-service'
-import { BackupService, restoreWithReload } from './services/backup'
+import { BackupDesk, BackupService, restoreWithReload } from './services/backup'
 import type { RestoreResult } from './store/backup'
 import { MessageService } from './services/messages/message-sender'
 import { Outbound } from './services/messages/outbound'
@@ -136,8 +136,8 @@ export interface Core {
   sandbox: SandboxService
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
   webhooks: WebhookService
-  /** Backups: the daily ones, on demand, downloads (docs/storage.md "Backup and restore"). */
-  backups: BackupService
+  /** Backups: the daily ones, on demand, downloads, restores (docs/storage.md "Backup and restore"). */
+  backups: BackupDesk
   sessions: SessionsView
   /**
    * Restores a backup archive (a file, or a stream such as a request body) into the running app: it
@@ -187,7 +187,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const faces = new CoreEventBus()
   let running: Running
   try {
-    running = await startServices(opts, logger, faces)
+    running = await startServices(opts, logger, faces, (archive) => restore(archive))
   } catch (err) {
     await release()
     throw err
@@ -203,7 +203,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
         clock: opts.clock,
         stop: () => running.core.close(),
         start: async () => {
-          running = await startServices(opts, logger, faces)
+          running = await startServices(opts, logger, faces, (archive) => restore(archive))
           if (ownApiPort !== null) running.core.webhooks.setOwnApiPort(ownApiPort)
         }
       })
@@ -238,7 +238,7 @@ interface Running {
 }
 
 /** Starts the services on the data dir (already locked); their events go to `faces` too. */
-async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEventBus): Promise<Running> {
+async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEventBus, restore: (archive: string | Readable) => Promise<RestoreResult>): Promise<Running> {
   const clock = opts.clock ?? systemClock
   const opened = await secureDataDir(opts.dataDir)
   if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
@@ -329,9 +329,9 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     bot,
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
-    backups,
+    backups: new BackupDesk({ backups, settings: repos.appSettings, restore, backupsDir: paths.backups, tmpDir: paths.tmp }),
     sessions,
-    restore: () => Promise.reject(new Error('restore runs on the app’s core (startCore)')),
+    restore,
     isRestoring: () => false,
     setOwnApiPort: (port) => webhooks.setOwnApiPort(port),
     close: once(async () => {

@@ -23,6 +23,11 @@ import { ok, responses } from './envelope'
 import { readMultipart, type MultipartResult } from './multipart'
 import { requestExample } from './request-example'
 import { RESPONDERS } from './responders'
+import { createWriteStream } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { Transform, type Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { MAX_RESTORE_BYTES } from '../services/backup'
 
 type AnyOperation = OperationDef<TObject, unknown, unknown>
 
@@ -135,6 +140,47 @@ function multipartOptions(ctx: OperationContext, def: AnyOperation, http: HttpFa
   }
 }
 
+/**
+ * Fastify route options for a body that is a file sent as `application/octet-stream` (a backup to
+ * restore): the body streams into a temp file (at most `maxBytes`, else 413) before the handler, which
+ * gets it as input `file` ({path, size}); the file goes when the answer is sent.
+ */
+function rawBodyOptions(ctx: OperationContext, def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape, maxBytes: number): RouteShorthandOptions {
+  return {
+    validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : lazyValidator(coercingAjv, schema)),
+    preValidation: async (req) => {
+      const type = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase()
+      if (type !== 'application/octet-stream') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as the request body with Content-Type: application/octet-stream.')
+      const path = ctx.core.attachments.tmpPath('raw')
+      const file = await receiveFile(req.body as Readable, path, maxBytes)
+      uploads.set(req, { fields: {}, file: { ...file, filename: '', sha256: '' }, cleanup: () => rm(path, { force: true }) })
+      req.body = {}
+    },
+    onResponse: async (req) => {
+      await uploads.get(req)?.cleanup()
+    },
+    schema: { ...schemaOf(def, http, shape), consumes: ['application/octet-stream'], body: Type.String({ format: 'binary', description: 'The file.' }) }
+  }
+}
+
+/** Streams `body` into `path` (0600); 413 past `maxBytes`, with the partial file removed. */
+async function receiveFile(body: Readable, path: string, maxBytes: number): Promise<{ path: string; size: number }> {
+  let size = 0
+  const limit = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length
+      done(size > maxBytes ? new AppError('PAYLOAD_TOO_LARGE', 'The file is larger than the app accepts.') : null, chunk)
+    }
+  })
+  try {
+    await pipeline(body, limit, createWriteStream(path, { mode: 0o600 }))
+  } catch (err) {
+    await rm(path, { force: true })
+    throw err
+  }
+  return { path, size }
+}
+
 const uploads = new WeakMap<FastifyRequest, MultipartResult<Bag>>()
 const instances = new WeakMap<FastifyRequest, Stored<Instance>>()
 
@@ -170,7 +216,13 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
     if (!http || def.scope !== scope) continue
     const shape = httpShape(def, http)
     const runner = RUNNERS[name] as (ctx: OperationContext, input: Bag, inst: Stored<Instance> | undefined) => unknown
-    const options: RouteShorthandOptions = http.multipart ? multipartOptions(ctx, def, http, shape) : { schema: schemaOf(def, http, shape) }
+    const options: RouteShorthandOptions = http.multipart
+      ? multipartOptions(ctx, def, http, shape)
+      : http.rawBody
+        ? rawBodyOptions(ctx, def, http, shape, MAX_RESTORE_BYTES)
+        : { schema: schemaOf(def, http, shape) }
+    // The raw file reaches the route as a stream; other routes of the scope refuse such a body (it is no JSON object).
+    if (http.rawBody && !app.hasContentTypeParser('application/octet-stream')) app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload))
     const handler = async (req: FastifyRequest, reply: FastifyReply) => {
       const input = assembleInput(req, shape, uploads.get(req))
       const result = await runner(ctx, input, instances.get(req))

@@ -33,6 +33,11 @@ export const RESPONDERS: Record<Responder, Respond> = {
     if (media.fileName) reply.header('Content-Disposition', attachmentDisposition(media.fileName))
     return reply.send(Buffer.from(media.data.buffer, media.data.byteOffset, media.data.byteLength))
   },
+  /** A file made for this answer, streamed: `{filename, contentType, stream}` (a backup). */
+  async download(reply, result) {
+    const d = result as { filename: string; contentType: string; stream: NodeJS.ReadableStream }
+    return reply.type(d.contentType).header('Cache-Control', 'no-store').header('Content-Disposition', attachmentDisposition(d.filename)).send(d.stream)
+  },
   /** A page of a list: the records as `data` (the seed's shape), their total in `X-Total-Count`. */
   async paged(reply, result, _input, message) {
     const { items, total } = result as { items: unknown[]; total: number }

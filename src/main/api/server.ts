@@ -208,6 +208,13 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     if (!hostAllowed(req.headers.host)) {
       return reply.status(403).send(errorBody(new AppError('UNAUTHORIZED', 'Host not allowed; use http://127.0.0.1 or http://localhost.')))
     }
+    // While a restore swaps the data the services are stopped; a moment later they serve the restored data.
+    if (core.isRestoring() && req.url !== '/health') {
+      return reply
+        .status(503)
+        .header('Retry-After', '5')
+        .send(errorBody(new AppError('SERVICE_UNAVAILABLE', 'A backup is being restored; try again in a few seconds.')))
+    }
   })
 
   await app.register(multipart, {

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'TOO_MANY_REQUESTS'
   | 'INSUFFICIENT_STORAGE'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL'
 
 export interface FieldProblem {
@@ -54,6 +55,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   INSUFFICIENT_STORAGE: 507,
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL: 500
 }
 

@@ -13,7 +13,7 @@ import Type, { type Static, type TObject, type TProperties, type TSchema } from 
 export type Scope = 'public' | 'account' | 'instance'
 
 /** How the HTTP face answers a result that is not the JSON envelope. Implemented by src/main/api/responders.ts. */
-export type Responder = 'qrImage' | 'attachmentFile' | 'mediaFile' | 'csvWhenAsked' | 'paged' | 'noContent'
+export type Responder = 'qrImage' | 'attachmentFile' | 'mediaFile' | 'csvWhenAsked' | 'paged' | 'noContent' | 'download'
 
 export interface HttpFacet<R> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -27,6 +27,8 @@ export interface HttpFacet<R> {
   query?: string[]
   /** The body is multipart: its text fields are the body fields, its `file` part becomes input `file`. */
   multipart?: { file: 'required' | 'none'; alsoJson?: boolean }
+  /** The body is a file sent as `application/octet-stream` (streamed to a temp file): it becomes input `file`. */
+  rawBody?: boolean
   /** The answer's `data` from the result, when the wire shape differs (the seed's shapes). */
   wire?: (result: R) => unknown
   /** The answer's `data` schema (OpenAPI) when `wire` changes the shape. */

@@ -227,3 +227,34 @@ export const ErasureResult = Type.Object({
   })
 })
 export type ErasureResultT = Static<typeof ErasureResult>
+
+/** A backup kept in the data dir's backups/ folder. */
+export const StoredBackup = Type.Object({
+  name: Type.String({ description: 'File name in backups/.' }),
+  size: Type.Integer({ description: 'Bytes.' }),
+  created_at: Type.String({ format: 'date-time' })
+})
+export type StoredBackupT = Static<typeof StoredBackup>
+
+/** The backups: settings, the automatic schedule, what is kept. */
+export const BackupStatus = Type.Object({
+  daily: Type.Boolean({ description: 'A backup is made once a day into backups/.' }),
+  keep: Type.Integer({ description: 'How many backups backups/ keeps (the oldest go first).' }),
+  running: Type.Boolean({ description: 'A backup is being written now.' }),
+  next_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the next automatic backup is due; null when they are off.' }),
+  last_error: Type.Union([Type.String(), Type.Null()], { description: 'Why the last backup failed, until one succeeds.' }),
+  backups: Type.Array(StoredBackup, { description: 'Newest first.' }),
+  folder: Type.String({ description: 'Where the backups are kept (the data dir’s backups/).' })
+})
+export type BackupStatusT = Static<typeof BackupStatus>
+
+/** What a restore put in place. */
+export const RestoreView = Type.Object({
+  restored: Type.Object({
+    created_at: Type.String({ format: 'date-time', description: 'When the backup was made.' }),
+    app_version: Type.String({ description: 'The release that made it.' }),
+    database_version: Type.Integer()
+  }),
+  replaced_dir: Type.String({ description: 'Where the data in place before went (a folder in the data dir; delete it once the restored data is checked).' })
+})
+export type RestoreViewT = Static<typeof RestoreView>

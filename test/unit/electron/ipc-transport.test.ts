@@ -119,7 +119,14 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'settings.retention': { instanceId: 'i1', days: 365 },
   'customers.export': { instanceId: 'i1', number: '+1 555 000 1111' },
   'customers.exportCsv': { instanceId: 'i1', number: '+1 555 000 1111' },
-  'customers.erase': { instanceId: 'i1', number: '+1 555 000 1111' }
+  'customers.erase': { instanceId: 'i1', number: '+1 555 000 1111' },
+  'backups.status': {},
+  'backups.settings': { daily: true, keep: 7 },
+  'backups.now': {},
+  'backups.restoreStored': { name: 'chatapp-desk-2026-01-01T00-00-00.000Z.tar.gz' },
+  'backups.read': { name: 'chatapp-desk-2026-01-01T00-00-00.000Z.tar.gz', offset: 0, length: 1024 },
+  'backups.upload': { dataBase64: 'AAAA' },
+  'backups.restoreUpload': { uploadId: '0123456789abcdef01234567' }
 }
 
 const APP_URL = 'file:///opt/chatapp/resources/app/out/renderer/index.html'

@@ -101,7 +101,7 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
     const unknown = (await appliedMigrations(db)).filter((n) => !known.has(n))
     if (unknown.length > 0) throw new NewerDatabaseError(file, unknown)
     const { error } = await new Migrator({ db, provider: staticMigrations }).migrateToLatest()
-    if (error) throw error instanceof Error ? error : new Error(`The database ${file} could not be migrated: ${String(error)}`)
+    if (error) throw error instanceof Error ? error : new Error(`The database ${file} could not be migrated: ${JSON.stringify(error)}`)
   } catch (err) {
     await db.destroy()
     raw.close()

@@ -1,12 +1,19 @@
 /**
- * Operations on the data the desk keeps (issue 25): how long an instance keeps its history, and one
- * customer's data (export, erasure).
+ * Operations on the data the desk keeps (issue 25): how long an instance keeps its history, one
+ * customer's data (export, erasure), and backups (made, kept, downloaded, restored).
  */
 import Type from 'typebox'
 import { RetentionSettings, type RetentionSettings as RetentionSettingsT } from '../../schemas/records'
 import { op } from '../define'
-import { CustomerExport, ErasureResult, type CustomerExportT, type ErasureResultT } from '../results'
-import { SETTINGS_UPDATED } from './common'
+import { BackupStatus, CustomerExport, ErasureResult, RestoreView, StoredBackup, type BackupStatusT, type CustomerExportT, type ErasureResultT, type RestoreViewT, type StoredBackupT } from '../results'
+import { Empty, SETTINGS_UPDATED } from './common'
+
+/** The bytes of an upload, as the HTTP face hands them over (not a JSON field). */
+const UploadedFile = Type.Object({ path: Type.String(), size: Type.Integer() })
+const BackupName = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$', description: 'A backup’s file name in backups/.' })
+const RESTORE_ERRORS = { 400: 'Not a Chatapp Desk backup, truncated or damaged (nothing changed)', 409: 'A restore is running, or the backup is of a newer release (nothing changed)', 507: 'The disk is full (nothing changed)' }
+/** Chunks of a backup through the UI contract: 4 MiB of file as base64 at most per call. */
+const CHUNK_BYTES = 4 * 1024 * 1024
 
 const CustomerNumber = Type.String({ minLength: 3, maxLength: 40, description: 'The customer’s phone number with its country code (any format), or their …@s.whatsapp.net JID.' })
 
@@ -50,6 +57,89 @@ export const DATA_OPERATIONS = {
     input: Type.Object({ number: CustomerNumber }),
     output: ErasureResult,
     http: { method: 'DELETE', path: '/chatapp/customer', query: ['number'], message: 'Customer data erased', bodyOptional: true, errors: { 400: 'Not a phone number' } },
+    rpc: true
+  }),
+
+  /* ---------- backups (docs/storage.md "Backup and restore") ---------- */
+
+  'backups.download': op<{ filename: string; contentType: string; stream: unknown }>()({
+    summary: 'A backup of everything, made now (one .tar.gz)',
+    description:
+      'The database (SQLite’s online backup: consistent while the app goes on), the configuration, the channels’ credentials and keys, the attachments, and a manifest with versions and checksums. Restore it with POST /restore, Settings → Backup, or `npm run restore`. It holds the API token and WhatsApp credentials: keep it safe.',
+    tags: ['backup'],
+    scope: 'account',
+    input: Empty,
+    output: Type.String({ format: 'binary' }),
+    http: { method: 'GET', path: '/backup', message: '', respond: 'download', errors: { 507: 'The disk is full: no backup could be staged' } }
+  }),
+  'backups.restore': op<RestoreViewT>()({
+    summary: 'Restore a backup (the body is the .tar.gz, as application/octet-stream)',
+    description:
+      'The archive is checked whole first (checksums, versions, paths); a truncated, tampered or foreign archive is refused and nothing changes. Then the current data is moved aside into a replaced-<time> folder of the data dir, the backup’s data put in place, and the app serves it without a restart (requests during the swap get 503). The answer comes once the restored data is served.',
+    tags: ['backup'],
+    scope: 'account',
+    input: Type.Object({ file: UploadedFile }),
+    output: RestoreView,
+    http: { method: 'POST', path: '/restore', message: 'Backup restored', rawBody: true, errors: RESTORE_ERRORS }
+  }),
+  'backups.status': op<BackupStatusT>()({
+    summary: 'The backups: automatic schedule, the kept ones',
+    tags: ['backup'],
+    scope: 'account',
+    input: Empty,
+    output: BackupStatus,
+    http: { method: 'GET', path: '/backup/status', message: 'Backups fetched successfully!' },
+    rpc: true
+  }),
+  'backups.settings': op<BackupStatusT>()({
+    summary: 'Turn the daily backup on or off, and how many backups to keep',
+    tags: ['backup'],
+    scope: 'account',
+    input: Type.Object({ daily: Type.Optional(Type.Boolean()), keep: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })) }),
+    output: BackupStatus,
+    http: { method: 'PUT', path: '/backup/settings', message: 'Backup settings updated' },
+    rpc: true
+  }),
+  'backups.now': op<StoredBackupT>()({
+    summary: 'Make a backup into backups/ now',
+    tags: ['backup'],
+    scope: 'account',
+    input: Empty,
+    output: StoredBackup,
+    http: { method: 'POST', path: '/backup/now', message: 'Backup made', bodyOptional: true, errors: { 507: 'The disk is full: no backup was left' } },
+    rpc: true
+  }),
+  'backups.restoreStored': op<RestoreViewT>()({
+    summary: 'Restore one of the backups kept in backups/',
+    tags: ['backup'],
+    scope: 'account',
+    input: Type.Object({ name: BackupName }),
+    output: RestoreView,
+    http: { method: 'POST', path: '/backup/stored/:name/restore', params: { name: 'name' }, message: 'Backup restored', bodyOptional: true, errors: { ...RESTORE_ERRORS, 404: 'No kept backup has that name' } },
+    rpc: true
+  }),
+  'backups.read': op<{ dataBase64: string; size: number }>()({
+    summary: 'A part of a kept backup (the UI downloads it in parts)',
+    tags: ['backup'],
+    scope: 'account',
+    input: Type.Object({ name: BackupName, offset: Type.Integer({ minimum: 0 }), length: Type.Integer({ minimum: 1, maximum: CHUNK_BYTES }) }),
+    output: Type.Object({ dataBase64: Type.String(), size: Type.Integer({ description: 'The whole file’s bytes.' }) }),
+    rpc: true
+  }),
+  'backups.upload': op<{ uploadId: string; size: number }>()({
+    summary: 'A part of a backup file to restore (the UI uploads it in parts, then calls backups.restoreUpload)',
+    tags: ['backup'],
+    scope: 'account',
+    input: Type.Object({ uploadId: Type.Optional(Type.String({ pattern: '^[a-f0-9]{24}$' })), dataBase64: Type.String({ maxLength: Math.ceil(CHUNK_BYTES / 3) * 4 }) }),
+    output: Type.Object({ uploadId: Type.String(), size: Type.Integer() }),
+    rpc: true
+  }),
+  'backups.restoreUpload': op<RestoreViewT>()({
+    summary: 'Restore the backup uploaded in parts',
+    tags: ['backup'],
+    scope: 'account',
+    input: Type.Object({ uploadId: Type.String({ pattern: '^[a-f0-9]{24}$' }) }),
+    output: RestoreView,
     rpc: true
   })
 } as const
