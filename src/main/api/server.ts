@@ -182,7 +182,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : String(body)
     if (text.trim() === '') return done(null, undefined)
-    const notJson = () => new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the body as JSON (Content-Type: application/json)${req.headers['content-type'] ? `, not ${String(req.headers['content-type']).split(';')[0]}` : ''}, or as multipart/form-data on upload routes.`)
+    const notJson = () => new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the body as JSON (Content-Type: application/json)${req.headers['content-type'] ? `, not ${String(req.headers['content-type']).split(';')[0]}` : ''}, as multipart/form-data on upload routes, or as application/octet-stream on POST /restore.`)
     void jsonParser(req, text, (err, value) => {
       if (err || value === null || typeof value !== 'object' || Array.isArray(value)) done(notJson(), undefined)
       else done(null, value)
