@@ -50,7 +50,7 @@ it('takes a JSON body whatever its content type, and says so when a body is not 
   }
   const form = await h.call({ method: 'POST', url: '/intent', payload: 'title=Hours&keyword=open', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
   expect(form.statusCode).toBe(415)
-  expect(form.json.message).toBe('Send the body as JSON (Content-Type: application/json), not application/x-www-form-urlencoded, or as multipart/form-data on upload routes.')
+  expect(form.json.message).toBe('Send the body as JSON (Content-Type: application/json), not application/x-www-form-urlencoded, as multipart/form-data on upload routes, or as application/octet-stream on POST /restore.')
   expect((await h.call({ method: 'GET', url: `/intent?session_id=${creds.session_id}&access_token=${creds.access_token}` })).json.data).toHaveLength(3)
 })
 
