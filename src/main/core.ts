@@ -37,6 +37,7 @@ import { RemoteFiles } from './services/messages/remote-file'
 import { SandboxService } from './services/sandbox-service'
 import { SessionManager } from './services/session-manager'
 import { SurveyService } from './services/survey-service'
+import { ActivityMonitor } from './services/activity'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
 import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
 import { createSmtpMailer, type Mailer } from './bot/mailer'
@@ -126,6 +127,8 @@ export interface Core {
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
   webhooks: WebhookService
   sessions: SessionsView
+  /** What is running now (broadcasts, surveys, sends in flight), for the desktop updater. */
+  activity: Pick<ActivityMonitor, 'snapshot' | 'sendsIdle'>
   /** Stops sessions and waits for every pending write; releases the data-dir lock. */
   close(): Promise<void>
 }
@@ -197,7 +200,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   })
   const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
   const handoff = new HandoffService({ repos, events, clock })
-  const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId) => handoff.humanReplied(id, chatId, 'desk') })
+  const activity = new ActivityMonitor({ repos, clock, surveyIdleMs: opts.bot?.surveyIdleMs })
+  const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId) => handoff.humanReplied(id, chatId, 'desk'), inFlight: activity })
   const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
   const messages = new MessageService(outbound, attachments, remoteFiles, (instanceId, id) => repos.contacts.owned(instanceId, id))
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
@@ -250,6 +254,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
     sessions,
+    activity,
     async close() {
       stopSchedules()
       stopBroadcasts()
