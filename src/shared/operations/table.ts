@@ -38,6 +38,7 @@ import {
 } from '../schemas/operations'
 import { DeliveryStatus, WebhookDelivery } from '../schemas/webhooks'
 import { op, withoutCredentials } from './define'
+import { UPDATE_OPERATIONS } from './updates'
 import { Contact, ContactGroup, Label, MessageLogRecord, OpeningHours, OptOutSettings, OutreachMessage, OutreachSettings, QuickReply, ScheduledMessage } from '../schemas/records'
 import type { Attachment as AttachmentT, AwaySettings as AwaySettingsT, BotActivity as BotActivityT, ChatPause as ChatPauseT, QuickReply as QuickReplyT, HandoffSettings as HandoffSettingsT, Instance as InstanceT, Intent as IntentT, LoggedMessage as LoggedMessageT, MessageLogRecord as MessageLogRecordT, Contact as ContactT, ContactGroup as ContactGroupT, OpeningHours as OpeningHoursT, OptOutSettings as OptOutSettingsT, OutreachSettings as OutreachSettingsT, Label as LabelT, ScheduledMessage as ScheduledMessageT, SendLimits, Survey as SurveyT } from '../schemas/records'
 import type { WebhookDelivery as WebhookDeliveryT } from '../schemas/webhooks'
@@ -1196,7 +1197,10 @@ export const OPERATIONS = {
       errors: { 404: 'Unknown delivery (or one of another instance)', 409: 'Already delivered' }
     },
     rpc: true
-  })
+  }),
+
+  /* ---------- About and updates (UI only; issue 28, ./updates.ts) ---------- */
+  ...UPDATE_OPERATIONS
 } as const
 
 /** The pause / resume / cancel operations of a broadcast (one shape, three verbs). */

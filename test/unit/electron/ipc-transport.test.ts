@@ -115,7 +115,13 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'apiToken.get': {},
   'apiToken.regenerate': {},
   'appSettings.get': {},
-  'appSettings.setSmtp': { smtp: { host: 'smtp.example.com', port: 587, secure: false, from: 'bot@example.com' } }
+  'appSettings.setSmtp': { smtp: { host: 'smtp.example.com', port: 587, secure: false, from: 'bot@example.com' } },
+  'app.about': {},
+  'updates.status': {},
+  'updates.check': {},
+  'updates.download': {},
+  'updates.setAutoDownload': { enabled: false },
+  'updates.restart': { force: true }
 }
 
 const APP_URL = 'file:///opt/chatapp/resources/app/out/renderer/index.html'
