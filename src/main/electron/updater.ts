@@ -93,6 +93,7 @@ export class UpdateController implements UpdatesPort {
   private downloadedVersion: string | null = null
   private checking: Promise<UpdateStatusT> | null = null
   private installStarted = false
+  private revision = 0
   private readonly listeners = new Set<(s: UpdateStatusT) => void>()
   private readonly now: () => number
   private readonly localHour: () => number
@@ -154,7 +155,8 @@ export class UpdateController implements UpdatesPort {
       error: this.error,
       blockers: this.waitingFor,
       needsPassword: !installsUnattended(this.opts.kind),
-      installsOnQuit: installOnQuit(this.opts.kind, this.settings.autoDownload)
+      installsOnQuit: installOnQuit(this.opts.kind, this.settings.autoDownload),
+      revision: this.revision
     }
   }
 
@@ -286,6 +288,7 @@ export class UpdateController implements UpdatesPort {
   }
 
   private emit(): void {
+    this.revision++
     const s = this.status()
     for (const l of this.listeners) l(s)
   }

@@ -39,7 +39,9 @@ export const UpdateStatus = Type.Object({
   /** Installing asks for the administrator password (.deb, .rpm): the app never installs those by itself. */
   needsPassword: Type.Boolean(),
   /** A downloaded update also installs when the app quits. */
-  installsOnQuit: Type.Boolean()
+  installsOnQuit: Type.Boolean(),
+  /** Grows with every change: a call's answer older than an event already seen is dropped. */
+  revision: Type.Integer({ minimum: 0 })
 })
 export type UpdateStatusT = Static<typeof UpdateStatus>
 
@@ -107,6 +109,7 @@ export function unsupportedUpdates(currentVersion: string, reason: string): Upda
     error: null,
     blockers: [],
     needsPassword: false,
-    installsOnQuit: false
+    installsOnQuit: false,
+    revision: 0
   }
 }
