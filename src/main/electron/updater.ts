@@ -112,16 +112,29 @@ export class UpdateController implements UpdatesPort {
     c.settings = await readSettings(opts.settingsFile)
     const u = opts.updater
     u.autoDownload = false
-    u.autoInstallOnAppQuit = false
+    c.applyQuitRule()
     u.logger = { info: (m) => opts.logger.info({ updater: m }, 'updater'), warn: (m) => opts.logger.warn({ updater: m }, 'updater'), error: (m) => opts.logger.error({ updater: m }, 'updater') }
     if (opts.feed.ok) u.setFeedURL({ provider: 'generic', url: opts.feed.url })
     u.on('download-progress', (p: ProgressInfo) => {
       c.progress = { percent: Math.round(p.percent * 10) / 10, transferred: p.transferred, total: p.total, bytesPerSecond: Math.round(p.bytesPerSecond) }
       c.emit()
     })
-    // Failures reach the caller of check/download; this keeps an 'error' event from being unhandled.
-    u.on('error', () => {})
+    // Check and download failures reach their callers. An install that failed (the password prompt
+    // cancelled, dpkg refusing) is reported only here: the app keeps running the old version.
+    u.on('error', (err: Error) => {
+      if (c.state !== 'installing') return
+      c.installStarted = false
+      c.set({ state: 'downloaded', error: `The update could not be installed: ${describeUpdateError(err)}` })
+    })
     return c
+  }
+
+  /**
+   * Squirrel.Mac installs a handed-over update at quit by itself, so on macOS electron-updater's own
+   * rule is the policy's; elsewhere the shell's quit path installs, after the core has closed.
+   */
+  private applyQuitRule(): void {
+    this.opts.updater.autoInstallOnAppQuit = this.opts.kind === 'mac' && installOnQuit(this.opts.kind, this.settings.autoDownload)
   }
 
   /** Schedules the checks (soon, then daily) and the unattended install; answers the stop function. */
@@ -166,7 +179,8 @@ export class UpdateController implements UpdatesPort {
   }
 
   check(): Promise<UpdateStatusT> {
-    if (!this.opts.feed.ok || this.busy()) return Promise.resolve(this.status())
+    // During a download the feed was just read; a second download of the same file would start.
+    if (!this.opts.feed.ok || this.busy() || this.state === 'downloading') return Promise.resolve(this.status())
     this.checking ??= this.runCheck().finally(() => (this.checking = null))
     return this.checking
   }
@@ -194,6 +208,7 @@ export class UpdateController implements UpdatesPort {
   async setAutoDownload(enabled: boolean): Promise<UpdateStatusT> {
     this.settings = { ...this.settings, autoDownload: enabled }
     await writeSettings(this.opts.settingsFile, this.settings)
+    this.applyQuitRule()
     this.emit()
     if (enabled && this.state === 'available') return this.download()
     return this.status()

@@ -47,7 +47,7 @@ afterEach(async () => {
   await t.cleanup()
 })
 
-async function controller(opts: { kind?: InstallKind; localHour?: number } = {}): Promise<UpdateController> {
+async function controller(opts: { kind?: InstallKind; localHour?: number; quitAndInstall?: (silent: boolean) => void } = {}): Promise<UpdateController> {
   return UpdateController.open({
     updater: t.updater,
     feed: resolveFeed({ CHATAPP_UPDATE_URL: feed.url, CHATAPP_UPDATE_ALLOW_HTTP_LOOPBACK: '1' }, null),
@@ -55,7 +55,7 @@ async function controller(opts: { kind?: InstallKind; localHour?: number } = {})
     currentVersion: CURRENT,
     settingsFile: join(t.dir, 'user-data', 'update-settings.json'),
     activity: h.core.activity,
-    quitAndInstall: (silent) => installs.push(silent),
+    quitAndInstall: opts.quitAndInstall ?? ((silent) => installs.push(silent)),
     onDownloaded: (v) => notified.push(v),
     logger: silentLogger(),
     localHour: () => opts.localHour ?? 14
@@ -144,7 +144,7 @@ describe('restarting to install', () => {
     feed.publish({ version: '0.2.0', bytes: NEXT })
   })
 
-  async function downloaded(opts?: { kind?: InstallKind; localHour?: number }): Promise<UpdateController> {
+  async function downloaded(opts?: Parameters<typeof controller>[0]): Promise<UpdateController> {
     const c = await controller(opts)
     await c.check()
     expect((await settled(c)).state).toBe('downloaded')
@@ -194,6 +194,15 @@ describe('restarting to install', () => {
     release()
     await sent
     await expect.poll(() => installs).toEqual([false])
+    expect(c.status().blockers).toEqual([])
+  })
+
+  it('keeps the downloaded update and says why when installing fails (the password prompt cancelled)', async () => {
+    // What electron-updater's DebUpdater does when pkexec or dpkg fails: it reports an error and the app keeps running.
+    const c = await downloaded({ quitAndInstall: () => void t.updater.emit('error', new Error('Command pkexec exited with code 126')) })
+    await c.restart(false)
+    await expect.poll(() => c.status().state).toBe('downloaded')
+    expect(c.status().error).toBe('The update could not be installed: Command pkexec exited with code 126')
     expect(c.status().blockers).toEqual([])
   })
 
