@@ -16,7 +16,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, lstatSync, readlinkSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -119,6 +119,8 @@ describe.skipIf(buildSkip !== null)(`Linux installers from npm run dist:linux${b
       } catch (err) {
         // What a user does after dpkg -i reports missing libraries: Debian's apt-get fetches them.
         expect(String((err as { stderr?: string }).stderr)).toMatch(/dependency problems|depends on/)
+        // A container may come without package lists (they are fetched once per machine).
+        if (!readdirSync('/var/lib/apt/lists').some((f) => f.endsWith('_Packages'))) await asRoot('apt-get', ['update'])
         await asRoot('apt-get', ['install', '-f', '-y', '--no-install-recommends'])
       }
       expect(dpkgStatus()).toBe('install ok installed')
