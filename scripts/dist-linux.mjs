@@ -94,26 +94,33 @@ const common = (src, icon) => ({
   logger: process.env.DEBUG ? console.log : () => {}
 })
 
+/** Runs one step and prints how long it took (s): where the time of a slow build goes. */
+async function step(name, fn) {
+  const started = Date.now()
+  const result = await fn()
+  console.log(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  return result
+}
+
 async function main() {
   if (!args.prebuilt) await run(process.execPath, [join(ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'])
   else if (!existsSync(join(ROOT, 'out', 'main', 'index.js'))) throw new Error('--prebuilt, but out/ is empty: run npm run build first')
-  await run(process.execPath, [join(ROOT, 'node_modules', 'electron-builder', 'cli.js'), '--dir', '--linux', '--x64', '--publish', 'never', `-c.directories.output=${OUT}`])
+  await step('electron-builder --dir', () =>
+    run(process.execPath, [join(ROOT, 'node_modules', 'electron-builder', 'cli.js'), '--dir', '--linux', '--x64', '--publish', 'never', `-c.directories.output=${OUT}`])
+  )
   const unpacked = join(OUT, 'linux-unpacked')
   const icon = await icons(join(OUT, '.linux-icons'))
   const built = []
   if (FORMATS.includes('deb')) {
     const src = await stage(unpacked, 'deb')
-    const { packagePaths } = await createDebian({
-      ...common(src, icon),
-      arch: 'amd64',
-      section: 'net',
-      maintainer: 'Chatapp Desk <maintainers@chatapp.invalid>'
-    })
+    const { packagePaths } = await step('.deb (electron-installer-debian)', () =>
+      createDebian({ ...common(src, icon), arch: 'amd64', section: 'net', maintainer: 'Chatapp Desk <maintainers@chatapp.invalid>' })
+    )
     built.push(...packagePaths)
   }
   if (FORMATS.includes('rpm')) {
     const src = await stage(unpacked, 'rpm')
-    const { packagePaths } = await createRedhat({ ...common(src, icon), arch: 'x86_64', license: 'Proprietary' })
+    const { packagePaths } = await step('.rpm (electron-installer-redhat)', () => createRedhat({ ...common(src, icon), arch: 'x86_64', license: 'Proprietary' }))
     built.push(...packagePaths)
   }
   await writeLinuxUpdateInfo(OUT, { version: pkg.version, releaseNotes: await releaseNotes() })
