@@ -45,6 +45,7 @@ import { RemoteFiles } from './services/messages/remote-file'
 import { SandboxService } from './services/sandbox-service'
 import { SessionManager } from './services/session-manager'
 import { SurveyService } from './services/survey-service'
+import { ActivityMonitor } from './services/activity'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
 import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
 import { createSmtpMailer, type Mailer } from './bot/mailer'
@@ -149,6 +150,8 @@ export interface Core {
   isRestoring(): boolean
   /** Tells the webhooks the app's own API port (never a webhook target); kept across a restore. */
   setOwnApiPort(port: number): void
+  /** What is running now (broadcasts, surveys, sends in flight), for the desktop updater. */
+  activity: Pick<ActivityMonitor, 'snapshot' | 'sendsIdle'>
   /** Stops sessions and waits for every pending write; releases the data-dir lock. Once: a second call waits for the first. */
   close(): Promise<void>
 }
@@ -271,7 +274,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   })
   const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
   const handoff = new HandoffService({ repos, events, clock })
-  const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId) => handoff.humanReplied(id, chatId, 'desk') })
+  const activity = new ActivityMonitor({ repos, clock, surveyIdleMs: opts.bot?.surveyIdleMs })
+  const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId) => handoff.humanReplied(id, chatId, 'desk'), inFlight: activity })
   const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
   const messages = new MessageService(outbound, attachments, remoteFiles, (instanceId, id) => repos.contacts.owned(instanceId, id))
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
@@ -332,6 +336,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     backups: new BackupDesk({ backups, settings: repos.appSettings, restore, backupsDir: paths.backups, tmpDir: paths.tmp }),
     sessions,
     restore,
+    activity,
     isRestoring: () => false,
     setOwnApiPort: (port) => webhooks.setOwnApiPort(port),
     close: once(async () => {

@@ -8,7 +8,10 @@
  * - a window with saved size/position and secure defaults (see ./electron/security.ts),
  * - a tray icon with a status summary, native notifications when an instance disconnects or is
  *   logged out, optional start at login (tray menu),
- * - clean quit: the API stops, sessions close and every write lands before the process exits.
+ * - updates (./electron/desktop-updates.ts): checked soon after start and daily, installed on the
+ *   owner's "Restart to update", at quit or unattended at night, never while a broadcast or survey runs,
+ * - clean quit: the API stops, sessions close and every write lands before the process exits (and
+ *   before a downloaded update installs).
  */
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -17,13 +20,14 @@ import { startApp, type RunningApp } from './app'
 import { readServeConfig } from './config'
 import { createHandlers } from './ui-contract/handlers'
 import { subscribeContractEvents } from './ui-contract/event-bridge'
-import { IPC_EVENT_CHANNEL } from '../shared/contract'
+import { IPC_EVENT_CHANNEL, type ContractEvent } from '../shared/contract'
 import { CONTENT_SECURITY_POLICY, DEV_CONTENT_SECURITY_POLICY } from '../shared/csp'
 import { appSenderCheck, registerIpcTransport } from './electron/ipc-transport'
 import { hardenSession, hardenWebContents, secureWebPreferences } from './electron/security'
 import { fitBounds, loadWindowState, saveWindowState, windowStateFile } from './electron/window-state'
 import { handoffNotice, stateNotice, type Notice } from './electron/status-summary'
 import { createTray } from './electron/tray'
+import { startDesktopUpdates } from './electron/desktop-updates'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const PRELOAD = join(here, '../preload/index.cjs')
@@ -89,17 +93,20 @@ async function main(): Promise<void> {
   }
   const core = running.core
   const url = running.url
-  const handlers = createHandlers(core, { baseUrl: () => url, mode: 'desktop', defaultChannel: config.channel })
-  registerIpcTransport(ipcMain, handlers, appSenderCheck((id) => win?.webContents.id === id, appOrigins()), (err) => core.logger.error({ err }, 'IPC call failed'))
-  subscribeContractEvents(core, (event) => {
-    if (win && !win.isDestroyed()) win.webContents.send(IPC_EVENT_CHANNEL, event)
-  })
   const notify = (notice: Notice | null | undefined) => {
     if (!notice || !Notification.isSupported()) return
     const n = new Notification({ title: notice.title, body: notice.body, icon: join(RESOURCES, 'icon.png') })
     n.on('click', showWindow)
     n.show()
   }
+  const toWindow = (event: ContractEvent) => {
+    if (win && !win.isDestroyed()) win.webContents.send(IPC_EVENT_CHANNEL, event)
+  }
+  const updates = await startDesktopUpdates({ core, logger: core.logger.child({ part: 'updates' }), notify })
+  updates.port.subscribe((status) => toWindow({ type: 'update', status }))
+  const handlers = createHandlers(core, { baseUrl: () => url, mode: 'desktop', defaultChannel: config.channel, dataDir: config.dataDir, updates: updates.port })
+  registerIpcTransport(ipcMain, handlers, appSenderCheck((id) => win?.webContents.id === id, appOrigins()), (err) => core.logger.error({ err }, 'IPC call failed'))
+  subscribeContractEvents(core, toWindow)
   const botName = (instanceId: string) => core.instances.list().find((i) => i._id === instanceId)?.settings.bot_name
   core.events.on('state', (change) => {
     const name = botName(change.instanceId)
@@ -118,7 +125,9 @@ async function main(): Promise<void> {
     quitting = true
     event.preventDefault()
     removeTray()
+    updates.stop()
     void (running?.close() ?? Promise.resolve())
+      .then(() => updates.installOnQuit())
       .catch((err) => core.logger.error({ err }, 'shutdown failed'))
       .finally(() => app.exit(0))
   })

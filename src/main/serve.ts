@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     faces: (core, url) => ({
       // The UI's files are public (they hold no data); everything they fetch goes through /rpc.
       publicPlugins: ui ? [webUiPlugin(UI_DIR)] : [],
-      accountPlugins: [rpcPlugin(core, createHandlers(core, { baseUrl: url, mode: 'web', defaultChannel: config.channel }))]
+      accountPlugins: [rpcPlugin(core, createHandlers(core, { baseUrl: url, mode: 'web', defaultChannel: config.channel, dataDir: config.dataDir }))]
     })
   })
   console.log(ui ? `Web UI: ${app.url}/ (log in with the API token)` : `Web UI not built (run npm run build to serve it at ${app.url}/)`)

@@ -11,6 +11,7 @@ import type { BotActivity, ChatPause, Instance, LoggedMessage, SendLimits } from
 import { Action } from './schemas/records'
 import { OPERATIONS, type OperationName, type Operations } from './operations/table'
 import type { WebhookDelivery } from './schemas/webhooks'
+import type { UpdateStatusT } from './operations/updates'
 
 export type { WebhookDelivery } from './schemas/webhooks'
 export type { AppInfoT as AppInfo, ConversationT as Conversation, QrViewT as QrView, SmtpViewT as SmtpView, SurveyResponseT as SurveyResponseView } from './operations/results'
@@ -67,6 +68,8 @@ export type ContractEvent =
   | { type: 'quickReplies' }
   /** The labels (names, colours) changed. */
   | { type: 'labels' }
+  /** The desktop app's update status changed (checking, downloading, downloaded, …): never from the core. */
+  | { type: 'update'; status: UpdateStatusT }
   /** Sent by the event stream (never by the core) when it reconnected and the events it missed are no longer kept: reload. */
   | { type: 'resync' }
 

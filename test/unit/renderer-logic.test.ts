@@ -1,10 +1,12 @@
-/** Pure renderer logic: the curl examples, quick reply insertion. */
+/** Pure renderer logic: the curl examples, quick reply insertion, the About section's update texts. */
 import { describe, expect, it } from 'vitest'
 import { curlExamples } from '../../src/renderer/src/curl-examples'
 import { problemsShownOnForm } from '../../src/renderer/src/components/form-errors'
 import { ContractError } from '../../src/shared/contract'
 import { insertReply, matchingReplies, shortcutBeingTyped } from '../../src/renderer/src/tabs/messages/quick-reply-insert'
 import type { Instance } from '../../src/shared/schemas/records'
+import { blockersText, installWhenText, updateHeadline } from '../../src/renderer/src/update-text'
+import { unsupportedUpdates, type UpdateStatusT } from '../../src/shared/operations/updates'
 
 describe('curlExamples', () => {
   it('uses the base URL, the token and the instance credentials, shell-quoted', () => {
@@ -53,5 +55,25 @@ describe('field problems shown once', () => {
     expect(problemsShownOnForm(err(['shortcut', 'instanceId']), { keys: ['shortcut'] })).toBe(false)
     expect(problemsShownOnForm(new ContractError({ code: 'CONFLICT', message: 'taken' }), { keys: ['shortcut'] })).toBe(false)
     expect(problemsShownOnForm(new Error('boom'), { keys: ['shortcut'] })).toBe(false)
+  })
+})
+
+describe('Settings → About update texts', () => {
+  const base = unsupportedUpdates('0.1.0', '')
+  const s = (over: Partial<UpdateStatusT>): UpdateStatusT => ({ ...base, supported: true, reason: null, ...over })
+  const available = { version: '0.2.0', releaseNotes: null, releaseDate: null }
+
+  it('says where the update stands, in words', () => {
+    expect(updateHeadline(s({ state: 'up-to-date', lastCheckAt: '2026-11-25T10:00:00Z' }), () => 'today at 10:00')).toBe('Chatapp Desk is up to date (checked today at 10:00).')
+    expect(updateHeadline(s({ state: 'downloading', available, progress: { percent: 42.7, transferred: 1, total: 52_428_800, bytesPerSecond: 1 } }))).toBe('Downloading version 0.2.0… 42% of 50.0 MB')
+    expect(updateHeadline(s({ state: 'downloaded', available }))).toBe('Version 0.2.0 is ready to install.')
+    expect(updateHeadline(s({ state: 'installing', available, blockers: ['sends'] }))).toBe('Restarting to install version 0.2.0 as soon as nothing else runs: a message is being sent.')
+  })
+
+  it('names what a restart would interrupt, and when an update installs by itself', () => {
+    expect(blockersText(['broadcast', 'survey', 'sends'])).toBe('a broadcast is sending, a customer is in the middle of a survey and a message is being sent')
+    expect(blockersText(['survey'])).toBe('a customer is in the middle of a survey')
+    expect(installWhenText({ needsPassword: true, installsOnQuit: false, autoDownload: true })).toMatch(/administrator password/)
+    expect(installWhenText({ needsPassword: false, installsOnQuit: true, autoDownload: true })).toMatch(/when you quit the app, or at night/)
   })
 })

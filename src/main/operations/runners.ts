@@ -15,6 +15,7 @@ import { qrDataUrl } from '../media/qr-image'
 import { APP_VERSION } from '../version'
 import { MEDIA_KIND, OPERATIONS, type OperationName, type Operations } from '../../shared/operations/table'
 import type { AppInfoT } from '../../shared/operations/results'
+import { unsupportedUpdates, type UpdatesPort } from '../../shared/operations/updates'
 import type { Instance } from '../../shared/schemas/records'
 
 /** What only the running app knows (the UI's `app.info`). */
@@ -22,6 +23,10 @@ export interface AppFacts {
   baseUrl: () => string
   mode: AppInfoT['mode']
   defaultChannel: AppInfoT['defaultChannel']
+  /** The data folder (CHATAPP_DATA_DIR), shown in About and the first-run welcome. */
+  dataDir?: string
+  /** The desktop shell's updater; none in the headless server. */
+  updates?: UpdatesPort
 }
 
 /** What a runner works with: the core's services and the app's facts. */
@@ -69,6 +74,13 @@ function mediaRunner(name: MediaOperation) {
       OPERATIONS[name].http?.path ?? name
     )
   }
+}
+
+/** The updater of the app, or one that answers why there is none (the headless server). */
+function updatesOf(app: AppFacts): Omit<UpdatesPort, 'subscribe'> {
+  if (app.updates) return app.updates
+  const status = () => unsupportedUpdates(APP_VERSION, 'The headless server is updated where it runs (git pull, npm ci); the desktop app updates itself.')
+  return { status, check: async () => status(), download: async () => status(), setAutoDownload: async () => status(), restart: async () => status() }
 }
 
 /** A page of `list`: `limit` records after `offset` (the table's defaults: 0 and 1,000), and the total. */
@@ -235,5 +247,12 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'instances.stop': async ({ core }, _input, inst) => ({ status: await core.connection.stop(inst) }),
   'surveys.markHandled': ({ core }, { run_id, handled }, inst) => core.surveys.markHandled(inst, run_id, handled),
   'webhookDeliveries.list': ({ core }, filter, inst) => core.webhooks.list(inst._id, filter),
-  'webhookDeliveries.retry': ({ core }, { deliveryId }, inst) => core.webhooks.retry(inst._id, deliveryId)
+  'webhookDeliveries.retry': ({ core }, { deliveryId }, inst) => core.webhooks.retry(inst._id, deliveryId),
+
+  'app.about': ({ app }) => ({ version: APP_VERSION, dataDir: app.dataDir ?? null }),
+  'updates.status': ({ app }) => updatesOf(app).status(),
+  'updates.check': ({ app }) => updatesOf(app).check(),
+  'updates.download': ({ app }) => updatesOf(app).download(),
+  'updates.setAutoDownload': ({ app }, { enabled }) => updatesOf(app).setAutoDownload(enabled),
+  'updates.restart': ({ app }, { force }) => updatesOf(app).restart(force === true)
 }

@@ -15,7 +15,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Core } from '../core'
 import { HTTP_STATUS, type ErrorCode } from '../services/errors'
-import type { ContractHandlers } from '../../shared/contract'
+import type { ContractEvent, ContractHandlers } from '../../shared/contract'
 import { dispatch } from './handlers'
 import { subscribeContractEvents } from './event-bridge'
 import { EventReplay, type NumberedEvent } from './event-replay'
@@ -23,8 +23,11 @@ import { EventReplay, type NumberedEvent } from './event-replay'
 /** SSE heartbeat, so proxies and the browser keep the stream open (ms). */
 export const SSE_HEARTBEAT_MS = 15_000
 
-/** A Fastify plugin (for `startApp`'s `plugins`) that adds the RPC and SSE routes. */
-export function rpcPlugin(core: Core, handlers: ContractHandlers) {
+/**
+ * A Fastify plugin (for `startApp`'s `plugins`) that adds the RPC and SSE routes. `moreEvents`
+ * subscribes to events from outside the core (the updater's) and answers the unsubscribe function.
+ */
+export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (listener: (event: ContractEvent) => void) => () => void) {
   return async (app: FastifyInstance): Promise<void> => {
     const log = (err: unknown) => core.logger.error({ err }, 'UI contract call failed')
     // Uploads travel as base64 in JSON: allow the file limit plus the encoding's third.
@@ -33,10 +36,13 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers) {
     const streams = new Set<() => void>()
     const replay = new EventReplay()
     const listeners = new Set<(e: NumberedEvent) => void>()
-    const offEvents = subscribeContractEvents(core, (event) => {
+    const publish = (event: ContractEvent) => {
       const numbered = replay.add(event)
       for (const listener of listeners) listener(numbered)
-    })
+    }
+    const offCore = subscribeContractEvents(core, publish)
+    const offMore = moreEvents?.(publish)
+    const offEvents = () => (offCore(), offMore?.())
     app.addHook('preClose', async () => {
       for (const end of [...streams]) end()
       offEvents()

@@ -104,6 +104,7 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
   const selectedId = useDesk((s) => s.selectedId)
   const select = useDesk((s) => s.select)
   const selected = useSelectedInstance()
+  const updateReady = useDesk((s) => s.update?.state === 'downloaded')
   const change = (v: string | null) => {
     if (!confirmLeave()) return
     const t = (v ?? 'instances') as TabId
@@ -129,6 +130,22 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
               data-testid="instance-picker"
             />
             {selected && <StatusBadge status={selected.settings.status} />}
+            {updateReady && (
+              <Button
+                variant="light"
+                size="compact-sm"
+                // A phone's header has room for the instance picker and its status only; About says it there.
+                visibleFrom="sm"
+                onClick={() => {
+                  if (tab === 'settings') return document.getElementById('about')?.scrollIntoView({ block: 'start' })
+                  // Settings → About scrolls itself into view when it opens with #about in the address.
+                  history.replaceState(null, '', '#about')
+                  change('settings')
+                }}
+              >
+                Update ready
+              </Button>
+            )}
             {onLogout && (
               <Button variant="subtle" size="compact-sm" onClick={onLogout} title="Sign out of this desk (your WhatsApp stays linked)">
                 Sign out

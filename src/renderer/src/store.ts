@@ -1,11 +1,12 @@
 /**
  * The UI state (zustand): the contract client, app info, the instance list kept live from events, the
- * selected instance and the latest QR per instance. One event subscription feeds everything; tabs
- * listen through {@link onContractEvent} instead of opening their own streams.
+ * selected instance, the latest QR per instance and the app's update status. One event subscription
+ * feeds everything; tabs listen through {@link onContractEvent} instead of opening their own streams.
  */
 import { create } from 'zustand'
 import type { AppInfo, ContractClient, ContractEvent, ContractInput, ContractMethod, ContractOutput } from '../../shared/contract'
 import type { Instance, Label } from '../../shared/schemas/records'
+import type { AboutInfoT, UpdateStatusT } from '../../shared/operations/updates'
 
 interface DeskState {
   client: ContractClient | null
@@ -17,6 +18,12 @@ interface DeskState {
   qr: Record<string, string>
   /** The labels (names, colours), kept live from `labels` events. */
   labels: readonly Label[]
+  /** Version and data folder (Settings → About, the first-run welcome). */
+  about: AboutInfoT | null
+  /** The app's update status, kept live from `update` events (the desktop app's updater). */
+  update: UpdateStatusT | null
+  /** Takes an update status unless one already seen is newer (answers and events can cross). */
+  setUpdate(status: UpdateStatusT): void
   connect(client: ContractClient): Promise<void>
   disconnect(): void
   refreshInstances(): Promise<void>
@@ -40,6 +47,12 @@ export const useDesk = create<DeskState>((set, get) => ({
   selectedId: localStorage.getItem('chatapp.selected'),
   qr: {},
   labels: [],
+  about: null,
+  update: null,
+  setUpdate(status) {
+    const seen = get().update
+    if (!seen || status.revision >= seen.revision) set({ update: status })
+  },
   async connect(client) {
     unsubscribe?.()
     set({ client })
@@ -47,16 +60,19 @@ export const useDesk = create<DeskState>((set, get) => ({
       if (e.type === 'qr') set((s) => ({ qr: { ...s.qr, [e.instanceId]: e.qrDataUrl } }))
       if (e.type === 'state' || e.type === 'resync' || (e.type === 'changed' && (e.what === 'instance' || e.what === 'deleted'))) void get().refreshInstances()
       if (e.type === 'labels' || e.type === 'resync') void client.call('labels.list', {}).then((labels) => set({ labels }))
+      if (e.type === 'update') get().setUpdate(e.status)
       for (const l of listeners) l(e)
     })
     const info = await client.call('app.info', {})
-    set({ info, labels: await client.call('labels.list', {}) })
+    const [labels, about, update] = await Promise.all([client.call('labels.list', {}), client.call('app.about', {}), client.call('updates.status', {})])
+    set({ info, labels, about })
+    get().setUpdate(update)
     await get().refreshInstances()
   },
   disconnect() {
     unsubscribe?.()
     unsubscribe = null
-    set({ client: null, info: null, instances: [], instancesLoaded: false })
+    set({ client: null, info: null, about: null, update: null, instances: [], instancesLoaded: false })
   },
   async refreshInstances() {
     const client = get().client

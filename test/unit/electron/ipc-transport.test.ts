@@ -126,7 +126,13 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'backups.restoreStored': { name: 'chatapp-desk-2026-01-01T00-00-00.000Z.tar.gz' },
   'backups.read': { name: 'chatapp-desk-2026-01-01T00-00-00.000Z.tar.gz', offset: 0, length: 1024 },
   'backups.upload': { dataBase64: 'AAAA' },
-  'backups.restoreUpload': { uploadId: '0123456789abcdef01234567' }
+  'backups.restoreUpload': { uploadId: '0123456789abcdef01234567' },
+  'app.about': {},
+  'updates.status': {},
+  'updates.check': {},
+  'updates.download': {},
+  'updates.setAutoDownload': { enabled: false },
+  'updates.restart': { force: true }
 }
 
 const APP_URL = 'file:///opt/chatapp/resources/app/out/renderer/index.html'

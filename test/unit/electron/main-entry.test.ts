@@ -147,6 +147,9 @@ describe('Electron entry with a mocked electron', () => {
     await expect.poll(() => win.sent.some(([, e]: any) => e.type === 'state' && e.state === 'CONNECTED')).toBe(true)
     expect(h.trays[0].tooltip).toBe('Chatapp Desk — 1 connected')
     expect(await invoke('apiToken.get', {}).then((r) => r.ok)).toBe(true)
+    // A development run has no installation to update, and says so; About names the data folder.
+    expect((await invoke('updates.status', {})).data).toMatchObject({ supported: false, reason: expect.stringMatching(/development run/) })
+    expect((await invoke('app.about', {})).data).toMatchObject({ dataDir: dir })
     const foreign = await h.ipcHandlers.get('chatapp:rpc:apiToken.get')!({ sender: { id: 8 }, senderFrame: { url: fileUrl, parent: null } }, {})
     expect(foreign).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } })
 

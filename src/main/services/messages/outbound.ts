@@ -15,6 +15,7 @@ import { AppError, conflict, invalid } from '../errors'
 import type { MessageStatusService } from '../message-status'
 import { outreachBlocked } from '../outreach-limits'
 import type { SessionManager } from '../session-manager'
+import type { ActivityMonitor } from '../activity'
 
 /** Sends that show "typing…" first: the bot's, and outreach (the governor's rule, docs/design.md §18). */
 const COMPOSING_SOURCES: ReadonlySet<MessageSource> = new Set(['bot', 'broadcast', 'schedule'])
@@ -71,6 +72,8 @@ export interface OutboundDeps {
   statuses: Pick<MessageStatusService, 'logged'>
   /** A person answered a chat from the desk (hand-off: the bot pauses there). */
   onHumanReply?: (instanceId: string, chatId: string) => Promise<unknown>
+  /** Counts each send while it is in flight (the updater waits for none before installing). */
+  inFlight?: Pick<ActivityMonitor, 'track'>
 }
 
 export class Outbound {
@@ -88,6 +91,11 @@ export class Outbound {
 
   /** Sends one message, logs it and announces it. */
   async send(inst: Pick<Instance, '_id'>, jid: string, content: OutboundContent, opts: SendOptions): Promise<SentMessage> {
+    const inFlight = this.deps.inFlight
+    return inFlight ? inFlight.track(() => this.sendNow(inst, jid, content, opts)) : this.sendNow(inst, jid, content, opts)
+  }
+
+  private async sendNow(inst: Pick<Instance, '_id'>, jid: string, content: OutboundContent, opts: SendOptions): Promise<SentMessage> {
     const session = this.connectedSession(inst)
     await this.assertOutreachAllowed(inst._id, jid)
     let sent: SentMessage

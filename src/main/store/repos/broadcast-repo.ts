@@ -94,6 +94,12 @@ export class BroadcastRepo {
     return this.load(this.x.db, ids.map((r) => r.id))
   }
 
+  /** How many broadcasts have `status`. */
+  async countWithStatus(status: Broadcast['status']): Promise<number> {
+    const { n } = await this.x.db.selectFrom('broadcasts').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', status).executeTakeFirstOrThrow()
+    return Number(n)
+  }
+
   /** Broadcasts cut in the middle of a send (a recipient `current`). */
   async interrupted(): Promise<Stored<Broadcast>[]> {
     const ids = await this.x.db.selectFrom('broadcasts').select('id').where('current', 'is not', null).execute()

@@ -68,6 +68,17 @@ export class SurveyRunRepo {
     return rows.map(freeze)
   }
 
+  /** How many runs are in progress and were answered at `sinceIso` or later (not idle past their expiry). */
+  async countInProgressSince(sinceIso: string): Promise<number> {
+    const { n } = await this.x.db
+      .selectFrom('survey_runs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'in_progress')
+      .where('updated_at', '>=', sinceIso)
+      .executeTakeFirstOrThrow()
+    return Number(n)
+  }
+
   /** Runs of an instance in chat `jid` or answered by contact `jid` (a LID to re-key). */
   async ofChatOrContact(instanceId: string, jid: string): Promise<Stored<SurveyRun>[]> {
     const rows = await this.x.db

@@ -1,10 +1,14 @@
-/** Instances: cards with live status and bot number; create (real or sandbox), init, logout, delete. */
+/**
+ * Instances: cards with live status and bot number; create (real or sandbox), init, logout, delete.
+ * With no instance yet, the first-run welcome comes first.
+ */
 import { Alert, Button, Card, EmptyState, Group, Modal, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { Instance } from '../../../shared/schemas/records'
 import { ErrorAlert } from '../components/ErrorAlert'
 import { StatusBadge } from '../components/StatusBadge'
 import { useAction, useContract } from '../hooks'
+import { Welcome, WELCOME_HIDDEN_KEY } from '../components/Welcome'
 import { call, useDesk } from '../store'
 import type { TabProps } from './tab-props'
 
@@ -22,8 +26,19 @@ export function InstancesTab({ goTo }: TabProps) {
       await useDesk.getState().refreshInstances()
       useDesk.getState().select(inst._id)
     })
+  const [welcomeHidden, setWelcomeHidden] = useState(() => localStorage.getItem(WELCOME_HIDDEN_KEY) === '1')
+  const fresh = loaded && instances.length === 0
   return (
     <Stack>
+      {fresh && !welcomeHidden && (
+        <Welcome
+          goTo={goTo}
+          onHide={() => {
+            localStorage.setItem(WELCOME_HIDDEN_KEY, '1')
+            setWelcomeHidden(true)
+          }}
+        />
+      )}
       <Group justify="space-between">
         <Title order={4}>Instances</Title>
         <Group>
@@ -43,7 +58,7 @@ export function InstancesTab({ goTo }: TabProps) {
         </Group>
       </Group>
       <ErrorAlert error={action.error} />
-      {loaded && instances.length === 0 && (
+      {fresh && welcomeHidden && (
         <EmptyState
           title="No instances yet"
           description="An instance is one bot linked to one phone number. Create a sandbox instance to try bots without a phone."

@@ -11,6 +11,7 @@ import { ADMIN_OPERATIONS } from './admin'
 import { BOT_OPERATIONS } from './bot'
 import { CONTACT_OPERATIONS } from './contacts'
 import { DATA_OPERATIONS } from './data'
+import { UPDATE_OPERATIONS } from '../updates'
 import { INBOX_OPERATIONS } from './inbox'
 import { INSTANCE_OPERATIONS } from './instances'
 import { MESSAGE_OPERATIONS } from './messages'
@@ -28,7 +29,9 @@ export const OPERATION_DOMAINS = {
   contacts: CONTACT_OPERATIONS,
   inbox: INBOX_OPERATIONS,
   outreach: OUTREACH_OPERATIONS,
-  data: DATA_OPERATIONS
+  data: DATA_OPERATIONS,
+  /** About and updates of the desktop app (UI only; ../updates.ts). */
+  updates: UPDATE_OPERATIONS
 } as const
 
 export const OPERATIONS = {
@@ -39,7 +42,8 @@ export const OPERATIONS = {
   ...CONTACT_OPERATIONS,
   ...INBOX_OPERATIONS,
   ...OUTREACH_OPERATIONS,
-  ...DATA_OPERATIONS
+  ...DATA_OPERATIONS,
+  ...UPDATE_OPERATIONS
 } as const
 
 export type Operations = typeof OPERATIONS

@@ -1,11 +1,13 @@
 /**
  * Settings of the selected instance (general, bot actions, active days, active hours, split hours and holidays, away message, hand-off, webhook with its
- * secret and delivery log) and the app settings (SMTP for e-mail notifications). Each section is its
- * own form that saves on its own and shows the server's validation messages next to the fields.
+ * secret and delivery log), the app settings (SMTP for e-mail notifications) and About (version,
+ * updates, data folder). Each settings section is its own form that saves on its own and shows the
+ * server's validation messages next to the fields.
  */
 import { Card, Stack, Title } from '@mantine/core'
 import { NeedInstance } from '../../components/NeedInstance'
 import { useSelectedInstance } from '../../store'
+import { AboutSection } from './AboutSection'
 import { ActionsSection } from './ActionsSection'
 import { ActiveDaysSection } from './ActiveDaysSection'
 import { ActiveHoursSection } from './ActiveHoursSection'
@@ -42,6 +44,7 @@ export function SettingsTab() {
         <NeedInstance />
       )}
       <SmtpSection />
+      <AboutSection />
     </Stack>
   )
 }
