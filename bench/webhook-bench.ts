@@ -136,8 +136,16 @@ async function openService(dir: string, url: string, aheadMs = 0) {
     clock
   } as never)
   await service.start()
+  let recorded = 0
+  let allAttempted!: () => void
+  const attempted = new Promise<void>((r) => (allAttempted = r))
+  events.on('delivery', () => {
+    if (++recorded === EVENTS) allAttempted()
+  })
   return {
     service,
+    /** Resolves once EVENTS attempt outcomes were recorded. */
+    attempted,
     /** Emits EVENTS durable message events from SENDERS loops; resolves once all are stored. */
     async send() {
       let next = 0
@@ -179,11 +187,7 @@ async function backlog(): Promise<number> {
   const down = await openService(dir, url)
   await down.send()
   // Every delivery has had its refused attempt recorded (pending, a retry due in about a second).
-  for (;;) {
-    const listed = await down.service.list('bench-instance', { status: 'pending', limit: EVENTS })
-    if (listed.length === EVENTS && listed.every((d) => d.attempts > 0)) break
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  await down.attempted
   await down.close()
   const rx = await startReceiver(EVENTS, port)
   try {
