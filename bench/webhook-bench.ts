@@ -17,7 +17,8 @@
  *   ahead, so every retry is due): "resumed/s" = EVENTS / time from opening the service until the
  *   receiver had them all: the dispatcher's own rate (sends and outcome writes), loading included.
  *
- * The medians of `ROUNDS` rounds.
+ * With each, the CPU time of this process (the service; the receiver runs apart) per delivery, which
+ * a busy machine moves less than the rates. The medians of `ROUNDS` rounds.
  *
  *   node --import tsx bench/webhook-bench.ts        (WEBHOOK_BENCH_EVENTS, _SENDERS, _ROUNDS)
  *
@@ -162,17 +163,23 @@ async function openService(dir: string, url: string, aheadMs = 0) {
   }
 }
 
-async function live(): Promise<{ queued: number; delivered: number }> {
+/** CPU time of this process so far, µs. */
+function cpuNow(): number {
+  const u = process.cpuUsage()
+  return u.user + u.system
+}
+
+async function live(): Promise<{ queued: number; delivered: number; liveCpu: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'chatapp-webhook-bench-'))
   const rx = await startReceiver(EVENTS)
   const app = await openService(dir, `http://127.0.0.1:${rx.port}/hook`)
   try {
-    const t0 = performance.now()
+    const [t0, c0] = [performance.now(), cpuNow()]
     await app.send()
     const queuedMs = performance.now() - t0
     await rx.done
     const deliveredMs = performance.now() - t0
-    return { queued: (EVENTS / queuedMs) * 1000, delivered: (EVENTS / deliveredMs) * 1000 }
+    return { queued: (EVENTS / queuedMs) * 1000, delivered: (EVENTS / deliveredMs) * 1000, liveCpu: (cpuNow() - c0) / EVENTS }
   } finally {
     await app.close()
     rx.stop()
@@ -180,7 +187,7 @@ async function live(): Promise<{ queued: number; delivered: number }> {
   }
 }
 
-async function backlog(): Promise<number> {
+async function backlog(): Promise<{ resumed: number; resumeCpu: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'chatapp-webhook-bench-'))
   const port = await freePort()
   const url = `http://127.0.0.1:${port}/hook`
@@ -191,12 +198,13 @@ async function backlog(): Promise<number> {
   await down.close()
   const rx = await startReceiver(EVENTS, port)
   try {
-    const t0 = performance.now()
+    const [t0, c0] = [performance.now(), cpuNow()]
     const up = await openService(dir, url, 60_000)
     await rx.done
     const ms = performance.now() - t0
+    const cpu = (cpuNow() - c0) / EVENTS
     await up.close()
-    return (EVENTS / ms) * 1000
+    return { resumed: (EVENTS / ms) * 1000, resumeCpu: cpu }
   } finally {
     rx.stop()
     await rm(dir, { recursive: true, force: true })
@@ -205,11 +213,18 @@ async function backlog(): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-const runs: Array<{ queued: number; delivered: number; resumed: number }> = []
+type Round = { queued: number; delivered: number; liveCpu: number; resumed: number; resumeCpu: number }
+const runs: Round[] = []
 for (let i = 0; i < ROUNDS; i++) {
-  const r = { ...(await live()), resumed: await backlog() }
+  const r: Round = { ...(await live()), ...(await backlog()) }
   runs.push(r)
-  console.log(`round ${i + 1}: live queued ${r.queued.toFixed(0)}/s, delivered ${r.delivered.toFixed(0)}/s; backlog resumed ${r.resumed.toFixed(0)}/s`)
+  console.log(
+    `round ${i + 1}: live queued ${r.queued.toFixed(0)}/s, delivered ${r.delivered.toFixed(0)}/s (${r.liveCpu.toFixed(0)} µs CPU each); ` +
+      `backlog resumed ${r.resumed.toFixed(0)}/s (${r.resumeCpu.toFixed(0)} µs CPU each)`
+  )
 }
-const m = (k: 'queued' | 'delivered' | 'resumed') => median(runs.map((r) => r[k])).toFixed(0)
-console.log(`\n${EVENTS} events, ${SENDERS} senders, ${ROUNDS} rounds, medians: live queued ${m('queued')}/s, delivered ${m('delivered')}/s; backlog resumed ${m('resumed')}/s`)
+const m = (k: keyof Round) => median(runs.map((r) => r[k])).toFixed(0)
+console.log(
+  `\n${EVENTS} events, ${SENDERS} senders, ${ROUNDS} rounds, medians: live queued ${m('queued')}/s, delivered ${m('delivered')}/s, ${m('liveCpu')} µs CPU per delivery; ` +
+    `backlog resumed ${m('resumed')}/s, ${m('resumeCpu')} µs CPU per delivery`
+)

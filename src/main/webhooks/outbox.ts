@@ -8,11 +8,32 @@
  * - an added delivery joins the working set only once its row is committed: the dispatcher never
  *   sends what a crash could lose, and a restart finds every delivery not yet delivered;
  * - an attempt's outcome changes the working set at once (the request's slot is free and the delivery
- *   is not picked again) and the table in the next group commit; a write that fails puts the working
- *   set back as it was, so the delivery is pending again and is sent once more (at-least-once).
+ *   is not picked again) and the table soon after, gathered: a lone outcome is written at once, but
+ *   outcome writes follow each other at least {@link OUTCOME_WRITE_GAP_MS} apart, the outcomes of that
+ *   time going in one write. A commit waits for its fsync on the event loop (node:sqlite is
+ *   synchronous), so writing the answers of each turn on their own (a few each, at most 16 per
+ *   receiver) stalled the sending for a commit per turn; nobody waits for an outcome's write but the
+ *   next start, which sends again what a crash took back (at-least-once).
+ * - a write that fails puts the working set back as it was, so the delivery is pending again and is
+ *   sent once more.
  */
-import type { DeliveryOutcome, RequeueResult, WebhookDeliveryRepo } from '../store/repos/webhook-delivery-repo'
+import type { DeliveryOutcome, RecordedOutcome, RequeueResult, WebhookDeliveryRepo } from '../store/repos/webhook-delivery-repo'
 import type { WebhookDelivery } from '../../shared/schemas/webhooks'
+
+/**
+ * Least time between two outcome writes, ms. A backlog of 5,000 deliveries drained by a loopback
+ * receiver on a loaded machine: about 600 writes and 1,070 µs of CPU per delivery when each turn's
+ * outcomes were written on their own, 355 writes and 840 µs with 20 ms (bench/webhook-bench.ts).
+ */
+export const OUTCOME_WRITE_GAP_MS = 20
+
+/** An outcome waiting for its write, with what to put back if the write fails. */
+interface PendingOutcome extends RecordedOutcome {
+  before: WebhookDelivery
+  after: WebhookDelivery | undefined
+  resolve: (stored: WebhookDelivery | undefined) => void
+  reject: (err: unknown) => void
+}
 
 export class WebhookOutbox {
   /** Pending deliveries by id. */
@@ -21,6 +42,10 @@ export class WebhookOutbox {
   private readonly byUrl = new Map<string, Map<string, WebhookDelivery>>()
   /** Instances whose deliveries were dropped: a late add or a taken-back outcome does not bring them back. */
   private readonly dropped = new Set<string>()
+  /** Outcomes applied to the working set, gathered for their write. */
+  private outcomes: PendingOutcome[] = []
+  /** performance.now() of the last outcome write. */
+  private lastOutcomeWrite = -Infinity
 
   private constructor(readonly deliveries: WebhookDeliveryRepo) {}
 
@@ -51,30 +76,56 @@ export class WebhookOutbox {
   }
 
   /**
-   * Records an attempt's outcome: in the working set at once (a finished delivery leaves it, a retry
-   * waits there for its time), in the table on the returned promise, which answers the delivery as
-   * stored (undefined when it is gone with its instance). When the write fails the working set is put
+   * Records an attempt's outcome for a delivery of the working set: there at once (a finished
+   * delivery leaves it, a retry waits there for its time), in the table with the outcomes of the same
+   * moment, on the returned promise, which answers the delivery as stored (undefined when it was not
+   * in the working set, or is gone with its instance). When the write fails the working set is put
    * back as it was (unless a manual retry or a delete changed it meanwhile) and the promise rejects.
    */
   record(id: string, outcome: DeliveryOutcome): Promise<WebhookDelivery | undefined> {
     const before = this.byId.get(id)
-    const after = before && outcome.status === 'pending' ? { ...before, ...outcome } : undefined
-    if (before) {
-      this.remove(id)
-      if (after) this.put(after)
+    if (!before) return Promise.resolve(undefined)
+    const after = outcome.status === 'pending' ? { ...before, ...outcome } : undefined
+    this.remove(id)
+    if (after) this.put(after)
+    return new Promise((resolve, reject) => {
+      this.outcomes.push({ id, instanceId: before.instance_id, outcome, before, after, resolve, reject })
+      if (this.outcomes.length === 1) this.scheduleOutcomes()
+    })
+  }
+
+  /** Writes the gathered outcomes after this turn's, or once the gap since the last outcome write is over. */
+  private scheduleOutcomes(): void {
+    const run = () => {
+      this.lastOutcomeWrite = performance.now()
+      this.writeOutcomes()
     }
-    const unchanged = () => this.byId.get(id) === after
-    return this.deliveries.record(id, outcome).then(
-      (stored) => {
-        if (!stored && after && unchanged()) this.remove(id)
-        return stored
-      },
+    const wait = this.lastOutcomeWrite + OUTCOME_WRITE_GAP_MS - performance.now()
+    // A real timer, not the dispatcher's clock: this paces disk writes, not retries.
+    if (wait <= 0) setImmediate(run)
+    else setTimeout(run, wait)
+  }
+
+  /** Writes the outcomes gathered so far, in one write; settles each one's promise. */
+  private writeOutcomes(): void {
+    const batch = this.outcomes.splice(0)
+    const unchanged = (o: PendingOutcome) => this.byId.get(o.id) === o.after
+    this.deliveries.record(batch).then(
+      (found) =>
+        batch.forEach((o, i) => {
+          if (found[i]) return o.resolve({ ...o.before, ...o.outcome })
+          if (o.after && unchanged(o)) this.remove(o.id)
+          o.resolve(undefined)
+        }),
       (err: unknown) => {
-        if (before && unchanged() && !this.dropped.has(before.instance_id)) {
-          this.remove(id)
-          this.put(before)
+        // Newest first, so each one finds the working set as its change left it.
+        for (const o of [...batch].reverse()) {
+          if (unchanged(o) && !this.dropped.has(o.instanceId)) {
+            this.remove(o.id)
+            this.put(o.before)
+          }
         }
-        throw err
+        for (const o of batch) o.reject(err)
       }
     )
   }

@@ -164,9 +164,9 @@ it("frees a request's slot once its answer is in, while the outcome is still bei
   let letWritesGo!: () => void
   const held = new Promise<void>((resolve) => (letWritesGo = resolve))
   const record = repo.record.bind(repo)
-  vi.spyOn(repo, 'record').mockImplementation(async (id, outcome) => {
+  vi.spyOn(repo, 'record').mockImplementation(async (outcomes) => {
     await held
-    return record(id, outcome)
+    return record(outcomes)
   })
   const d = dispatcher(fetch, 1, 1)
   d.start()
@@ -190,9 +190,9 @@ it('sends a delivery again when the write of its outcome fails (at-least-once)',
   // then takes changes again.
   await sql`CREATE TEMP TRIGGER refuse_outcome BEFORE UPDATE ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'write refused'); END`.execute(database.db)
   const record = repo.record.bind(repo)
-  vi.spyOn(repo, 'record').mockImplementationOnce(async (id, outcome) => {
+  vi.spyOn(repo, 'record').mockImplementationOnce(async (outcomes) => {
     try {
-      return await record(id, outcome)
+      return await record(outcomes)
     } finally {
       await sql`DROP TRIGGER temp.refuse_outcome`.execute(database.db)
     }

@@ -1,7 +1,8 @@
 /**
  * The webhook outbox on the `webhook_deliveries` table (docs/design.md §11), on a real SQLite file:
  * an add is committed before the dispatcher sees it (read back through a second connection) and all
- * or nothing (a full disk stores none of it); outcomes, manual retries and deletes; the bounds —
+ * or nothing (a full disk stores none of it); outcomes (those of one moment in one write), manual
+ * retries and deletes; the bounds —
  * delivered rows beyond keepDelivered and failed ones beyond maxFailed forgotten, pending ones never —
  * so the table stays bounded; a reopen resumes every pending delivery; a failed outcome write puts the
  * working set back.
@@ -10,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { openDatabase, type DatabaseHandle } from '../../../src/main/store/db/database'
 import { StorageFullError } from '../../../src/main/store/db/errors'
 import { WebhookDeliveryRepo, type DeliveryBounds, type DeliveryOutcome } from '../../../src/main/store/repos/webhook-delivery-repo'
@@ -160,7 +161,24 @@ it('records outcomes: a finished delivery leaves the working set, a retry stays 
   expect(pendingIds(box)).toEqual([c.id, b.id])
 
   expect(await box.record(c.id, failed())).toMatchObject({ status: 'failed', attempts: 1, last_error: 'HTTP 400 Bad Request' })
-  expect(await repo.record('msg_gone', failed())).toBeUndefined()
+  // One write for several outcomes; one of a delivery gone meanwhile (or another instance's) changes nothing.
+  const [x, y] = [delivery('A'), delivery('A')]
+  await box.add([x, y])
+  expect(await repo.record([{ id: x.id, instanceId: 'A', outcome: delivered() }, { id: 'msg_gone', instanceId: 'A', outcome: failed() }, { id: y.id, instanceId: 'B', outcome: failed() }])).toEqual([true, false, false])
+  expect((await repo.find(y.id))!.status).toBe('pending')
+  expect(await box.record('msg_gone', failed())).toBeUndefined()
+})
+
+it('writes the outcomes of one moment together, in one write', async () => {
+  const { box, repo } = await start()
+  const rows = Array.from({ length: 40 }, () => delivery('A'))
+  await box.add(rows)
+  const writes = vi.spyOn(repo, 'record')
+  await Promise.all(rows.map((d, i) => box.record(d.id, i % 2 ? delivered() : failed())))
+  expect(writes).toHaveBeenCalledTimes(1)
+  expect(writes.mock.calls[0]![0]).toHaveLength(40)
+  expect(await repo.list('A', { status: 'delivered', limit: 100 })).toHaveLength(20)
+  expect(await repo.list('A', { status: 'failed', limit: 100 })).toHaveLength(20)
 })
 
 it('a failed outcome write (disk full) leaves the table and puts the working set back: the delivery is sent again', async () => {

@@ -27,6 +27,13 @@ export const DEFAULT_DELIVERY_BOUNDS: DeliveryBounds = { keepDelivered: 50, maxF
 /** What an attempt came to: the fields of a delivery the dispatcher sets. */
 export type DeliveryOutcome = Pick<WebhookDelivery, 'status' | 'attempts' | 'last_error' | 'last_status' | 'next_attempt_at'> & Partial<Pick<WebhookDelivery, 'delivered_at'>>
 
+/** An outcome for {@link WebhookDeliveryRepo.record}: the delivery's id and instance (whose bounds apply). */
+export interface RecordedOutcome {
+  id: string
+  instanceId: string
+  outcome: DeliveryOutcome
+}
+
 /** The answer of {@link WebhookDeliveryRepo.requeue}. */
 export type RequeueResult = { requeued: WebhookDelivery } | { refused: 'unknown' | 'delivered' }
 
@@ -123,28 +130,37 @@ export class WebhookDeliveryRepo {
   }
 
   /**
-   * Records an attempt's outcome (and, when the delivery is finished, forgets what the bounds no longer
-   * keep), in one write. Answers the delivery as stored, or undefined when it is gone (its instance
-   * was deleted meanwhile). Rejects with the storage error when the write failed: nothing changed.
+   * Records attempts' outcomes in one write (the outbox gathers those of one moment), then forgets
+   * what the bounds no longer keep of the instances whose deliveries finished, once per instance.
+   * Answers, per outcome, whether its delivery was there (false: gone with its instance meanwhile).
+   * Rejects with the storage's error when the write failed: then nothing of it changed.
    */
-  async record(id: string, outcome: DeliveryOutcome): Promise<WebhookDelivery | undefined> {
+  async record(outcomes: readonly RecordedOutcome[]): Promise<boolean[]> {
+    if (outcomes.length === 0) return []
     return this.x.write(async (trx) => {
-      const row = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: outcome.status,
-          attempts: outcome.attempts,
-          last_error: outcome.last_error,
-          last_status: outcome.last_status,
-          next_attempt_at: outcome.next_attempt_at,
-          ...(outcome.delivered_at !== undefined ? { delivered_at: outcome.delivered_at } : {})
-        })
-        .where('id', '=', id)
-        .returning(COLUMNS)
-        .executeTakeFirst()
-      if (!row) return undefined
-      if (outcome.status !== 'pending') await this.prune(trx, row.instance_id, outcome.status)
-      return webhookDeliveryRows.fromRow(row)
+      const found: boolean[] = []
+      for (const { id, instanceId, outcome } of outcomes) {
+        const res = await trx
+          .updateTable('webhook_deliveries')
+          .set({
+            status: outcome.status,
+            attempts: outcome.attempts,
+            last_error: outcome.last_error,
+            last_status: outcome.last_status,
+            next_attempt_at: outcome.next_attempt_at,
+            ...(outcome.delivered_at !== undefined ? { delivered_at: outcome.delivered_at } : {})
+          })
+          .where('id', '=', id)
+          .where('instance_id', '=', instanceId)
+          .executeTakeFirst()
+        found.push(Number(res.numUpdatedRows) > 0)
+      }
+      const finished = new Map<string, { instanceId: string; status: DeliveryStatus }>()
+      outcomes.forEach(({ instanceId, outcome: { status } }, i) => {
+        if (found[i] && status !== 'pending') finished.set(`${instanceId}\n${status}`, { instanceId, status })
+      })
+      for (const f of finished.values()) await this.prune(trx, f.instanceId, f.status)
+      return found
     })
   }
 
