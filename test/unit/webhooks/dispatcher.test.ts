@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { Webhook } from 'standardwebhooks'
-import { WebhookDispatcher } from '../../../src/main/webhooks/dispatcher'
+import { signWebhook, WebhookDispatcher } from '../../../src/main/webhooks/dispatcher'
 import { WebhookOutbox } from '../../../src/main/webhooks/outbox'
 import { fetchTransport } from '../../../src/main/webhooks/webhook-transport'
 import { DEFAULT_RETRY_POLICY } from '../../../src/main/webhooks/policy'
@@ -207,4 +207,15 @@ it('sends a delivery again when the write of its outcome fails (at-least-once)',
   calls[1]!.release(200)
   await vi.waitFor(async () => expect(await repo.find(row!.id)).toMatchObject({ status: 'delivered', attempts: 1 }))
   await d.close()
+})
+
+it('signs with each secret as it is now (keys are kept per secret): the standardwebhooks library verifies both, an empty secret throws', () => {
+  const other = `whsec_${Buffer.alloc(32, 2).toString('base64')}`
+  const now = Date.now()
+  for (const secret of [SECRET, other, SECRET]) {
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(now / 1000)), 'webhook-signature': signWebhook(secret, 'msg_1', now, '{"a":1}') }
+    expect(new Webhook(secret).verify('{"a":1}', headers)).toEqual({ a: 1 })
+    expect(() => new Webhook(secret === SECRET ? other : SECRET).verify('{"a":1}', headers)).toThrow()
+  }
+  expect(() => signWebhook('whsec_', 'msg_1', now, '{}')).toThrow(/empty/)
 })
