@@ -6,9 +6,9 @@
  * One timer, set for the earliest due delivery; at most `perEndpoint` requests at a time to one URL
  * (so one slow receiver cannot hold every slot, and a fast one is not served one request at a time)
  * and `concurrency` in all. A slot is held from the request until its outcome is applied to the
- * outbox's working set; the outcome's row is written with the database's next group commit, not in
- * the slot's time. Clock,
- * randomness and fetch come in as dependencies so tests drive the schedule without waiting.
+ * outbox's working set; the outcome's row is written with the outbox's next gathered outcome write,
+ * not in the slot's time. Clock, randomness and fetch come in as dependencies so tests drive the
+ * schedule without waiting.
  * `close()` clears the timer and aborts requests in flight without recording them: those deliveries
  * stay pending and are sent again after the next start (at-least-once; receivers deduplicate on
  * `webhook-id`).
