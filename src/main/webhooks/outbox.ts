@@ -42,6 +42,8 @@ export class WebhookOutbox {
   private readonly byUrl = new Map<string, Map<string, WebhookDelivery>>()
   /** Instances whose deliveries were dropped: a late add or a taken-back outcome does not bring them back. */
   private readonly dropped = new Set<string>()
+  /** Adds gathered for the write that will store them (not yet running). */
+  private gathering: { batch: WebhookDelivery[]; written: Promise<void> } | null = null
   /** Outcomes applied to the working set, gathered for their write. */
   private outcomes: PendingOutcome[] = []
   /** performance.now() of the last outcome write. */
@@ -67,11 +69,27 @@ export class WebhookOutbox {
   }
 
   /**
-   * Stores deliveries (one transaction); resolves once committed, and only then does the dispatcher
-   * see them. Rejects with the storage's error (StorageFullError on a full disk): nothing stored.
+   * Stores deliveries; resolves once committed, and only then does the dispatcher see them. The adds
+   * asked for until the next group commit runs go in one insert (16 events at once: 100 µs of CPU
+   * each, against 135 µs as a write each, with its savepoint).
+   * Rejects with the storage's error (StorageFullError on a full disk): nothing of them stored, nor
+   * of the adds gathered with them.
    */
   async add(deliveries: WebhookDelivery[]): Promise<void> {
-    await this.deliveries.add(deliveries)
+    if (deliveries.length === 0) return
+    let g = this.gathering
+    if (g) g.batch.push(...deliveries)
+    else {
+      const batch = [...deliveries]
+      g = this.gathering = { batch, written: Promise.resolve() }
+      const mine = g
+      g.written = this.deliveries.addGathered(() => {
+        // The write runs: later adds start the next one.
+        if (this.gathering === mine) this.gathering = null
+        return batch
+      })
+    }
+    await g.written
     for (const d of deliveries) if (d.status === 'pending' && !this.dropped.has(d.instance_id)) this.put(d)
   }
 

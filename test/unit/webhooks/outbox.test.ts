@@ -123,6 +123,25 @@ it('a full disk refuses the whole add: nothing stored, nothing to send; the next
   expect(pendingIds(box)).toHaveLength(51)
 })
 
+it('stores the adds of one moment in one write; a full disk refuses them all', async () => {
+  const { database, box, repo } = await start()
+  const writes = vi.spyOn(repo, 'addGathered')
+  const events = Array.from({ length: 16 }, () => [delivery('A'), delivery('A')])
+  await Promise.all(events.map((e) => box.add(e)))
+  expect(writes).toHaveBeenCalledTimes(1)
+  expect(committedIds()).toEqual(events.flat().map((d) => d.id))
+  expect(pendingIds(box)).toEqual(events.flat().map((d) => d.id))
+
+  database.limitGrowth(0)
+  const big = () => delivery('A', { payload: { ...delivery('A').payload, data: { blob: 'x'.repeat(4000) } } })
+  const refused = Array.from({ length: 16 }, () => [big()])
+  const results = await Promise.allSettled(refused.map((e) => box.add(e)))
+  expect(results.every((r) => r.status === 'rejected' && r.reason instanceof StorageFullError)).toBe(true)
+  expect(writes).toHaveBeenCalledTimes(2)
+  expect(committedIds()).toHaveLength(32)
+  expect(pendingIds(box)).toHaveLength(32)
+})
+
 it('an id stored already refuses the whole add', async () => {
   const { box } = await start()
   const d = delivery('A')
