@@ -172,7 +172,7 @@ export class WebhookOutbox {
   private put(d: WebhookDelivery): void {
     this.byId.set(d.id, d)
     let queue = this.byUrl.get(d.url)
-    if (!queue) this.byUrl.set(d.url, (queue = new Map()))
+    if (!queue) this.byUrl.set(d.url, (queue = new Map<string, WebhookDelivery>()))
     queue.set(d.id, d)
   }
 
