@@ -2,9 +2,11 @@
  * Webhooks end to end (docs/design.md §11, issue 3): a real local HTTP receiver gets signed deliveries of
  * sandbox traffic and verifies them with the `standardwebhooks` library. Time runs on a manual clock,
  * so retries of seconds to minutes happen without waiting; after every test no timer is left armed.
+ * What is stored is read back through a database connection of the test's own: only committed rows.
  */
-import { appendFile, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { Webhook } from 'standardwebhooks'
 import { makeHarness, type Harness } from '../helpers/harness'
@@ -12,7 +14,8 @@ import { ManualClock } from '../helpers/manual-clock'
 import { freePort, startReceiver, verify, type Receiver } from '../helpers/webhook-receiver'
 import type { WebhookDelivery } from '../../src/shared/schemas/webhooks'
 import { internalsOf } from '../../src/main/core'
-import { readOutboxFile } from '../../src/main/webhooks/outbox'
+import { openDatabase } from '../../src/main/store/db/database'
+import { WebhookDeliveryRepo, webhookDeliveryRows } from '../../src/main/store/repos/webhook-delivery-repo'
 
 let h: Harness
 let rx: Receiver
@@ -57,18 +60,29 @@ async function sendText(qs: string, message: string) {
 
 /** Waits until the delivery's attempt `n` is recorded and, when it stays pending, its retry timer armed. */
 async function attempted(instanceId: string, n: number): Promise<WebhookDelivery> {
-  await vi.waitFor(() => {
-    const d = only(instanceId)
+  await vi.waitFor(async () => {
+    const d = await only(instanceId)
     expect(d.attempts).toBe(n)
     if (d.status === 'pending') expect(clock.pending).toBe(1)
   }, WAIT)
   return only(instanceId)
 }
 
-function only(instanceId: string): WebhookDelivery {
-  const list = h.core.webhooks.list(instanceId)
+async function only(instanceId: string): Promise<WebhookDelivery> {
+  const list = await h.core.webhooks.list(instanceId)
   expect(list).toHaveLength(1)
   return list[0]!
+}
+
+/** The deliveries committed to the data dir's database, oldest first, read through a connection of its own (what a crash would leave). */
+function committed(dataDir: string): WebhookDelivery[] {
+  const db = new DatabaseSync(join(dataDir, 'chatapp.db'), { readOnly: true })
+  try {
+    const rows = db.prepare('SELECT * FROM webhook_deliveries ORDER BY seq').all() as unknown as Parameters<typeof webhookDeliveryRows.fromRow>[0][]
+    return rows.map(webhookDeliveryRows.fromRow)
+  } finally {
+    db.close()
+  }
 }
 
 describe('delivery', () => {
@@ -116,7 +130,7 @@ describe('delivery', () => {
     expect(() => new Webhook(secret).verify(r0.body.replace('"event"', '"evenT"'), r0.headers as Record<string, string>)).toThrow()
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(r0.body, r0.headers as Record<string, string>)).toThrow()
 
-    await vi.waitFor(() => expect(h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(4), WAIT)
+    await vi.waitFor(async () => expect(await h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(4), WAIT)
     const res = await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${qs}` })
     expect(res.statusCode).toBe(200)
     expect(res.json.message).toBe('Webhook deliveries fetched successfully!')
@@ -135,20 +149,20 @@ describe('delivery', () => {
     const { inst, qs } = await webhookInstance(rx.url, ['onMessage'])
     await inbound(qs, { message: 'one' })
     await sendText(qs, 'outbound, not subscribed')
-    // Queued synchronously with the event: what is not listed now was never queued.
-    expect(h.core.webhooks.list(inst._id).map((d) => `${d.event} ${d.payload.data.text}`)).toEqual(['onMessage one'])
+    // Committed before the event was answered: what is not listed now was never queued.
+    expect((await h.core.webhooks.list(inst._id)).map((d) => `${d.event} ${d.payload.data.text}`)).toEqual(['onMessage one'])
 
     await h.call({ method: 'PUT', url: `/chatapp/setWebhook?${qs}`, payload: { webhook_url: rx.url, events: ['onAnyMessage'] } })
     await inbound(qs, { message: 'two' })
     await sendText(qs, 'three')
-    expect(h.core.webhooks.list(inst._id).map((d) => `${d.event} ${d.payload.data.text}`)).toEqual(['onAnyMessage three', 'onAnyMessage two', 'onMessage one'])
+    expect((await h.core.webhooks.list(inst._id)).map((d) => `${d.event} ${d.payload.data.text}`)).toEqual(['onAnyMessage three', 'onAnyMessage two', 'onMessage one'])
 
     await h.call({ method: 'PUT', url: `/chatapp/updateActions?${qs}`, payload: { send_webhook: false } })
     await inbound(qs, { message: 'four' })
     await sendText(qs, 'five')
-    expect(h.core.webhooks.list(inst._id)).toHaveLength(3)
+    expect(await h.core.webhooks.list(inst._id)).toHaveLength(3)
 
-    await vi.waitFor(() => expect(h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(3), WAIT)
+    await vi.waitFor(async () => expect(await h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(3), WAIT)
     expect(rx.requests.map((r) => `${r.json.event} ${r.json.data.text}`).sort()).toEqual(['onAnyMessage three', 'onAnyMessage two', 'onMessage one'])
     // status and limit filter the list.
     const res = await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${qs}&status=delivered&limit=2` })
@@ -177,7 +191,7 @@ describe('delivery', () => {
     await vi.waitFor(() => expect(rx.requests).toHaveLength(expected.length), WAIT)
     const bodies = rx.requests.map((r) => verify(r, set.json.data.secret))
     expect(bodies.every((b) => b.event === 'onConnection' && b.instance_id === inst._id)).toBe(true)
-    const sent = h.core.webhooks.list(inst._id).reverse().map((d) => d.payload.data)
+    const sent = (await h.core.webhooks.list(inst._id)).reverse().map((d) => d.payload.data)
     expect(sent.map(({ state, previous }) => ({ state, previous }))).toEqual(expected)
     expect(sent.every((d) => 'reason' in d)).toBe(true)
     expect(bodies.map((b) => b.data.state).sort()).toEqual(expected.map((e) => e.state).sort())
@@ -193,7 +207,7 @@ describe('retries', () => {
     let d = await attempted(inst._id, 1)
     // Status and reason only: nothing the receiver answered is kept or shown.
     expect(d).toMatchObject({ status: 'pending', last_status: 500, last_error: 'HTTP 500 Internal Server Error' })
-    expect(JSON.stringify(h.core.webhooks.list(inst._id))).not.toContain('oops')
+    expect(JSON.stringify(await h.core.webhooks.list(inst._id))).not.toContain('oops')
     const wait1 = Date.parse(d.next_attempt_at!) - clock.now()
     expect(wait1).toBeGreaterThan(500)
     expect(wait1).toBeLessThanOrEqual(1000)
@@ -205,8 +219,8 @@ describe('retries', () => {
     d = await attempted(inst._id, 2)
     expect(Date.parse(d.next_attempt_at!) - clock.now()).toBeGreaterThan(1500)
     clock.advance(2000)
-    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
-    d = only(inst._id)
+    await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
+    d = await only(inst._id)
     expect(d).toMatchObject({ attempts: 3, last_status: 200, last_error: null, next_attempt_at: null })
     expect(rx.requests).toHaveLength(3)
     expect(new Set(rx.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([d.id]))
@@ -220,14 +234,14 @@ describe('retries', () => {
     rx.respond = (_, n) => (n === 1 ? { status: 429, headers: { 'Retry-After': '120' } } : { status: 204 })
     await inbound(qs, { message: 'slow down' })
     await attempted(inst._id, 1)
-    expect(only(inst._id)).toMatchObject({ status: 'pending', last_status: 429, last_error: 'HTTP 429 Too Many Requests' })
-    expect(Date.parse(only(inst._id).next_attempt_at!) - clock.now()).toBeGreaterThan(119_000)
+    expect(await only(inst._id)).toMatchObject({ status: 'pending', last_status: 429, last_error: 'HTTP 429 Too Many Requests' })
+    expect(Date.parse((await only(inst._id)).next_attempt_at!) - clock.now()).toBeGreaterThan(119_000)
 
     clock.advance(60_000)
     await sleep(30)
     expect(rx.requests).toHaveLength(1)
     clock.advance(60_000)
-    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
     expect(rx.requests).toHaveLength(2)
     verify(rx.requests[1]!, secret)
   })
@@ -238,14 +252,14 @@ describe('retries', () => {
     await inbound(qs, { message: 'are you there?' })
     await vi.waitFor(() => expect(rx.requests).toHaveLength(1), WAIT)
     await sleep(20)
-    expect(only(inst._id)).toMatchObject({ status: 'pending', attempts: 0 })
+    expect(await only(inst._id)).toMatchObject({ status: 'pending', attempts: 0 })
 
     clock.advance(5000)
     await attempted(inst._id, 1)
-    expect(only(inst._id)).toMatchObject({ status: 'pending', last_error: 'timed out after 5000 ms', last_status: null })
+    expect(await only(inst._id)).toMatchObject({ status: 'pending', last_error: 'timed out after 5000 ms', last_status: null })
     clock.advance(1000)
-    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
-    expect(only(inst._id).attempts).toBe(2)
+    await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
+    expect((await only(inst._id)).attempts).toBe(2)
   })
 
   it('fails a 400 at once, lists it, and redelivers it on a manual retry', async () => {
@@ -277,8 +291,8 @@ describe('retries', () => {
     expect(ok.statusCode, ok.body).toBe(200)
     expect(ok.json.message).toBe('Webhook delivery queued for retry')
     expect(ok.json.data).toMatchObject({ id: d.id, status: 'pending' })
-    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
-    expect(only(inst._id)).toMatchObject({ attempts: 2, last_status: 200, last_error: null })
+    await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
+    expect(await only(inst._id)).toMatchObject({ attempts: 2, last_status: 200, last_error: null })
     expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([d.id, d.id])
     verify(rx.requests[1]!, secret)
     const again = await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/${d.id}/retry?${qs}` })
@@ -289,34 +303,32 @@ describe('retries', () => {
     const { inst, qs } = await webhookInstance(`${rx.url}/wrong`, ['onMessage'])
     rx.respond = (req) => (req.path === '/hook' ? { status: 200 } : { status: 404 })
     await inbound(qs, { message: 'lost' })
-    await vi.waitFor(() => expect(only(inst._id).status).toBe('failed'), WAIT)
+    await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('failed'), WAIT)
     await h.call({ method: 'PUT', url: `/chatapp/setWebhook?${qs}`, payload: { webhook_url: rx.url, events: ['onMessage'] } })
-    const d = only(inst._id)
+    const d = await only(inst._id)
     expect((await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/${d.id}/retry?${qs}` })).statusCode).toBe(200)
-    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
     expect(rx.requests.map((r) => r.path)).toEqual(['/hook/wrong', '/hook'])
-    expect(only(inst._id).url).toBe(rx.url)
+    expect((await only(inst._id)).url).toBe(rx.url)
   })
 })
 
 describe('persistence', () => {
-  it('keeps queued deliveries in their own file across a restart and sends them once the receiver is up', async () => {
+  it('keeps queued deliveries in the database across a restart and sends them once the receiver is up', async () => {
     const port = await freePort()
     const url = `http://127.0.0.1:${port}/hook`
     const { inst, qs, secret } = await webhookInstance(url, ['onMessage', 'onAnyMessage'])
     await inbound(qs, { message: 'while down' })
-    await vi.waitFor(() => expect(h.core.webhooks.list(inst._id).map((d) => d.attempts)).toEqual([1, 1]), WAIT)
-    const queued = h.core.webhooks.list(inst._id)
+    await vi.waitFor(async () => expect((await h.core.webhooks.list(inst._id)).map((d) => d.attempts)).toEqual([1, 1]), WAIT)
+    const queued = await h.core.webhooks.list(inst._id)
     for (const d of queued) expect(d).toMatchObject({ status: 'pending', last_status: null, last_error: expect.stringMatching(/^network error: ECONNREFUSED/) })
 
     const dir = h.dataDir
     await h.close(true)
     expect(clock.pending).toBe(0)
-    // The outbox is its own file; the configuration file never holds deliveries.
-    expect(h.core.webhooks.file).toBe(join(dir, 'webhook-outbox.jsonl'))
-    const outbox = await readOutboxFile(join(dir, 'webhook-outbox.jsonl'))
-    expect(outbox.map((d) => d.id).sort()).toEqual(queued.map((d) => d.id).sort())
-    const config = await readFile(join(dir, 'chatapp.json'), 'utf8')
+    // The deliveries are rows of the database (attempts recorded); the configuration never holds them.
+    expect(committed(dir).sort((x, y) => x.id.localeCompare(y.id))).toEqual([...queued].sort((x, y) => x.id.localeCompare(y.id)))
+    const config = await readFile(join(dir, 'config.json'), 'utf8')
     for (const d of queued) expect(config).not.toContain(d.id)
     expect(config).not.toContain('while down')
 
@@ -326,10 +338,10 @@ describe('persistence', () => {
     try {
       h = await makeHarness(opts(), dir)
       await vi.waitFor(() => expect(up.requests).toHaveLength(2), WAIT)
-      await vi.waitFor(() => expect(h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(2), WAIT)
+      await vi.waitFor(async () => expect(await h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(2), WAIT)
       expect(up.requests.map((r) => verify(r, secret).event).sort()).toEqual(['onAnyMessage', 'onMessage'])
       expect(new Set(up.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set(queued.map((d) => d.id)))
-      expect(h.core.webhooks.list(inst._id).map((d) => d.attempts)).toEqual([2, 2])
+      expect((await h.core.webhooks.list(inst._id)).map((d) => d.attempts)).toEqual([2, 2])
     } finally {
       await up.stop()
     }
@@ -337,16 +349,15 @@ describe('persistence', () => {
 
   it('has a message’s deliveries on disk by the time its send or receipt is answered (no crash window)', async () => {
     const { inst, qs } = await webhookInstance(rx.url, ['onMessage', 'onAnyMessage'])
-    const onDisk = () => readOutboxFile(join(h.dataDir, 'webhook-outbox.jsonl'))
     await sendText(qs, 'answered after queueing')
-    const afterSend = await onDisk()
+    const afterSend = committed(h.dataDir)
     expect(afterSend.filter((d) => d.instance_id === inst._id).map((d) => d.event)).toEqual(['onAnyMessage'])
     await inbound(qs, { message: 'hello' })
-    const events = (await onDisk()).map((d) => `${d.event}:${(d.payload.data as { text: string }).text}`).sort()
+    const events = committed(h.dataDir).map((d) => `${d.event}:${(d.payload.data as { text: string }).text}`).sort()
     expect(events).toEqual(['onAnyMessage:answered after queueing', 'onAnyMessage:hello', 'onMessage:hello'])
   })
 
-  it('writes a delivery to disk before its first attempt', async () => {
+  it('commits a delivery before its first attempt', async () => {
     const seen: boolean[] = []
     await h.close()
     h = await makeHarness({
@@ -354,7 +365,7 @@ describe('persistence', () => {
         clock,
         transport: {
           post: async (_url, req) => {
-            seen.push((await readFile(join(h.dataDir, 'webhook-outbox.jsonl'), 'utf8')).includes(req.headers['webhook-id']!))
+            seen.push(committed(h.dataDir).some((d) => d.id === req.headers['webhook-id']))
             return { status: 200, retryAfter: null }
           },
           close: async () => {}
@@ -364,7 +375,7 @@ describe('persistence', () => {
     const { inst, qs } = await webhookInstance('http://127.0.0.1:9/never-called', ['onMessage', 'onAnyMessage'])
     await inbound(qs, { message: 'a' })
     await sendText(qs, 'b')
-    await vi.waitFor(() => expect(h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(3), WAIT)
+    await vi.waitFor(async () => expect(await h.core.webhooks.list(inst._id, { status: 'delivered' })).toHaveLength(3), WAIT)
     expect(seen).toEqual([true, true, true])
   })
 
@@ -375,16 +386,15 @@ describe('persistence', () => {
     const b = await webhookInstance(url, ['onMessage'])
     await inbound(a.qs, { message: 'for a' })
     await inbound(b.qs, { message: 'for b' })
-    await vi.waitFor(() => expect(h.core.webhooks.list(a.inst._id)[0]?.attempts).toBe(1), WAIT)
-    await vi.waitFor(() => expect(h.core.webhooks.list(b.inst._id)[0]?.attempts).toBe(1), WAIT)
+    await vi.waitFor(async () => expect((await h.core.webhooks.list(a.inst._id))[0]?.attempts).toBe(1), WAIT)
+    await vi.waitFor(async () => expect((await h.core.webhooks.list(b.inst._id))[0]?.attempts).toBe(1), WAIT)
 
     expect((await h.call({ method: 'DELETE', url: `/chatapp/${a.inst._id}` })).statusCode).toBe(200)
-    expect(h.core.webhooks.list(a.inst._id)).toEqual([])
-    expect(h.core.webhooks.list(b.inst._id)).toHaveLength(1)
+    expect(await h.core.webhooks.list(a.inst._id)).toEqual([])
+    expect(await h.core.webhooks.list(b.inst._id)).toHaveLength(1)
     const dir = h.dataDir
     await h.close(true)
-    const outbox = await readOutboxFile(join(dir, 'webhook-outbox.jsonl'))
-    expect(outbox.map((d) => d.instance_id)).toEqual([b.inst._id])
+    expect(committed(dir).map((d) => d.instance_id)).toEqual([b.inst._id])
     h = await makeHarness(opts(), dir)
   })
 
@@ -396,7 +406,7 @@ describe('persistence', () => {
       if ((await attempted(inst._id, n)).status !== 'pending') break
       clock.advance(clock.nextIn()!)
     }
-    const d = only(inst._id)
+    const d = await only(inst._id)
     expect(d.status).toBe('failed')
     expect(d.last_error).toMatch(/^HTTP 503 Service Unavailable \(gave up: retry window of 24 h is over\)$/)
     expect(d.attempts).toBeGreaterThan(20)
@@ -419,20 +429,24 @@ describe('edge cases', () => {
   it('rewrites an older URL-safe secret in standard base64 (same key) and drops deliveries of vanished instances', async () => {
     const { inst, qs } = await webhookInstance(rx.url, ['onMessage'])
     await inbound(qs, { message: 'first' })
-    await vi.waitFor(() => expect(only(inst._id).status).toBe('delivered'), WAIT)
+    await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
     const key = Buffer.from(Array.from({ length: 32 }, (_, i) => 255 - i))
     await internalsOf(h.core).storage.repos.instances.update(inst._id, (d) => {
       d.settings.webhook.secret = `whsec_${key.toString('base64url')}`
     })
+    const [first] = await h.core.webhooks.list(inst._id)
     const dir = h.dataDir
     await h.close(true)
-    const file = join(dir, 'webhook-outbox.jsonl')
-    await appendFile(file, JSON.stringify({ put: { ...h.core.webhooks.list(inst._id)[0], id: 'msg_orphan', instance_id: 'gone', status: 'pending' } }) + '\n')
+    // A pending delivery of an instance that is gone, stored while the app was off.
+    const database = await openDatabase(join(dir, 'chatapp.db'))
+    await new WebhookDeliveryRepo({ db: database.db, write: (work) => database.write(work) }).add([{ ...first!, id: 'msg_orphan', instance_id: 'gone', status: 'pending' }])
+    await database.close()
+    expect(committed(dir).map((d) => d.id)).toContain('msg_orphan')
 
     h = await makeHarness(opts(), dir)
     const secret = h.core.instances.get(inst._id).settings.webhook.secret
     expect(secret).toBe(`whsec_${key.toString('base64')}`)
-    expect((await readOutboxFile(file)).map((d) => d.id)).not.toContain('msg_orphan')
+    expect(committed(dir).map((d) => d.id)).not.toContain('msg_orphan')
     await inbound(qs, { message: 'signed with the old key' })
     await vi.waitFor(() => expect(rx.requests).toHaveLength(2), WAIT)
     expect(verify(rx.requests[1]!, secret).data.text).toBe('signed with the old key')
@@ -481,7 +495,7 @@ describe("the app's own API", () => {
     // A URL saved before the API took that port: the delivery fails at once, nothing is sent.
     await internalsOf(h.core).storage.repos.instances.update(inst._id, (d) => void (d.settings.webhook.url = `http://127.0.0.1:${apiPort}/hook`))
     await inbound(qs, { message: 'to myself' })
-    await vi.waitFor(() => expect(only(inst._id)).toMatchObject({ status: 'failed', last_error: "the URL points at this app's own API; use another receiver" }), WAIT)
+    await vi.waitFor(async () => expect(await only(inst._id)).toMatchObject({ status: 'failed', last_error: "the URL points at this app's own API; use another receiver" }), WAIT)
     expect(rx.requests).toHaveLength(0)
   })
 })

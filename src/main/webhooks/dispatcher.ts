@@ -5,17 +5,18 @@
  *
  * One timer, set for the earliest due delivery; at most `perEndpoint` requests at a time to one URL
  * (so one slow receiver cannot hold every slot, and a fast one is not served one request at a time)
- * and `concurrency` in all. A slot is held from the request until its outcome is applied in memory;
- * the outcome's line reaches the disk with the outbox's next group commit, not in the slot's time.
- * Clock,
- * randomness and fetch come in as dependencies so tests drive the schedule without waiting.
+ * and `concurrency` in all. A slot is held from the request until its outcome is applied to the
+ * outbox's working set; the outcome's row is written with the outbox's next gathered outcome write,
+ * not in the slot's time. Clock, randomness and fetch come in as dependencies so tests drive the
+ * schedule without waiting.
  * `close()` clears the timer and aborts requests in flight without recording them: those deliveries
  * stay pending and are sent again after the next start (at-least-once; receivers deduplicate on
  * `webhook-id`).
  */
-import { createHmac } from 'node:crypto'
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto'
 import type { Logger } from '../logger'
 import type { WebhookDelivery } from '../../shared/schemas/webhooks'
+import type { DeliveryOutcome } from '../store/repos/webhook-delivery-repo'
 import type { WebhookOutbox } from './outbox'
 import type { WebhookPost } from './webhook-transport'
 import { classifyAttempt, nextAttemptAt, normalizeSecret, type AttemptResult, type RetryPolicy } from './policy'
@@ -65,6 +66,23 @@ export interface DispatcherDeps {
   onRecorded?: (delivery: WebhookDelivery) => void
 }
 
+/** Signing keys by secret: a few instances' secrets, dropped all at once past this many. */
+const SIGNING_KEYS_KEPT = 64
+const signingKeys = new Map<string, KeyObject>()
+
+/** The HMAC key of a `whsec_…` secret. Throws on an empty one. */
+function signingKey(secret: string): KeyObject {
+  let key = signingKeys.get(secret)
+  if (key) return key
+  const bytes = Buffer.from(normalizeSecret(secret).slice('whsec_'.length), 'base64')
+  if (bytes.length === 0) throw new Error('the webhook secret is empty')
+  // A KeyObject made once: createHmac with raw bytes builds one per call, 70 µs against 15 µs (Node 24).
+  key = createSecretKey(bytes)
+  if (signingKeys.size >= SIGNING_KEYS_KEPT) signingKeys.clear()
+  signingKeys.set(secret, key)
+  return key
+}
+
 /**
  * The Standard Webhooks signature (standardwebhooks.com, "Verifying webhooks"): `v1,` and the base64
  * HMAC-SHA256, keyed by the secret's base64 bytes, of `<id>.<timestamp in s>.<body>`. Computed with
@@ -72,14 +90,11 @@ export interface DispatcherDeps {
  * CPU at high rates; the tests verify every signature with that package. Throws on a malformed secret.
  */
 export function signWebhook(secret: string, id: string, timestampMs: number, body: string): string {
-  const key = Buffer.from(normalizeSecret(secret).slice('whsec_'.length), 'base64')
-  if (key.length === 0) throw new Error('the webhook secret is empty')
-  return `v1,${createHmac('sha256', key).update(`${id}.${Math.floor(timestampMs / 1000)}.${body}`).digest('base64')}`
+  return `v1,${createHmac('sha256', signingKey(secret)).update(`${id}.${Math.floor(timestampMs / 1000)}.${body}`).digest('base64')}`
 }
 
 /** Sent as User-Agent, so receivers can tell these requests apart. */
 export const USER_AGENT = 'ChatappDesk-Webhooks/1'
-/** Characters of a non-2xx answer's body kept in last_error. */
 /** setTimeout's longest delay; later timers are re-armed when they fire. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -171,11 +186,11 @@ export class WebhookDispatcher {
     this.perUrl.set(url, (this.perUrl.get(url) ?? 0) + 1)
     this.requests++
     let slotHeld = true
-    // The slot is free once the answer is in and its outcome applied in memory (no longer pending, so
-    // schedule() cannot pick it again); the outcome's line goes to disk with the outbox's next group
-    // commit without holding the slot. Waiting for that disk write before the next request left the
+    // The slot is free once the answer is in and its outcome applied to the working set (no longer
+    // pending, so schedule() cannot pick it again); the outcome's row is written with the next group
+    // commit without holding the slot. Waiting for that write before the next request left the
     // deliveries behind the sends (issue 11 §11: with 16 sending clients and a receiver answering at
-    // once, 14,942 of 16,061 delivered during the load; now all but the last). If the write fails the
+    // once, 14,942 of 16,061 delivered during the load; then all but the last). If the write fails the
     // outbox takes the change back: the delivery is pending again and sent once more (at-least-once).
     const freeSlot = () => {
       if (!slotHeld) return
@@ -193,17 +208,16 @@ export class WebhookDispatcher {
         // Still pending after the write (a retry that may have fallen due meanwhile, or a failed write
         // taken back): look again, since schedule() skipped it while it was in flight.
         if (slotHeld) freeSlot()
-        else if (this.deps.outbox.get(d.id)?.status === 'pending') this.schedule()
+        else if (this.deps.outbox.pending(d.id)) this.schedule()
       })
     this.inflight.set(d.id, { instanceId: d.instance_id, url, controller, done })
   }
 
-  /** Records an outcome: in memory at once (then `applied` runs), on disk when the promise resolves. */
-  private async record(id: string, patch: Partial<WebhookDelivery>, applied: () => void): Promise<void> {
-    const written = this.deps.outbox.update(id, patch)
+  /** Records an outcome: in the working set at once (then `applied` runs), in the table when the promise resolves. */
+  private async record(id: string, outcome: DeliveryOutcome, applied: () => void): Promise<void> {
+    const written = this.deps.outbox.record(id, outcome)
     applied()
-    if (!(await written)) return
-    const recorded = this.deps.outbox.get(id)
+    const recorded = await written
     if (recorded) this.deps.onRecorded?.(recorded)
   }
 
@@ -223,7 +237,7 @@ export class WebhookDispatcher {
       return
     }
     const verdict = classifyAttempt(result, now)
-    let patch: Partial<WebhookDelivery>
+    let patch: DeliveryOutcome
     if (verdict.outcome === 'delivered') {
       patch = { status: 'delivered', attempts, last_error: null, last_status: lastStatus, next_attempt_at: null, delivered_at: new Date(now).toISOString() }
     } else if (verdict.outcome === 'fail') {

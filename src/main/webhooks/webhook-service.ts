@@ -4,19 +4,20 @@
  * - `message` events → `onMessage` (inbound from contacts) and `onAnyMessage` (every message, inbound
  *   and outbound: API sends, bot replies, phone); `state` events → `onConnection` — each only when the
  *   instance has actions.send_webhook on, a webhook URL, and the event in webhook.events.
- * - Each delivery is written to the outbox (fsynced) before the dispatcher may attempt it.
+ * - Each delivery is committed to the `webhook_deliveries` table before the dispatcher may attempt it.
  * - `list` and `retry` serve the deliveries API and the desktop UI.
  * - Deleting an instance drops its deliveries and aborts its requests in flight.
  */
 import type { CoreEventBus, CoreEvents } from '../events'
 import { newObjectId } from '../ids'
 import type { Logger } from '../logger'
-import type { InstanceRepo } from '../store/repos'
+import type { InstanceRepo } from '../store/repos/config-repos'
+import type { WebhookDeliveryRepo } from '../store/repos/webhook-delivery-repo'
 import { conflict, invalid, notFound } from '../services/errors'
 import type { Instance, WebhookEvent } from '../../shared/schemas/records'
 import type { DeliveryFilter, WebhookDelivery } from '../../shared/schemas/webhooks'
 import { WebhookDispatcher, systemClock, type Clock, type DeliveryTarget } from './dispatcher'
-import { WebhookOutbox, type OutboxLimits } from './outbox'
+import { WebhookOutbox } from './outbox'
 import { OWN_API_REFUSAL, OwnApiGuard } from './own-api'
 import { undiciTransport, type WebhookTransport } from './webhook-transport'
 import {
@@ -38,15 +39,14 @@ export interface WebhookOptions {
   random?: () => number
   /** Retry timing (partial: the rest from DEFAULT_RETRY_POLICY). */
   policy?: Partial<RetryPolicy>
-  limits?: Partial<OutboxLimits>
   /** Requests in flight at most. */
   concurrency?: number
 }
 
 export interface WebhookServiceDeps extends WebhookOptions {
   instances: InstanceRepo
-  /** The outbox file (`webhook-outbox.jsonl` in the data dir). */
-  outboxFile: string
+  /** The `webhook_deliveries` table (its bounds are the repository's). */
+  deliveries: WebhookDeliveryRepo
   events: CoreEventBus
   logger: Logger
 }
@@ -79,9 +79,9 @@ export class WebhookService {
     })
   }
 
-  /** Opens the outbox (the data dir's `webhook-outbox.jsonl`). Throws DataFileError when it is unreadable. Not started yet. */
+  /** Loads the pending deliveries from the table. Throws the storage's errors. Not started yet. */
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
-    const outbox = await WebhookOutbox.open(deps.outboxFile, deps.limits)
+    const outbox = await WebhookOutbox.open(deps.deliveries)
     return new WebhookService(deps, outbox)
   }
 
@@ -93,11 +93,6 @@ export class WebhookService {
   /** 400 naming `field` when `url` is this app's own API. */
   async checkTarget(url: string | null, field = 'webhook_url'): Promise<void> {
     if (url && (await this.ownApi.targets(url))) throw invalid(field, OWN_API_REFUSAL)
-  }
-
-  /** The outbox file's path. */
-  get file(): string {
-    return this.outbox.file
   }
 
   /**
@@ -113,10 +108,10 @@ export class WebhookService {
     }
     // Deliveries of instances that no longer exist would wait forever for a target.
     const known = new Set(instances.map((i) => i._id))
-    for (const id of this.outbox.instanceIds()) if (!known.has(id)) await this.outbox.removeInstance(id)
+    for (const id of await this.deps.deliveries.instanceIds()) if (!known.has(id)) await this.outbox.removeInstance(id)
     const { events } = this.deps
     this.unsubscribe = [
-      // Durable: a message's deliveries are in the outbox before its send or receipt is answered.
+      // Durable: a message's deliveries are committed before its send or receipt is answered.
       events.onDurable('message', (e) => this.onMessage(e)),
       events.onDurable('state', (e) => this.onState(e)),
       events.onDurable('status', (e) => this.onStatus(e)),
@@ -129,9 +124,9 @@ export class WebhookService {
     this.dispatcher.start()
   }
 
-  /** An instance's deliveries, newest first (default at most 50), optionally of one status. */
-  list(instanceId: string, filter: DeliveryFilter = {}): WebhookDelivery[] {
-    return this.outbox.list(instanceId, filter).map((d) => structuredClone(d))
+  /** An instance's deliveries as stored, newest first (default at most 50), optionally of one status. */
+  list(instanceId: string, filter: DeliveryFilter = {}): Promise<WebhookDelivery[]> {
+    return this.deps.deliveries.list(instanceId, filter)
   }
 
   /**
@@ -141,27 +136,28 @@ export class WebhookService {
    * instance's delivery; 409 when it was already delivered.
    */
   async retry(instanceId: string, deliveryId: string): Promise<WebhookDelivery> {
-    const found = this.outbox.get(deliveryId)
-    if (!found || found.instance_id !== instanceId) throw notFound('Webhook delivery')
-    // An attempt still finishing (its outcome may already be listed) decides first; the retry follows it.
-    await this.dispatcher.settled(found.id)
-    const d = this.outbox.get(deliveryId)
-    if (!d) throw notFound('Webhook delivery')
-    if (d.status === 'delivered') throw conflict('This webhook delivery was already delivered.')
-    const url = this.instance(instanceId)?.settings.webhook.url || d.url
-    await this.track(this.outbox.update(d.id, { status: 'pending', url, next_attempt_at: new Date(this.clock.now()).toISOString() }))
+    // An attempt still finishing (its outcome being written) decides first; the retry follows it.
+    await this.dispatcher.settled(deliveryId)
+    const url = this.instance(instanceId)?.settings.webhook.url || null
+    const result = await this.track(this.outbox.requeue(instanceId, deliveryId, url, new Date(this.clock.now()).toISOString()))
+    if ('refused' in result) {
+      if (result.refused === 'delivered') throw conflict('This webhook delivery was already delivered.')
+      throw notFound('Webhook delivery')
+    }
     this.dispatcher.kick()
-    return structuredClone(this.outbox.get(deliveryId) ?? d)
+    return result.requeued
   }
 
-  /** Stops following events and the dispatcher (no timer left), then waits for outbox writes. */
+  /**
+   * Stops following events and the dispatcher (no timer left), then waits for the deliveries' writes.
+   * The database stays open (its owner closes it after this).
+   */
   async close(): Promise<void> {
     for (const off of this.unsubscribe) off()
     this.unsubscribe = []
     await this.dispatcher.close()
     await this.transport.close()
     while (this.writes.size > 0) await Promise.allSettled([...this.writes])
-    await this.outbox.close()
   }
 
   private async onMessage({ instanceId, message }: CoreEvents['message']): Promise<void> {
@@ -186,7 +182,7 @@ export class WebhookService {
     if (inst) void this.track(this.enqueue(inst, [event], data))
   }
 
-  /** Writes one delivery per wanted event to the outbox, then lets the dispatcher send them. Never rejects. */
+  /** Stores one delivery per wanted event (one transaction), then lets the dispatcher send them. Never rejects. */
   private async enqueue(inst: Instance, events: WebhookEvent[], data: Parameters<typeof buildPayload>[2]): Promise<void> {
     const wanted = events.filter((e) => shouldDeliver(inst, e))
     if (wanted.length === 0) return
@@ -207,7 +203,7 @@ export class WebhookService {
       created_at: created,
       delivered_at: null
     }))
-    // The dispatcher only sees them once on disk: kick() after the write, never before.
+    // The dispatcher only sees them once committed: kick() after the write, never before.
     try {
       await this.track(this.outbox.add(records))
       this.dispatcher.kick()

@@ -1,37 +1,41 @@
 /**
- * The dispatcher alone (docs/design.md §11), with a fake fetch and a manual clock: the concurrency caps
- * (in all and per endpoint),
- * close() aborting requests in flight without recording them (they stay pending for the next start),
- * no timer left after close, and a slot freed at the answer while its outcome is written (a failed
- * write sends the delivery again).
+ * The dispatcher alone (docs/design.md §11), with a fake fetch and a manual clock, over the outbox on a
+ * real SQLite file: the concurrency caps (in all and per endpoint), close() aborting requests in flight
+ * without recording them (they stay pending for the next start), no timer left after close, and a
+ * slot freed at the answer while its outcome is written (a failed write sends the delivery again).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { Webhook } from 'standardwebhooks'
-import { WebhookDispatcher } from '../../../src/main/webhooks/dispatcher'
+import { signWebhook, WebhookDispatcher } from '../../../src/main/webhooks/dispatcher'
 import { WebhookOutbox } from '../../../src/main/webhooks/outbox'
 import { fetchTransport } from '../../../src/main/webhooks/webhook-transport'
 import { DEFAULT_RETRY_POLICY } from '../../../src/main/webhooks/policy'
 import { silentLogger } from '../../../src/main/logger'
+import { openDatabase, type DatabaseHandle } from '../../../src/main/store/db/database'
+import { WebhookDeliveryRepo } from '../../../src/main/store/repos/webhook-delivery-repo'
 import type { WebhookDelivery } from '../../../src/shared/schemas/webhooks'
 import { ManualClock } from '../../helpers/manual-clock'
-import { enospc, injectFileFaults } from '../../../src/main/store/durable-file'
 
 const SECRET = `whsec_${Buffer.alloc(32, 1).toString('base64')}`
 let dir: string
+let database: DatabaseHandle
+let repo: WebhookDeliveryRepo
 let outbox: WebhookOutbox
 let clock: ManualClock
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chatapp-dispatch-'))
-  outbox = await WebhookOutbox.open(join(dir, 'o.jsonl'))
+  database = await openDatabase(join(dir, 'chatapp.db'))
+  repo = new WebhookDeliveryRepo({ db: database.db, write: (work) => database.write(work) })
+  outbox = await WebhookOutbox.open(repo)
   clock = new ManualClock()
 })
 afterEach(async () => {
-  injectFileFaults(null)
   vi.restoreAllMocks()
-  await outbox.close()
+  await database.close()
   await rm(dir, { recursive: true, force: true })
 })
 
@@ -91,7 +95,7 @@ it('keeps at most `concurrency` requests in flight and sends the rest as they fi
     await vi.waitFor(() => expect(calls.length).toBeGreaterThan(i))
     calls[i]!.release(200)
   }
-  await vi.waitFor(() => expect(outbox.list('A', { status: 'delivered' })).toHaveLength(5))
+  await vi.waitFor(async () => expect(await repo.list('A', { status: 'delivered' })).toHaveLength(5))
   // Each request is signed for its own id, with the extra header.
   for (const c of calls) {
     const h = new Headers(c.init.headers)
@@ -111,10 +115,11 @@ it('close() aborts requests in flight and leaves them pending, unrecorded; no ti
   d.start()
   await vi.waitFor(() => expect(calls).toHaveLength(2))
   calls[0]!.release(500) // first one fails and gets a retry timer
-  await vi.waitFor(() => expect(outbox.get(rows[0]!.id)!.attempts).toBe(1))
+  await vi.waitFor(async () => expect((await repo.find(rows[0]!.id))!.attempts).toBe(1))
   await d.close()
   expect(calls[1]!.init.signal!.aborted).toBe(true)
-  expect(outbox.get(rows[1]!.id)).toMatchObject({ status: 'pending', attempts: 0, last_error: null })
+  expect(await repo.find(rows[1]!.id)).toMatchObject({ status: 'pending', attempts: 0, last_error: null })
+  expect(outbox.pending(rows[1]!.id)).toMatchObject({ status: 'pending', attempts: 0 })
   expect(clock.pending).toBe(0)
   // Stopped means stopped: time passing or a kick sends nothing.
   d.kick()
@@ -145,7 +150,7 @@ it('bounds requests per endpoint: a receiver that hangs holds its own slots only
   for (const c of calls.filter((x) => x.url.startsWith('http://fast.test'))) c.release(200)
   await vi.waitFor(() => expect(calls.filter((c) => c.url.startsWith('http://fast.test'))).toHaveLength(4))
   calls.find((c) => c.url.startsWith('http://fast.test') && !c.init.signal!.aborted && calls.indexOf(c) >= 6)!.release(200)
-  await vi.waitFor(() => expect(outbox.list('A', { status: 'delivered', limit: 100 }).map((x) => x.url)).toEqual(Array(4).fill('http://fast.test/hook')))
+  await vi.waitFor(async () => expect((await repo.list('A', { status: 'delivered', limit: 100 })).map((x) => x.url)).toEqual(Array(4).fill('http://fast.test/hook')))
   // The slow receiver never got more than its three at once.
   expect(calls.filter((c) => c.url.startsWith('http://slow.test'))).toHaveLength(3)
   await d.close()
@@ -155,14 +160,13 @@ it("frees a request's slot once its answer is in, while the outcome is still bei
   const { fetch, calls } = gatedFetch()
   const rows = deliveries(2)
   await outbox.add(rows)
-  // The outcome's disk write is held until the test lets it go; memory changes at once, as in the outbox.
+  // The outcome's row is written only when the test lets it go; the working set changes at once, as in the outbox.
   let letWritesGo!: () => void
   const held = new Promise<void>((resolve) => (letWritesGo = resolve))
-  const update = outbox.update.bind(outbox)
-  vi.spyOn(outbox, 'update').mockImplementation(async (id, patch) => {
-    const written = update(id, patch)
+  const record = repo.record.bind(repo)
+  vi.spyOn(repo, 'record').mockImplementation(async (outcomes) => {
     await held
-    return written
+    return record(outcomes)
   })
   const d = dispatcher(fetch, 1, 1)
   d.start()
@@ -170,10 +174,11 @@ it("frees a request's slot once its answer is in, while the outcome is still bei
   calls[0]!.release(200)
   // One slot in all: the second request starts although the first outcome is not on disk yet.
   await vi.waitFor(() => expect(calls).toHaveLength(2))
-  expect(outbox.get(rows[0]!.id)!.status).toBe('delivered')
+  expect(outbox.pending(rows[0]!.id)).toBeUndefined()
+  expect((await repo.find(rows[0]!.id))!.status).toBe('pending')
   calls[1]!.release(200)
   letWritesGo()
-  await vi.waitFor(() => expect(outbox.list('A', { status: 'delivered' })).toHaveLength(2))
+  await vi.waitFor(async () => expect(await repo.list('A', { status: 'delivered' })).toHaveLength(2))
   await d.close()
 })
 
@@ -181,20 +186,36 @@ it('sends a delivery again when the write of its outcome fails (at-least-once)',
   const { fetch, calls } = gatedFetch()
   const [row] = deliveries(1)
   await outbox.add([row!])
-  injectFileFaults({
-    beforeWrite: () => {
-      injectFileFaults(null)
-      throw enospc('o.jsonl')
+  // The database refuses the next change of a delivery's row (as a full disk or an I/O error would),
+  // then takes changes again.
+  await sql`CREATE TEMP TRIGGER refuse_outcome BEFORE UPDATE ON webhook_deliveries BEGIN SELECT RAISE(ABORT, 'write refused'); END`.execute(database.db)
+  const record = repo.record.bind(repo)
+  vi.spyOn(repo, 'record').mockImplementationOnce(async (outcomes) => {
+    try {
+      return await record(outcomes)
+    } finally {
+      await sql`DROP TRIGGER temp.refuse_outcome`.execute(database.db)
     }
   })
   const d = dispatcher(fetch)
   d.start()
   await vi.waitFor(() => expect(calls).toHaveLength(1))
   calls[0]!.release(200)
-  // The "delivered" line did not land: the delivery is pending again and goes out once more.
+  // The "delivered" outcome did not land: the delivery is pending again and goes out once more.
   await vi.waitFor(() => expect(calls).toHaveLength(2))
   expect(new Headers(calls[1]!.init.headers).get('webhook-id')).toBe(row!.id)
   calls[1]!.release(200)
-  await vi.waitFor(() => expect(outbox.get(row!.id)).toMatchObject({ status: 'delivered', attempts: 1 }))
+  await vi.waitFor(async () => expect(await repo.find(row!.id)).toMatchObject({ status: 'delivered', attempts: 1 }))
   await d.close()
+})
+
+it('signs with each secret as it is now (keys are kept per secret): the standardwebhooks library verifies both, an empty secret throws', () => {
+  const other = `whsec_${Buffer.alloc(32, 2).toString('base64')}`
+  const now = Date.now()
+  for (const secret of [SECRET, other, SECRET]) {
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(now / 1000)), 'webhook-signature': signWebhook(secret, 'msg_1', now, '{"a":1}') }
+    expect(new Webhook(secret).verify('{"a":1}', headers)).toEqual({ a: 1 })
+    expect(() => new Webhook(secret === SECRET ? other : SECRET).verify('{"a":1}', headers)).toThrow()
+  }
+  expect(() => signWebhook('whsec_', 'msg_1', now, '{}')).toThrow(/empty/)
 })

@@ -265,8 +265,14 @@ export interface BotReplyMarksTable {
   at: number
 }
 
-/** Webhook deliveries (docs/design.md §11): the outbox and what became of each. */
+/**
+ * Webhook deliveries (docs/design.md §11): the outbox and what became of each
+ * (../repos/webhook-delivery-repo.ts). Indexes: (instance_id, status, seq) for an instance's list of
+ * one status and the bounds; (status, seq) for the pending ones a start resumes; (instance_id, seq)
+ * for an instance's list of every status, newest first.
+ */
 export interface WebhookDeliveriesTable {
+  /** Insertion order: the queue's and the list's order. */
   seq: Generated<number>
   id: string
   instance_id: string

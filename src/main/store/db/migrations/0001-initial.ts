@@ -303,6 +303,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute()
   await s.createIndex('webhook_deliveries_instance_status').on('webhook_deliveries').columns(['instance_id', 'status', 'seq']).execute()
   await s.createIndex('webhook_deliveries_pending').on('webhook_deliveries').columns(['status', 'seq']).execute()
+  // --- webhooks (s25-webhooks): the deliveries API lists an instance's deliveries of every status
+  // newest first; without this index that sorts all its rows, and a receiver down for a day leaves
+  // tens of thousands pending. Status changes do not touch it (only inserts and deletes).
+  await s.createIndex('webhook_deliveries_instance').on('webhook_deliveries').columns(['instance_id', 'seq']).execute()
+  // --- end webhooks
 
   await s
     .createTable('auth_creds')
