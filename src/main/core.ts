@@ -6,7 +6,6 @@
  */
 import { mkdir } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
-import { join } from 'node:path'
 import type { ChannelFactory, ChannelKind } from './channel/types'
 import { createSandboxSession } from './channel/sandbox-channel'
 import { systemClock, systemTimers, type Clock, type Timers } from './clock'
@@ -251,7 +250,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const events = new CoreEventBus(faces)
   let webhooks: WebhookService
   try {
-    webhooks = await WebhookService.open({ instances: repos.instances, outboxFile: join(paths.root, 'webhook-outbox.jsonl'), events, logger, ...opts.webhooks })
+    webhooks = await WebhookService.open({ instances: repos.instances, deliveries: repos.webhookDeliveries, events, logger, ...opts.webhooks })
   } catch (err) {
     await store.close()
     throw err

@@ -15,7 +15,8 @@ export class InstanceHealth {
     const now = this.deps.clock.now()
     const entries = await this.deps.messages.since(inst._id, now - 7 * 86_400_000)
     const oldest = await this.deps.messages.oldestTime(inst._id)
-    const failures = (await this.deps.webhooks.list(inst._id, { status: 'failed', limit: 100_000 })).map((d) => Date.parse(d.created_at))
+    // At most 500 failed deliveries are kept per instance (the outbox's bound).
+    const failures = (await this.deps.webhooks.list(inst._id, { status: 'failed', limit: 500 })).map((d) => Date.parse(d.created_at))
     let startOfToday: number
     try {
       // Local midnight: now less the minutes since (on a DST day the clock's own count).

@@ -15,6 +15,7 @@
  * | `broadcasts`, `outreachSends`, `schedules` | outreach | their tables (+ `broadcast_recipients`) |
  * | `botActivity`, `replyMarks` | the bot's activity log; its default/away message marks | their tables |
  * | `customerData` | an instance's or a customer's data across tables: delete, export, erase, retention | every table |
+ * | `webhookDeliveries` | the webhook outbox and what became of each delivery | `webhook_deliveries` |
  * | `channelAuth`, `waMessages` | channel credentials and Signal keys; the real channel's kept messages | `auth_creds`, `auth_keys`, `wa_messages` |
  *
  * {@link Repositories.transaction} runs a change of several repositories as one.
@@ -28,6 +29,7 @@ import { BotActivityRepo, ReplyMarkRepo } from './bot-memory-repos'
 import { BroadcastRepo } from './broadcast-repo'
 import { ChannelAuthRepo } from './channel-auth-repo'
 import { WaMessageRepo } from './wa-message-repo'
+import { WebhookDeliveryRepo } from './webhook-delivery-repo'
 import { ChatPauseRepo } from './chat-pause-repo'
 import { AccountRepo, AppSettingsRepo, InstanceRepo } from './config-repos'
 import { ContactGroupRepo, ContactRepo, contactGroupRows } from './contact-repos'
@@ -72,6 +74,8 @@ export interface DataRepositories {
   channelAuth: ChannelAuthRepo
   /** Messages the real channel keeps for retries and media downloads. */
   waMessages: WaMessageRepo
+  /** Webhook deliveries: the outbox and what became of each. */
+  webhookDeliveries: WebhookDeliveryRepo
 }
 
 export interface Repositories extends DataRepositories {
@@ -106,7 +110,8 @@ function dataRepositories(x: Exec): DataRepositories {
     replyMarks: new ReplyMarkRepo(x),
     customerData: new CustomerDataRepo(x, contacts),
     channelAuth: new ChannelAuthRepo(x),
-    waMessages: new WaMessageRepo(x)
+    waMessages: new WaMessageRepo(x),
+    webhookDeliveries: new WebhookDeliveryRepo(x)
   }
 }
 
