@@ -89,6 +89,7 @@ export function MessagesTab() {
                   instanceName={every ? nameOf : null}
                   onOpen={(hit) => setOpen({ instanceId: hit.instanceId, chatId: hit.chatId, anchor: entryOf(hit) })}
                   phone={!!phone}
+                  typing={searchText.trim() !== query}
                 />
               </>
             ) : (

@@ -18,10 +18,13 @@ export function SearchResults({
   activeKey,
   instanceName,
   onOpen,
-  phone
+  phone,
+  typing
 }: {
   search: MessageSearch
   query: string
+  /** The box holds words not searched yet (they are, once typing pauses). */
+  typing: boolean
   /** The hit whose chat is open (`instanceId:id`). */
   activeKey: string | null
   /** The instance's name, when hits of several instances are listed. */
@@ -29,9 +32,10 @@ export function SearchResults({
   onOpen(hit: SearchHit): void
   phone: boolean
 }) {
-  const { hits, loading, error, hasMore } = search
+  const { hits, error, hasMore } = search
+  const loading = search.loading || typing
   return (
-    <div data-testid="search-results">
+    <div data-testid="search-results" data-query={query} data-pending={loading} style={{ opacity: typing ? 0.6 : 1 }}>
       <ErrorAlert error={error} title="Search failed" />
       {!loading && !error && hits.length === 0 && <EmptyState size="sm" title="No message found" description={`No message, sender or number contains “${query}”.`} />}
       <ListScroller phone={phone}>
