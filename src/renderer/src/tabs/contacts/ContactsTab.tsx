@@ -59,13 +59,13 @@ export function ContactsTab() {
         <GroupBar instanceId={instanceId} groups={groups.data ?? []} value={groupId} onChange={setGroupId} onChanged={reload} />
         <Group mt="sm" gap="xs" wrap="nowrap" align="flex-start">
           <TextInput style={{ flex: 1, minWidth: 0 }} placeholder="Search name, number or notes" value={query} onChange={(e) => setQuery(e.currentTarget.value)} aria-label="Search contacts" type="search" />
-          <Select w={{ base: 130, sm: 180 }} placeholder="Any label" aria-label="Label" clearable data={labels.map((l) => l.name)} value={label} onChange={setLabel} />
+          <Select w={{ base: 130, sm: 180 }} placeholder="Any label" aria-label="Filter by label" clearable data={labels.map((l) => l.name)} value={label} onChange={setLabel} />
         </Group>
         <ErrorAlert error={pages.error ?? groups.error ?? exporting.error} />
       </Card>
       {!pages.loading && pages.contacts.length === 0 ? (
         filtered ? (
-          <EmptyState title="No contact matches" description="Nobody in this list has that name, number or note. Try fewer letters, or another group or label." />
+          <EmptyState title="No contact matches" description={q.trim() ? `No name, number or note contains “${q.trim()}” here.` : 'No contact is in this group or has this label yet.'} />
         ) : (
           <EmptyState title="No contacts yet" description="Customers who write to this number appear here by themselves. Add one by hand or import a CSV from your phone book or shop system." />
         )

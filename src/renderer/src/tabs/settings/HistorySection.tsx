@@ -18,7 +18,7 @@ export function HistorySection({ inst }: { inst: Instance }) {
         <Stack gap={6} mt={6}>
           <Radio value="forever" label="Keep every message" />
           <Group gap="xs" align="center">
-            <Radio value="days" label="Delete messages older than" />
+            <Radio value="days" label="Delete messages after" />
             <Group gap="xs" wrap="nowrap" align="center">
               <NumberInput aria-label="Days to keep messages" min={1} max={36500} w={80} size="xs" hideControls disabled={v.messages !== 'days'} {...form.getInputProps('days')} />
               <Text size="sm">days</Text>
@@ -30,7 +30,7 @@ export function HistorySection({ inst }: { inst: Instance }) {
         <Stack gap={6} mt={6}>
           <Radio value="with-message" label="Keep them as long as their message" />
           <Group gap="xs" align="center">
-            <Radio value="days" label="Delete the files after" />
+            <Radio value="days" label="Delete files after" />
             <Group gap="xs" wrap="nowrap" align="center">
               <NumberInput aria-label="Days to keep media files" min={1} max={36500} w={80} size="xs" hideControls disabled={v.media !== 'days'} {...form.getInputProps('media_days')} />
               <Text size="sm">days</Text>
