@@ -41,7 +41,9 @@ export function SearchResults({
       <ListScroller phone={phone}>
         <Stack gap={2} role="list" aria-label="Messages found">
           {hits.map((h) => (
-            <HitRow key={`${h.instanceId}:${h.id}`} hit={h} active={activeKey === `${h.instanceId}:${h.id}`} instanceName={instanceName?.(h.instanceId) ?? null} onOpen={() => onOpen(h)} />
+            <div role="listitem" key={`${h.instanceId}:${h.id}`}>
+              <HitRow hit={h} active={activeKey === `${h.instanceId}:${h.id}`} instanceName={instanceName?.(h.instanceId) ?? null} onOpen={() => onOpen(h)} />
+            </div>
           ))}
         </Stack>
         <Group justify="space-between" mt="xs" mih={28} px="xs">
@@ -71,7 +73,6 @@ function HitRow({ hit, active, instanceName, onOpen }: { hit: SearchHit; active:
       onClick={onOpen}
       p="xs"
       w="100%"
-      role="listitem"
       style={{ display: 'block', borderRadius: 6, background: active ? 'var(--mantine-color-teal-light)' : undefined }}
       aria-current={active ? 'true' : undefined}
       data-testid="search-hit"
