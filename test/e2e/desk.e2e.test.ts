@@ -505,6 +505,8 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
         // The open chat: beside the list on a laptop, in its place on a phone (with a way back).
         await page.getByTestId('conversation-row').first().click()
         await page.getByRole('form', { name: 'Compose' }).waitFor()
+        // The conversation loads its newest page and draws the bubbles on screen after the chat opens.
+        await page.getByTestId('conversation').locator('[data-message-id]').first().waitFor()
         await fits('an open chat')
         await shot(`resp-chat-${width}x${height}`)
         if (width < 600) {

@@ -1,7 +1,8 @@
-/** Adding or changing one contact: name, number, group, labels, notes, opted out; deleting it. */
+/** Adding or changing one contact: name, number, group, labels, notes, opted out; deleting it; their data (export, erase). */
 import { Button, Group, Modal, Select, Stack, Switch, TagsInput, TextInput, Textarea } from '@mantine/core'
 import { useForm } from '@mantine/form'
 import type { Contact, ContactGroup } from '../../../../shared/schemas/records'
+import { CustomerDataMenu } from '../../components/CustomerDataMenu'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { showFieldErrors } from '../../components/form-errors'
 import { useAction } from '../../hooks'
@@ -55,9 +56,12 @@ export function ContactEditor(props: { instanceId: string; contact: Contact | nu
           <ErrorAlert error={act.error} form={{ keys: ['name', 'number', 'group_id', 'labels', 'notes'] }} />
           <Group justify="space-between">
             {contact ? (
-              <Button variant="subtle" color="red" onClick={remove}>
-                Delete
-              </Button>
+              <Group gap="xs">
+                <Button variant="subtle" color="red" onClick={remove}>
+                  Delete
+                </Button>
+                <CustomerDataMenu instanceId={instanceId} number={contact.number} name={contact.name} onErased={() => void props.onSaved().then(props.onClose)} />
+              </Group>
             ) : (
               <span />
             )}

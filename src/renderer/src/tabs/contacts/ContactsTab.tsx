@@ -1,48 +1,42 @@
 /**
  * Contacts and contact groups (issue 14 §1–2): the customers the bot met and those the owner added or
- * imported, filtered by group and searched; import from CSV (ImportModal), export, edit, opt out.
+ * imported, searched and filtered by group and label on the server (issue 25 §2), a page at a time;
+ * import from CSV (ImportModal), export, edit, opt out.
  */
-import { ActionIcon, Badge, Button, Card, EmptyState, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core'
-import { useMediaQuery } from '@mantine/hooks'
-import { useMemo, useState } from 'react'
+import { ActionIcon, Badge, Button, Card, EmptyState, Group, Loader, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { useDebouncedValue, useMediaQuery } from '@mantine/hooks'
+import { useState } from 'react'
 import type { Contact } from '../../../../shared/schemas/records'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { saveCsv } from '../../components/files'
 import { NeedInstance } from '../../components/NeedInstance'
 import { useAction, useContract } from '../../hooks'
-import { call, useSelectedInstance } from '../../store'
+import { call, useDesk, useSelectedInstance } from '../../store'
 import { ContactEditor } from './ContactEditor'
 import { GroupBar } from './GroupBar'
 import { ImportModal, ImportPicker } from './ImportModal'
 import { LabelBadges } from '../../components/LabelBadges'
 import { LabelManager } from './LabelManager'
-
-/** The contacts a filter shows: a group (or all) and a search over name, number and labels. */
-export function filterContacts(contacts: readonly Contact[], groupId: string | null, query: string): Contact[] {
-  const q = query.trim().toLowerCase()
-  const digits = q.replace(/\D/g, '')
-  return contacts.filter(
-    (c) =>
-      (groupId === null || c.group_id === groupId) &&
-      (!q || c.name.toLowerCase().includes(q) || (digits.length > 0 && c.number.includes(digits)) || c.labels.some((l) => l.toLowerCase().includes(q)))
-  )
-}
+import { useContactPages, type ContactPages } from './use-contact-pages'
 
 export function ContactsTab() {
   const inst = useSelectedInstance()
   const instanceId = inst?._id
   const changed = (e: { type: string; instanceId?: string; what?: string }) => e.type === 'changed' && e.instanceId === instanceId && e.what === 'contacts'
-  const contacts = useContract('contacts.list', instanceId ? { instanceId } : null, changed)
   const groups = useContract('contactGroups.list', instanceId ? { instanceId } : null, changed)
+  const labels = useDesk((s) => s.labels)
   const [groupId, setGroupId] = useState<string | null>(null)
+  const [label, setLabel] = useState<string | null>(null)
   const [query, setQuery] = useState('')
+  const [q] = useDebouncedValue(query, 300)
+  const pages = useContactPages(instanceId, { q, groupId, label })
   const [editing, setEditing] = useState<Contact | 'new' | null>(null)
   const [importing, setImporting] = useState<File | null>(null)
   const exporting = useAction()
-  const shown = useMemo(() => filterContacts(contacts.data ?? [], groupId, query), [contacts.data, groupId, query])
   if (!instanceId) return <NeedInstance />
-  const reload = async () => void (await Promise.all([contacts.reload(), groups.reload()]))
+  const reload = async () => void (await Promise.all([pages.reload(), groups.reload()]))
   const groupTitle = (id: string | null) => groups.data?.find((g) => g._id === id)?.title
+  const filtered = q.trim() !== '' || groupId !== null || label !== null
   return (
     <Stack>
       <Card withBorder>
@@ -54,7 +48,7 @@ export function ContactsTab() {
             </Button>
             <ImportPicker onFile={setImporting} />
             <LabelManager />
-            <Button size="xs" variant="default" loading={exporting.busy} disabled={!contacts.data?.length} onClick={() => void exporting.run(async () => {
+            <Button size="xs" variant="default" loading={exporting.busy} disabled={!filtered && pages.contacts.length === 0} onClick={() => void exporting.run(async () => {
               const { fileName, csv } = await call('contacts.export', { instanceId })
               saveCsv(fileName, csv)
             })}>
@@ -62,14 +56,21 @@ export function ContactsTab() {
             </Button>
           </Group>
         </Group>
-        <GroupBar instanceId={instanceId} groups={groups.data ?? []} contacts={contacts.data ?? []} value={groupId} onChange={setGroupId} onChanged={reload} />
-        <TextInput mt="sm" placeholder="Search by name, number or label" value={query} onChange={(e) => setQuery(e.currentTarget.value)} aria-label="Search contacts" />
-        <ErrorAlert error={contacts.error ?? groups.error ?? exporting.error} />
+        <GroupBar instanceId={instanceId} groups={groups.data ?? []} value={groupId} onChange={setGroupId} onChanged={reload} />
+        <Group mt="sm" gap="xs" wrap="nowrap" align="flex-start">
+          <TextInput style={{ flex: 1, minWidth: 0 }} placeholder="Search name, number or notes" value={query} onChange={(e) => setQuery(e.currentTarget.value)} aria-label="Search contacts" type="search" />
+          <Select w={{ base: 130, sm: 180 }} placeholder="Any label" aria-label="Filter by label" clearable data={labels.map((l) => l.name)} value={label} onChange={setLabel} />
+        </Group>
+        <ErrorAlert error={pages.error ?? groups.error ?? exporting.error} />
       </Card>
-      {contacts.data?.length === 0 ? (
-        <EmptyState title="No contacts yet" description="Customers who write to this number appear here by themselves. Add one by hand or import a CSV from your phone book or shop system." />
+      {!pages.loading && pages.contacts.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No contact matches" description={q.trim() ? `No name, number or note contains “${q.trim()}” here.` : 'No contact is in this group or has this label yet.'} />
+        ) : (
+          <EmptyState title="No contacts yet" description="Customers who write to this number appear here by themselves. Add one by hand or import a CSV from your phone book or shop system." />
+        )
       ) : (
-        <ContactList contacts={shown} total={contacts.data?.length ?? 0} groupTitle={groupTitle} onEdit={setEditing} />
+        <ContactList pages={pages} groupTitle={groupTitle} onEdit={setEditing} />
       )}
       {editing && <ContactEditor instanceId={instanceId} contact={editing === 'new' ? null : editing} groups={groups.data ?? []} defaultGroup={groupId} onClose={() => setEditing(null)} onSaved={reload} />}
       {importing && <ImportModal instanceId={instanceId} file={importing} groups={groups.data ?? []} defaultGroup={groupId} onClose={() => setImporting(null)} onDone={reload} />}
@@ -77,24 +78,22 @@ export function ContactsTab() {
   )
 }
 
-/** Rows shown at first and added by "Show more": thousands at once would slow the page. */
-const PAGE = 50
-
-function ContactList({ contacts, total, groupTitle, onEdit }: { contacts: Contact[]; total: number; groupTitle(id: string | null): string | undefined; onEdit(c: Contact): void }) {
+function ContactList({ pages, groupTitle, onEdit }: { pages: ContactPages; groupTitle(id: string | null): string | undefined; onEdit(c: Contact): void }) {
   const phone = useMediaQuery('(max-width: 48em)')
-  const [shownCount, setShownCount] = useState(PAGE)
-  const rows = contacts.slice(0, shownCount)
-  const more = contacts.length - rows.length
+  const rows = pages.contacts
   const footer = (
-    <Group justify="space-between" mt="xs">
-      <Text size="xs" c="dimmed">
-        {contacts.length === total ? `${total} contacts` : `${contacts.length} of ${total} contacts`}
-        {more > 0 ? ` · showing ${rows.length}` : ''}
+    <Group justify="space-between" mt="xs" mih={24}>
+      <Text size="xs" c="dimmed" data-testid="contact-count">
+        {pages.hasMore ? `The first ${rows.length}; more match` : `${rows.length} contact${rows.length === 1 ? '' : 's'}`}
       </Text>
-      {more > 0 && (
-        <Button size="compact-xs" variant="subtle" onClick={() => setShownCount(shownCount + PAGE)}>
-          Show {Math.min(PAGE, more)} more
-        </Button>
+      {pages.loading ? (
+        <Loader size="xs" aria-label="Loading contacts" />
+      ) : (
+        pages.hasMore && (
+          <Button size="compact-xs" variant="subtle" onClick={() => void pages.more()}>
+            Show more
+          </Button>
+        )
       )}
     </Group>
   )

@@ -1,17 +1,16 @@
-/** The contact groups as filter chips, with making, renaming and deleting a group (issue 14 §2). */
+/** The contact groups as filter chips (the list is filtered on the server), with making, renaming and deleting a group (issue 14 §2). */
 import { Button, Chip, Group, TextInput } from '@mantine/core'
 import { useState } from 'react'
-import type { Contact, ContactGroup } from '../../../../shared/schemas/records'
+import type { ContactGroup } from '../../../../shared/schemas/records'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { useAction } from '../../hooks'
 import { call } from '../../store'
 
-export function GroupBar(props: { instanceId: string; groups: readonly ContactGroup[]; contacts: Contact[]; value: string | null; onChange(id: string | null): void; onChanged(): Promise<void> }) {
-  const { instanceId, groups, contacts, value } = props
+export function GroupBar(props: { instanceId: string; groups: readonly ContactGroup[]; value: string | null; onChange(id: string | null): void; onChanged(): Promise<void> }) {
+  const { instanceId, groups, value } = props
   const act = useAction()
   const [naming, setNaming] = useState<{ id: string | null; title: string } | null>(null)
   const selected = groups.find((g) => g._id === value)
-  const count = (id: string) => contacts.filter((c) => c.group_id === id).length
   const save = () =>
     act.run(async () => {
       if (!naming) return
@@ -21,7 +20,7 @@ export function GroupBar(props: { instanceId: string; groups: readonly ContactGr
       props.onChange(g._id)
     })
   const remove = (g: ContactGroup) =>
-    window.confirm(`Delete the group "${g.title}"? Its ${count(g._id)} contacts stay, in no group.`) &&
+    window.confirm(`Delete the group "${g.title}"? Its contacts stay, in no group.`) &&
     void act.run(async () => {
       await call('contactGroups.delete', { instanceId, id: g._id })
       props.onChange(null)
@@ -32,11 +31,11 @@ export function GroupBar(props: { instanceId: string; groups: readonly ContactGr
       <Group gap="xs" aria-label="Contact groups">
         <Chip.Group value={value ?? 'all'} onChange={(v) => props.onChange(v === 'all' ? null : (v))}>
           <Chip value="all" size="xs">
-            All ({contacts.length})
+            All
           </Chip>
           {groups.map((g) => (
             <Chip key={g._id} value={g._id} size="xs">
-              {g.title} ({count(g._id)})
+              {g.title}
             </Chip>
           ))}
         </Chip.Group>

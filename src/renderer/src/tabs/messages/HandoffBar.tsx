@@ -26,11 +26,14 @@ const WHY: Record<ChatPause['reason'], string> = {
 export function HandoffBar({ instanceId, chatId }: { instanceId: string; chatId: string }) {
   const pauses = useContract('handoff.list', { instanceId }, (e) => (e.type === 'handoff' || e.type === 'message') && e.instanceId === instanceId)
   const action = useAction()
-  const [now, setNow] = useState(Date.now())
+  // Drawn again every 30 s so the time left counts down; the time is read at each drawing, so a pause
+  // that starts after the bar appeared does not show a minute too many.
+  const [, tick] = useState(0)
   useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 30_000)
+    const t = setInterval(() => tick((n) => n + 1), 30_000)
     return () => clearInterval(t)
   }, [])
+  const now = Date.now()
   const bare = chatId.split('@')[0]!.replace(/^\+/, '')
   const pause = pauses.data?.find((p) => p.chatId.split('@')[0] === bare && (p.until === null || Date.parse(p.until) > now))
   const run = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), await pauses.reload()))

@@ -1,8 +1,8 @@
 /**
- * Settings of the selected instance (general, bot actions, active days, active hours, split hours and holidays, away message, hand-off, webhook with its
- * secret and delivery log), the app settings (SMTP for e-mail notifications) and About (version,
- * updates, data folder). Each settings section is its own form that saves on its own and shows the
- * server's validation messages next to the fields.
+ * Settings of the selected instance (general, bot actions, active days, active hours, split hours and holidays, away message, hand-off, opt-out,
+ * history (how long messages are kept), webhook with its secret and delivery log), the app settings (SMTP for e-mail notifications) and About
+ * (version, updates, data folder). Each settings section is its own form that saves on its own and shows the server's validation messages next
+ * to the fields.
  */
 import { Card, Stack, Title } from '@mantine/core'
 import { NeedInstance } from '../../components/NeedInstance'
@@ -15,6 +15,7 @@ import { AwaySection } from './AwaySection'
 import { DeliveryLog } from './DeliveryLog'
 import { GeneralSection } from './GeneralSection'
 import { HandoffSection } from './HandoffSection'
+import { HistorySection } from './HistorySection'
 import { OpeningHoursSection } from './OpeningHoursSection'
 import { OptOutSection } from './OptOutSection'
 import { SmtpSection } from './SmtpSection'
@@ -35,6 +36,7 @@ export function SettingsTab() {
           <AwaySection inst={inst} />
           <HandoffSection inst={inst} />
           <OptOutSection inst={inst} />
+          <HistorySection inst={inst} />
           <WebhookSection inst={inst} />
           <Card withBorder>
             <DeliveryLog instanceId={inst._id} />

@@ -1,0 +1,91 @@
+/**
+ * Erasing a customer's data (issue 25 §2): says what goes and that it cannot be undone, offers the
+ * export first, and asks for the number typed before the button works; then says what was erased.
+ */
+import { Alert, Button, Group, List, Modal, Stack, Text, TextInput } from '@mantine/core'
+import { useState } from 'react'
+import type { ErasureResultT } from '../../../shared/operations/results'
+import { useAction } from '../hooks'
+import { call } from '../store'
+import { downloadCustomerCsv, downloadCustomerJson } from './customer-export'
+import { ErrorAlert } from './ErrorAlert'
+import { confirmsNumber } from './confirm-number'
+
+export function EraseCustomerModal({ instanceId, number, name, onClose, onErased }: { instanceId: string; number: string; name: string | null; onClose(): void; onErased(): void }) {
+  const [done, setDone] = useState<ErasureResultT | null>(null)
+  const finish = () => (onClose(), onErased())
+  const who = name ? `${name} (+${number})` : `+${number}`
+  // One modal for both steps, above the contact editor's when opened from it.
+  return (
+    <Modal opened onClose={done ? finish : onClose} title={done ? 'Customer data erased' : `Erase all data of ${who}?`} zIndex={300}>
+      {done ? <Erased result={done} onDone={finish} /> : <EraseForm instanceId={instanceId} number={number} onCancel={onClose} onErased={setDone} />}
+    </Modal>
+  )
+}
+
+/** What goes, the export offered first, and the number typed before the button works. */
+function EraseForm({ instanceId, number, onCancel, onErased }: { instanceId: string; number: string; onCancel(): void; onErased(result: ErasureResultT): void }) {
+  const [typed, setTyped] = useState('')
+  const erase = useAction()
+  const exporting = useAction()
+  return (
+    <form
+      aria-label="Erase customer data"
+      onSubmit={(e) => {
+        e.preventDefault()
+        if (confirmsNumber(typed, number)) void erase.run(async () => onErased(await call('customers.erase', { instanceId, number })))
+      }}
+    >
+      <Stack gap="sm">
+        <Text size="sm">This deletes, from this instance:</Text>
+        <List size="sm" spacing={2}>
+          <List.Item>every message of their chats, and what they wrote in groups</List.Item>
+          <List.Item>the photos, videos and files downloaded from them</List.Item>
+          <List.Item>their survey answers</List.Item>
+          <List.Item>their contact record (name, labels, notes)</List.Item>
+          <List.Item>their conversation in the inbox, and webhooks not yet delivered that carry them</List.Item>
+        </List>
+        <Alert color="red" variant="light" title="This cannot be undone">
+          Only a backup made before still holds it. If they asked for a copy of their data, export it first.
+        </Alert>
+        <Group gap="xs">
+          <Button size="xs" variant="default" loading={exporting.busy} onClick={() => void exporting.run(() => downloadCustomerJson(instanceId, number))}>
+            Export data (JSON)
+          </Button>
+          <Button size="xs" variant="default" loading={exporting.busy} onClick={() => void exporting.run(() => downloadCustomerCsv(instanceId, number))}>
+            Export messages (CSV)
+          </Button>
+        </Group>
+        <ErrorAlert error={exporting.error} title="Export failed" />
+        <TextInput label="Type the number to confirm" placeholder={`+${number}`} value={typed} onChange={(e) => setTyped(e.currentTarget.value)} autoComplete="off" data-autofocus />
+        <ErrorAlert error={erase.error} title="Not erased" />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" color="red" disabled={!confirmsNumber(typed, number)} loading={erase.busy}>
+            Erase data
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  )
+}
+
+/** What the erasure deleted, and that only its record is kept. */
+function Erased({ result, onDone }: { result: ErasureResultT; onDone(): void }) {
+  const d = result.deleted
+  return (
+    <Stack gap="sm" data-testid="erase-done">
+      <Text size="sm">
+        Erased {d.messages} message{d.messages === 1 ? '' : 's'}, {d.media_files} media file{d.media_files === 1 ? '' : 's'}, {d.survey_runs} survey answer set{d.survey_runs === 1 ? '' : 's'} and {d.contacts} contact record{d.contacts === 1 ? '' : 's'} of +{result.number}.
+      </Text>
+      <Text size="xs" c="dimmed">
+        The erasure is recorded (when, by whom, how many records), not what was erased.
+      </Text>
+      <Group justify="flex-end">
+        <Button onClick={onDone}>Done</Button>
+      </Group>
+    </Stack>
+  )
+}

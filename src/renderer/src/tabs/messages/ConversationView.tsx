@@ -1,0 +1,105 @@
+/**
+ * A conversation of any length (issue 25 §2): a virtualised list (react-virtuoso) that draws only the
+ * bubbles on screen from the pages ./use-chat-history.ts holds, loads older ones as the person scrolls
+ * up (what is on screen stays in place) and newer ones down after a jump, follows new messages while
+ * at the bottom, and opens at a search hit, highlighted for a moment.
+ */
+import { ActionIcon, Center, Loader, Text } from '@mantine/core'
+import { useEffect, useRef, useState } from 'react'
+import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso'
+import type { LoggedMessage } from '../../../../shared/schemas/records'
+import { ErrorAlert } from '../../components/ErrorAlert'
+import { MessageBubble } from '../../components/MessageBubble'
+import type { ChatHistory } from './use-chat-history'
+
+/** How long a jumped-to message stays highlighted (ms). */
+const FLASH_MS = 2500
+
+/** What the list's header and rows need besides the message (react-virtuoso's `context`). */
+interface ListContext {
+  instanceId: string
+  flashId: string | undefined
+  reachedStart: boolean
+  loadingOlder: boolean
+}
+
+export function ConversationView({ history, instanceId, highlightId, height }: { history: ChatHistory; instanceId: string; highlightId?: string; height: string | number }) {
+  const list = useRef<VirtuosoHandle>(null)
+  const [atBottom, setAtBottom] = useState(true)
+  const [flashId, setFlashId] = useState(highlightId)
+  useEffect(() => {
+    if (!flashId) return
+    const timer = setTimeout(() => setFlashId(undefined), FLASH_MS)
+    return () => clearTimeout(timer)
+  }, [flashId])
+  const view = history.view
+  const box = { height, background: 'var(--mantine-color-gray-0)', borderRadius: 8 }
+  if (!view) {
+    return (
+      <div style={box} data-testid="conversation" data-loading>
+        <ErrorAlert error={history.error} />
+        {!history.error && (
+          <Center h="100%">
+            <Loader size="sm" aria-label="Loading messages" />
+          </Center>
+        )}
+      </div>
+    )
+  }
+  const latest = () => (view.reachedEnd ? list.current?.scrollToIndex({ index: 'LAST', align: 'end' }) : void history.openLatest())
+  const context: ListContext = { instanceId, flashId, reachedStart: view.reachedStart, loadingOlder: history.loadingOlder }
+  return (
+    <div style={{ position: 'relative' }}>
+      <ErrorAlert error={history.error} />
+      <div style={box} data-testid="conversation" data-messages={view.messages.length} data-reached-start={view.reachedStart} data-reached-end={view.reachedEnd}>
+        {view.messages.length === 0 ? (
+          <Text c="dimmed" ta="center" pt="xl">
+            No messages in this chat yet.
+          </Text>
+        ) : (
+          <Virtuoso
+            key={view.generation}
+            ref={list}
+            style={{ height: '100%' }}
+            data={view.messages}
+            context={context}
+            firstItemIndex={view.firstItemIndex}
+            initialTopMostItemIndex={{ index: view.openAt, align: view.anchored ? 'center' : 'end' }}
+            computeItemKey={(_, m) => m.id}
+            itemContent={Row}
+            startReached={() => void history.loadOlder()}
+            endReached={() => void history.loadNewer()}
+            followOutput={(bottom) => (bottom && view.reachedEnd ? 'auto' : false)}
+            atBottomStateChange={setAtBottom}
+            increaseViewportBy={{ top: 600, bottom: 300 }}
+            components={COMPONENTS}
+          />
+        )}
+      </div>
+      {(!atBottom || !view.reachedEnd) && view.messages.length > 0 && (
+        <ActionIcon size="lg" radius="xl" variant="default" onClick={latest} style={{ position: 'absolute', right: 20, bottom: 12, boxShadow: 'var(--mantine-shadow-sm)' }} aria-label="Go to the latest message" title="Latest message">
+          ↓
+        </ActionIcon>
+      )}
+    </div>
+  )
+}
+
+function Row(_: number, m: LoggedMessage, { instanceId, flashId }: ListContext) {
+  return (
+    <div style={{ padding: '3px 12px' }}>
+      <MessageBubble m={m} instanceId={instanceId} flash={m.id === flashId} />
+    </div>
+  )
+}
+
+/** Above the oldest message held: where the chat begins, or older messages on their way. */
+function HistoryStart({ context }: { context: ListContext }) {
+  return (
+    <Text size="xs" c="dimmed" ta="center" py="xs" data-testid={context.reachedStart ? 'chat-start' : 'chat-older'}>
+      {context.reachedStart ? 'Beginning of the conversation' : context.loadingOlder ? 'Loading older messages…' : 'Scroll up for older messages'}
+    </Text>
+  )
+}
+
+const COMPONENTS = { Header: HistoryStart, Footer: () => <div style={{ height: 12 }} /> }
