@@ -259,13 +259,15 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
     const group = await rpc('contactGroups.create', { instanceId, title: 'Regulars' })
     for (let i = 1; i <= 60; i++) await rpc('contacts.create', { instanceId, name: `Guest ${String(i).padStart(2, '0')}`, number: `+39 333 00000${String(i).padStart(2, '0')}`, ...(i <= 3 ? { group_id: group._id } : {}) })
     // Zoë became a contact when she wrote: notes and a label on her record.
-    const [zoe] = await rpc('contacts.list', { instanceId, q: ZOE.chatId })
+    const {
+      items: [zoe]
+    } = await rpc('contacts.list', { instanceId, q: ZOE.chatId })
     expect(zoe.name).toBe(ZOE.pushName)
     await rpc('contacts.update', { instanceId, id: zoe._id, notes: 'Orders wholesale on Fridays', labels: ['vip'] })
     await openTab('Contacts')
     const count = page.getByTestId('contact-count')
     const rows = page.getByTestId('contact-table').locator('tbody tr')
-    await expect.poll(() => count.textContent()).toBe('The first 50; more match')
+    await expect.poll(() => count.textContent()).toBe('50 of 61 contacts')
     expect(await rows.count()).toBe(50)
     await page.getByRole('button', { name: 'Show more' }).click()
     await expect.poll(() => count.textContent()).toBe(`${before + 60} contacts`)
@@ -301,7 +303,7 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
     // Picking the label again drops the filter.
     await page.getByRole('combobox', { name: 'Filter by label' }).click()
     await page.getByRole('option', { name: 'vip' }).click()
-    await expect.poll(() => count.textContent()).toBe('The first 50; more match')
+    await expect.poll(() => count.textContent()).toBe('50 of 61 contacts')
   })
 
   it('saves Settings → History (retention) and keeps it after a reload', async () => {

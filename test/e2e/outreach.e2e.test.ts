@@ -84,7 +84,7 @@ describe('outreach in the web UI (sandbox)', { timeout: 120_000 }, () => {
     await shot('14-contacts-import-report')
     await dialog.getByRole('button', { name: 'Done' }).click()
     // The list is read a page at a time; the search goes to the server.
-    await expect.poll(() => page.getByTestId('contact-count').textContent()).toBe('The first 50; more match')
+    await expect.poll(() => page.getByTestId('contact-count').textContent()).toBe('50 of 500 contacts')
     await page.getByLabel('Search contacts').fill('Guest 450')
     await expect.poll(() => page.getByTestId('contact-table').locator('tbody tr').count()).toBe(1)
     await page.getByLabel('Search contacts').fill('')

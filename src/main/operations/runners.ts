@@ -200,6 +200,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'contactGroups.update': ({ core }, { id, title }, inst) => core.contacts.renameGroup(inst, id, title),
   'contactGroups.delete': ({ core }, { id }, inst) => core.contacts.deleteGroup(inst, id),
   'inbox.list': ({ core }, { instance_id, ...filter }) => core.inbox.list(instance_id ? [core.instances.get(instance_id)] : core.instances.list(), filter),
+  'inbox.get': ({ core }, { chatId }, inst) => core.inbox.get(inst._id, resolveChat(chatId)),
   'inbox.labels': ({ core }, { chatId, labels }, inst) => core.inbox.setLabels(inst, resolveChat(chatId), labels),
   'labels.list': ({ core }) => core.labels.list(),
   'labels.create': ({ core }, { name, color }) => core.labels.create(name, color),

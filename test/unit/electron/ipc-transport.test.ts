@@ -56,6 +56,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'sandbox.removeDevice': { instanceId: 'i1' },
   'contacts.create': { instanceId: 'i1', name: 'Ann', number: '+1 555 000 1111' },
   'contacts.list': { instanceId: 'i1', type: 'all' },
+  'inbox.get': { instanceId: 'i1', chatId: '15550001111' },
   'contacts.get': { instanceId: 'i1', id: 'c1' },
   'contacts.update': { instanceId: 'i1', id: 'c1', opted_out: true },
   'contacts.delete': { instanceId: 'i1', id: 'c1' },

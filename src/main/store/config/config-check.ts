@@ -6,7 +6,7 @@
  */
 import { makeAjv } from '../../validation'
 import { Instance } from '../../../shared/schemas/records'
-import type { ConfigData } from './config-store'
+import type { ConfigData } from './config-data'
 
 const ajv = makeAjv(false)
 const validInstance = ajv.compile(Instance)

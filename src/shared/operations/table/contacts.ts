@@ -13,7 +13,7 @@ import {
 import { DeleteResult, type DeleteResult as DeleteResultT } from '../../schemas/operations'
 import { op } from '../define'
 import { ImportReport, type ImportReportT } from '../results'
-import { deleted, Empty, Id, items, Page, SETTINGS_UPDATED, type PagedT } from './common'
+import { deleted, Empty, Id, Page, SETTINGS_UPDATED, type PagedT } from './common'
 
 /** What a contact is made of, as the API takes it (issue 14 §1). */
 const ContactFields = Type.Object({
@@ -37,7 +37,7 @@ export const CONTACT_OPERATIONS = {
     http: { method: 'POST', path: '/contact', message: 'Contact created successfully!' },
     rpc: true
   }),
-  'contacts.list': op<PagedT<ContactT>, ContactT[]>()({
+  'contacts.list': op<PagedT<ContactT>>()({
     summary: 'The contacts of this instance (`type=all`: of the account)',
     tags: ['contacts'],
     scope: 'instance',
@@ -50,7 +50,7 @@ export const CONTACT_OPERATIONS = {
     }),
     output: Type.Array(Contact),
     http: { method: 'GET', path: '/contact', query: ['type', 'q', 'group_id', 'label', 'offset', 'limit'], message: 'Contact fetched successfully!', respond: 'paged' },
-    rpc: { output: items }
+    rpc: true
   }),
   'contacts.get': op<ContactT>()({
     summary: 'One contact',

@@ -37,6 +37,15 @@ export const INBOX_OPERATIONS = {
     http: { method: 'PUT', path: '/chatapp/inbox/labels', message: 'Conversation labels updated', errors: { 400: 'Not a 1:1 chat with a phone number' } },
     rpc: true
   }),
+  'inbox.get': op<ConversationT>()({
+    summary: 'One conversation (whatever the list’s filters)',
+    tags: ['inbox'],
+    scope: 'instance',
+    input: Type.Object({ chatId: Type.String({ minLength: 1 }) }),
+    output: Conversation,
+    http: { method: 'GET', path: '/chatapp/inbox/chat', query: ['chatId'], message: 'Conversation fetched successfully!', errors: { 404: 'No messages with this chat' } },
+    rpc: true
+  }),
   'inbox.read': op<{ chatId: string; read: number; receipts: boolean }>()({
     summary: 'Mark a conversation read (sends read receipts)',
     description:

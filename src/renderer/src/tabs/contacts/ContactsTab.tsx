@@ -84,7 +84,7 @@ function ContactList({ pages, groupTitle, onEdit }: { pages: ContactPages; group
   const footer = (
     <Group justify="space-between" mt="xs" mih={24}>
       <Text size="xs" c="dimmed" data-testid="contact-count">
-        {pages.hasMore ? `The first ${rows.length}; more match` : `${rows.length} contact${rows.length === 1 ? '' : 's'}`}
+        {pages.hasMore ? `${rows.length} of ${pages.total ?? '?'} contacts` : `${rows.length} contact${rows.length === 1 ? '' : 's'}`}
       </Text>
       {pages.loading ? (
         <Loader size="xs" aria-label="Loading contacts" />

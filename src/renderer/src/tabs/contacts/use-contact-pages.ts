@@ -20,25 +20,23 @@ export interface ContactPages {
   contacts: Contact[]
   /** More contacts match than are loaded. */
   hasMore: boolean
+  /** How many contacts match in all (null before the first answer). */
+  total: number | null
   loading: boolean
   error: unknown
   more(): Promise<void>
   reload(): Promise<void>
 }
 
-/**
- * One more than asked is fetched to tell whether another page follows: over the UI contract
- * `contacts.list` answers the records without the total that the HTTP API sends in X-Total-Count.
- */
-async function fetchPage(instanceId: string, f: ContactFilter, offset: number, limit: number): Promise<{ items: Contact[]; hasMore: boolean }> {
+/** A page of the matches from `offset`, and how many match in all. */
+async function fetchPage(instanceId: string, f: ContactFilter, offset: number, limit: number): Promise<{ items: Contact[]; total: number }> {
   const q = f.q.trim()
-  const items = await call('contacts.list', { instanceId, offset, limit: limit + 1, ...(q ? { q } : {}), ...(f.groupId ? { group_id: f.groupId } : {}), ...(f.label ? { label: f.label } : {}) })
-  return { items: items.slice(0, limit), hasMore: items.length > limit }
+  return call('contacts.list', { instanceId, offset, limit, ...(q ? { q } : {}), ...(f.groupId ? { group_id: f.groupId } : {}), ...(f.label ? { label: f.label } : {}) })
 }
 
 export function useContactPages(instanceId: string | undefined, filter: ContactFilter): ContactPages {
   const [contacts, setContacts] = useState<Contact[]>([])
-  const [hasMore, setHasMore] = useState(false)
+  const [total, setTotal] = useState<number | null>(null)
   const [loading, setLoading] = useState(true)
   const [error, setError] = useState<unknown>()
   const generation = useRef(0)
@@ -56,7 +54,7 @@ export function useContactPages(instanceId: string | undefined, filter: ContactF
         const page = await fetchPage(instanceId, filter, 0, Math.min(Math.max(count, CONTACTS_PAGE), 999))
         if (g !== generation.current) return
         setContacts(page.items)
-        setHasMore(page.hasMore)
+        setTotal(page.total)
         setError(undefined)
       } catch (err) {
         if (g === generation.current) setError(err)
@@ -85,7 +83,7 @@ export function useContactPages(instanceId: string | undefined, filter: ContactF
       const page = await fetchPage(instanceId, filter, loaded.current, CONTACTS_PAGE)
       if (g !== generation.current) return
       setContacts((cur) => [...cur, ...page.items])
-      setHasMore(page.hasMore)
+      setTotal(page.total)
     } catch (err) {
       if (g === generation.current) setError(err)
     } finally {
@@ -93,5 +91,5 @@ export function useContactPages(instanceId: string | undefined, filter: ContactF
     }
   }, [instanceId, key])
 
-  return { contacts, hasMore, loading, error, more, reload: () => load(loaded.current) }
+  return { contacts, hasMore: total !== null && contacts.length < total, total, loading, error, more, reload: () => load(loaded.current) }
 }

@@ -14,7 +14,6 @@ import { NeedInstance } from '../../components/NeedInstance'
 import { SearchIcon } from '../../components/SearchIcon'
 import { useContract } from '../../hooks'
 import { useDesk, useSelectedInstance } from '../../store'
-import { customerNumberOf } from './chat-names'
 import { ChatView, type OpenChat } from './ChatView'
 import { ConversationList, inboxQuery, type ConversationFilter } from './ConversationList'
 import { QuickRepliesCard } from './QuickRepliesCard'
@@ -44,12 +43,11 @@ export function MessagesTab() {
   const list = useContract('inbox.list', { ...(every || !inst ? {} : { instance_id: inst._id }), ...inboxQuery(filter, chatFilter) }, inboxEvent)
   const search = useMessageSearch(every ? instances.map((i) => i._id) : inst ? [inst._id] : [], query)
   const listed = open ? list.data?.find((c) => c.instance_id === open.instanceId && c.chatId === open.chatId) : undefined
-  // A chat opened from a search hit may be outside the list's filter: look it up by its number.
-  const number = open && !listed ? customerNumberOf(open.chatId) : null
-  const lookedUp = useContract('inbox.list', number && open ? { instance_id: open.instanceId, status: 'all' as const, q: number, limit: 50 } : null, inboxEvent)
+  // A chat opened from a search hit may be outside the list's filter: fetched on its own.
+  const lookedUp = useContract('inbox.get', open && !listed ? { instanceId: open.instanceId, chatId: open.chatId } : null, inboxEvent)
   if (!inst) return <NeedInstance />
   const nameOf = (id: string) => instances.find((i) => i._id === id)?.settings.bot_name ?? id.slice(-6)
-  const conversation: Conversation | null = listed ?? (open && lookedUp.data?.find((c) => c.instance_id === open.instanceId && c.chatId === open.chatId)) ?? null
+  const conversation: Conversation | null = listed ?? (open && lookedUp.data?.instance_id === open.instanceId && lookedUp.data.chatId === open.chatId ? lookedUp.data : null)
   const searching = searchText.trim() !== ''
   const showList = !phone || !open
   const showChat = !phone || !!open

@@ -23,14 +23,14 @@ export function OutreachTab() {
     <Grid>
       <Grid.Col span={{ base: 12, md: 7 }}>
         <Stack>
-          <BroadcastComposer instanceId={inst._id} groups={groups.data ?? []} contacts={contacts.data ?? []} />
+          <BroadcastComposer instanceId={inst._id} groups={groups.data ?? []} contacts={contacts.data?.items ?? []} />
           <Title order={5}>Broadcasts</Title>
           <BroadcastList list={broadcasts.data ?? []} instanceId={inst._id} groupTitle={(id) => groups.data?.find((g) => g._id === id)?.title} />
         </Stack>
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 5 }}>
         <Stack>
-          <SchedulesCard instanceId={inst._id} timezone={inst.settings.bot_timezone} groups={groups.data ?? []} contacts={contacts.data ?? []} />
+          <SchedulesCard instanceId={inst._id} timezone={inst.settings.bot_timezone} groups={groups.data ?? []} contacts={contacts.data?.items ?? []} />
           <GovernorCard key={inst._id} inst={inst} />
         </Stack>
       </Grid.Col>
