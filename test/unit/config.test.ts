@@ -13,7 +13,6 @@ describe('readServeConfig', () => {
     expect(c.tuning).toEqual({
       fileBytes: 64 * 1024 * 1024,
       jsonBytes: 1024 * 1024,
-      messageLogLimit: 1000,
       surveyIdleMs: 30 * 60_000,
       defaultMessageWindowMs: 24 * 3_600_000,
       sendPacing: { minIntervalMs: 1000, jitterMs: 500 }
@@ -25,7 +24,6 @@ describe('readServeConfig', () => {
       readTuning({
         CHATAPP_MAX_FILE_MB: '16',
         CHATAPP_MAX_JSON_KB: '256',
-        CHATAPP_MESSAGE_LOG_LIMIT: '5000',
         CHATAPP_SURVEY_IDLE_MIN: '10',
         CHATAPP_DEFAULT_MSG_WINDOW_H: '12',
         CHATAPP_SEND_INTERVAL_MS: '0',
@@ -34,7 +32,6 @@ describe('readServeConfig', () => {
     ).toEqual({
       fileBytes: 16 * 1024 * 1024,
       jsonBytes: 256 * 1024,
-      messageLogLimit: 5000,
       surveyIdleMs: 10 * 60_000,
       defaultMessageWindowMs: 12 * 3_600_000,
       sendPacing: { minIntervalMs: 0, jitterMs: 250 }
