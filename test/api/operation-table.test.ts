@@ -12,7 +12,7 @@ import { createHandlers, dispatch } from '../../src/main/ui-contract/handlers'
 import { makeHarness, type Harness } from '../helpers/harness'
 
 let h: Harness
-let doc: { paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> }; parameters?: Array<{ name: string; in: string }> }>> }
+let doc: { paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; type?: string; format?: string } }> }; parameters?: Array<{ name: string; in: string }> }>> }
 beforeAll(async () => {
   h = await makeHarness()
   doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
@@ -25,13 +25,14 @@ const names = Object.keys(OPERATIONS) as OperationName[]
 
 /** Every documented operation of the OpenAPI document, by operationId. */
 function documented() {
-  const out = new Map<string, { path: string; method: string; fields: Set<string> }>()
+  const out = new Map<string, { path: string; method: string; fields: Set<string>; rawBody: boolean }>()
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
       if (!operation.operationId) continue
       const fields = new Set<string>([...(operation.parameters ?? []).map((p) => p.name)])
       for (const content of Object.values(operation.requestBody?.content ?? {})) for (const f of Object.keys(content.schema.properties ?? {})) fields.add(f)
-      out.set(operation.operationId, { path, method, fields })
+      const octets = operation.requestBody?.content['application/octet-stream']?.schema
+      out.set(operation.operationId, { path, method, fields, rawBody: octets?.type === 'string' && octets.format === 'binary' })
     }
   }
   return out
@@ -60,6 +61,11 @@ describe('the operation table', () => {
       expect(route, name).toBeDefined()
       expect(route!.method).toBe(http.method.toLowerCase())
       expect(route!.path).toBe(http.path.replace(/:(\w+)/g, '{$1}'))
+      if (http.rawBody) {
+        // The whole body is the file (input `file`), documented as one binary octet-stream.
+        expect(route!.rawBody, name).toBe(true)
+        continue
+      }
       const paramNames = new Map(Object.entries(http.params ?? {}).map(([p, field]) => [field, p]))
       for (const field of Object.keys(OPERATIONS[name].input.properties)) {
         expect(route!.fields.has(paramNames.get(field) ?? field), `${name}: ${field}`).toBe(true)

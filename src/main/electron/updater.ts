@@ -216,12 +216,14 @@ export class UpdateController implements UpdatesPort {
 
   async restart(force: boolean): Promise<UpdateStatusT> {
     if (this.state !== 'downloaded') return this.status()
-    const decision = restartDecision(await this.opts.activity.snapshot(), force)
+    const activity = await this.opts.activity.snapshot()
+    const decision = restartDecision(activity, force)
     if (decision.action === 'confirm') {
       this.set({ blockers: decision.blockers })
       return this.status()
     }
-    void this.installWhenSendsSettle(false)
+    // The answer already says 'installing'; the install itself waits for sends in flight.
+    void this.installWhenSendsSettle(false, activity.sends)
     return this.status()
   }
 
@@ -241,11 +243,12 @@ export class UpdateController implements UpdatesPort {
     const due = async () =>
       autoInstallDue({ activity: await this.opts.activity.snapshot(), kind: this.opts.kind, automatic: this.settings.autoDownload, localHour: this.localHour() })
     if (!(await due())) return false
-    return this.installWhenSendsSettle(true, due)
+    return this.installWhenSendsSettle(true, (await this.opts.activity.snapshot()).sends, due)
   }
 
-  private async installWhenSendsSettle(unattended: boolean, stillDue: () => Promise<boolean> = async () => true): Promise<boolean> {
-    this.set({ state: 'installing', blockers: (await this.opts.activity.snapshot()).sends > 0 ? ['sends'] : [] })
+  /** Goes to 'installing' at once (`sendsNow` > 0: says it waits for sends), installs once they settle. */
+  private async installWhenSendsSettle(unattended: boolean, sendsNow: number, stillDue: () => Promise<boolean> = async () => true): Promise<boolean> {
+    this.set({ state: 'installing', blockers: sendsNow > 0 ? ['sends'] : [] })
     await this.opts.activity.sendsIdle()
     // Unattended: something may have started meanwhile; then it waits for the next quiet moment.
     if (!(await stillDue())) {

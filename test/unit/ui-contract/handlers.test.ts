@@ -81,7 +81,7 @@ describe('contract handlers', () => {
     for (const message of ['feedback', 'Great, thanks']) await h['sandbox.inbound']({ instanceId: id, chatId: '15550001111', message, pushName: 'Ann' })
     const file = await h['surveys.responsesCsv']({ instanceId: id, id: q1._id })
     expect(file.fileName).toBe('Visit_feedback-responses.csv')
-    expect(file).toEqual(core.surveys.responsesCsv(core.instances.get(id), q1._id))
+    expect(file).toEqual(await core.surveys.responsesCsv(core.instances.get(id), q1._id))
     expect(file.csv.split('\n')[1]).toMatch(/,Ann,'\+\d+,completed,no,.*,"Great, thanks"$/)
   })
 
