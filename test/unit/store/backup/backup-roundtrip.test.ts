@@ -11,6 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createBackup, injectBackupWriteFault, openDataDirSource, restoreBackup, storageSource, verifyBackup, SUPPORTED_DATABASE_VERSION } from '../../../../src/main/store/backup'
 import { StorageFullError } from '../../../../src/main/store/storage'
 import { openStorage, type Storage } from '../../../../src/main/store/storage'
+import { ConfigStore } from '../../../../src/main/store/config/config-store'
+import { openDatabase } from '../../../../src/main/store/db/database'
+import { makeRepositories } from '../../../../src/main/store/repos'
 import { APP_VERSION } from '../../../../src/main/version'
 import { INSTANCE, seedDataDir, tempDir } from './helpers'
 
@@ -92,11 +95,20 @@ describe('backup and restore round trip', () => {
     expect(restored.repos.account.get()?._id).toBe('acct-a')
     expect(await restored.repos.attachments.find('att-b-1')).toBeUndefined()
     expect(await readdir(restored.paths.attachments)).toEqual(['att-a-1', 'att-a-2'])
-    // The old data is whole where it was moved: it opens and holds b's records.
-    const old = await openStorage(replacedDir)
-    open.push(old)
-    expect(old.repos.account.get()?._id).toBe('acct-b')
-    expect((await old.repos.messages.list(INSTANCE, { limit: 1 }))[0]!.text).toMatch(/^b message/)
+    // The old data is whole where it was moved: its configuration and database hold b's records, and
+    // the 0.1 files are those copied in. (Opened with openStorage, the dir would import those 0.1
+    // files first, as b itself would have at its next start.)
+    const oldConfig = await ConfigStore.open(join(replacedDir, 'config.json'))
+    const oldDatabase = await openDatabase(join(replacedDir, 'chatapp.db'))
+    try {
+      const oldRepos = makeRepositories(oldConfig, oldDatabase)
+      expect(oldRepos.account.get()?._id).toBe('acct-b')
+      expect((await oldRepos.messages.list(INSTANCE, { limit: 1 }))[0]!.text).toMatch(/^b message/)
+    } finally {
+      await oldConfig.close()
+      await oldDatabase.close()
+    }
+    expect(await readFile(join(replacedDir, 'chatapp.json'))).toEqual(await readFile(fileURLToPath(new URL('../../../fixtures/legacy-0.1.0/stopped/chatapp.json', import.meta.url))))
   })
 
   it('backs up a data dir from outside the app (read-only, no lock) with media when asked', async () => {
