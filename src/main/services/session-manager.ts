@@ -112,14 +112,18 @@ export class SessionManager {
   }
 
   /**
-   * Starts the instances that were connected (or reconnecting) when the app last stopped. Does not
-   * wait for their sessions to start (the API serves meanwhile); `restored()` does.
+   * Starts the instances that were connected (or reconnecting) when the app last stopped, marked
+   * CONNECTING until their channel says otherwise. Does not wait for their sessions to start (the
+   * API serves meanwhile); `restored()` does.
    */
   async restore(): Promise<void> {
     const starts: Promise<unknown>[] = []
     for (const inst of this.deps.instances.all()) {
       const status = inst.settings.status
       if (status === 'CONNECTED' || status === 'CONNECTING') {
+        // The saved CONNECTED is the last run's: until the channel logs in again the instance is
+        // connecting, and a client reading the status before then must not try to send.
+        await this.queueState(inst._id, { state: 'CONNECTING' })
         starts.push(this.start(inst._id).catch((err) => this.deps.logger.warn({ err, instanceId: inst._id }, 'could not restore session')))
       } else if (status === 'QR') {
         // A QR left on screen at shutdown has expired; the owner starts pairing again.
