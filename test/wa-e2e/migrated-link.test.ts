@@ -17,9 +17,12 @@
  *
  * What a fresh server cannot hold: the phone's and Ann's Signal identities and their halves of the
  * Signal sessions (they lived in the memory of the server that made the fixture). Here they are new,
- * as if both had reinstalled WhatsApp: their first pre-key messages make the client replace the
- * imported sessions (trust on first use, lib/Signal/libsignal.js saveIdentity). On the live service
- * they keep their identities and the imported sessions go on, so Ann writes first here.
+ * as if both had reinstalled WhatsApp: their first messages are pre-key messages, which make the
+ * client replace the imported sessions with them (trust on first use, lib/Signal/libsignal.js
+ * saveIdentity); on the live service Ann's would be a plain message on the imported session, which
+ * this test cannot show. The client's own sends are the same on both: its first send to a user after
+ * a start rebuilds the sessions from fresh bundles (Baileys 7 rc14, lib/Socket/messages-send.js
+ * getUSyncDevices → assertSessions(lids, true)).
  */
 import { randomBytes } from 'node:crypto'
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
@@ -74,8 +77,8 @@ async function liveServiceView(copy: string) {
  * A copy of the fixture's `copy`, a fresh server (account 15550001111) with that device adopted as
  * `adopt` says, and the app's core started on the copy with the real channel pointed at the server:
  * the core imports the 0.1 files and reconnects the CONNECTED instance by itself. Listens to the
- * core's `qr` and `state` events from its start; `api` calls the instance's routes with the fixture's
- * credentials.
+ * core's `qr` and `state` events from when startCore answers (the server's `pairingRequests` covers
+ * the moments before); `api` calls the instance's routes with the fixture's credentials.
  */
 async function startMigrated(copy: 'stopped' | 'running', adopt: (view: Awaited<ReturnType<typeof liveServiceView>>) => LinkedDevice) {
   const dataDir = await mkdtemp(join(tmpdir(), 'chatapp-migrated-link-'))
