@@ -162,6 +162,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     return String(nextContactLid++)
   }
 
+  /** The next account LID no account or contact has (an adopted device brings its own). */
+  function freeAccountLid(): string {
+    while (peerFor(`${nextAccountLid}@lid`)) nextAccountLid++
+    return String(nextAccountLid++)
+  }
+
   /** The phone or contact behind a JID's user (PN or LID). */
   function peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; account?: Account; contact?: Contact } | undefined {
     const user = jidUser(jid)
@@ -176,7 +182,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     const account: Account = {
       number,
       name,
-      lid: String(nextAccountLid++),
+      lid: freeAccountLid(),
       keys,
       peer: new SignalPeer(keys),
       phoneMessages: [],
