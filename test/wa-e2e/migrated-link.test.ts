@@ -11,9 +11,9 @@
  * was CONNECTED: it logs in with the imported credentials (the server checks the noise key and the
  * device), shows no QR, keeps the fixture's intents and messages, decrypts the phone's and Ann's
  * first messages (pre-key messages on pre-keys the device had uploaded in 0.1: their private halves
- * come from the import), and its bot reply and an API send reach Ann decrypted. A third run has a
- * server that handed out every pre-key: the client uploads new ones at login (its imported
- * `nextPreKeyId` goes on) and Ann's message is built on one of those.
+ * come from the import), and its bot reply and an API send reach Ann decrypted. Two more runs have a
+ * server that handed out all but three pre-keys, or every one: the client uploads new ones at login
+ * (its imported `nextPreKeyId` goes on), which the server adds to those it held (SERVER_HOLDS).
  *
  * What a fresh server cannot hold: the phone's and Ann's Signal identities and their halves of the
  * Signal sessions (they lived in the memory of the server that made the fixture). Here they are new,
@@ -113,13 +113,30 @@ async function startMigrated(copy: 'stopped' | 'running', adopt: (view: Awaited<
   return { view, server, ann, core, qrs, states, api }
 }
 
+/**
+ * What the server holds of the device's one-time pre-keys, and what follows at login and after: the
+ * client asks for the count and uploads `uploaded` new ones after the imported `nextPreKeyId` (812
+ * when none is left, 5 when 5 or fewer are: lib/Socket/socket.js uploadPreKeysToServerIfRequired);
+ * an upload adds to those the server holds, which it hands out lowest id first. The phone writes at
+ * login, before the count query, on `phoneOn` (null: the signed pre-key alone); Ann then on `annOn`.
+ */
+const SERVER_HOLDS = {
+  'the pre-keys uploaded in 0.1': { held: (id: number) => id > 0, uploaded: 0, phoneOn: 3, annOn: 4 },
+  // A server that handed out all but the last three: the phone takes 810, the client tops up with
+  // 813..817, and Ann still gets 811 (she would get 813 if an upload replaced what the server held).
+  'the last 3 pre-keys uploaded in 0.1': { held: (id: number) => id >= 810, uploaded: 5, phoneOn: 810, annOn: 811 },
+  'no pre-key': { held: () => false, uploaded: 812, phoneOn: null, annOn: 813 }
+} as const
+
 describe.each([
   { copy: 'stopped', serverHolds: 'the pre-keys uploaded in 0.1' },
   { copy: 'running', serverHolds: 'the pre-keys uploaded in 0.1' },
+  { copy: 'stopped', serverHolds: 'the last 3 pre-keys uploaded in 0.1' },
   { copy: 'stopped', serverHolds: 'no pre-key' }
 ] as const)('the 0.1 data dir copied $copy, the server holding $serverHolds', ({ copy, serverHolds }) => {
+  const { held, uploaded, phoneOn, annOn } = SERVER_HOLDS[serverHolds]
   it('imports it and stays linked: no QR, the data kept, Ann and the bot talk both ways', async () => {
-    const { view, server, ann, core, qrs, states, api } = await startMigrated(copy, (v) => ({ creds: v.creds, preKeys: serverHolds === 'no pre-key' ? [] : v.preKeys }))
+    const { view, server, ann, core, qrs, states, api } = await startMigrated(copy, (v) => ({ creds: v.creds, preKeys: v.preKeys.filter((k) => held(k.keyId)) }))
     expect(view.creds.me?.id).toBe(`${ACCOUNT}:12@s.whatsapp.net`)
     expect(view.creds.nextPreKeyId).toBe(813)
     expect(view.preKeys.map((k) => k.keyId).sort((a, b) => a - b)).toEqual(Array.from({ length: 810 }, (_, i) => i + 3))
@@ -158,22 +175,15 @@ describe.each([
     await vi.waitFor(() => expect(ann.received()).toEqual(['Hello Ann! How can we help?', 'Your parcel left today.']), { timeout: 10_000 })
 
     // Which pre-keys the two pre-key messages to the device (the phone's at login, then Ann's) were
-    // built on: the client deletes a pre-key once it decrypted with it (lib/Signal/libsignal.js removePreKey).
+    // built on: the client deletes a pre-key once it decrypted with it (lib/Signal/libsignal.js
+    // removePreKey), so those two are gone, the count says no other is, and the upload went on from 813.
     const auth = internalsOf(core).storage.repos.channelAuth
     const creds = JSON.parse((await auth.creds(INSTANCE))!) as { nextPreKeyId: number }
     const left = async (ids: number[]) => [...(await auth.keys(INSTANCE, 'pre-key', ids.map(String))).keys()].map(Number).sort((a, b) => a - b)
-    if (serverHolds === 'no pre-key') {
-      // The key count answered 0: the client uploaded 812 new ones after the imported nextPreKeyId.
-      // The phone wrote at login, before the upload, on the signed pre-key alone; Ann then on 813.
-      expect(creds.nextPreKeyId).toBe(813 + 812)
-      expect(await left([3, 4, 813, 814])).toEqual([3, 4, 814])
-      expect(await auth.countKeys(INSTANCE, 'pre-key')).toBe(810 + 812 - 1)
-    } else {
-      // No upload: the 0.1 pre-keys 3 and 4, imported, decrypted them.
-      expect(creds.nextPreKeyId).toBe(813)
-      expect(await left([3, 4, 5, 812])).toEqual([5, 812])
-      expect(await auth.countKeys(INSTANCE, 'pre-key')).toBe(810 - 2)
-    }
+    const used = phoneOn === null ? [annOn] : [phoneOn, annOn]
+    expect(creds.nextPreKeyId).toBe(813 + uploaded)
+    expect(await left(used)).toEqual([])
+    expect(await auth.countKeys(INSTANCE, 'pre-key')).toBe(810 + uploaded - used.length)
 
     // The conversation goes on in the imported log: the two old turns, then today's.
     await vi.waitFor(async () => {

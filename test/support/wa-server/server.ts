@@ -195,7 +195,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       loggedIn: null,
       dir: {
         peerFor,
-        onKeyUpload: (keys) => void (account.uploaded = keys),
+        // An upload adds to the pre-keys the server still holds (the client asks for the count and
+        // tops it up: lib/Socket/socket.js uploadPreKeysToServerIfRequired uploads 5 more when 5 or
+        // fewer are left); the identity, registration id and signed pre-key are the latest.
+        onKeyUpload: (keys) => {
+          const added = new Set(keys.preKeys.map((k) => k.keyId))
+          const kept = (account.uploaded?.preKeys ?? []).filter((k) => !added.has(k.keyId))
+          account.uploaded = { ...keys, preKeys: [...kept, ...keys.preKeys] }
+        },
         onLogout: () => {
           account.linked = false
           account.noiseKey = null

@@ -181,7 +181,8 @@ export interface WaTestServer {
    * - a login with those creds (`username`/`device` from `me.id`, the Noise static key `noiseKey`) is
    *   accepted, no QR; a login with another noise key is refused (401);
    * - the key-count query answers how many of `preKeys` are left (none given: 0, and the client
-   *   uploads 812 at login, kept as after a pairing);
+   *   uploads 812 at login; 5 or fewer: it uploads 5 more), and what the client uploads is added to
+   *   those left;
    * - contacts and the phone build Signal sessions to the device from that bundle (a pre-key message
    *   on one of `preKeys`, or on the signed pre-key alone once none is left), and decrypt what it sends.
    * Peers forget any session with an earlier companion of the account. The phone itself is this
