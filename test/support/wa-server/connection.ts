@@ -36,6 +36,13 @@ export class WaConnection {
   private chain: Promise<void> = Promise.resolve()
   closed = false
   payload: proto.ClientPayload | null = null
+  /**
+   * The client's Noise static public key (32 bytes), once the handshake finished: Baileys' static is
+   * `creds.noiseKey` on every connection (lib/Socket/socket.js validateConnection →
+   * lib/Utils/noise-handler.js processHandshake), the key a pairing registers with the server (the
+   * QR's second field; `companion_server_auth_key_pub` in a pairing by code).
+   */
+  noiseKey: Buffer | null = null
 
   constructor(
     private readonly ws: WsLike,
@@ -105,9 +112,10 @@ export class WaConnection {
         this.ws.send(this.noise.serverHello(frame))
         this.stage = 'finish'
       } else if (this.stage === 'finish') {
-        const { payload } = this.noise.clientFinish(frame)
+        const { payload, noiseKey } = this.noise.clientFinish(frame)
         this.stage = 'transport'
         this.payload = payload
+        this.noiseKey = noiseKey
         this.handlers.onLogin(this, payload)
       } else {
         const n = await decodeBinaryNode(frame)

@@ -9,6 +9,7 @@
  * Server → client: `<message from id type="text" t notify><enc v="2" type>…</enc></message>`, decrypted
  * by the client in lib/Utils/decode-wa-message.js and emitted as `messages.upsert`.
  */
+import { randomBytes } from 'node:crypto'
 import { proto, type BinaryNode } from 'baileys'
 import { bytes, children, node } from './nodes'
 import type { SignalPeer } from './peer'
@@ -17,7 +18,13 @@ import type { SignalPeer } from './peer'
 export const companionAddress = (number: string): string => `companion-${number}`
 
 let nextMessage = 1
-export const newMessageId = (): string => `3EB0TEST${String(nextMessage++).padStart(8, '0')}`
+/**
+ * A message id as a sender's device makes it: unique, never reused by a later server run (the live
+ * ids are random, e.g. lib/Utils/generics.js generateMessageIDV2 `3EB0` + hex), so a data dir made
+ * with another run of this server (test/fixtures/legacy-0.1.0) holds none of today's ids and the app's
+ * dedup by id does not drop them. The counter keeps them in order in logs.
+ */
+export const newMessageId = (): string => `3EB0TEST${String(nextMessage++).padStart(8, '0')}${randomBytes(4).toString('hex').toUpperCase()}`
 
 /** Each `<enc>` of a client message with the JID it is for. */
 export function encryptedParts(msg: BinaryNode): Array<{ jid: string; type: string; ciphertext: Buffer }> {

@@ -111,6 +111,11 @@ export class SignalPeer {
     return this.sessions.has(this.address(remote).toString())
   }
 
+  /** Drops the session with `remote` (a device new to this peer: the next message starts one from its bundle). */
+  forgetSession(remote: string): void {
+    this.sessions.delete(this.address(remote).toString())
+  }
+
   /** Starts a session with `remote` from a bundle the remote uploaded (lib/Utils/signal.js getNextPreKeysNode). */
   async initFromUpload(remote: string, upload: UploadedKeys): Promise<void> {
     const preKey = upload.preKeys.shift()

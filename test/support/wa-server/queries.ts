@@ -2,7 +2,7 @@
  * How the protocol test server answers the client's queries (test code). Each answer is what the
  * client parses in node_modules/baileys/lib:
  * - `encrypt` `<count>` → `<count value>` (Socket/socket.js getAvailablePreKeysOnServer); a pre-key
- *   upload (`<list>`, `<skey>`) → empty result, the keys are kept for peers that write first;
+ *   upload (`<list>`, `<skey>`) → empty result, the keys added to those held for peers that write first;
  *   `<digest>` → a `<digest>` child (digestKeyBundle); `<key><user jid/>` → a bundle per user
  *   (Utils/signal.js parseAndInjectE2ESessions);
  * - `usync` → per user a device list and `<lid val>` (WAUSync/Protocols: devices, lid): v7 maps

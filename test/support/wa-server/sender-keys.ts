@@ -66,6 +66,11 @@ export class SenderKeys {
     this.distributed.add(k)
     return true
   }
+
+  /** Forgets that `recipient` holds this peer's keys (a new device there): the next group message distributes them again. */
+  forgetRecipient(recipient: string): void {
+    for (const k of this.distributed) if (k.endsWith(`|${recipient}`)) this.distributed.delete(k)
+  }
 }
 
 const byPeer = new WeakMap<object, SenderKeys>()

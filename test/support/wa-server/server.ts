@@ -29,7 +29,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
-import { proto, type BinaryNode } from 'baileys'
+import { Curve, generateSignalPubKey, proto, type BinaryNode } from 'baileys'
 import { describe as describeNode, WaConnection, type WsLike } from './connection'
 import { companionAddress, encryptedParts, inboundMessage, messageAck } from './messaging'
 import { child, children, iqError, iqResult, jidUser, node, S_WHATSAPP_NET, uintBE } from './nodes'
@@ -43,7 +43,7 @@ import { answerGroupIq, deliverClientGroupMessage, fakeGroup, groupInboundMessag
 import { senderKeysOf } from './sender-keys'
 import { buildMediaMessage, readMedia } from './contact-media'
 import { startMediaHost } from './media-host'
-import { LinkRefusedError, type FakeContact, type FakePhone, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
+import { LinkRefusedError, type FakeContact, type FakePhone, type LinkedDevice, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
 import { LIVE_BEHAVIOUR, type ServerBehaviour } from './behaviour'
 
 interface WsServerLike {
@@ -54,7 +54,16 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws') as {
   WebSocketServer: new (opts: { server: Server; path: string }) => WsServerLike
 }
 
-export { LinkRefusedError, type FakeContact, type FakePhone, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
+export {
+  LinkRefusedError,
+  type FakeContact,
+  type FakePhone,
+  type LinkedDevice,
+  type LinkedDeviceCreds,
+  type ReceivedMessage,
+  type WaTestServer,
+  type WaTestServerOptions
+} from './types'
 
 const COMPANION_DEVICE = 12
 const STATUS_JID = 'status@broadcast'
@@ -70,6 +79,12 @@ interface Account {
   /** Receipts a client addressed to the account's own devices (`read-self`): no contact sees them. */
   ownReceipts: Array<{ id: string; type: string }>
   linked: boolean
+  /**
+   * The linked companion's Noise static public key, registered at pairing (or adoption): a login
+   * from another key is refused, as the live service authenticates a companion by the key it
+   * registered (see {@link WaConnection.noiseKey}).
+   */
+  noiseKey: Buffer | null
   /** Messages for the linked client while it is not connected, delivered at its next login. */
   offlineQueue: BinaryNode[]
   /** The linked companion's name on the phone (DeviceProps.os). */
@@ -133,11 +148,25 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   let loginFailures = 0
   /** Group metadata queries (`w:g2` get `<query>`) answered so far. */
   let groupMetadataQueries = 0
+  /** Registrations: clients without credentials that were sent `<pair-device>` refs (each shows a QR). */
+  let pairingRequests = 0
   /** Ids of the messages clients answered with a receipt or an `<ack>`: handled or ignored, no longer pending. */
   const clientAcks = new Set<string>()
   let nextAccount = 15550001111
   let nextAccountLid = 210000000000001
   let nextContactLid = 220000000000001
+
+  /** The next contact LID no account or contact has (a test may have given one explicitly). */
+  function freeContactLid(): string {
+    while (peerFor(`${nextContactLid}@lid`)) nextContactLid++
+    return String(nextContactLid++)
+  }
+
+  /** The next account LID no account or contact has (an adopted device brings its own). */
+  function freeAccountLid(): string {
+    while (peerFor(`${nextAccountLid}@lid`)) nextAccountLid++
+    return String(nextAccountLid++)
+  }
 
   /** The phone or contact behind a JID's user (PN or LID). */
   function peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; account?: Account; contact?: Contact } | undefined {
@@ -153,21 +182,30 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     const account: Account = {
       number,
       name,
-      lid: String(nextAccountLid++),
+      lid: freeAccountLid(),
       keys,
       peer: new SignalPeer(keys),
       phoneMessages: [],
       ownReceipts: [],
       linked: false,
+      noiseKey: null,
       deviceName: null,
       offlineQueue: [],
       uploaded: null,
       loggedIn: null,
       dir: {
         peerFor,
-        onKeyUpload: (keys) => void (account.uploaded = keys),
+        // An upload adds to the pre-keys the server still holds (the client asks for the count and
+        // tops it up: lib/Socket/socket.js uploadPreKeysToServerIfRequired uploads 5 more when 5 or
+        // fewer are left); the identity, registration id and signed pre-key are the latest.
+        onKeyUpload: (keys) => {
+          const added = new Set(keys.preKeys.map((k) => k.keyId))
+          const kept = (account.uploaded?.preKeys ?? []).filter((k) => !added.has(k.keyId))
+          account.uploaded = { ...keys, preKeys: [...kept, ...keys.preKeys] }
+        },
         onLogout: () => {
           account.linked = false
+          account.noiseKey = null
           account.uploaded = null
           account.offlineQueue = []
         },
@@ -186,7 +224,9 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       number,
       name,
       jid: `${number}@s.whatsapp.net`,
-      lid: `${account.lid}@lid`,
+      get lid() {
+        return `${account.lid}@lid`
+      },
       get linked() {
         return account.linked
       },
@@ -204,6 +244,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       enterCode: (code) => enterCode(account, code),
       removeDevice() {
         account.linked = false
+        account.noiseKey = null
         account.uploaded = null
         const conn = account.loggedIn
         if (!conn) return
@@ -244,10 +285,57 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     )
     if (!child(reply, 'pair-device-sign')) throw new LinkRefusedError(`the client refused the pairing: ${describeNode(reply)}`)
     account.linked = true
+    // The registering connection's static key is the companion's noise key (the QR's, or companion_server_auth_key_pub).
+    account.noiseKey = conn.noiseKey
     account.deviceName = deviceNames.get(conn) ?? null
     account.uploaded = null
     // WhatsApp asks a freshly paired client to reconnect and log in.
     conn.send(node('stream:error', { code: '515' }))
+  }
+
+  /**
+   * The companion `creds` describe becomes the linked device 12 of its account (made when missing),
+   * as the live service knows a device it registered: what a pairing told it (the noise key, the
+   * QR's or `companion_server_auth_key_pub`; the LID of `pair-success`) and what the device uploaded
+   * at its logins (`<iq xmlns="encrypt" type="set">`: registration id, identity key, signed pre-key,
+   * one-time pre-keys; lib/Utils/signal.js getNextPreKeysNode). WaTestServer.adoptLinkedDevice says
+   * what follows and when it throws.
+   */
+  function adoptLinkedDevice({ creds, preKeys = [] }: LinkedDevice): FakePhone {
+    const me = /^(\d+):(\d+)@s\.whatsapp\.net$/.exec(creds.me?.id ?? '')
+    if (!me) throw new Error(`the creds name no linked device (me.id: ${creds.me?.id ?? 'none'}); a client without one registers with a QR`)
+    if (Number(me[2]) !== COMPANION_DEVICE) throw new Error(`this server links companions as device ${COMPANION_DEVICE}; the creds name device ${me[2]}`)
+    const identity = Buffer.from(creds.signedIdentityKey.public)
+    const signed = creds.signedPreKey
+    // What libsignal checks before it builds a session on the bundle (initOutgoing): said here, not at a contact's first message.
+    if (!Curve.verify(identity, generateSignalPubKey(signed.keyPair.public), signed.signature)) {
+      throw new Error(`the signed pre-key ${signed.keyId} is not signed by the creds' identity key`)
+    }
+    const account = accounts.get(me[1]!) ?? addAccount(me[1])
+    if (account.linked) throw new Error(`account ${account.number} already has a linked device`)
+    if (creds.me?.lid) {
+      const lid = jidUser(creds.me.lid)
+      const holder = peerFor(`${lid}@lid`)
+      if (holder && holder.account !== account) throw new Error(`LID ${lid} belongs to ${holder.pn}`)
+      account.lid = lid
+    }
+    account.linked = true
+    account.noiseKey = Buffer.from(creds.noiseKey.public)
+    account.deviceName = null
+    account.offlineQueue = []
+    account.uploaded = {
+      registrationId: creds.registrationId,
+      identity,
+      signedPreKey: { keyId: signed.keyId, public: Buffer.from(signed.keyPair.public), signature: Buffer.from(signed.signature) },
+      preKeys: [...preKeys].sort((a, b) => a.keyId - b.keyId).map((k) => ({ keyId: k.keyId, public: Buffer.from(k.public) }))
+    }
+    // A device new to every peer: none goes on with a session (or sender key) of an earlier companion of the account.
+    const address = companionAddress(account.number)
+    for (const peer of [...[...accounts.values()].map((a) => a.peer), ...[...contacts.values()].map((c) => c.peer)]) {
+      peer.forgetSession(address)
+      senderKeysOf(peer).forgetRecipient(account.number)
+    }
+    return account.phone
   }
 
   /** The owner types `code` on the phone of `account` (pairing-code.ts stage 2); resolves once linked. */
@@ -319,6 +407,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       if (payload.devicePairingData) {
         const props = payload.devicePairingData.deviceProps
         if (props) deviceNames.set(conn, proto.DeviceProps.decode(props).os ?? '')
+        pairingRequests++
         const refs = Array.from({ length: 6 }, (_, i) => `TESTREF${conn.id}-${i}-${Math.random().toString(36).slice(2, 10)}`)
         for (const r of refs) pairing.set(r, conn)
         void conn
@@ -331,6 +420,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       const account = accounts.get(String(payload.username))
       if (!account?.linked || payload.device !== COMPANION_DEVICE) {
         debug(`login refused for ${payload.username}:${payload.device}`)
+        conn.send(node('failure', { reason: '401', location: 'test' }))
+        return
+      }
+      if (account.noiseKey && !conn.noiseKey?.equals(account.noiseKey)) {
+        debug(`login refused for ${payload.username}:${payload.device}: not the noise key the device registered`)
         conn.send(node('failure', { reason: '401', location: 'test' }))
         return
       }
@@ -591,6 +685,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     get groupMetadataQueries() {
       return groupMetadataQueries
     },
+    get pairingRequests() {
+      return pairingRequests
+    },
+    adoptLinkedDevice,
     acknowledged: (id) => clientAcks.has(id),
     capMessaging(info, phone = first.phone) {
       const conn = accounts.get(phone.number)?.loggedIn
@@ -625,10 +723,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       groups.set(g.jid, g)
       return fakeGroup(g)
     },
-    contact(pn, name = 'Ana') {
+    contact(pn, name = 'Ana', opts = {}) {
       let c = contacts.get(pn)
+      if (c && opts.lid !== undefined && c.lid !== opts.lid) throw new Error(`contact ${pn} has LID ${c.lid}, not ${opts.lid}`)
       if (!c) {
-        c = { peer: new SignalPeer(), pn, lid: String(nextContactLid++), name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [] }
+        const lid = opts.lid ?? freeContactLid()
+        const holder = peerFor(`${lid}@lid`)
+        if (holder) throw new Error(`LID ${lid} belongs to ${holder.pn}`)
+        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [] }
         contacts.set(pn, c)
       }
       const contact = c

@@ -166,8 +166,33 @@ export interface WaTestServer {
   phoneOf(number: string): FakePhone | undefined
   /** Every account's phone, the first one first. */
   phones(): FakePhone[]
-  /** The contact with phone number `pn` (digits), made on first use. */
-  contact(pn: string, name?: string): FakeContact
+  /**
+   * The contact with phone number `pn` (digits), made on first use; `opts.lid` (digits) gives it that
+   * LID instead of the next free one (a contact a linked device already knows by its LID: WhatsApp
+   * never changes a number's LID). Throws when the LID is another's, or differs from an existing contact's.
+   */
+  contact(pn: string, name?: string, opts?: { lid?: string }): FakeContact
+  /**
+   * The account named by `device.creds.me.id` (`<number>:12@s.whatsapp.net`; made when missing) takes
+   * that companion as its linked device 12, as the live service knows a device it registered earlier
+   * (a fresh server's accounts live in memory and know none): the device's noise key, identity key,
+   * registration id and signed pre-key, its LID from `creds.me.lid`, and the one-time pre-keys
+   * `device.preKeys` it uploaded and the server has not handed out yet. Then:
+   * - a login with those creds (`username`/`device` from `me.id`, the Noise static key `noiseKey`) is
+   *   accepted, no QR; a login with another noise key is refused (401);
+   * - the key-count query answers how many of `preKeys` are left (none given: 0, and the client
+   *   uploads 812 at login; 5 or fewer: it uploads 5 more), and what the client uploads is added to
+   *   those left;
+   * - contacts and the phone build Signal sessions to the device from that bundle (a pre-key message
+   *   on one of `preKeys`, or on the signed pre-key alone once none is left), and decrypt what it sends.
+   * Peers forget any session with an earlier companion of the account. The phone itself is this
+   * server's (new keys): the creds' `account` signature from the old phone is not checked.
+   * Throws when the creds name no device 12, the signed pre-key is not signed by the identity key,
+   * the LID is another's, or the account already has a linked device. Answers the account's phone.
+   */
+  adoptLinkedDevice(device: LinkedDevice): FakePhone
+  /** Clients that came without credentials and were given pairing refs (each shows a QR) so far. */
+  readonly pairingRequests: number
   /** Adds a group (see groups.ts); answers it. */
   addGroup(spec: GroupSpec): FakeGroup
   /**
@@ -207,6 +232,28 @@ export interface WaTestServer {
   /** Stanzas seen, for failure messages (`WA_TEST_DEBUG=1` prints them). */
   readonly log: string[]
   close(): Promise<void>
+}
+
+/**
+ * The parts of Baileys' `AuthenticationCreds` (lib/Types/Auth.d.ts, a `creds.json` revived with
+ * `BufferJSON.reviver`) that a server registered for a linked companion. Keys are the 32-byte
+ * public keys Baileys keeps.
+ */
+export interface LinkedDeviceCreds {
+  /** `id`: `<number>:<device>@s.whatsapp.net`; `lid`: `<lid>@lid` or `<lid>:<device>@lid`. */
+  me?: { id: string; lid?: string } | null
+  noiseKey: { public: Uint8Array }
+  signedIdentityKey: { public: Uint8Array }
+  registrationId: number
+  /** `signature`: the identity key's signature of the 33-byte (0x05-prefixed) public key (lib/Utils/crypto.js signedKeyPair). */
+  signedPreKey: { keyId: number; keyPair: { public: Uint8Array }; signature: Uint8Array }
+}
+
+/** A companion device linked before this server started: see {@link WaTestServer.adoptLinkedDevice}. */
+export interface LinkedDevice {
+  creds: LinkedDeviceCreds
+  /** One-time pre-keys (id, 32-byte public key) the device uploaded that the server still holds; handed out lowest id first. */
+  preKeys?: ReadonlyArray<{ keyId: number; public: Uint8Array }>
 }
 
 export interface WaTestServerOptions {
