@@ -38,6 +38,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // A chat's page (keyset on time, then insertion order) and an instance's log by time.
   await s.createIndex('messages_chat_time').on('messages').columns(['instance_id', 'chat_id', 'timestamp', 'seq']).execute()
   await s.createIndex('messages_instance_time').on('messages').columns(['instance_id', 'timestamp', 'seq']).execute()
+  // Newest first by arrival: a search that reads an instance's messages (terms too short for the
+  // trigram index) pages on it without sorting the whole instance per page.
+  await s.createIndex('messages_instance_seq').on('messages').columns(['instance_id', 'seq']).execute()
 
   await s
     .createTable('conversations')
