@@ -74,9 +74,12 @@ export async function uploadBackup(call: Call, file: Blob, onProgress?: Progress
   return uploadId
 }
 
-/** A backup's moment for people, in the browser's language and time zone: "31 Jan 2025, 03:00". */
+/**
+ * A backup's moment for people, in the browser's language and time zone: "31 Jan 2025, 03:00:12".
+ * With seconds, as two backups made by hand a moment apart must not read alike.
+ */
 export function backupTime(iso: string, locale?: string): string {
-  return new Date(iso).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' })
+  return new Date(iso).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'medium' })
 }
 
 /**
