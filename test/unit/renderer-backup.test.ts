@@ -165,7 +165,7 @@ describe('Settings → Backup over the real core', { timeout: 60_000 }, () => {
     const newer = new Blob([gzipSync(await readFile(join(work, 'newer.tar')))])
     const err = await refusal(call('backups.restoreUpload', { uploadId: await uploadBackup(call, newer) }))
     expect(err).toMatchObject({ code: 'CONFLICT' })
-    expect(restoreErrorTitle(err)).toBe('Not restored')
+    expect(restoreErrorTitle(err)).toBe('Not restored: a newer version of the app made this backup')
     expect((err as Error).message).toMatch(/format 99/)
   })
 
@@ -175,7 +175,7 @@ describe('Settings → Backup over the real core', { timeout: 60_000 }, () => {
     const results = [a, b].map((r) => (r.status === 'fulfilled' ? 'restored' : (r.reason as ContractError).code)).sort()
     expect(results).toEqual(['CONFLICT', 'restored'])
     const busy = [a, b].find((r) => r.status === 'rejected')!.reason
-    expect(restoreErrorTitle(busy)).toBe('Not restored')
+    expect(restoreErrorTitle(busy)).toBe('Not restored: another restore is running')
     expect((busy as Error).message).toMatch(/already running/)
   })
 

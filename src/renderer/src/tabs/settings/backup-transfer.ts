@@ -84,13 +84,15 @@ export function backupTime(iso: string, locale?: string): string {
 
 /**
  * The title over a failed restore's message (the message itself is the API's: it says whether anything
- * changed). 400: the file is not a usable backup; 409: a newer release's backup, or a restore already
- * running; 507: the disk is full; 503: another restore is swapping the data.
+ * changed). 400: the file is not a usable backup; 409: a newer release's backup (its refusal names the
+ * problem BACKUP_NEWER), or a restore already running; 507: the disk is full; 503: another restore is
+ * swapping the data.
  */
 export function restoreErrorTitle(err: unknown): string {
   const code = err instanceof ContractError ? err.code : undefined
   if (code === 'VALIDATION_ERROR') return 'Not restored: this file is not a usable backup'
-  if (code === 'CONFLICT') return 'Not restored'
+  if (code === 'CONFLICT' && (err as ContractError).details?.some((d) => d.problem === 'BACKUP_NEWER')) return 'Not restored: a newer version of the app made this backup'
+  if (code === 'CONFLICT') return 'Not restored: another restore is running'
   if (code === 'INSUFFICIENT_STORAGE') return 'Not restored: the disk is full'
   if (code === 'SERVICE_UNAVAILABLE') return 'Not restored: the app is busy restoring'
   if (code === 'PAYLOAD_TOO_LARGE') return 'Not restored: the file is too large'
