@@ -9,7 +9,8 @@
  * Needs `npm run build` first (npm test does it) and /usr/bin/chromium.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,6 +23,8 @@ const SHOT_NAMES: Record<number, string> = { 390: 'phone', 1366: 'laptop', 1920:
 const BIG_BYTES = 6 * 1024 * 1024
 
 let serve: ServeProcess
+/** Files the test hands to the page (a backup holds the token: not left among the artifacts). */
+let work: string
 let browser: Browser
 let page: Page
 let instanceId: string
@@ -82,6 +85,7 @@ async function dismissRestored(): Promise<void> {
 describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true })
+    work = await mkdtemp(join(tmpdir(), 'chatapp-backup-e2e-'))
     serve = await startServe()
     const inst = await rpc('instances.create', { channel: 'sandbox', name: 'Trattoria' })
     instanceId = inst._id
@@ -106,6 +110,7 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
   afterAll(async () => {
     await browser?.close()
     await serve?.stop()
+    if (work) await rm(work, { recursive: true, force: true })
   })
 
   it('starts empty, with the warning that backups hold secrets, and saves the daily switch and how many are kept', async () => {
@@ -144,7 +149,7 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
     const onDisk = await readFile(join(status.folder, kept.name))
     expect(sha256(got)).toBe(sha256(onDisk))
     expect(callsOf('backups.read') - reads).toBe(Math.ceil(kept.size / (4 * 1024 * 1024)))
-    await writeFile(join(ARTIFACTS, 'backup-e2e-download.tar.gz'), got)
+    await writeFile(join(work, 'backup-e2e-download.tar.gz'), got)
   })
 
   it('shows the section with its backups at phone, laptop and wide sizes', async () => {
@@ -205,7 +210,7 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
 
   it('restores from a file picked on this computer, uploaded in parts', async () => {
     await rpc('instances.create', { channel: 'sandbox', name: 'Later' })
-    const file = join(ARTIFACTS, 'backup-e2e-download.tar.gz')
+    const file = join(work, 'backup-e2e-download.tar.gz')
     const size = (await readFile(file)).length
     const uploads = callsOf('backups.upload')
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), section().getByRole('button', { name: 'Restore from a file…' }).click()])
@@ -219,7 +224,7 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
   })
 
   it('refuses a file that is not a backup and says nothing changed', async () => {
-    const file = join(ARTIFACTS, 'backup-e2e-not-a-backup.csv')
+    const file = join(work, 'not-a-backup.csv')
     await writeFile(file, 'name,number\nAna,+15550100021\n')
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), section().getByRole('button', { name: 'Restore from a file…' }).click()])
     await chooser.setFiles(file)
