@@ -4,7 +4,7 @@
  * feeds everything; tabs listen through {@link onContractEvent} instead of opening their own streams.
  */
 import { create } from 'zustand'
-import type { AppInfo, ContractClient, ContractEvent, ContractInput, ContractMethod, ContractOutput } from '../../shared/contract'
+import { ContractError, type AppInfo, type ContractClient, type ContractEvent, type ContractInput, type ContractMethod, type ContractOutput } from '../../shared/contract'
 import type { Instance, Label } from '../../shared/schemas/records'
 import type { AboutInfoT, UpdateStatusT } from '../../shared/operations/updates'
 
@@ -33,6 +33,17 @@ interface DeskState {
 const listeners = new Set<(e: ContractEvent) => void>()
 let unsubscribe: (() => void) | null = null
 
+/**
+ * Runs a refresh an event asked for. While a restore swaps the data the app answers 503, and the
+ * restore's own events (sessions stopping) arrive then: such a refresh is dropped, as the restored
+ * data's events (and the restoring page's reload) read everything again. Other failures still surface.
+ */
+function refreshOnEvent(refresh: Promise<unknown>): void {
+  refresh.catch((err: unknown) => {
+    if (!(err instanceof ContractError && err.code === 'SERVICE_UNAVAILABLE')) throw err
+  })
+}
+
 /** Listens to every contract event; returns the unsubscribe function. */
 export function onContractEvent(listener: (e: ContractEvent) => void): () => void {
   listeners.add(listener)
@@ -58,8 +69,8 @@ export const useDesk = create<DeskState>((set, get) => ({
     set({ client })
     unsubscribe = client.subscribe((e) => {
       if (e.type === 'qr') set((s) => ({ qr: { ...s.qr, [e.instanceId]: e.qrDataUrl } }))
-      if (e.type === 'state' || e.type === 'resync' || (e.type === 'changed' && (e.what === 'instance' || e.what === 'deleted'))) void get().refreshInstances()
-      if (e.type === 'labels' || e.type === 'resync') void client.call('labels.list', {}).then((labels) => set({ labels }))
+      if (e.type === 'state' || e.type === 'resync' || (e.type === 'changed' && (e.what === 'instance' || e.what === 'deleted'))) refreshOnEvent(get().refreshInstances())
+      if (e.type === 'labels' || e.type === 'resync') refreshOnEvent(client.call('labels.list', {}).then((labels) => set({ labels })))
       if (e.type === 'update') get().setUpdate(e.status)
       for (const l of listeners) l(e)
     })

@@ -10,6 +10,11 @@ export function markDirty(key: string, isDirty: boolean): void {
   else dirty.delete(key)
 }
 
+/** Forgets every unsaved change (the data under the forms was replaced, e.g. by a restore, and the page reloads). */
+export function clearUnsaved(): void {
+  dirty.clear()
+}
+
 /** True when nothing is unsaved, or the owner chose to leave anyway (the changes are dropped). */
 export function confirmLeave(): boolean {
   if (dirty.size === 0) return true

@@ -10,20 +10,27 @@ export function fileToBase64(file: File): Promise<string> {
   })
 }
 
-/** A size for people: 1.2 MB. */
+/** A size for people (bytes in, 1024 to the KB): 850 B, 12.3 KB, 1.2 MB, 2.0 GB. */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`
-  return `${(n / 1024 / 1024).toFixed(1)} MB`
+  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MB`
+  return `${(n / 1024 ** 3).toFixed(1)} GB`
 }
 
-/** Hands `text` to the browser as a download named `fileName` (the page makes nothing of it). */
-export function saveText(fileName: string, text: string, type: string): void {
+/** Hands `blob` to the browser as a download named `fileName` (the page makes nothing of it). */
+export function saveBlob(fileName: string, blob: Blob): void {
   const a = document.createElement('a')
-  a.href = URL.createObjectURL(new Blob([text], { type }))
+  a.href = URL.createObjectURL(blob)
   a.download = fileName
   a.click()
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000)
+  // The browser has taken the bytes once the click's download started; a large Blob is not kept longer.
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000)
+}
+
+/** Hands `text` to the browser as a download named `fileName`, of MIME type `type`. */
+export function saveText(fileName: string, text: string, type: string): void {
+  saveBlob(fileName, new Blob([text], { type }))
 }
 
 /** Saves a CSV the core wrote (the same file as the API's) under `fileName`. */

@@ -1,8 +1,8 @@
 /**
  * Settings of the selected instance (general, bot actions, active days, active hours, split hours and holidays, away message, hand-off, opt-out,
- * history (how long messages are kept), webhook with its secret and delivery log), the app settings (SMTP for e-mail notifications) and About
- * (version, updates, data folder). Each settings section is its own form that saves on its own and shows the server's validation messages next
- * to the fields.
+ * history (how long messages are kept), webhook with its secret and delivery log), the app settings (backups: made, kept, downloaded,
+ * restored; SMTP for e-mail notifications) and About (version, updates, data folder). Each settings section is its own form that saves on
+ * its own and shows the server's validation messages next to the fields.
  */
 import { Card, Stack, Title } from '@mantine/core'
 import { NeedInstance } from '../../components/NeedInstance'
@@ -12,6 +12,7 @@ import { ActionsSection } from './ActionsSection'
 import { ActiveDaysSection } from './ActiveDaysSection'
 import { ActiveHoursSection } from './ActiveHoursSection'
 import { AwaySection } from './AwaySection'
+import { BackupSection } from './BackupSection'
 import { DeliveryLog } from './DeliveryLog'
 import { GeneralSection } from './GeneralSection'
 import { HandoffSection } from './HandoffSection'
@@ -45,6 +46,8 @@ export function SettingsTab() {
       ) : (
         <NeedInstance />
       )}
+      {/* The whole app's, so shown without an instance too (a backup restored onto a fresh install). */}
+      <BackupSection />
       <SmtpSection />
       <AboutSection />
     </Stack>
