@@ -17,6 +17,7 @@ import type { Core } from '../core'
 import { HTTP_STATUS, type ErrorCode } from '../services/errors'
 import type { ContractEvent, ContractHandlers } from '../../shared/contract'
 import { dispatch } from './handlers'
+import { BACKUP_CHUNK_BYTES } from '../../shared/backup-chunk'
 import { subscribeContractEvents } from './event-bridge'
 import { EventReplay, type NumberedEvent } from './event-replay'
 
@@ -30,8 +31,9 @@ export const SSE_HEARTBEAT_MS = 15_000
 export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (listener: (event: ContractEvent) => void) => () => void) {
   return async (app: FastifyInstance): Promise<void> => {
     const log = (err: unknown) => core.logger.error({ err }, 'UI contract call failed')
-    // Uploads travel as base64 in JSON: allow the file limit plus the encoding's third.
-    const bodyLimit = Math.ceil((core.limits.fileBytes * 4) / 3) + 64 * 1024
+    // Uploads travel as base64 in JSON: allow the file limit (or a backup's chunk, if larger: a
+    // restore must not depend on CHATAPP_MAX_FILE_MB) plus the encoding's third.
+    const bodyLimit = Math.ceil((Math.max(core.limits.fileBytes, BACKUP_CHUNK_BYTES) * 4) / 3) + 64 * 1024
     // Open event streams, ended at shutdown so `server.close()` does not wait for browsers.
     const streams = new Set<() => void>()
     const replay = new EventReplay()

@@ -14,6 +14,7 @@ import { startCore, type Core } from '../../../src/main/core'
 import { createHandlers } from '../../../src/main/ui-contract/handlers'
 import { rpcPlugin } from '../../../src/main/ui-contract/http-transport'
 import type { ContractEvent } from '../../../src/shared/contract'
+import { BACKUP_CHUNK_BYTES } from '../../../src/shared/backup-chunk'
 
 let core: Core
 let app: FastifyInstance
@@ -169,5 +170,29 @@ describe('the renderer HTTP client against the server', () => {
     const missing = await client.call('instances.init', { instanceId: 'nope' }).catch((e: unknown) => e)
     expect(missing).toMatchObject({ code: 'NOT_FOUND' })
     unsubscribe()
+  })
+})
+
+describe('/rpc with a file limit below a backup part', () => {
+  it('still takes a whole 4 MiB part of a backup to restore (CHATAPP_MAX_FILE_MB=1)', async () => {
+    const small = await mkdtemp(join(tmpdir(), 'chatapp-rpc-small-'))
+    const c = await startCore({ dataDir: small, defaultChannel: 'sandbox', apiToken: TOKEN, limits: { fileBytes: 1024 * 1024 } })
+    const handlers = createHandlers(c, { baseUrl: () => '', mode: 'web', defaultChannel: 'sandbox' })
+    const server = await buildApiServer(c, { host: '127.0.0.1', version: 'test', accountPlugins: [rpcPlugin(c, handlers)] })
+    try {
+      await server.listen({ host: '127.0.0.1', port: 0 })
+      const part = Buffer.alloc(BACKUP_CHUNK_BYTES, 7)
+      const res = await fetch(`http://127.0.0.1:${(server.server.address() as AddressInfo).port}/rpc/backups.upload`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ dataBase64: part.toString('base64') })
+      })
+      expect(res.status).toBe(200)
+      expect(((await res.json()) as { data: { size: number } }).data.size).toBe(BACKUP_CHUNK_BYTES)
+    } finally {
+      await server.close()
+      await c.close()
+      await rm(small, { recursive: true, force: true })
+    }
   })
 })

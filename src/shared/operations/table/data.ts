@@ -7,13 +7,14 @@ import { RetentionSettings, type RetentionSettings as RetentionSettingsT } from 
 import { op } from '../define'
 import { BackupStatus, CustomerExport, ErasureResult, RestoreView, StoredBackup, type BackupStatusT, type CustomerExportT, type ErasureResultT, type RestoreViewT, type StoredBackupT } from '../results'
 import { Empty, SETTINGS_UPDATED } from './common'
+import { BACKUP_CHUNK_BYTES } from '../../backup-chunk'
 
 /** The bytes of an upload, as the HTTP face hands them over (not a JSON field). */
 const UploadedFile = Type.Object({ path: Type.String(), size: Type.Integer() })
 const BackupName = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$', description: 'A backup’s file name in backups/.' })
 const RESTORE_ERRORS = { 400: 'Not a Chatapp Desk backup, truncated or damaged (nothing changed)', 409: 'A restore is running, or the backup is of a newer release (nothing changed)', 507: 'The disk is full (nothing changed)' }
 /** Chunks of a backup through the UI contract: 4 MiB of file as base64 at most per call. */
-const CHUNK_BYTES = 4 * 1024 * 1024
+const CHUNK_BYTES = BACKUP_CHUNK_BYTES
 
 const CustomerNumber = Type.String({ minLength: 3, maxLength: 40, description: 'The customer’s phone number with its country code (any format), or their …@s.whatsapp.net JID.' })
 

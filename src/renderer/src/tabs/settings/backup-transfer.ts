@@ -5,6 +5,7 @@
  * as base64: no message holds a whole backup. The functions take the contract's `call`, so tests run them
  * against the real core.
  */
+import { BACKUP_CHUNK_BYTES } from '../../../../shared/backup-chunk'
 import { ContractError, type ContractInput, type ContractMethod, type ContractOutput } from '../../../../shared/contract'
 
 /** A contract call: the store's `call`, or a test's over the real core's handlers. */
@@ -14,7 +15,7 @@ export type Call = <M extends ContractMethod>(method: M, input: ContractInput<M>
 export type Progress = (done: number, total: number) => void
 
 /** The largest part `backups.read` answers and `backups.upload` takes (bytes of file, before base64). */
-export const BACKUP_PART_BYTES = 4 * 1024 * 1024
+export const BACKUP_PART_BYTES = BACKUP_CHUNK_BYTES
 
 /** Base64 (no data: prefix) to its bytes. */
 export function base64ToBytes(b64: string): Uint8Array<ArrayBuffer> {
