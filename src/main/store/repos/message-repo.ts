@@ -265,35 +265,32 @@ export class MessageRepo {
   }
 
   /**
-   * Walks the index's matches newest first in growing batches, keeping the instance's (and chat's)
-   * until `limit` are found; terms under 3 characters are checked on each candidate.
+   * Walks the index's matches newest first, joined to their messages by primary key and kept by
+   * instance (and chat) in the same step, `limit` at a time (more when short terms are checked
+   * here). CROSS JOIN makes SQLite drive from the index in rowid order and stop at the limit: left to
+   * itself it walked the instance's 100,000 rows at 1M messages (20 ms for a rare word, 50 ms for a
+   * common one; streamed: 0.2 and 1 ms).
    */
   private async viaIndex(instanceId: string, query: SearchQuery, fts: string, cursor: number, limit: number): Promise<MessageRow[]> {
     const found: MessageRow[] = []
     const short = searchTerms(query.q)
       .filter((t) => [...t].length < 3)
       .join(' ')
-    let batch = Math.max(200, limit * 4)
+    const inChat = query.chatId === undefined ? sql`` : sql`AND m.chat_id = ${query.chatId}`
+    let batch = short ? limit * 4 : limit
     for (;;) {
-      const candidates = await sql<{ rowid: number }>`SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${fts} AND rowid < ${cursor} ORDER BY rowid DESC LIMIT ${batch}`.execute(this.x.db)
-      const ids = candidates.rows.map((r) => r.rowid)
-      if (ids.length === 0) break
-      cursor = ids[ids.length - 1]!
-      // Looked up by seq alone, then kept by instance and chat here: with `instance_id = ?` in the
-      // query SQLite walked the instance's index (100,000 rows at 1M messages: 20 ms) instead of
-      // reading the candidates by primary key (0.1 ms).
-      const rows = await this.x.db.selectFrom('messages').select(['seq', 'instance_id', 'chat_id', 'text', 'push_name']).where('seq', 'in', ids).execute()
-      const hits = rows
-        .filter((r) => r.instance_id === instanceId && (query.chatId === undefined || r.chat_id === query.chatId))
+      const { rows } = await sql<MessageRow & { seq: number }>`SELECT m.* FROM messages_fts f CROSS JOIN messages m ON m.seq = f.rowid
+        WHERE messages_fts MATCH ${fts} AND f.rowid < ${cursor} AND m.instance_id = ${instanceId} ${inChat}
+        ORDER BY f.rowid DESC LIMIT ${batch}`.execute(this.x.db)
+      for (const r of rows) {
         // The index matched the long terms; the short ones are checked here.
-        .filter((r) => !short || this.matches(r, short))
-        .sort((a, b) => b.seq - a.seq)
-        .slice(0, limit - found.length)
-        .map((r) => r.seq)
-      if (hits.length > 0) found.push(...(await this.x.db.selectFrom('messages').selectAll().where('seq', 'in', hits).orderBy('seq', 'desc').execute()))
-      if (found.length >= limit) return found
-      if (ids.length < batch) break
-      batch = Math.min(batch * 4, 20_000)
+        if (short && !this.matches(r, short)) continue
+        found.push(r)
+        if (found.length >= limit) return found
+      }
+      if (rows.length < batch) break
+      cursor = rows[rows.length - 1]!.seq
+      batch = Math.min(batch * 4, 2000)
     }
     return found
   }
