@@ -8,6 +8,7 @@ import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MessageStore, type MessageStoreOptions } from '../../../src/main/channel/baileys/message-store'
 import { openTestChannelStore, type TestChannelStore } from '../../helpers/channel-store'
+import type { WAMessage } from 'baileys'
 import { waMessage } from '../../helpers/fake-baileys'
 
 const logger = pino({ level: 'silent' })
@@ -23,6 +24,7 @@ afterEach(async () => {
 const msg = (id: string, fromMe = true) => waMessage({ key: { id, remoteJid: '15551230000@s.whatsapp.net', fromMe }, message: { conversation: id } })
 const media = (id: string) =>
   waMessage({ key: { id, remoteJid: '15551230000@s.whatsapp.net', fromMe: false }, message: { imageMessage: { mediaKey: Buffer.alloc(32, 7), directPath: '/m/1', mimetype: 'image/png' } } })
+const own = (id: string, message: WAMessage['message']) => waMessage({ key: { id, remoteJid: '15551230000@s.whatsapp.net', fromMe: true }, message })
 const storeOf = (opts: MessageStoreOptions = {}, instanceId = 'inst1') => new MessageStore({ repo: t.store.messages, instanceId }, { logger, ...opts })
 
 describe('MessageStore', () => {
@@ -37,6 +39,48 @@ describe('MessageStore', () => {
     // The echo of an own send does not unmark it.
     s.remember(msg('A'), false)
     expect(s.isOwnSend('A')).toBe(true)
+  })
+
+  it('getMessage never answers an empty message (Baileys would relay it and spend the retry)', async () => {
+    const s = storeOf({ max: 10 })
+    await s.load()
+    s.remember(own('EMPTY', {}), true)
+    s.remember(own('BLANK', { conversation: '' }), true)
+    s.remember(own('CONTEXT-ONLY', { messageContextInfo: { messageSecret: Buffer.alloc(32, 1) } }), true)
+    await s.flush()
+    for (const id of ['EMPTY', 'BLANK', 'CONTEXT-ONLY']) expect(await s.content(id), id).toBeUndefined()
+    const fresh = storeOf({ max: 10 })
+    await fresh.load()
+    for (const id of ['EMPTY', 'BLANK', 'CONTEXT-ONLY']) expect(await fresh.content(id), id).toBeUndefined()
+  })
+
+  it("getMessage answers only our own sends: a contact's message, in memory or in the database, is not ours to send again", async () => {
+    const s = storeOf({ max: 10 })
+    await s.load()
+    s.remember(msg('THEIRS', false), false)
+    s.remember(media('THEIR-PIC'), false)
+    s.remember(msg('MINE'), true)
+    await s.flush()
+    expect(await s.content('THEIRS')).toBeUndefined()
+    expect(await s.content('THEIR-PIC')).toBeUndefined()
+    expect(await s.content('MINE')).toEqual({ conversation: 'MINE' })
+    const fresh = storeOf({ max: 10 })
+    await fresh.load()
+    expect(await fresh.content('THEIR-PIC')).toBeUndefined()
+    expect(await fresh.content('MINE')).toEqual({ conversation: 'MINE' })
+  })
+
+  it('getMessage answers nothing kept longer ago than the window, not even from memory; a download may still read it', async () => {
+    let now = 1_000_000
+    const s = storeOf({ max: 10, ttlMs: 1000, now: () => now })
+    await s.load()
+    s.remember(msg('MINE'), true)
+    await s.flush()
+    now += 1000
+    expect(await s.content('MINE')).toEqual({ conversation: 'MINE' })
+    now += 1
+    expect(await s.content('MINE')).toBeUndefined()
+    expect(await s.lookup('MINE')).toMatchObject({ key: { id: 'MINE' } })
   })
 
   it('ignores messages without content and stays bounded in memory', () => {
