@@ -1,8 +1,9 @@
 /**
  * The real channel's recent-message store (src/main/channel/baileys/message-store.ts) on a real SQLite
  * file: own sends and inbound media kept across a restart, plain inbound text in memory only, the
- * 7-day TTL and the row bound per instance, lookups past the memory bound, a full disk that never
- * stops the session, and nothing written after close.
+ * TTL and the row bound per instance, lookups past the memory bound, getMessage answering only own
+ * sends with content within the TTL, a full disk that never stops the session, and nothing written
+ * after close.
  */
 import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'

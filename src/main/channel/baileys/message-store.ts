@@ -5,7 +5,8 @@
  * - Baileys' `getMessage(key)`: a recipient that could not decrypt a message asks for it again (a
  *   retry receipt, lib/Socket/messages-recv.js sendMessagesAgain); without the message the recipient
  *   is left with "Waiting for this message". Retries come minutes or days later, also after an app
- *   restart, so own sends are kept in the database for {@link DEFAULT_MESSAGE_STORE_TTL_MS}.
+ *   restart, so own sends are kept in the database for {@link DEFAULT_MESSAGE_STORE_TTL_MS}. Only
+ *   those are answered, and never an empty message ({@link MessageStore.content}).
  * - downloading an inbound message's media on demand (`GET /chatapp/messages/{id}/media`): the media
  *   keys are in the message, so inbound media messages are kept in the database too.
  * - recognising the echo of our own sends (`emitOwnEvents` upserts every sent message as 'append').
@@ -18,14 +19,20 @@
  * has: a failed write is logged and never stops a session.
  */
 import type { LRUCache } from 'lru-cache'
-import { proto, type WAMessage } from 'baileys'
+import { getContentType, proto, type WAMessage } from 'baileys'
 import type { Logger } from '../../logger'
 import { boundedLru } from '../../lru'
 import type { WaMessageRepo, WaMessageRow } from '../../store/repos/wa-message-repo'
 
 export const DEFAULT_MESSAGE_STORE_SIZE = 2000
-/** How long own sends and inbound media stay answerable (7 days). */
-export const DEFAULT_MESSAGE_STORE_TTL_MS = 7 * 24 * 60 * 60_000
+/**
+ * How long own sends stay answerable to a retry receipt, and inbound media downloadable (14 days):
+ * WhatsApp's own clients stop trying to recover an unreadable message after 14 days (rc14
+ * lib/Defaults/index.js PLACEHOLDER_MAX_AGE_SECONDS, "WA Web enforces a 14-day maximum age for
+ * placeholder resend requests"), so an older message is not worth answering; the row bound
+ * ({@link DEFAULT_MESSAGE_STORE_SIZE}) caps what a longer window costs.
+ */
+export const DEFAULT_MESSAGE_STORE_TTL_MS = 14 * 24 * 60 * 60_000
 
 interface Stored {
   msg: WAMessage
@@ -54,6 +61,18 @@ function hasMedia(msg: WAMessage): boolean {
   const m = msg.message
   if (!m) return false
   return Boolean(m.imageMessage || m.videoMessage || m.audioMessage || m.documentMessage || m.stickerMessage || m.ptvMessage || m.documentWithCaptionMessage)
+}
+
+/**
+ * True when `m` carries something to show: a content field (getContentType: `conversation` or a
+ * `…Message`, not the sender key distribution) that is set and not an empty text. `{}`, `{conversation:
+ * ''}` and a bare `messageContextInfo` are empty.
+ */
+export function hasContent(m: proto.IMessage): boolean {
+  const type = getContentType(m)
+  if (!type) return false
+  const value = m[type]
+  return value !== null && value !== undefined && value !== ''
 }
 
 function decode(row: WaMessageRow): WAMessage | undefined {
@@ -129,20 +148,36 @@ export class MessageStore {
 
   /** A message memory holds, else one the database kept (unexpired). */
   async lookup(id: string | null | undefined): Promise<WAMessage | undefined> {
+    return (await this.kept(id))?.msg
+  }
+
+  /**
+   * The content for Baileys' getMessage: an own send of this session, kept less than the TTL ago, with
+   * content; else undefined. Baileys relays any truthy answer under the asked id (rc14
+   * lib/Socket/messages-recv.js sendMessagesAgain: `if (msg && …) relayMessage`), so an empty one spends
+   * the recipient's retry on an empty envelope, and a contact's message would go back out as ours
+   * (docs/baileys.md "getMessage: what a retry receipt gets").
+   */
+  async content(id: string | null | undefined): Promise<proto.IMessage | undefined> {
+    const kept = await this.kept(id)
+    // Memory has no TTL of its own (a week-long session keeps its sends): the window is checked here.
+    if (!kept?.sentByUs || kept.at < this.now() - this.ttlMs) return undefined
+    const content = kept.msg.message
+    return content && hasContent(content) ? content : undefined
+  }
+
+  /** What memory holds for `id`, else the database's unexpired row. */
+  private async kept(id: string | null | undefined): Promise<Stored | undefined> {
     if (!id) return undefined
-    const hit = this.cache.get(id)?.msg
+    const hit = this.cache.get(id)
     if (hit || !this.persistence) return hit
     const { repo, instanceId } = this.persistence
     const row = await repo.find(instanceId, id, this.now() - this.ttlMs).catch((err: unknown) => {
       this.opts.logger?.warn({ err }, 'could not read a kept message')
       return undefined
     })
-    return row ? decode(row) : undefined
-  }
-
-  /** The content for Baileys' getMessage. */
-  async content(id: string | null | undefined): Promise<proto.IMessage | undefined> {
-    return (await this.lookup(id))?.message ?? undefined
+    const msg = row && decode(row)
+    return row && msg ? { msg, sentByUs: row.own, at: row.at } : undefined
   }
 
   /** True when this session sent the message with that id (memory: echoes come at once). */
