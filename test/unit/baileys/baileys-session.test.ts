@@ -803,11 +803,14 @@ describe('inbound', () => {
     expect(again?.extendedTextMessage?.text).toBe('before the restart')
   })
 
-  it('getMessage answers retries from the bounded store; media can be asked for by id', async () => {
+  it("getMessage answers retries of own sends only, never a contact's message; media can be asked for by id", async () => {
     const t = setup()
     const s = await linked(t)
+    const sent = await t.session.send('15551234567', { kind: 'text', text: 'mine' })
     s.upsert([text('KEEP', 'remember me')])
-    await expect(s.config.getMessage!({ id: 'KEEP', remoteJid: PN })).resolves.toEqual({ conversation: 'remember me' })
+    await expect(s.config.getMessage!({ id: sent.key.id, remoteJid: PN })).resolves.toMatchObject({ extendedTextMessage: { text: 'mine' } })
+    // Kept (memory holds every inbound message) but Ana's: relayed, it would go back to her as ours.
+    await expect(s.config.getMessage!({ id: 'KEEP', remoteJid: PN })).resolves.toBeUndefined()
     await expect(s.config.getMessage!({ id: 'NOPE', remoteJid: PN })).resolves.toBeUndefined()
     await expect(t.session.downloadMedia('KEEP')).rejects.toMatchObject({ code: 'MEDIA_UNAVAILABLE' })
     await expect(t.session.downloadMedia('NOPE')).rejects.toMatchObject({ code: 'MEDIA_UNAVAILABLE' })
