@@ -14,7 +14,7 @@ import { Low } from 'lowdb'
 import { checkConfig } from './config-check'
 import { CONFIG_DEFAULTS, type ConfigData } from './config-data'
 
-export { CONFIG_DEFAULTS, DEFAULT_BACKUP_SETTINGS, type Account, type AppSettings, type BackupSettings, type ConfigData, type SmtpSettings } from './config-data'
+export { CONFIG_DEFAULTS, DEFAULT_BACKUP_SETTINGS, type Account, type AppSettings, type BackupSettings, type ConfigData, type SmtpSettings, type WaWebVersionRecord } from './config-data'
 import { DurableJsonFile } from './durable-json-file'
 
 export class ConfigStore {
