@@ -262,7 +262,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const statuses = new MessageStatusService({ messages: repos.messages, events, logger })
   const sessions = new SessionManager({
     instances: repos.instances,
-    channelStore: { auth: repos.channelAuth, messages: repos.waMessages },
+    channelStore: { auth: repos.channelAuth, messages: repos.waMessages, waWebVersion: repos.appSettings },
     clock,
     events,
     logger,

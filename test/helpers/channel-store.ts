@@ -1,7 +1,8 @@
 /**
  * The channel's stores on a real SQLite file in a temp dir, as the core hands them to sessions
  * (`ChannelContext.store`), without the rest of the core: the database, its repositories for
- * credentials and kept messages, and a close that also removes the dir.
+ * credentials and kept messages, the configuration document (the last good WA Web version), and a
+ * close that also removes the dir.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
@@ -15,10 +16,14 @@ import type { Database } from '../../src/main/store/db/schema'
 import { ChannelAuthRepo } from '../../src/main/store/repos/channel-auth-repo'
 import type { Exec } from '../../src/main/store/repos/exec'
 import { WaMessageRepo } from '../../src/main/store/repos/wa-message-repo'
+import { ConfigStore } from '../../src/main/store/config/config-store'
+import { AppSettingsRepo } from '../../src/main/store/repos/config-repos'
 
 export interface TestChannelStore {
   dir: string
   database: DatabaseHandle
+  /** `config.json` in the dir: the last good WA Web version lives there. */
+  config: ConfigStore
   store: ChannelStore
   /** Closes the database (waiting for its writes) and removes the dir. */
   close(): Promise<void>
@@ -34,11 +39,14 @@ export async function openTestChannelStore(dir?: string): Promise<TestChannelSto
   const root = dir ?? (await mkdtemp(join(tmpdir(), 'chatapp-chstore-')))
   const database = await openDatabase(join(root, 'chatapp.db'))
   const x = execOf(database)
+  const config = await ConfigStore.open(join(root, 'config.json'))
   return {
     dir: root,
     database,
-    store: { auth: new ChannelAuthRepo(x), messages: new WaMessageRepo(x) },
+    config,
+    store: { auth: new ChannelAuthRepo(x), messages: new WaMessageRepo(x), waWebVersion: new AppSettingsRepo(config) },
     async close() {
+      await config.close()
       // Writes a test left under way commit first: closing while a write waits for its batch never
       // returns (src/main/store/db/write-queue.ts close() with a batch scheduled; reported to the lead).
       await database.write(async () => {})

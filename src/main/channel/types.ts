@@ -9,6 +9,7 @@ import type { Logger } from '../logger'
 import type { ConnectionStatus } from '../../shared/schemas/records'
 import type { ChannelAuthRepo } from '../store/repos/channel-auth-repo'
 import type { WaMessageRepo } from '../store/repos/wa-message-repo'
+import type { AppSettingsRepo } from '../store/repos/config-repos'
 
 /** Connection states of docs/design.md §5: the one type, from the record schema's `settings.status`. */
 export type ConnectionState = ConnectionStatus
@@ -184,7 +185,12 @@ export interface ChannelStore {
   auth: ChannelAuthRepo
   /** The real channel's recent messages, for retries and media downloads. */
   messages: WaMessageRepo
+  /** The app-wide last good WA Web version, kept across restarts (the real channel, wa-version.ts). */
+  waWebVersion: WaWebVersionMemory
 }
+
+/** Where the last good WA Web version is kept (the configuration document's `appSettings.waWebVersion`). */
+export type WaWebVersionMemory = Pick<AppSettingsRepo, 'waWebVersion' | 'setWaWebVersion'>
 
 /** What a factory needs to build a session for one instance. */
 export interface ChannelContext {

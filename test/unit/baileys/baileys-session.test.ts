@@ -306,6 +306,27 @@ describe('reconnect with backoff', () => {
     expect(fetchVersion).toHaveBeenCalledTimes(2)
     expect(s2.config.version).toEqual([2, 3000, 1100000000])
   })
+
+  it('the kept WA Web version survives a failed fetch at start; a 405 replaces it with the one the page names then', async () => {
+    // A store of its own: the kept version is app-wide and would leak into the other tests' sessions.
+    const own = await openTestChannelStore()
+    try {
+      await own.store.waWebVersion.setWaWebVersion({ version: [2, 3000, 1099999990], fetchedAt: '2026-11-01T00:00:00.000Z' })
+      let answer: [number, number, number] | undefined
+      const fetchVersion = vi.fn(async () => answer)
+      const t = setup({ versions: new WaVersionSource({ fetch: fetchVersion, memory: own.store.waWebVersion, now: () => 0, refreshGapMs: 0 }) })
+      await t.session.start()
+      expect((await t.socket(1)).config.version).toEqual([2, 3000, 1099999990])
+      answer = [2, 3000, 1099999991]
+      await (await t.socket(1)).close(405, 'Connection Failure')
+      t.clock.fireNext()
+      expect((await t.socket(2)).config.version).toEqual([2, 3000, 1099999991])
+      expect(own.store.waWebVersion.waWebVersion()?.version).toEqual([2, 3000, 1099999991])
+      await t.session.stop()
+    } finally {
+      await own.close()
+    }
+  })
 })
 
 describe('terminal closes', () => {

@@ -145,7 +145,8 @@ export class BaileysSession implements ChannelSession {
     this.serverErrorBackoff = { ...SERVER_ERROR_BACKOFF, ...opts.serverErrorBackoff }
     this.factory = opts.socketFactory ?? defaultSocketFactory
     this.versions =
-      opts.versions ?? new WaVersionSource({ fetch: opts.fetchVersion === undefined ? libraryVersionFetcher() : opts.fetchVersion, bundled: opts.version, logger: ctx.logger })
+      opts.versions ??
+      new WaVersionSource({ fetch: opts.fetchVersion === undefined ? libraryVersionFetcher() : opts.fetchVersion, bundled: opts.version, memory: ctx.store.waWebVersion, logger: ctx.logger })
     this.libLogger = libraryLogger(ctx.logger)
     this.messages = new MessageStore(
       { repo: ctx.store.messages, instanceId: ctx.instanceId },

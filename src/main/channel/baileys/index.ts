@@ -9,7 +9,7 @@
  * process, which is why it is only ever set from the environment at start.
  */
 import { WA_CERT_DETAILS } from 'baileys'
-import type { ChannelContext, ChannelFactory } from '../types'
+import type { ChannelContext, ChannelFactory, ChannelStore, WaWebVersionMemory } from '../types'
 import { BaileysSession, type BaileysChannelOptions } from './baileys-session'
 import { libraryVersionFetcher, WaVersionSource } from './wa-version'
 
@@ -17,14 +17,23 @@ export { BaileysSession, type BaileysChannelOptions } from './baileys-session'
 
 /**
  * A factory whose sessions share `opts` and one WA Web version source: the current version is
- * fetched once for every instance of the app (wa-version.ts).
+ * fetched once for every instance of the app, the last good one kept in the sessions' store
+ * (`ctx.store.waWebVersion`, wa-version.ts).
  */
 export function createBaileysChannel(opts: BaileysChannelOptions = {}): ChannelFactory {
   let versions = opts.versions
+  // The stores of the latest session made: a restore reopens them, and the factory outlives it.
+  let store: ChannelStore
+  const memory: WaWebVersionMemory = {
+    waWebVersion: () => store.waWebVersion.waWebVersion(),
+    setWaWebVersion: (record) => store.waWebVersion.setWaWebVersion(record)
+  }
   return (ctx: ChannelContext) => {
+    store = ctx.store
     versions ??= new WaVersionSource({
       fetch: opts.fetchVersion === undefined ? libraryVersionFetcher() : opts.fetchVersion,
       bundled: opts.version,
+      memory,
       logger: ctx.logger
     })
     return new BaileysSession(ctx, { ...opts, versions })

@@ -26,9 +26,22 @@ export interface BackupSettings {
 
 export const DEFAULT_BACKUP_SETTINGS: BackupSettings = { daily: true, keep: 7 }
 
+/**
+ * The last WA Web version fetched that WhatsApp's page said was the current one (docs/baileys.md
+ * "The WA Web version"). Not a choice of the person: the app keeps it here so a restart while the
+ * fetch fails connects with it rather than with the older one bundled with the library.
+ */
+export interface WaWebVersionRecord {
+  /** `[2, 3000, <client_revision>]`. */
+  version: [number, number, number]
+  /** ISO time of the fetch. */
+  fetchedAt: string
+}
+
 export interface AppSettings {
   smtp: SmtpSettings | null
   backup?: BackupSettings
+  waWebVersion?: WaWebVersionRecord
 }
 
 export interface ConfigData {

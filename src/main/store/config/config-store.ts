@@ -14,11 +14,12 @@ import { Low } from 'lowdb'
 import { checkConfig } from './config-check'
 import { CONFIG_DEFAULTS, type ConfigData } from './config-data'
 
-export { CONFIG_DEFAULTS, DEFAULT_BACKUP_SETTINGS, type Account, type AppSettings, type BackupSettings, type ConfigData, type SmtpSettings } from './config-data'
+export { CONFIG_DEFAULTS, DEFAULT_BACKUP_SETTINGS, type Account, type AppSettings, type BackupSettings, type ConfigData, type SmtpSettings, type WaWebVersionRecord } from './config-data'
 import { DurableJsonFile } from './durable-json-file'
 
 export class ConfigStore {
   private chain: Promise<unknown> = Promise.resolve()
+  private closed = false
 
   private constructor(
     private readonly low: Low<ConfigData>,
@@ -39,9 +40,13 @@ export class ConfigStore {
 
   /**
    * Applies `recipe` to a copy, writes it, then makes it the document; resolves with it. Nothing is
-   * written when the recipe changes nothing. Rejects with the write's error, memory unchanged.
+   * written when the recipe changes nothing. Rejects with the write's error, memory unchanged, and
+   * after {@link close}.
    */
   update(recipe: (draft: Draft<ConfigData>) => void): Promise<Readonly<ConfigData>> {
+    // A writer that outlives the store (a WA Web version fetch finishing during a restore) would
+    // write this whole, older document over the file now in its place.
+    if (this.closed) return Promise.reject(new Error('the configuration document is closed'))
     const run = this.chain.then(async () => {
       const next = produce(this.committed, recipe)
       if (next === this.committed) return next
@@ -59,8 +64,9 @@ export class ConfigStore {
     return run
   }
 
-  /** Waits for the writes asked for so far. */
+  /** Waits for the writes asked for so far; later changes are refused. */
   async close(): Promise<void> {
+    this.closed = true
     await this.chain
   }
 }

@@ -5,7 +5,7 @@
  */
 import { produce, type Draft } from 'immer'
 import type { Instance } from '../../../shared/schemas/records'
-import { DEFAULT_BACKUP_SETTINGS, type Account, type BackupSettings, type ConfigStore, type SmtpSettings } from '../config/config-store'
+import { DEFAULT_BACKUP_SETTINGS, type Account, type BackupSettings, type ConfigStore, type SmtpSettings, type WaWebVersionRecord } from '../config/config-store'
 import type { Stored } from './record-table'
 
 export class AccountRepo {
@@ -37,6 +37,22 @@ export class AppSettingsRepo {
 
   async setBackup(backup: BackupSettings): Promise<void> {
     await this.config.update((d) => void (d.appSettings.backup = backup))
+  }
+
+  /**
+   * The last good WA Web version (`appSettings.waWebVersion`), or null when none was kept or the
+   * document holds something else there (a hand edit): a bad value must not stop the start, the
+   * channel then falls back on the bundled version.
+   */
+  waWebVersion(): WaWebVersionRecord | null {
+    const r = this.config.data.appSettings.waWebVersion
+    const ok = r && Array.isArray(r.version) && r.version.length === 3 && r.version.every((n) => Number.isSafeInteger(n) && n >= 0) && typeof r.fetchedAt === 'string'
+    return ok ? r : null
+  }
+
+  /** Keeps `record` as the last good WA Web version; resolves once it is on disk. */
+  async setWaWebVersion(record: WaWebVersionRecord): Promise<void> {
+    await this.config.update((d) => void (d.appSettings.waWebVersion = { version: [...record.version], fetchedAt: record.fetchedAt }))
   }
 }
 
