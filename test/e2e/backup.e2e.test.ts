@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, SIZES } from './chromium'
+import { launchChromium, logIn, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -101,10 +101,7 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
       const m = /\/rpc\/([\w.]+)$/.exec(r.url())
       if (m) called.push(m[1]!)
     })
-    await page.goto(serve.url)
-    await page.getByLabel('API token').fill(serve.token)
-    await page.getByRole('button', { name: 'Log in' }).click()
-    await page.getByTestId('instance-picker').waitFor()
+    await logIn(page, serve.url, serve.token)
   }, 90_000)
 
   afterAll(async () => {

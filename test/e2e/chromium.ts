@@ -33,3 +33,11 @@ export async function fullPageShot(page: Page, file: string): Promise<void> {
   await page.evaluate('window.scrollTo(0, 0)')
   await page.screenshot({ path: file, fullPage: true })
 }
+
+/** Opens the web UI at `url` and logs in with the API `token`; resolves once the instance picker shows. */
+export async function logIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url)
+  await page.getByLabel('API token').fill(token)
+  await page.getByRole('button', { name: 'Log in' }).click()
+  await page.getByTestId('instance-picker').waitFor()
+}

@@ -12,7 +12,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fullPageShot, launchChromium, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
 import { seedChat } from './seed-history'
 import { startServe, type ServeProcess } from './serve-process'
 
@@ -91,10 +91,7 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
     browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1366, height: 768 } })
     page.on('pageerror', (e) => pageErrors.push(e.message))
-    await page.goto(serve.url)
-    await page.getByLabel('API token').fill(serve.token)
-    await page.getByRole('button', { name: 'Log in' }).click()
-    await page.getByTestId('instance-picker').waitFor()
+    await logIn(page, serve.url, serve.token)
   }, 90_000)
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fullPageShot, launchChromium, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -28,12 +28,6 @@ async function shot(name: string): Promise<void> {
 
 const rpc = (method: string, input: unknown) => serve.rpc(method, input)
 
-async function logIn(): Promise<void> {
-  await page.goto(serve.url)
-  await page.getByLabel('API token').fill(serve.token)
-  await page.getByRole('button', { name: 'Log in' }).click()
-  await page.getByTestId('instance-picker').waitFor()
-}
 
 const openTab = (name: string) => page.getByRole('tab', { name, exact: true }).click()
 
@@ -54,7 +48,7 @@ describe('outreach in the web UI (sandbox)', { timeout: 120_000 }, () => {
     instanceId = inst._id
     await rpc('instances.init', { instanceId })
     await rpc('pairing.sandboxScan', { instanceId })
-    await logIn()
+    await logIn(page, serve.url, serve.token)
   }, 60_000)
 
   afterAll(async () => {
@@ -145,7 +139,7 @@ describe('outreach in the web UI (sandbox)', { timeout: 120_000 }, () => {
     // The app stops in the middle (Di still waiting) and starts again on the same data.
     await serve.stop(true)
     serve = await startServe({ dataDir: serve.dataDir })
-    await logIn()
+    await logIn(page, serve.url, serve.token)
     await openTab('Broadcasts')
     await expect.poll(() => page.getByTestId('broadcast').first().getByTestId('broadcast-counts').textContent(), { timeout: 30_000 }).toBe('2 of 4 sent · 0 waiting · 2 skipped · 0 failed')
     await page.getByTestId('broadcast').first().getByText('done').waitFor()

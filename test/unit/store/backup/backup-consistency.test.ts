@@ -91,17 +91,22 @@ async function writeUnitsAround<T>(write: (unit: number) => Promise<unknown>, ac
   return started!
 }
 
+/** A unit of work: two messages in one transaction (so a copy holds both or neither). */
+function unitWriter(storage: Storage): (unit: number) => Promise<unknown> {
+  return (u) =>
+    storage.repos.transaction(async (r) => {
+      await r.messages.append(INSTANCE, { ...message(100_000 + u), id: `UNIT${u}-a` })
+      await r.messages.append(INSTANCE, { ...message(200_000 + u), id: `UNIT${u}-b` })
+    })
+}
+
 describe('a backup during writes', () => {
   it('through the app\'s own connection: consistent, and every unit acknowledged before its moment is in', async () => {
     const storage = await openStorage(join(work, 'app'))
     try {
       await pad(storage)
       const acked: Array<{ unit: number; at: number }> = []
-      const write = (u: number) =>
-        storage.repos.transaction(async (r) => {
-          await r.messages.append(INSTANCE, { ...message(100_000 + u), id: `UNIT${u}-a` })
-          await r.messages.append(INSTANCE, { ...message(200_000 + u), id: `UNIT${u}-b` })
-        })
+      const write = unitWriter(storage)
       const archive = join(work, 'during.tar.gz')
       const started = Date.now()
       const manifest = await writeUnitsAround(write, acked, () => createBackup(storageSource(storage), archive))
@@ -122,11 +127,7 @@ describe('a backup during writes', () => {
     try {
       await pad(storage)
       const acked: Array<{ unit: number; at: number }> = []
-      const write = (u: number) =>
-        storage.repos.transaction(async (r) => {
-          await r.messages.append(INSTANCE, { ...message(100_000 + u), id: `UNIT${u}-a` })
-          await r.messages.append(INSTANCE, { ...message(200_000 + u), id: `UNIT${u}-b` })
-        })
+      const write = unitWriter(storage)
       const source = await openDataDirSource(join(work, 'outside'))
       const archive = join(work, 'outside.tar.gz')
       try {

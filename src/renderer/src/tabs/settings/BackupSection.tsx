@@ -15,7 +15,7 @@ import { useAction, useContract } from '../../hooks'
 import { call, useDesk } from '../../store'
 import { clearUnsaved, markDirty } from '../../unsaved'
 import { backupTime, downloadBackup, failureTitle, RESTORED_KEY, restoreErrorTitle, uploadBackup } from './backup-transfer'
-import { useSectionForm } from './Section'
+import { SaveRow, useSectionForm } from './Section'
 
 const TITLE = 'Backup'
 
@@ -143,22 +143,7 @@ export function BackupSection() {
             <Text size="xs" c="dimmed" mt={-6}>
               Automatic backups and the ones you make count alike; past that number the oldest is deleted.
             </Text>
-            <ErrorAlert error={section.error} title="Not saved" form={section.fields} />
-            <Group gap="sm">
-              <Button type="submit" loading={section.busy} disabled={!s}>
-                Save
-              </Button>
-              {section.dirty && (
-                <Text size="sm" c="orange" data-testid="unsaved">
-                  Unsaved changes
-                </Text>
-              )}
-              {section.saved && !section.error && !section.dirty && (
-                <Text size="sm" c="teal" role="status">
-                  Saved
-                </Text>
-              )}
-            </Group>
+            <SaveRow section={section} disabled={!s} />
           </Stack>
         </form>
 

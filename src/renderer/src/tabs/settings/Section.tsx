@@ -57,23 +57,32 @@ export function Section({ title, section, children }: { title: string; section: 
       </Title>
       <Stack gap="sm">
         {children}
-        <ErrorAlert error={section.error} title="Not saved" form={section.fields} />
-        <Group>
-          <Button type="submit" loading={section.busy}>
-            Save
-          </Button>
-          {section.dirty && (
-            <Text size="sm" c="orange" data-testid="unsaved">
-              Unsaved changes
-            </Text>
-          )}
-          {section.saved && !section.error && !section.dirty && (
-            <Text size="sm" c="teal" role="status">
-              Saved
-            </Text>
-          )}
-        </Group>
+        <SaveRow section={section} />
       </Stack>
     </Card>
+  )
+}
+
+/** A section form's foot: the problems the save met, the Save button, and "Unsaved changes" or "Saved". */
+export function SaveRow({ section, disabled = false }: { section: SectionState; disabled?: boolean }) {
+  return (
+    <>
+      <ErrorAlert error={section.error} title="Not saved" form={section.fields} />
+      <Group gap="sm">
+        <Button type="submit" loading={section.busy} disabled={disabled}>
+          Save
+        </Button>
+        {section.dirty && (
+          <Text size="sm" c="orange" data-testid="unsaved">
+            Unsaved changes
+          </Text>
+        )}
+        {section.saved && !section.error && !section.dirty && (
+          <Text size="sm" c="teal" role="status">
+            Saved
+          </Text>
+        )}
+      </Group>
+    </>
   )
 }
