@@ -42,6 +42,7 @@ import { MessageService } from './services/messages/message-sender'
 import { Outbound } from './services/messages/outbound'
 import { RemoteFiles } from './services/messages/remote-file'
 import { SandboxService } from './services/sandbox-service'
+import { People } from './services/people'
 import { SessionManager } from './services/session-manager'
 import { SurveyService } from './services/survey-service'
 import { ActivityMonitor } from './services/activity'
@@ -87,6 +88,8 @@ export interface CoreOptions {
   fetchAllow?: readonly string[]
   /** Webhook tunables and test seams (fetch, clock, random, retry policy). */
   webhooks?: WebhookOptions
+  /** scrypt's cost for staff passwords, log2(N) (default 17; tests pass a small one). */
+  passwordCostLog2?: number
 }
 
 /** What the channel sessions can tell about an instance (diagnostics, tests); nothing here changes them. */
@@ -138,6 +141,8 @@ export interface Core {
   webhooks: WebhookService
   /** Backups: the daily ones, on demand, downloads, restores (docs/storage.md "Backup and restore"). */
   backups: BackupDesk
+  /** The people at the desk: staff, their sessions, API keys, the audit log, and who a request is. */
+  people: People
   sessions: SessionsView
   /**
    * Restores a backup archive (a file, or a stream such as a request body) into the running app: it
@@ -304,6 +309,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
+  const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
   const core: Core = {
     events,
     logger,
@@ -333,6 +339,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
     backups: new BackupDesk({ backups, settings: repos.appSettings, restore, backupsDir: paths.backups, tmpDir: paths.tmp }),
+    people,
     sessions,
     restore,
     activity,

@@ -12,6 +12,7 @@ import { Action } from './schemas/records'
 import { OPERATIONS, type OperationName, type Operations } from './operations/table'
 import type { WebhookDelivery } from './schemas/webhooks'
 import type { UpdateStatusT } from './operations/updates'
+import type { Caller } from './access'
 
 export type { WebhookDelivery } from './schemas/webhooks'
 export type { AppInfoT as AppInfo, ConversationT as Conversation, QrViewT as QrView, SmtpViewT as SmtpView, SurveyResponseT as SurveyResponseView } from './operations/results'
@@ -36,8 +37,15 @@ export const CONTRACT_METHODS = (Object.keys(OPERATIONS) as OperationName[]).fil
 export type ContractInput<M extends ContractMethod> = Static<Operations[M]['input']> & (Operations[M]['scope'] extends 'instance' ? { instanceId: string } : unknown)
 export type ContractOutput<M extends ContractMethod> = Exclude<Operations[M]['_rpcOutput'], undefined>
 
+/** Who calls over a transport that authenticates people (`/rpc`); IPC is the desktop app's owner. */
+export interface CallOrigin {
+  caller: Caller
+  ip?: string | null
+  sessionToken?: string
+}
+
 /** What main implements (once) and both transports call. */
-export type ContractHandlers = { [M in ContractMethod]: (input: ContractInput<M>) => Promise<ContractOutput<M>> }
+export type ContractHandlers = { [M in ContractMethod]: (input: ContractInput<M>, origin?: CallOrigin) => Promise<ContractOutput<M>> }
 
 /** What the renderer calls; same shape, whatever the transport. */
 export interface ContractClient {

@@ -15,7 +15,8 @@ import type { HttpFacet, OperationDef } from '../../shared/operations/define'
 import { OPERATIONS, type OperationName } from '../../shared/operations/table'
 import { Credentials } from '../../shared/schemas/operations'
 import { AppError } from '../services/errors'
-import { RUNNERS, type OperationContext } from '../operations/runners'
+import type { OperationContext } from '../operations/runners'
+import { invoke } from '../operations/invoke'
 import type { Stored } from '../store/repos'
 import type { Instance } from '../../shared/schemas/records'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
@@ -215,7 +216,6 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
     const http = def.http
     if (!http || def.scope !== scope) continue
     const shape = httpShape(def, http)
-    const runner = RUNNERS[name] as (ctx: OperationContext, input: Bag, inst: Stored<Instance> | undefined) => unknown
     const options: RouteShorthandOptions = http.multipart
       ? multipartOptions(ctx, def, http, shape)
       : http.rawBody
@@ -225,7 +225,7 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
     if (http.rawBody && !app.hasContentTypeParser('application/octet-stream')) app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload))
     const handler = async (req: FastifyRequest, reply: FastifyReply) => {
       const input = assembleInput(req, shape, uploads.get(req))
-      const result = await runner(ctx, input, instances.get(req))
+      const result = await invoke({ ...ctx, caller: req.caller, ip: req.ip, sessionToken: req.sessionToken }, name, input, instances.get(req))
       if (http.respond) return RESPONDERS[http.respond](reply, result, input, http.message)
       return ok(http.message, http.wire ? http.wire(result) : result)
     }

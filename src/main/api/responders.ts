@@ -8,6 +8,8 @@ import type { Responder } from '../../shared/operations/define'
 import type { Attachment } from '../../shared/schemas/records'
 import { qrDataUrl, qrPng } from '../media/qr-image'
 import { ok } from './envelope'
+import { SESSION_COOKIE } from '../services/people'
+import type { SessionViewT } from '../../shared/operations/table/people'
 
 /** `Content-Disposition` for a download named `fileName` (RFC 6266 / RFC 5987 encoding). */
 function attachmentDisposition(fileName: string): string {
@@ -47,6 +49,18 @@ export const RESPONDERS: Record<Responder, Respond> = {
   /** 204 and no body (the original service's broadcast delete). */
   async noContent(reply) {
     return reply.code(204).send()
+  },
+  /** A new web session: the session cookie (HttpOnly, SameSite=Strict) and the envelope with the session's tokens. */
+  async startSession(reply, result, _input, message) {
+    const s = result as SessionViewT
+    const maxAge = Math.max(0, Math.floor((Date.parse(s.expires_at) - Date.now()) / 1000))
+    void reply.header('Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(s.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`).header('Cache-Control', 'no-store')
+    return ok(message, s)
+  },
+  /** A session ended: the cookie is cleared. */
+  async endSession(reply, result, _input, message) {
+    void reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`)
+    return ok(message, result)
   },
   /** The JSON envelope, or with `format=csv` the file (docs/design.md §9). */
   async csvWhenAsked(reply, result, _input, message) {

@@ -28,6 +28,9 @@ import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
 import { discardRest, type DiscardCaps } from './discard-body'
 import { AuthThrottle } from '../services/auth-throttle'
+import { SESSION_COOKIE } from '../services/people'
+import type { Caller } from '../../shared/access'
+import { timingSafeEqual } from 'node:crypto'
 
 export interface ApiServerOptions {
   /** The address the server binds to; the Host header must name it (or localhost). */
@@ -119,20 +122,73 @@ function throttled(throttle: AuthThrottle, req: FastifyRequest, reply: FastifyRe
   return true
 }
 
-/** The account scope's hook: `Authorization: Bearer <token>` (constant-time check), else 401; throttled per address. */
-function bearerCheck(core: Core, throttle: AuthThrottle) {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who the request comes from (the account scope's hook), for the operations' checks. */
+    caller?: Caller
+    /** The web session token, when the request came with one (logout ends it). */
+    sessionToken?: string
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** The session cookie's value, if the request has one. */
+function sessionCookie(req: FastifyRequest): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return decodeURIComponent(part.slice(eq + 1).trim())
+  }
+  return undefined
+}
+
+/**
+ * The account scope's hook: who is calling. `Authorization: Bearer <token>` (the account token, an
+ * API key or a session token), else the session cookie, whose writes must echo the session's CSRF
+ * token in `X-CSRF-Token` (403 otherwise: a cross-site form cannot set that header). Neither: 401.
+ * Failed attempts count toward the per-address throttle (429).
+ */
+function authenticate(core: Core, throttle: AuthThrottle) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     if (throttled(throttle, req, reply)) return reply
     const header = req.headers.authorization
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
-    if (!token || !core.account.verify(token)) {
-      if (token) throttle.fail(req.ip)
+    const bearer = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
+    const refuse = (message: string) => {
       reply.header('WWW-Authenticate', 'Bearer')
-      return reply
-        .status(401)
-        .send(errorBody(new AppError('UNAUTHORIZED', token ? 'Invalid bearer token' : 'Missing bearer token: send Authorization: Bearer <token>')))
+      return reply.status(401).send(errorBody(new AppError('UNAUTHORIZED', message)))
     }
+    if (bearer) {
+      const caller = await core.people.auth.fromBearer(bearer, req.ip)
+      if (!caller) {
+        throttle.fail(req.ip)
+        return refuse('Invalid bearer token')
+      }
+      req.caller = caller
+      if (caller.kind === 'staff') req.sessionToken = bearer
+      return
+    }
+    const cookie = sessionCookie(req)
+    if (!cookie) return refuse('Missing bearer token: send Authorization: Bearer <token>')
+    const session = await core.people.auth.fromCookie(cookie)
+    if (!session) {
+      throttle.fail(req.ip)
+      return refuse('Your session has ended; sign in again.')
+    }
+    if (!SAFE_METHODS.has(req.method)) {
+      const sent = req.headers['x-csrf-token']
+      if (typeof sent !== 'string' || !safeEqual(sent, session.csrfToken)) {
+        return reply.status(403).send(errorBody(new AppError('FORBIDDEN', 'Missing or wrong X-CSRF-Token: a write with the session cookie must echo the csrf_token of the login.')))
+      }
+    }
+    req.caller = session.caller
+    req.sessionToken = cookie
   }
+}
+
+/** Constant-time equality of two strings. */
+function safeEqual(a: string, b: string): boolean {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)]
+  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 /** Liveness, without a token. */
@@ -261,7 +317,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     })
   })
   await app.register(async (accountScope) => {
-    accountScope.addHook('onRequest', bearerCheck(core, throttle))
+    accountScope.addHook('onRequest', authenticate(core, throttle))
     registerOperationRoutes(accountScope, ctx, 'account')
     for (const plugin of opts.accountPlugins ?? []) await accountScope.register(plugin)
     await accountScope.register(async (instanceScope) => {

@@ -17,6 +17,8 @@ import { MEDIA_KIND, OPERATIONS, type OperationName, type Operations } from '../
 import type { AppInfoT } from '../../shared/operations/results'
 import { unsupportedUpdates, type UpdatesPort } from '../../shared/operations/updates'
 import type { Instance } from '../../shared/schemas/records'
+import { mayReach, type Caller } from '../../shared/access'
+import { apiKeyView, inviteView, meView, sessionView, staffView } from '../services/people'
 
 /** What only the running app knows (the UI's `app.info`). */
 export interface AppFacts {
@@ -35,6 +37,17 @@ export interface OperationContext {
   app: AppFacts
   /** `desk`: a person in this app's UI (its sends pause the bot for the chat); unset: a script over HTTP. */
   face?: 'desk'
+  /** Who is calling (the face authenticated them); the owner when unset (the desktop app). */
+  caller?: Caller
+  /** The client's address (HTTP), for the audit log and logins. */
+  ip?: string | null
+  /** The web session token the request came with (to end it on logout). */
+  sessionToken?: string
+}
+
+/** The caller of a context: the desktop app's owner when the face named none. */
+export function callerOf(ctx: OperationContext): Caller {
+  return ctx.caller ?? { kind: 'owner', via: 'desktop' }
 }
 
 /** The message sends for the caller: labelled `desk` for the UI, `api` for scripts. */
@@ -83,6 +96,19 @@ function updatesOf(app: AppFacts): Omit<UpdatesPort, 'subscribe'> {
   return { status, check: async () => status(), download: async () => status(), setAutoDownload: async () => status(), restart: async () => status() }
 }
 
+/** The instances the caller may reach (staff and keys may be limited to some). */
+function reachable(ctx: OperationContext): Stored<Instance>[] {
+  const caller = callerOf(ctx)
+  return ctx.core.instances.list().filter((i) => mayReach(caller, i._id))
+}
+
+/** The instance `id` when the caller may reach it; 404 otherwise, as for an unknown one (its existence is not theirs to learn). */
+function reachableOne(ctx: OperationContext, id: string): Stored<Instance> {
+  const inst = ctx.core.instances.get(id)
+  if (!mayReach(callerOf(ctx), inst._id)) throw notFound('Instance')
+  return inst
+}
+
 /** A page of `list`: `limit` records after `offset` (the table's defaults: 0 and 1,000), and the total. */
 async function paged<R>(records: Promise<readonly R[]> | readonly R[], { offset = 0, limit = 1000 }: { offset?: number; limit?: number }): Promise<{ items: R[]; total: number }> {
   const list = await records
@@ -98,7 +124,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
 
   'auth.login': ({ core }, { code }) => ({ token: core.account.redeemLoginCode(code) }),
   'instances.create': ({ core }, { channel, name }) => core.instances.create(channel, name),
-  'instances.list': ({ core }, page) => paged(core.instances.list(), page),
+  'instances.list': (ctx, page) => paged(reachable(ctx), page),
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
   'instances.init': async ({ core }, { config }, inst) => ({ status: await core.connection.init(inst, config) }),
   'instances.scan': ({ core }, _input, inst) => core.connection.currentQr(inst),
@@ -199,7 +225,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'contactGroups.get': ({ core }, { id }, inst) => core.contacts.group(inst, id),
   'contactGroups.update': ({ core }, { id, title }, inst) => core.contacts.renameGroup(inst, id, title),
   'contactGroups.delete': ({ core }, { id }, inst) => core.contacts.deleteGroup(inst, id),
-  'inbox.list': ({ core }, { instance_id, ...filter }) => core.inbox.list(instance_id ? [core.instances.get(instance_id)] : core.instances.list(), filter),
+  'inbox.list': (ctx, { instance_id, ...filter }) => ctx.core.inbox.list(instance_id ? [reachableOne(ctx, instance_id)] : reachable(ctx), filter),
   'inbox.get': ({ core }, { chatId }, inst) => core.inbox.get(inst._id, resolveChat(chatId)),
   'inbox.labels': ({ core }, { chatId, labels }, inst) => core.inbox.setLabels(inst, resolveChat(chatId), labels),
   'labels.list': ({ core }) => core.labels.list(),
@@ -249,6 +275,30 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'surveys.markHandled': ({ core }, { run_id, handled }, inst) => core.surveys.markHandled(inst, run_id, handled),
   'webhookDeliveries.list': ({ core }, filter, inst) => core.webhooks.list(inst._id, filter),
   'webhookDeliveries.retry': ({ core }, { deliveryId }, inst) => core.webhooks.retry(inst._id, deliveryId),
+
+  'auth.password': async ({ core, ip }, { login, password }) => sessionView(await core.people.staff.login(login, password, ip ?? null)),
+  'auth.acceptInvite': async ({ core }, { code, password }) => {
+    const m = await core.people.staff.acceptInvite(code, password)
+    return { login: m.login, name: m.name }
+  },
+  'auth.logout': async ({ core, sessionToken, ip }, { everywhere }) => ({ signed_out: sessionToken ? await core.people.staff.logout(sessionToken, everywhere === true, ip ?? null) : 0 }),
+  'auth.me': (ctx) => meView(callerOf(ctx)),
+  'staff.create': async ({ core, app }, { instance_ids, ...input }) => {
+    const { member, code } = await core.people.staff.create({ ...input, instanceIds: instance_ids })
+    return { ...staffView(member), ...inviteView(member.id, code, app.baseUrl(), core.clock.now()) }
+  },
+  'staff.list': async ({ core }) => (await core.people.staff.list()).map(staffView),
+  'staff.update': async ({ core }, { id, instance_ids, ...change }) => staffView(await core.people.staff.update(id, { ...change, instanceIds: instance_ids })),
+  'staff.delete': async ({ core }, { id }) => (await core.people.staff.remove(id), { id }),
+  'staff.invite': async ({ core, app }, { id }) => inviteView(id, await core.people.staff.invite(id), app.baseUrl(), core.clock.now()),
+  'staff.signOut': async ({ core }, { id }) => ({ signed_out: await core.people.staff.signOutEverywhere(id) }),
+  'apiKeys.create': async ({ core }, { instance_ids, ...input }) => {
+    const { record, key } = await core.people.keys.create({ ...input, instanceIds: instance_ids })
+    return { ...apiKeyView(record), key }
+  },
+  'apiKeys.list': async ({ core }) => (await core.people.keys.list()).map(apiKeyView),
+  'apiKeys.delete': async ({ core }, { id }) => (await core.people.keys.revoke(id), { id }),
+  'audit.list': ({ core }, { limit, before, kind }) => core.people.auditLog({ limit: limit ?? 100, before, kind }),
 
   'app.about': ({ app }) => ({ version: APP_VERSION, dataDir: app.dataDir ?? null }),
   'updates.status': ({ app }) => updatesOf(app).status(),

@@ -7,6 +7,7 @@ import { StorageFullError } from '../store/db/errors'
 export type ErrorCode =
   | 'VALIDATION_ERROR'
   | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
@@ -41,6 +42,11 @@ export function notFound(what: string): AppError {
   return new AppError('NOT_FOUND', `${what} not found`)
 }
 
+/** 403 naming the permission the caller lacks (issue 27 §4). */
+export function forbidden(permission: string, detail?: string): AppError {
+  return new AppError('FORBIDDEN', `Forbidden: this needs the ${permission} permission${detail ? ` ${detail}` : ''}.`, [{ field: 'permission', problem: permission }])
+}
+
 export function conflict(message: string): AppError {
   return new AppError('CONFLICT', message)
 }
@@ -49,6 +55,7 @@ export function conflict(message: string): AppError {
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,

@@ -11,7 +11,10 @@
 import type { Core } from '../core'
 import { AppError, invalid, storageAppError } from '../services/errors'
 import { strictAjv, ajvProblems, lazyValidator, validationError } from '../validation'
-import { RUNNERS, type AppFacts, type OperationContext } from '../operations/runners'
+import type { AppFacts, OperationContext } from '../operations/runners'
+import { invoke } from '../operations/invoke'
+import type { Stored } from '../store/repos'
+import type { Instance } from '../../shared/schemas/records'
 import { OPERATIONS } from '../../shared/operations/table'
 import type { RpcFacet } from '../../shared/operations/define'
 import {
@@ -20,7 +23,8 @@ import {
   type ContractErrorShape,
   type ContractHandlers,
   type ContractMethod,
-  type ContractResult
+  type ContractResult,
+  type CallOrigin
 } from '../../shared/contract'
 
 /** What `app.info` answers besides the version. */
@@ -32,11 +36,10 @@ export function createHandlers(core: Core, app: HandlerOptions): ContractHandler
   const ctx: OperationContext = { core, app, face: 'desk' }
   const handlerOf = <M extends ContractMethod>(method: M): ContractHandlers[M] => {
     const def = OPERATIONS[method]
-    const runner = RUNNERS[method] as (ctx: OperationContext, input: Record<string, unknown>, inst: unknown) => unknown
     const facet = def.rpc as RpcFacet<unknown> | true
     const output = facet === true ? undefined : facet.output
-    const handler = async (input: Record<string, unknown>): Promise<unknown> => {
-      let inst: unknown
+    const handler = async (input: Record<string, unknown>, origin?: CallOrigin): Promise<unknown> => {
+      let inst: Stored<Instance> | undefined
       let rest = input
       if (def.scope === 'instance') {
         const { instanceId, ...others } = input
@@ -44,7 +47,7 @@ export function createHandlers(core: Core, app: HandlerOptions): ContractHandler
         // `instances.logout` checks the instance it names against the one it runs on (HTTP path); same here.
         rest = method === 'instances.logout' ? { ...others, instanceId } : others
       }
-      const result = await runner(ctx, rest, inst)
+      const result = await invoke(origin ? { ...ctx, ...origin } : ctx, method, rest, inst)
       return output ? output(result) : result
     }
     // The table types each method; this generic builder cannot see the pairing, the compiler checks it at the call sites.
@@ -85,18 +88,19 @@ export function isContractMethod(method: string): method is ContractMethod {
 }
 
 /**
- * Validates `input` against the method's schema and runs its handler. Never throws: answers the
+ * Validates `input` against the method's schema and runs its handler for `origin`'s caller (the
+ * desktop app's owner when none: IPC). Never throws: answers the
  * result envelope (NOT_FOUND for an unknown method, VALIDATION_ERROR for a bad input).
  */
-export async function dispatch(handlers: ContractHandlers, method: string, input: unknown, log: (err: unknown) => void): Promise<ContractResult<unknown>> {
+export async function dispatch(handlers: ContractHandlers, method: string, input: unknown, log: (err: unknown) => void, origin?: CallOrigin): Promise<ContractResult<unknown>> {
   try {
     if (!isContractMethod(method)) throw new AppError('NOT_FOUND', `No operation ${method}`)
     if (nestedDeeperThan(input, MAX_INPUT_DEPTH)) throw invalid('(input)', `is nested deeper than ${MAX_INPUT_DEPTH} levels`)
     const value = input === undefined || input === null ? {} : structuredClone(input)
     const validate = validators.get(method)!
     if (!validate(value)) throw validationError(ajvProblems(validate.errors ?? []))
-    const handler = handlers[method] as (i: unknown) => Promise<unknown>
-    return { ok: true, data: await handler(value) }
+    const handler = handlers[method] as (i: unknown, o?: CallOrigin) => Promise<unknown>
+    return { ok: true, data: await handler(value, origin) }
   } catch (err) {
     return { ok: false, error: toErrorShape(err, log) }
   }

@@ -20,6 +20,7 @@ import { dispatch } from './handlers'
 import { BACKUP_CHUNK_BYTES } from '../../shared/backup-chunk'
 import { subscribeContractEvents } from './event-bridge'
 import { EventReplay, type NumberedEvent } from './event-replay'
+import { mayReach } from '../../shared/access'
 
 /** SSE heartbeat, so proxies and the browser keep the stream open (ms). */
 export const SSE_HEARTBEAT_MS = 15_000
@@ -52,7 +53,7 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
 
     app.post('/rpc/:method', { bodyLimit, schema: { hide: true } }, async (req, reply) => {
       const { method } = req.params as { method: string }
-      const result = await dispatch(handlers, method, req.body, log)
+      const result = await dispatch(handlers, method, req.body, log, req.caller ? { caller: req.caller, ip: req.ip, sessionToken: req.sessionToken } : undefined)
       if (!result.ok) void reply.status(HTTP_STATUS[result.error.code as ErrorCode] ?? 500)
       return result
     })
@@ -67,7 +68,13 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
         'X-Accel-Buffering': 'no'
       })
       res.write(': connected\n\n')
-      const send = ({ id, event }: NumberedEvent) => res.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)
+      // A person limited to some instances hears only theirs (the events carry messages).
+      const caller = req.caller
+      const send = ({ id, event }: NumberedEvent) => {
+        const instanceId = (event as { instanceId?: unknown }).instanceId
+        if (caller && typeof instanceId === 'string' && !mayReach(caller, instanceId)) return
+        res.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)
+      }
       const lastId = req.headers['last-event-id']
       if (typeof lastId === 'string') {
         const missed = replay.since(Number(lastId))

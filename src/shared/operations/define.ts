@@ -8,12 +8,13 @@
  * Pure data (TypeBox schemas and small pure mappings): the renderer imports it for its types.
  */
 import Type, { type Static, type TObject, type TProperties, type TSchema } from 'typebox'
+import type { OperationPermission } from '../access'
 
 /** Who may call: anyone (`public`), the account (bearer token), or an instance (bearer + its credentials). */
 export type Scope = 'public' | 'account' | 'instance'
 
 /** How the HTTP face answers a result that is not the JSON envelope. Implemented by src/main/api/responders.ts. */
-export type Responder = 'qrImage' | 'attachmentFile' | 'mediaFile' | 'csvWhenAsked' | 'paged' | 'noContent' | 'download'
+export type Responder = 'qrImage' | 'attachmentFile' | 'mediaFile' | 'csvWhenAsked' | 'paged' | 'noContent' | 'download' | 'startSession' | 'endSession'
 
 export interface HttpFacet<R> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -61,6 +62,11 @@ export interface OperationDef<I extends TObject = TObject, R = unknown, RO = R> 
   description?: string
   tags: string[]
   scope: Scope
+  /**
+   * What the caller must hold (src/shared/access.ts): checked on the server for every call, whatever
+   * the face; an instance-scoped operation also needs the caller to reach that instance.
+   */
+  permission: OperationPermission
   /** The operation's input: body, query and path fields (never the instance credentials or instanceId). */
   input: I
   /** The result's schema (OpenAPI; the contract's output unless the RPC facet maps it). */

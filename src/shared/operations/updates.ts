@@ -71,14 +71,15 @@ const Empty = Type.Object({})
 
 /** The block of the operation table (src/shared/operations/table.ts spreads it in). */
 export const UPDATE_OPERATIONS = {
-  'app.about': op<AboutInfoT>()({ summary: 'Version and data folder of the app', tags: ['app'], scope: 'account', input: Empty, output: AboutInfo, rpc: true }),
-  'updates.status': op<UpdateStatusT>()({ summary: 'Where the app’s updates stand', tags: ['app'], scope: 'account', input: Empty, output: UpdateStatus, rpc: true }),
-  'updates.check': op<UpdateStatusT>()({ summary: 'Check for updates now', tags: ['app'], scope: 'account', input: Empty, output: UpdateStatus, rpc: true }),
-  'updates.download': op<UpdateStatusT>()({ summary: 'Download the update on offer', tags: ['app'], scope: 'account', input: Empty, output: UpdateStatus, rpc: true }),
+  'app.about': op<AboutInfoT>()({ summary: 'Version and data folder of the app', tags: ['app'], scope: 'account', permission: 'signed-in', input: Empty, output: AboutInfo, rpc: true }),
+  'updates.status': op<UpdateStatusT>()({ summary: 'Where the app’s updates stand', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
+  'updates.check': op<UpdateStatusT>()({ summary: 'Check for updates now', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
+  'updates.download': op<UpdateStatusT>()({ summary: 'Download the update on offer', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
   'updates.setAutoDownload': op<UpdateStatusT>()({
     summary: 'Turn automatic update downloads on or off',
     tags: ['app'],
     scope: 'account',
+    permission: 'admin',
     input: Type.Object({ enabled: Type.Boolean() }),
     output: UpdateStatus,
     rpc: true
@@ -88,6 +89,7 @@ export const UPDATE_OPERATIONS = {
     description: 'Waits for sends in flight. While a broadcast sends or a survey waits for an answer, answers the status with those blockers and restarts only with `force`.',
     tags: ['app'],
     scope: 'account',
+    permission: 'admin',
     input: Type.Object({ force: Type.Optional(Type.Boolean()) }),
     output: UpdateStatus,
     rpc: true

@@ -133,7 +133,19 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'updates.check': {},
   'updates.download': {},
   'updates.setAutoDownload': { enabled: false },
-  'updates.restart': { force: true }
+  'updates.restart': { force: true },
+  'auth.logout': {},
+  'auth.me': {},
+  'staff.create': { name: 'Bea', login: 'bea', role: 'agent' },
+  'staff.list': {},
+  'staff.update': { id: 's1', name: 'Bea B' },
+  'staff.delete': { id: 's1' },
+  'staff.invite': { id: 's1' },
+  'staff.signOut': { id: 's1' },
+  'apiKeys.create': { name: 'script', scopes: ['messages:send'] },
+  'apiKeys.list': {},
+  'apiKeys.delete': { id: 'k1' },
+  'audit.list': { limit: 10 }
 }
 
 const APP_URL = 'file:///opt/chatapp/resources/app/out/renderer/index.html'

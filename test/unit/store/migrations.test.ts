@@ -33,6 +33,17 @@ const SEEDS: Record<number, { write(db: DatabaseSync): void; check(db: Kysely<an
       expect(rows.rows.map((r) => r.id)).toEqual(['M1'])
       expect((await db.selectFrom('intents').select('title').execute()).map((r) => r.title)).toEqual(['Hi'])
     }
+  },
+  2: {
+    write(db) {
+      db.prepare("INSERT INTO staff (id, name, login, role, instance_ids, password_hash, failed_logins, locked_until, created_at, updated_at) VALUES ('s1', 'Bea', 'bea', 'agent', '[\"i1\"]', NULL, 0, NULL, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')").run()
+      db.prepare("INSERT INTO api_keys (id, name, key_hash, scopes, instance_ids, created_at) VALUES ('k1', 'script', 'ab', '[\"messages:send\"]', NULL, '2026-11-01T00:00:00.000Z')").run()
+      db.prepare("UPDATE conversations SET assigned_to = 's1', assigned_at = 1700000000000").run()
+    },
+    async check(db) {
+      expect(await db.selectFrom('staff').select(['login', 'instance_ids']).execute()).toEqual([{ login: 'bea', instance_ids: '["i1"]' }])
+      expect((await db.selectFrom('api_keys').select('scopes').execute()).map((r) => r.scopes)).toEqual(['["messages:send"]'])
+    }
   }
 }
 

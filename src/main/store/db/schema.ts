@@ -64,6 +64,10 @@ export interface ConversationsTable {
   /** Epoch ms of the resolve; null: open. */
   resolved_at: number | null
   message_count: number
+  /** The staff id the conversation is assigned to (migration 2), or null. */
+  assigned_to: string | null
+  /** Epoch ms of the assignment. */
+  assigned_at: number | null
 }
 
 /** Chats whose bot is paused for a person (hand-off). */
@@ -333,6 +337,68 @@ export interface LegacyImportTable {
   done_at: string
 }
 
+/** A person at the desk (issue 27): a manager or an agent; the owner is the account itself. */
+export interface StaffTable {
+  id: string
+  name: string
+  /** Lower-cased; unique. */
+  login: string
+  role: 'manager' | 'agent'
+  /** The instances the person works on; null: every instance. */
+  instance_ids: JsonText<string[]> | null
+  /** `scrypt$N$r$p$salt$hash` (base64url), null until the invite is accepted. */
+  password_hash: string | null
+  /** Failed logins in a row (reset by a good one). */
+  failed_logins: number
+  /** Epoch ms until which logins are refused after repeated failures. */
+  locked_until: number | null
+  created_at: string
+  updated_at: string
+}
+
+/** One-time invites: the sha256 of the code in the invite link, until it expires (epoch ms). */
+export interface StaffInvitesTable {
+  code_hash: string
+  staff_id: string
+  expires_at: number
+}
+
+/** Web sessions of staff: the sha256 of the session token; epoch ms times. */
+export interface AuthSessionsTable {
+  token_hash: string
+  staff_id: string
+  /** The token a cookie-authenticated write must echo in `X-CSRF-Token`. */
+  csrf_token: string
+  created_at: number
+  expires_at: number
+  ip: string | null
+}
+
+/** Scoped API keys for scripts; the key itself is shown once and only its sha256 kept. */
+export interface ApiKeysTable {
+  id: string
+  name: string
+  key_hash: string
+  scopes: JsonText<string[]>
+  /** The instances the key may act on; null: every instance. */
+  instance_ids: JsonText<string[]> | null
+  created_at: string
+  last_used_at: string | null
+  last_used_ip: string | null
+  revoked_at: string | null
+}
+
+/** What people did (logins, failed logins, key use, settings changes); epoch ms; never secrets. */
+export interface AuditLogTable {
+  seq: Generated<number>
+  at: number
+  kind: string
+  /** Who: `owner`, `staff:<id>`, `key:<id>`, or the login tried. */
+  actor: string
+  ip: string | null
+  detail: JsonText | null
+}
+
 /** The one typed schema of the database. */
 export interface Database {
   messages: MessagesTable
@@ -359,4 +425,9 @@ export interface Database {
   wa_messages: WaMessagesTable
   erasures: ErasuresTable
   legacy_import: LegacyImportTable
+  staff: StaffTable
+  staff_invites: StaffInvitesTable
+  auth_sessions: AuthSessionsTable
+  api_keys: ApiKeysTable
+  audit_log: AuditLogTable
 }

@@ -17,6 +17,7 @@
  * | `customerData` | an instance's or a customer's data across tables: delete, export, erase, retention | every table |
  * | `webhookDeliveries` | the webhook outbox and what became of each delivery | `webhook_deliveries` |
  * | `channelAuth`, `waMessages` | channel credentials and Signal keys; the real channel's kept messages | `auth_creds`, `auth_keys`, `wa_messages` |
+ * | `staff`, `invites`, `sessions`, `apiKeys`, `audit` | the people at the desk, their invites and web sessions; scoped API keys; the audit log | `staff`, `staff_invites`, `auth_sessions`, `api_keys`, `audit_log` |
  *
  * {@link Repositories.transaction} runs a change of several repositories as one.
  */
@@ -40,6 +41,7 @@ import { inTransaction, type Exec } from './exec'
 import { MessageRepo } from './message-repo'
 import { OutreachSendRepo, ScheduleRepo, scheduleRows } from './outreach-repos'
 import { SurveyRunRepo } from './survey-run-repo'
+import { ApiKeyRepo, AuditRepo, InviteRepo, SessionRepo, StaffRepo } from './people-repos'
 
 export type { Stored } from './record-table'
 export type { Draft } from 'immer'
@@ -50,6 +52,7 @@ export type { ConversationFilter } from './conversation-repo'
 export type { ContactFilter } from './contact-repos'
 export type { CustomerData, ErasureCounts } from './customer-data-repo'
 export type { ReplyMarkKind } from './bot-memory-repos'
+export type { ApiKeyRecord, AuditEntry, SessionRecord, StaffMember, StaffRole } from './people-repos'
 
 /** The repositories of the database (one set per unit of work). */
 export interface DataRepositories {
@@ -76,6 +79,14 @@ export interface DataRepositories {
   waMessages: WaMessageRepo
   /** Webhook deliveries: the outbox and what became of each. */
   webhookDeliveries: WebhookDeliveryRepo
+  /** Staff accounts, their invites and web sessions (issue 27). */
+  staff: StaffRepo
+  invites: InviteRepo
+  sessions: SessionRepo
+  /** Scoped API keys for scripts. */
+  apiKeys: ApiKeyRepo
+  /** Logins, failed logins, key use and settings changes. */
+  audit: AuditRepo
 }
 
 export interface Repositories extends DataRepositories {
@@ -111,7 +122,12 @@ function dataRepositories(x: Exec): DataRepositories {
     customerData: new CustomerDataRepo(x, contacts),
     channelAuth: new ChannelAuthRepo(x),
     waMessages: new WaMessageRepo(x),
-    webhookDeliveries: new WebhookDeliveryRepo(x)
+    webhookDeliveries: new WebhookDeliveryRepo(x),
+    staff: new StaffRepo(x),
+    invites: new InviteRepo(x),
+    sessions: new SessionRepo(x),
+    apiKeys: new ApiKeyRepo(x),
+    audit: new AuditRepo(x)
   }
 }
 

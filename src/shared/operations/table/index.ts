@@ -16,6 +16,7 @@ import { INBOX_OPERATIONS } from './inbox'
 import { INSTANCE_OPERATIONS } from './instances'
 import { MESSAGE_OPERATIONS } from './messages'
 import { OUTREACH_OPERATIONS } from './outreach'
+import { PEOPLE_OPERATIONS } from './people'
 
 /**
  * The domain files' operations by domain. The order is the table's (routes, contract methods and the
@@ -30,6 +31,8 @@ export const OPERATION_DOMAINS = {
   inbox: INBOX_OPERATIONS,
   outreach: OUTREACH_OPERATIONS,
   data: DATA_OPERATIONS,
+  /** Staff, sign-in, API keys and the audit log (issue 27). */
+  people: PEOPLE_OPERATIONS,
   /** About and updates of the desktop app (UI only; ../updates.ts). */
   updates: UPDATE_OPERATIONS
 } as const
@@ -43,6 +46,7 @@ export const OPERATIONS = {
   ...INBOX_OPERATIONS,
   ...OUTREACH_OPERATIONS,
   ...DATA_OPERATIONS,
+  ...PEOPLE_OPERATIONS,
   ...UPDATE_OPERATIONS
 } as const
 

@@ -6,7 +6,9 @@
  */
 import type { Migration } from 'kysely/migration'
 import * as m0001 from './0001-initial'
+import * as m0002 from './0002-people'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
-  '0001-initial': m0001
+  '0001-initial': m0001,
+  '0002-people': m0002
 }

@@ -1,0 +1,96 @@
+/**
+ * Who may do what (issue 27, docs/design.md §14 "People"): the permissions an operation can need, the
+ * roles of the people at the desk, and the callers the faces authenticate. Pure data and pure rules:
+ * the server checks them for every operation (src/main/access/), the UI only reads them to hide what
+ * a person may not use.
+ *
+ * API key scopes are the same strings as permissions. `admin` grants everything; a `:write` grants its
+ * `:read`, and `inbox:reply` grants `inbox:read`.
+ */
+
+/** Every permission, in the order the docs list them. */
+export const PERMISSIONS = [
+  'instances:read',
+  'instances:connect',
+  'settings:write',
+  'bot:read',
+  'bot:write',
+  'messages:read',
+  'messages:send',
+  'inbox:read',
+  'inbox:reply',
+  'contacts:read',
+  'contacts:write',
+  'outreach:read',
+  'outreach:write',
+  'admin'
+] as const
+export type Permission = (typeof PERMISSIONS)[number]
+
+/** What an operation needs: a permission, nothing (`public`), or only to be someone (`signed-in`). */
+export type OperationPermission = Permission | 'public' | 'signed-in'
+
+export const ROLES = ['owner', 'manager', 'agent'] as const
+export type Role = (typeof ROLES)[number]
+/** The roles a staff account can have (the owner is the account itself). */
+export type StaffRoleName = Exclude<Role, 'owner'>
+
+/**
+ * What each role holds. Owner: everything. Manager: the instances' bot settings, intents, surveys,
+ * broadcasts and contacts; no backups, tokens, staff, webhooks or deletion of instances. Agent: the
+ * Inbox and contacts of the instances they are given: read, reply, resolve, hand off.
+ */
+export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
+  owner: ['admin'],
+  manager: PERMISSIONS.filter((p) => p !== 'admin'),
+  agent: ['instances:read', 'messages:read', 'messages:send', 'inbox:read', 'inbox:reply', 'contacts:read']
+}
+
+/** Whether holding `held` grants `needed` (admin grants all; a write its read; a reply the inbox's read). */
+export function grants(held: readonly string[], needed: Permission): boolean {
+  if (held.includes('admin') || held.includes(needed)) return true
+  if (needed.endsWith(':read')) {
+    const domain = needed.slice(0, -':read'.length)
+    if (held.includes(`${domain}:write`)) return true
+    if (needed === 'inbox:read' && held.includes('inbox:reply')) return true
+  }
+  return false
+}
+
+/** Who is calling, as the faces authenticated them. */
+export type Caller =
+  /** The account: the desktop app itself, or its account token (seed compatibility). */
+  | { kind: 'owner'; via: 'desktop' | 'token' }
+  /** A person signed in with their password (a web session). */
+  | { kind: 'staff'; id: string; name: string; role: StaffRoleName; instanceIds: readonly string[] | null }
+  /** A script with a scoped API key. */
+  | { kind: 'key'; id: string; name: string; scopes: readonly string[]; instanceIds: readonly string[] | null }
+
+/** The permissions a caller holds. */
+export function permissionsOf(caller: Caller): readonly string[] {
+  if (caller.kind === 'owner') return ROLE_PERMISSIONS.owner
+  if (caller.kind === 'staff') return ROLE_PERMISSIONS[caller.role]
+  return caller.scopes
+}
+
+/** Whether `caller` may use an operation that needs `needed`. */
+export function mayUse(caller: Caller, needed: OperationPermission): boolean {
+  if (needed === 'public' || needed === 'signed-in') return true
+  return grants(permissionsOf(caller), needed)
+}
+
+/** Whether `caller` may act on instance `instanceId` (staff and keys may be limited to some). */
+export function mayReach(caller: Caller, instanceId: string): boolean {
+  if (caller.kind === 'owner') return true
+  return caller.instanceIds === null || caller.instanceIds.includes(instanceId)
+}
+
+/** The caller's role as the UI shows it (a key counts as what its scopes make it). */
+export function roleOf(caller: Caller): Role | 'key' {
+  return caller.kind === 'owner' ? 'owner' : caller.kind === 'staff' ? caller.role : 'key'
+}
+
+/** The audit log's and `sent_by`'s name of a caller: `owner`, `staff:<id>`, `key:<id>`. */
+export function actorId(caller: Caller): string {
+  return caller.kind === 'owner' ? 'owner' : `${caller.kind}:${caller.id}`
+}
