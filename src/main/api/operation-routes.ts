@@ -16,7 +16,7 @@ import { OPERATIONS, type OperationName } from '../../shared/operations/table'
 import { Credentials } from '../../shared/schemas/operations'
 import { AppError } from '../services/errors'
 import type { OperationContext } from '../operations/runners'
-import { invoke } from '../operations/invoke'
+import { authorizePermission, invoke } from '../operations/invoke'
 import type { Stored } from '../store/repos'
 import type { Instance } from '../../shared/schemas/records'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
@@ -229,9 +229,13 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
       if (http.respond) return RESPONDERS[http.respond](reply, result, input, http.message)
       return ok(http.message, http.wire ? http.wire(result) : result)
     }
+    // The permission is checked before the body is read or validated: a caller without it learns nothing more than 403.
+    const onRequest = async (req: FastifyRequest) => {
+      if (scope !== 'public') authorizePermission(req.caller, name)
+    }
     for (const [i, path] of [http.path, ...(http.aliases ?? [])].entries()) {
       const schema = { ...(options.schema as object), operationId: i === 0 ? name : `${name}.alias${i}` }
-      app.route({ ...options, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true } })
+      app.route({ ...options, onRequest, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true } })
     }
   }
 }

@@ -21,14 +21,14 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { webhookDocs } from './webhook-docs'
 import type { Core } from '../core'
-import { AppError, HTTP_STATUS, storageAppError } from '../services/errors'
+import { AppError, HTTP_STATUS, RetryLaterError, storageAppError } from '../services/errors'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
 import { instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
 import { discardRest, type DiscardCaps } from './discard-body'
 import { AuthThrottle } from '../services/auth-throttle'
-import { SESSION_COOKIE } from '../services/people'
+import { isPeopleToken, SESSION_COOKIE } from '../services/people'
 import type { Caller } from '../../shared/access'
 import { timingSafeEqual } from 'node:crypto'
 
@@ -85,6 +85,7 @@ function errorHandler(caps: DiscardCaps) {
   return (err: FastifyError | AppError | Error, req: FastifyRequest, reply: FastifyReply): Promise<ReturnType<typeof errorBody>> | undefined => {
     const appErr = toAppError(err, req)
     if (appErr.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
+    if (appErr instanceof RetryLaterError) reply.header('Retry-After', String(appErr.retryAfterS))
     void reply.status(HTTP_STATUS[appErr.code])
     // `complete` on a socket's request; an injected one only tells it has ended.
     if (req.raw.complete || req.raw.readableEnded) {
@@ -160,7 +161,9 @@ function authenticate(core: Core, throttle: AuthThrottle) {
     if (bearer) {
       const caller = await core.people.auth.fromBearer(bearer, req.ip)
       if (!caller) {
-        throttle.fail(req.ip)
+        // Guessing is the risk for the account token (CHATAPP_API_TOKEN may be weak); session and key
+        // tokens are 192-bit random, and an ended session's tab must not lock its address out.
+        if (!isPeopleToken(bearer)) throttle.fail(req.ip)
         return refuse('Invalid bearer token')
       }
       req.caller = caller
@@ -171,7 +174,6 @@ function authenticate(core: Core, throttle: AuthThrottle) {
     if (!cookie) return refuse('Missing bearer token: send Authorization: Bearer <token>')
     const session = await core.people.auth.fromCookie(cookie)
     if (!session) {
-      throttle.fail(req.ip)
       return refuse('Your session has ended; sign in again.')
     }
     if (!SAFE_METHODS.has(req.method)) {

@@ -6,7 +6,7 @@
  * permission; nothing runs.
  */
 import type { TObject } from 'typebox'
-import { mayReach, mayUse, actorId } from '../../shared/access'
+import { mayReach, mayUse, actorId, type Caller } from '../../shared/access'
 import type { OperationDef } from '../../shared/operations/define'
 import { OPERATIONS, type OperationName } from '../../shared/operations/table'
 import type { Instance } from '../../shared/schemas/records'
@@ -23,6 +23,12 @@ const READ = /\.(get|list|status|about|info|health|me|read|preview|responses|sta
 export function audited(name: OperationName): boolean {
   const { permission } = OPERATIONS[name] as OperationDef<TObject, unknown, unknown>
   return (permission === 'admin' || permission === 'settings:write') && !READ.test(name)
+}
+
+/** 403 unless `caller` (the desktop owner when unset) holds the permission `name` needs. */
+export function authorizePermission(caller: Caller | undefined, name: OperationName): void {
+  const { permission } = OPERATIONS[name] as OperationDef<TObject, unknown, unknown>
+  if (!mayUse(caller ?? { kind: 'owner', via: 'desktop' }, permission)) throw forbidden(permission)
 }
 
 /** 403 unless the context's caller may run `name` (on `inst`, for an instance-scoped operation). */

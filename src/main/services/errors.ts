@@ -42,6 +42,17 @@ export function notFound(what: string): AppError {
   return new AppError('NOT_FOUND', `${what} not found`)
 }
 
+/** 429 that says when to try again (the HTTP face sends it as `Retry-After`). */
+export class RetryLaterError extends AppError {
+  constructor(
+    message: string,
+    /** Seconds to wait. */
+    readonly retryAfterS: number
+  ) {
+    super('TOO_MANY_REQUESTS', message)
+  }
+}
+
 /** 403 naming the permission the caller lacks (issue 27 §4). */
 export function forbidden(permission: string, detail?: string): AppError {
   return new AppError('FORBIDDEN', `Forbidden: this needs the ${permission} permission${detail ? ` ${detail}` : ''}.`, [{ field: 'permission', problem: permission }])

@@ -12,7 +12,7 @@ import type { Core } from '../core'
 import { AppError, invalid, storageAppError } from '../services/errors'
 import { strictAjv, ajvProblems, lazyValidator, validationError } from '../validation'
 import type { AppFacts, OperationContext } from '../operations/runners'
-import { invoke } from '../operations/invoke'
+import { authorizePermission, invoke } from '../operations/invoke'
 import type { Stored } from '../store/repos'
 import type { Instance } from '../../shared/schemas/records'
 import { OPERATIONS } from '../../shared/operations/table'
@@ -95,6 +95,8 @@ export function isContractMethod(method: string): method is ContractMethod {
 export async function dispatch(handlers: ContractHandlers, method: string, input: unknown, log: (err: unknown) => void, origin?: CallOrigin): Promise<ContractResult<unknown>> {
   try {
     if (!isContractMethod(method)) throw new AppError('NOT_FOUND', `No operation ${method}`)
+    // Before the input is looked at: a caller without the permission learns nothing more than 403.
+    authorizePermission(origin?.caller, method)
     if (nestedDeeperThan(input, MAX_INPUT_DEPTH)) throw invalid('(input)', `is nested deeper than ${MAX_INPUT_DEPTH} levels`)
     const value = input === undefined || input === null ? {} : structuredClone(input)
     const validate = validators.get(method)!

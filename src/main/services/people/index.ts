@@ -13,6 +13,7 @@ import { auditView } from './views'
 import type { AuditEntryViewT } from '../../../shared/operations/table/people'
 
 export { SESSION_COOKIE } from './authenticator'
+export { isPeopleToken } from './tokens'
 export { INVITE_TTL_MS, LOCK_AFTER_FAILURES, LOCK_MS, SESSION_TTL_MS, type NewSession } from './staff-service'
 export type { AuditKind } from './audit-service'
 export { apiKeyView, inviteView, meView, sessionView, staffView } from './views'

@@ -12,7 +12,7 @@ import { isoNow, type Clock } from '../../clock'
 import { newObjectId, newSecret } from '../../ids'
 import type { Repositories, StaffMember, Stored } from '../../store/repos'
 import type { Caller, StaffRoleName } from '../../../shared/access'
-import { AppError, invalid, notFound } from '../errors'
+import { AppError, invalid, notFound, RetryLaterError } from '../errors'
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords'
 import { newSessionToken, tokenHash } from './tokens'
 import type { AuditService } from './audit-service'
@@ -183,9 +183,7 @@ export class StaffService {
   }
 }
 
-function lockedError(waitMs: number): AppError {
+function lockedError(waitMs: number): RetryLaterError {
   const s = Math.max(1, Math.ceil(waitMs / 1000))
-  const err = new AppError('TOO_MANY_REQUESTS', `Too many wrong passwords for this account; try again in ${s} s.`)
-  ;(err as AppError & { retryAfterS?: number }).retryAfterS = s
-  return err
+  return new RetryLaterError(`Too many wrong passwords for this account; try again in ${s} s.`, s)
 }

@@ -31,3 +31,8 @@ export function keyIdOf(token: string): string | undefined {
   const cut = rest.indexOf('_')
   return cut > 0 ? rest.slice(0, cut) : undefined
 }
+
+/** Whether `token` is a session or key token (by its prefix), not the account token. */
+export function isPeopleToken(token: string): boolean {
+  return token.startsWith(SESSION_PREFIX) || token.startsWith(KEY_PREFIX)
+}
