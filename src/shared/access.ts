@@ -94,3 +94,8 @@ export function roleOf(caller: Caller): Role | 'key' {
 export function actorId(caller: Caller): string {
   return caller.kind === 'owner' ? 'owner' : `${caller.kind}:${caller.id}`
 }
+
+/** `sent_by` of a message a caller sends (src/shared/schemas/records.ts SentBy). */
+export function sentByOf(caller: Caller): { kind: 'owner' | 'staff' | 'key'; id?: string; name: string } {
+  return caller.kind === 'owner' ? { kind: 'owner', name: 'Owner' } : { kind: caller.kind, id: caller.id, name: caller.name }
+}

@@ -34,7 +34,7 @@ const tokens: Record<'owner' | 'manager' | 'agent', string> = { owner: '', manag
 
 async function staffToken(login: string, role: 'manager' | 'agent', instanceIds?: string[]): Promise<string> {
   const created = await h.call({ method: 'POST', url: '/staff', payload: { name: login, login, role, ...(instanceIds ? { instance_ids: instanceIds } : {}) } })
-  const code = decodeURIComponent(String(created.json.data.invite_url).split('#invite=')[1])
+  const code = decodeURIComponent(String(created.json.data.invite_url).split('#invite=')[1]!)
   const password = 'a long password 123'
   await h.app.inject({ method: 'POST', url: '/auth/accept-invite', payload: { code, password } })
   const res = await h.app.inject({ method: 'POST', url: '/auth/password', payload: { login, password } })

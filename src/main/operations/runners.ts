@@ -17,7 +17,7 @@ import { MEDIA_KIND, OPERATIONS, type OperationName, type Operations } from '../
 import type { AppInfoT } from '../../shared/operations/results'
 import { unsupportedUpdates, type UpdatesPort } from '../../shared/operations/updates'
 import type { Instance } from '../../shared/schemas/records'
-import { mayReach, type Caller } from '../../shared/access'
+import { mayReach, sentByOf, type Caller } from '../../shared/access'
 import { apiKeyView, inviteView, meView, sessionView, staffView } from '../services/people'
 
 /** What only the running app knows (the UI's `app.info`). */
@@ -51,8 +51,8 @@ export function callerOf(ctx: OperationContext): Caller {
 }
 
 /** The message sends for the caller: labelled `desk` for the UI, `api` for scripts. */
-function sender({ core, face }: OperationContext) {
-  return core.messages.as(face === 'desk' ? 'desk' : 'api')
+function sender(ctx: OperationContext) {
+  return ctx.core.messages.as(ctx.face === 'desk' ? 'desk' : 'api', sentByOf(callerOf(ctx)))
 }
 
 /** The input of an operation, as validated against its schema. */

@@ -11,6 +11,7 @@ import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
 import type { Repositories } from '../store/repos'
 import type { BotDecisionRecord, LoggedMessage } from '../../shared/schemas/records'
+import { sentByOfSource } from '../../shared/domain/sent-by'
 
 /**
  * A consumer of inbound messages (the bot engine): it decides first — the decision record, kept in the
@@ -108,7 +109,8 @@ export class InboundPipeline {
       ...(message.senderPn ? { senderPn: message.senderPn } : {}),
       ...(message.senderLid ? { senderLid: message.senderLid } : {}),
       ...(message.media ? { media: message.media } : {}),
-      ...(message.location ? { location: message.location } : {})
+      ...(message.location ? { location: message.location } : {}),
+      ...(message.fromMe ? sentByOfSource('phone') : {})
     }
     // The placeholder waits in the log ("waiting for this message"); nothing answers it.
     const plans = message.type === 'undecryptable' ? [] : await this.decide(instanceId, message)

@@ -380,6 +380,20 @@ export const BotDecisionRecord = Type.Object(
 )
 export type BotDecisionRecord = Static<typeof BotDecisionRecord>
 
+/**
+ * Who sent an outbound message (issue 27 §1): a person (the owner or a staff member), a script's API
+ * key, the bot, outreach, or the owner on the phone. `id` names the staff member or key.
+ */
+export const SentBy = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('owner'), Type.Literal('staff'), Type.Literal('key'), Type.Literal('bot'), Type.Literal('broadcast'), Type.Literal('schedule'), Type.Literal('phone')]),
+    id: Type.Optional(Type.String()),
+    name: Type.String()
+  },
+  { description: 'Who sent it (outbound messages): a person, a script key, the bot, outreach or the phone.' }
+)
+export type SentBy = Static<typeof SentBy>
+
 export const LoggedMessage = Type.Object({
   id: Type.String(),
   chatId: Type.String(),
@@ -414,7 +428,8 @@ export const LoggedMessage = Type.Object({
       { description: 'Numbered options of a buttons/list message sent as text (docs/design.md §6).' }
     )
   ),
-  bot: Type.Optional(BotDecisionRecord)
+  bot: Type.Optional(BotDecisionRecord),
+  sent_by: Type.Optional(SentBy)
 })
 export type LoggedMessage = Static<typeof LoggedMessage>
 

@@ -8,7 +8,7 @@ import { renderButtons, renderList } from '../../channel/interactive-text'
 import type { MediaSource, SentMessage } from '../../channel/types'
 import { buildVCard } from '../../channel/vcard'
 import { assertMediaKind, detectMimeType, type MediaKind } from '../../media/media-inspect'
-import type { Instance } from '../../../shared/schemas/records'
+import type { Instance, SentBy } from '../../../shared/schemas/records'
 import type { FileUrlFields, SendButtonsBody, SendContactBody, SendListBody, SendMediaButtonBody, SendTextBody } from '../../../shared/schemas/operations'
 import type { AttachmentService } from '../attachment-service'
 import { invalid } from '../errors'
@@ -33,12 +33,14 @@ export class MessageService {
     /** A contact record of the instance by id (the text send's `contactId` may name one, issue 14 §2). */
     private readonly contactRecord: (instanceId: string, id: string) => Promise<{ name: string; number: string } | undefined> = async () => undefined,
     /** Who sends through this service: a script (`api`, the HTTP API), a person in the desk (the UI), or outreach. */
-    private readonly source: SenderSource = 'api'
+    private readonly source: SenderSource = 'api',
+    /** The person or key behind the sends (issue 27 `sent_by`). */
+    private readonly sentBy?: SentBy
   ) {}
 
-  /** The same sends, labelled as sent by `source` (the UI sends as `desk`, which pauses the bot for the chat). */
-  as(source: SenderSource): MessageService {
-    return source === this.source ? this : new MessageService(this.outbound, this.attachments, this.remote, this.contactRecord, source)
+  /** The same sends, labelled as sent by `source` (the UI sends as `desk`, which pauses the bot for the chat) and by `sentBy`. */
+  as(source: SenderSource, sentBy?: SentBy): MessageService {
+    return source === this.source && sentBy === this.sentBy ? this : new MessageService(this.outbound, this.attachments, this.remote, this.contactRecord, source, sentBy)
   }
 
   /** The single outbound path (for the bot's replies and actions). */
@@ -74,7 +76,7 @@ export class MessageService {
     this.outbound.connectedSession(inst)
     const result: TextSendResult = { message: null, attachment: [], media: [], contact: null, image: null, buttons: null, location: null }
     for (const step of planTextSend({ message: body.message, attachments, location: body.location, contact })) {
-      const sent = await this.outbound.send(inst, jid, step.content, { source: this.source })
+      const sent = await this.outbound.send(inst, jid, step.content, { source: this.source, sentBy: this.sentBy })
       if (step.fills === 'message') result.message = sent
       else if (step.fills === 'media') {
         result.attachment.push(step.attachmentId)
@@ -87,7 +89,7 @@ export class MessageService {
 
   /** A plain text to `to` (the deprecated sendText routes); `field` names the recipient field in errors. */
   sendPlainText(inst: Inst, to: string, text: string, field = 'chatId'): Promise<SentMessage> {
-    return this.outbound.send(inst, resolveChat(to, field), { kind: 'text', text }, { source: this.source })
+    return this.outbound.send(inst, resolveChat(to, field), { kind: 'text', text }, { source: this.source, sentBy: this.sentBy })
   }
 
   /** Sends a media file of `kind`; checks its content fits the kind (415 otherwise, naming `endpoint`). */
@@ -96,7 +98,7 @@ export class MessageService {
     this.outbound.connectedSession(inst)
     const mimetype = await detectMimeType(media.path, media.fileName, media.mimetype)
     assertMediaKind(kind, mimetype, endpoint)
-    return this.outbound.send(inst, jid, mediaContent(kind, { ...media, mimetype }, extra), { source: this.source })
+    return this.outbound.send(inst, jid, mediaContent(kind, { ...media, mimetype }, extra), { source: this.source, sentBy: this.sentBy })
   }
 
   /** Sends a stored attachment as a message of `kind` (the UI's media form). 400 when it is not this instance's. */
@@ -133,13 +135,13 @@ export class MessageService {
   async sendButtons(inst: Inst, body: Body<SendButtonsBody>): Promise<SentMessage> {
     const jid = resolveChat(body.chatId)
     const r = renderButtons(body.btndata.text, body.btndata.buttons, body.btndata.footerText)
-    return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, options: r.options, type: 'buttons' })
+    return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, sentBy: this.sentBy, options: r.options, type: 'buttons' })
   }
 
   async sendList(inst: Inst, body: Body<SendListBody>): Promise<SentMessage> {
     const jid = resolveChat(body.chatId)
     const r = renderList(body.msgdata)
-    return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, options: r.options, type: 'list' })
+    return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, sentBy: this.sentBy, options: r.options, type: 'list' })
   }
 
   /** The image from `btndata.image` with the rendered buttons as its caption. */
@@ -154,7 +156,7 @@ export class MessageService {
         inst,
         jid,
         { kind: 'image', media: { path: file.path, size: file.size, mimetype, fileName: file.fileName }, caption: r.text },
-        { source: this.source, options: r.options, type: 'buttons' }
+        { source: this.source, sentBy: this.sentBy, options: r.options, type: 'buttons' }
       )
     })
   }
@@ -164,6 +166,6 @@ export class MessageService {
     const v = body.vcard
     const displayName = v.displayName || v.fullName
     const vcard = buildVCard({ fullName: v.fullName, organization: v.organization, phoneNumber: v.phoneNumber })
-    return this.outbound.send(inst, jid, { kind: 'contact', displayName, vcard }, { source: this.source })
+    return this.outbound.send(inst, jid, { kind: 'contact', displayName, vcard }, { source: this.source, sentBy: this.sentBy })
   }
 }

@@ -10,8 +10,9 @@ import { ChannelError, type ChannelSession, type OutboundContent, type SentMessa
 import type { Clock } from '../../clock'
 import type { CoreEventBus } from '../../events'
 import type { Repositories } from '../../store/repos'
-import type { Instance, LoggedMessage, MessageSource } from '../../../shared/schemas/records'
+import type { Instance, LoggedMessage, MessageSource, SentBy } from '../../../shared/schemas/records'
 import { AppError, conflict, invalid } from '../errors'
+import { sentByOfSource } from '../../../shared/domain/sent-by'
 import type { MessageStatusService } from '../message-status'
 import { outreachBlocked } from '../outreach-limits'
 import type { SessionManager } from '../session-manager'
@@ -27,6 +28,8 @@ export interface SendOptions {
   options?: RenderedOption[]
   /** Log type override (`buttons`, `list`). */
   type?: string
+  /** Who sent it when a person or a script key did (the bot, outreach and the phone are known by `source`). */
+  sentBy?: SentBy
 }
 
 /** The text a log entry shows for a content. */
@@ -119,7 +122,8 @@ export class Outbound {
       status: sent.status,
       source: opts.source,
       ...(content.kind === 'location' ? { location: { latitude: content.latitude, longitude: content.longitude } } : {}),
-      ...(opts.options ? { options: opts.options } : {})
+      ...(opts.options ? { options: opts.options } : {}),
+      ...(opts.sentBy ? { sent_by: opts.sentBy } : sentByOfSource(opts.source))
     }
     // The message is out: logging it and queueing its webhooks are independent writes, each group-
     // committed, so they run side by side (one disk wait per send instead of two in a row). The

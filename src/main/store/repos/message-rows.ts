@@ -6,9 +6,10 @@
 import type { LoggedMessage } from '../../../shared/schemas/records'
 import type { MessagesTable } from '../db/schema'
 import { flag, fromJson, isSet, toJson } from './exec'
+import { sentByOfSource } from '../../../shared/domain/sent-by'
 
 export type MessageRow = Omit<MessagesTable, 'seq'>
-type Details = Pick<LoggedMessage, 'media' | 'location' | 'options' | 'bot'>
+type Details = Pick<LoggedMessage, 'media' | 'location' | 'options' | 'bot' | 'sent_by'>
 
 /** The columns of a log entry's fields (all of them, or those of a patch). */
 export function messageColumns(m: Partial<Omit<LoggedMessage, 'id'>>): Partial<MessageRow> {
@@ -35,6 +36,7 @@ export function detailsOf(m: Partial<Details>): string | null {
   if (m.location) d.location = m.location
   if (m.options) d.options = m.options
   if (m.bot) d.bot = m.bot
+  if (m.sent_by) d.sent_by = m.sent_by
   return Object.keys(d).length > 0 ? toJson(d) : null
 }
 
@@ -76,7 +78,8 @@ export function messageFromRow(w: MessageRow): LoggedMessage {
     ...(w.sender_id !== null ? { senderId: w.sender_id } : {}),
     ...(w.sender_pn !== null ? { senderPn: w.sender_pn } : {}),
     ...(w.sender_lid !== null ? { senderLid: w.sender_lid } : {}),
-    ...d
+    ...d,
+    ...(isSet(w.from_me) && !d.sent_by ? sentByOfSource(w.source) : {})
   }
 }
 

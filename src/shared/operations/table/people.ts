@@ -235,7 +235,7 @@ export const PEOPLE_OPERATIONS = {
     input: Type.Object({
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
       before: Type.Optional(Type.Integer({ minimum: 1 })),
-      kind: Type.Optional(Type.Union(['login', 'login_failed', 'logout', 'key_used', 'change'].map((k) => Type.Literal(k))))
+      kind: Type.Optional(Type.Union([Type.Literal('login'), Type.Literal('login_failed'), Type.Literal('logout'), Type.Literal('key_used'), Type.Literal('change')]))
     }),
     output: Type.Array(AuditEntryView),
     http: { method: 'GET', path: '/audit', query: ['limit', 'before', 'kind'], message: 'Audit log fetched', bodyOptional: true },

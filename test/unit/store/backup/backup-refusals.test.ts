@@ -9,12 +9,16 @@ import { createHash, randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { gzipSync } from 'node:zlib'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { create as createTar, extract as extractTar } from 'tar'
 import yazl from 'yazl'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BackupArchiveError, createBackup, restoreBackup, storageSource, verifyBackup, type BackupErrorCode } from '../../../../src/main/store/backup'
 import { checksums, seedDataDir, tempDir } from './helpers'
+import { MIGRATIONS } from '../../../../src/main/store/db/migrations'
+
+/** The database version of this release. */
+const VERSION = Object.keys(MIGRATIONS).length
 
 let work: string
 let dataDir: string
@@ -107,10 +111,27 @@ describe('refused archives change nothing', () => {
   })
 
   it('tampered: one byte of the compressed archive flipped', async () => {
-    const bytes = Buffer.from(await readFile(good))
-    bytes[Math.floor(bytes.length * 0.6)]! ^= 0x10
+    // Not every flipped bit damages a deflate stream: one in a block header's code for a symbol the
+    // block never uses leaves the same bytes, an archive as sound as before. The case is a flip that
+    // changes what the archive holds (zlib itself says so), at the first of these places that does.
+    const original = await readFile(good)
+    const bytes = [0.6, 0.5, 0.7, 0.4, 0.3, 0.8]
+      .map((at) => {
+        const b = Buffer.from(original)
+        b[Math.floor(b.length * at)]! ^= 0x10
+        return b
+      })
+      .find((b) => {
+        try {
+          gunzipSync(b)
+          return false
+        } catch {
+          return true
+        }
+      })
+    expect(bytes).toBeDefined()
     const file = join(work, 'flipped-gzip.tar.gz')
-    await writeFile(file, bytes)
+    await writeFile(file, bytes!)
     await expectRefused(file, 'BACKUP_TAMPERED', /damaged|altered/)
   })
 
@@ -157,7 +178,7 @@ describe('refused archives change nothing', () => {
 
   it('newer: a database version or an archive format this release does not know', async () => {
     const newerDb = await repack('newer-db', (dir) => editManifest(dir, (m) => ((m.database.version = 99), (m.app.version = '9.0.0'))))
-    await expectRefused(newerDb, 'BACKUP_NEWER', /made by Chatapp Desk 9\.0\.0\) holds a database of version 99; this release opens versions up to 1/)
+    await expectRefused(newerDb, 'BACKUP_NEWER', new RegExp(`made by Chatapp Desk 9\\.0\\.0\\) holds a database of version 99; this release opens versions up to ${VERSION}`))
     const newerFormat = await repack('newer-format', (dir) => editManifest(dir, (m) => (m.format = 2)))
     await expectRefused(newerFormat, 'BACKUP_NEWER', /archive format 2/)
   })
@@ -209,7 +230,7 @@ describe('refused archives change nothing', () => {
     await expectRefused(badPage, 'BACKUP_INVALID', /database (is damaged|cannot be read)/)
 
     const lies = await repack('version-lie', (dir) => editManifest(dir, (m) => (m.database.version = 0)))
-    await expectRefused(lies, 'BACKUP_TAMPERED', /database has 1 migrations applied; its manifest says 0/)
+    await expectRefused(lies, 'BACKUP_TAMPERED', new RegExp(`database has ${VERSION} migrations applied; its manifest says 0`))
   })
 
   it('verifyBackup reads a stream too (a request body) and says the same', async () => {
