@@ -18,6 +18,7 @@ import { AccountService } from './services/account-service'
 import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
 import { InboxService } from './services/inbox/inbox-service'
+import { AssignmentService } from './services/inbox/assignment-service'
 import { InstanceHealth } from './services/health/instance-health'
 import { ContactService } from './services/contacts/contact-service'
 import { LabelService } from './services/contacts/label-service'
@@ -123,6 +124,8 @@ export interface Core {
   retention: RetentionService
   /** The desk's inbox: conversations of every instance, read marks and receipts, resolve. */
   inbox: InboxService
+  /** Who answers a conversation: assignment by hand or round-robin, and its timeline. */
+  assignments: AssignmentService
   /** The desk's saved snippets. */
   quickReplies: QuickReplyService
   /** Activity counts per instance. */
@@ -305,6 +308,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const broadcasts = new BroadcastService({ repos, messages, sessions, governor, events, clock, timers, logger, random: opts.random })
   const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger })
   const stopInbox = inbox.start()
+  const assignments = new AssignmentService({ repos, events, clock, logger })
+  const stopAssignments = assignments.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
@@ -329,6 +334,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     customers: new CustomerDataService({ repos, media, events, clock, logger }),
     retention,
     inbox,
+    assignments,
     quickReplies: new QuickReplyService({ repos, events, clock }),
     health: new InstanceHealth({ messages: repos.messages, webhooks, clock }),
     contacts,
@@ -353,6 +359,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       await retention.idle()
       await broadcasts.idle()
       stopInbox()
+      stopAssignments()
       stopContacts()
       bot.close()
       mailer.close()

@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { ConnectionState, InboundMessage, SendLimits } from './channel/types'
-import type { BotActivity, ChatPause, LoggedMessage } from '../shared/schemas/records'
+import type { BotActivity, ChatPause, LoggedMessage, SentBy } from '../shared/schemas/records'
 import type { WebhookDelivery } from '../shared/schemas/webhooks'
 
 export interface CoreEvents {
@@ -26,6 +26,8 @@ export interface CoreEvents {
   handoff: { instanceId: string; chatId: string; pause: ChatPause | null }
   /** A conversation was resolved, reopened or read at the desk (inbox). */
   chatStatus: { instanceId: string; chatId: string; status: 'open' | 'resolved' | 'read'; by: 'desk' | 'api' | 'customer' }
+  /** A conversation was assigned to a person (`assigned_to`), or unassigned (null), by `by`. */
+  assignment: { instanceId: string; chatId: string; assigned_to: { id: string; name: string } | null; by: SentBy }
   /** The desk's quick replies changed (they belong to the whole app). */
   quickReplies: Record<string, never>
   /** The labels (names, colours) changed. */

@@ -72,6 +72,8 @@ export type ContractEvent =
   | { type: 'handoff'; instanceId: string; chatId: string; pause: ChatPause | null }
   /** A conversation was resolved, reopened (a person, or the customer writing again) or read at the desk. */
   | { type: 'chatStatus'; instanceId: string; chatId: string; status: 'open' | 'resolved' | 'read' }
+  /** A conversation was assigned to a person, or unassigned. */
+  | { type: 'assignment'; instanceId: string; chatId: string; assigned_to: { id: string; name: string } | null }
   /** The desk's quick replies changed. */
   | { type: 'quickReplies' }
   /** The labels (names, colours) changed. */

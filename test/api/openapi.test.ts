@@ -103,11 +103,21 @@ it('gives every operation an operationId, its errors, and a request example its 
 
 it('describes the webhook payloads per event', async () => {
   const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
-  expect(Object.keys(doc.webhooks)).toEqual(['onMessage', 'onAnyMessage', 'onConnection', 'onMessageStatus', 'onChatStatus', 'onHandoff'])
+  expect(Object.keys(doc.webhooks)).toEqual(['onMessage', 'onAnyMessage', 'onConnection', 'onMessageStatus', 'onChatStatus', 'onHandoff', 'onAssignment'])
   const body = doc.webhooks.onChatStatus.post.requestBody.content['application/json'].schema
   expect(body.properties.event.const).toBe('onChatStatus')
   expect(body.properties.data.required).toEqual(['chatId', 'status', 'by'])
   expect(doc.webhooks.onMessage.post.description).toContain('webhook-signature')
+})
+
+it('names the permission (API key scope) each operation needs (issue 27 §3)', async () => {
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  const send = doc.paths['/chatapp/message'].post
+  expect(send['x-required-scope']).toBe('messages:send')
+  expect(send.security).toEqual([{ bearer: ['messages:send'] }])
+  expect(send.description).toContain('Requires the `messages:send` permission')
+  expect(doc.paths['/staff'].post['x-required-scope']).toBe('admin')
+  expect(doc.paths['/auth/password'].post.security).toEqual([])
 })
 
 it('runs the documented examples as they are: a text send and an intent', async () => {

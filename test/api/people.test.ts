@@ -200,8 +200,8 @@ describe('API keys', () => {
 
 describe('an agent', () => {
   it('sees only the instances and conversations they are given', async () => {
-    await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${a.qs}`, payload: { from: '15550002222', text: 'hi from A' } })
-    await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${b.qs}`, payload: { from: '15550003333', text: 'hi from B' } })
+    await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${a.qs}`, payload: { chatId: '15550002222', message: 'hi from A' } })
+    await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${b.qs}`, payload: { chatId: '15550003333', message: 'hi from B' } })
     const m = await member('jo', 'agent', [a.inst._id])
     const t = (await login('jo', m.password)).json.data.token
     const instances = await raw({ method: 'GET', url: '/chatapp', headers: bearer(t) })
@@ -227,5 +227,65 @@ describe('the audit log', () => {
     expect(log.some((e) => e.kind === 'key_used')).toBe(true)
     expect(JSON.stringify(log)).not.toContain(m.password)
     expect((await raw({ method: 'GET', url: '/audit', headers: bearer(t) })).statusCode).toBe(403)
+  })
+})
+
+describe('assignment', () => {
+  it('assigns by hand, filters mine/unassigned, keeps a timeline and fires onAssignment', async () => {
+    await h.call({ method: 'PUT', url: `/chatapp/setWebhook?${a.qs}`, payload: { webhook_url: 'https://hooks.example.com/chatapp', events: ['onAssignment'] } })
+    await h.call({ method: 'PUT', url: `/chatapp/updateActions?${a.qs}`, payload: { send_webhook: true } })
+    await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${a.qs}`, payload: { chatId: '15550004444', message: 'where is my order?' } })
+    const bea = await member('bea', 'agent', [a.inst._id])
+    const t = (await login('bea', bea.password)).json.data.token
+    const chatId = '15550004444@s.whatsapp.net'
+    const mineBefore = await raw({ method: 'GET', url: '/chatapp/inbox?assigned=mine', headers: bearer(t) })
+    expect(mineBefore.json.data.map((c: { chatId: string }) => c.chatId)).not.toContain(chatId)
+    const assigned = await h.call({ method: 'POST', url: `/chatapp/inbox/assign?${a.qs}`, payload: { chatId, staff_id: bea.id } })
+    expect(assigned.json, JSON.stringify(assigned.json)).toMatchObject({ data: { assigned_to: { id: bea.id, name: "BEA" } } })
+    const mine = await raw({ method: 'GET', url: '/chatapp/inbox?assigned=mine', headers: bearer(t) })
+    expect(mine.json.data.map((c: { chatId: string }) => c.chatId)).toEqual([chatId])
+    expect(mine.json.data[0].assigned_to).toEqual({ id: bea.id, name: 'BEA' })
+    const unassigned = await h.call({ method: 'GET', url: '/chatapp/inbox?assigned=unassigned' })
+    expect(unassigned.json.data.map((c: { chatId: string }) => c.chatId)).not.toContain(chatId)
+    const timeline = await h.call({ method: 'GET', url: `/chatapp/inbox/timeline?${a.qs}&chatId=${chatId}` })
+    expect(timeline.json.data).toEqual([{ at: expect.any(String), kind: 'assigned', by: { kind: 'owner', name: 'Owner' }, assigned_to: { id: bea.id, name: 'BEA' } }])
+    // A desk event's delivery is queued after the answer (it never holds the person up).
+    let hook: any
+    await expect.poll(async () => (hook = (await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${a.qs}` })).json.data.find((d: { event: string }) => d.event === 'onAssignment'))).toBeDefined()
+    expect(hook.payload.data).toEqual({ chatId, assigned_to: { id: bea.id, name: 'BEA' }, by: { kind: 'owner', name: 'Owner' } })
+  })
+
+  it('an agent’s reply takes an unassigned conversation and names them; an agent cannot hand one to someone else', async () => {
+    await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${a.qs}`, payload: { chatId: '15550005555', message: 'hello?' } })
+    const chatId = '15550005555@s.whatsapp.net'
+    const lia = await member('lia', 'agent', [a.inst._id])
+    const max = await member('max', 'agent', [a.inst._id])
+    const t = (await login('lia', lia.password)).json.data.token
+    const sent = await raw({ method: 'POST', url: `/chatapp/message?${a.qs}`, payload: { chatId, message: 'Hi, Lia here' }, headers: bearer(t) })
+    expect(sent.statusCode).toBe(200)
+    const log = await h.call({ method: 'GET', url: `/chatapp/messages?${a.qs}&chatId=${chatId}` })
+    const reply = log.json.data.find((m: { text: string }) => m.text === 'Hi, Lia here')
+    expect(reply.sent_by).toEqual({ kind: 'staff', id: lia.id, name: 'LIA' })
+    await expect.poll(async () => (await h.call({ method: 'GET', url: `/chatapp/inbox?instance_id=${a.inst._id}` })).json.data.find((c: { chatId: string }) => c.chatId === chatId)?.assigned_to).toEqual({ id: lia.id, name: 'LIA' })
+    const handOver = await raw({ method: 'POST', url: `/chatapp/inbox/assign?${a.qs}`, payload: { chatId, staff_id: max.id }, headers: bearer(t) })
+    expect(handOver.statusCode).toBe(403)
+    const giveBack = await raw({ method: 'POST', url: `/chatapp/inbox/assign?${a.qs}`, payload: { chatId, staff_id: null }, headers: bearer(t) })
+    expect(giveBack.json.data).toEqual({ assigned_to: null })
+  })
+
+  it('round-robin alternates between the agents of the instance who are signed in', async () => {
+    const chats = ['15550006661', '15550006662', '15550006663']
+    for (const from of chats) await h.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${b.qs}`, payload: { chatId: from, message: 'hi' } })
+    const noOne = await h.call({ method: 'POST', url: `/chatapp/inbox/assign?${b.qs}`, payload: { chatId: chats[0], round_robin: true } })
+    expect(noOne.statusCode).toBe(409)
+    const nia = await member('nia', 'agent', [b.inst._id])
+    const oto = await member('oto', 'agent', [b.inst._id])
+    await login('nia', nia.password)
+    await login('oto', oto.password)
+    const picks: string[] = []
+    for (const chatId of chats) picks.push((await h.call({ method: 'POST', url: `/chatapp/inbox/assign?${b.qs}`, payload: { chatId, round_robin: true } })).json.data.assigned_to.id)
+    expect(picks[0]).not.toBe(picks[1])
+    expect(picks[2]).toBe(picks[0])
+    expect(new Set(picks)).toEqual(new Set([nia.id, oto.id]))
   })
 })

@@ -198,10 +198,13 @@ function withExample<S extends TObject>(schema: S, example: Bag): S {
 function schemaOf(def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape) {
   const bodyless = http.method === 'GET' || http.method === 'DELETE' || http.bodyOptional
   const body = http.method === 'GET' || http.method === 'DELETE' ? shape.body : withExample(shape.body, exampleFor(def, shape))
+  const needs = def.permission === 'signed-in' ? 'Any signed-in caller may use it.' : `Requires the \`${def.permission}\` permission (the owner, a role that holds it, or an API key with that scope).`
   return {
     tags: def.tags,
     summary: def.summary,
-    ...(def.description ? { description: def.description } : {}),
+    description: def.scope === 'public' ? def.description : [def.description, needs].filter(Boolean).join('\n\n'),
+    // OpenAPI 3.1 lets a bearer requirement list role names: the scope an API key needs.
+    ...(def.scope === 'public' ? { security: [] } : { security: [{ bearer: def.permission === 'signed-in' ? [] : [def.permission] }], 'x-required-scope': def.permission }),
     ...(http.deprecated ? { deprecated: true } : {}),
     ...(shape.params ? { params: shape.params } : {}),
     ...(shape.querystring ? { querystring: shape.querystring } : {}),

@@ -4,7 +4,7 @@
  */
 import type { OpenAPIV3_2 } from '@fastify/swagger'
 import Type, { type TSchema } from 'typebox'
-import { ChatPause, LoggedMessage, WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/schemas/records'
+import { ChatPause, LoggedMessage, SentBy, WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/schemas/records'
 
 const DATA: Record<WebhookEvent, TSchema> = {
   onMessage: LoggedMessage,
@@ -16,7 +16,12 @@ const DATA: Record<WebhookEvent, TSchema> = {
     status: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('read')]),
     by: Type.Union([Type.Literal('desk'), Type.Literal('api'), Type.Literal('customer')])
   }),
-  onHandoff: Type.Object({ chatId: Type.String(), pause: Type.Union([ChatPause, Type.Null()], { description: 'null: handed back to the bot.' }) })
+  onHandoff: Type.Object({ chatId: Type.String(), pause: Type.Union([ChatPause, Type.Null()], { description: 'null: handed back to the bot.' }) }),
+  onAssignment: Type.Object({
+    chatId: Type.String(),
+    assigned_to: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], { description: 'null: unassigned.' }),
+    by: SentBy
+  })
 }
 
 const SIGNING =

@@ -109,6 +109,13 @@ function reachableOne(ctx: OperationContext, id: string): Stored<Instance> {
   return inst
 }
 
+/** The inbox's assignee filter for `assigned` (`mine` is the caller: a staff member, or the owner). */
+function assigneeFilter(caller: Caller, assigned: 'mine' | 'unassigned' | 'all' | undefined): { assignee?: string | null } {
+  if (assigned === 'unassigned') return { assignee: null }
+  if (assigned === 'mine') return { assignee: caller.kind === 'staff' ? caller.id : caller.kind === 'owner' ? 'owner' : `key:${caller.id}` }
+  return {}
+}
+
 /** A page of `list`: `limit` records after `offset` (the table's defaults: 0 and 1,000), and the total. */
 async function paged<R>(records: Promise<readonly R[]> | readonly R[], { offset = 0, limit = 1000 }: { offset?: number; limit?: number }): Promise<{ items: R[]; total: number }> {
   const list = await records
@@ -225,7 +232,11 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'contactGroups.get': ({ core }, { id }, inst) => core.contacts.group(inst, id),
   'contactGroups.update': ({ core }, { id, title }, inst) => core.contacts.renameGroup(inst, id, title),
   'contactGroups.delete': ({ core }, { id }, inst) => core.contacts.deleteGroup(inst, id),
-  'inbox.list': (ctx, { instance_id, ...filter }) => ctx.core.inbox.list(instance_id ? [reachableOne(ctx, instance_id)] : reachable(ctx), filter),
+  'inbox.list': (ctx, { instance_id, assigned, ...filter }) =>
+    ctx.core.inbox.list(instance_id ? [reachableOne(ctx, instance_id)] : reachable(ctx), { ...filter, ...assigneeFilter(callerOf(ctx), assigned) }),
+  'inbox.assign': (ctx, { chatId, staff_id, round_robin }, inst) =>
+    round_robin ? ctx.core.assignments.roundRobin(inst._id, resolveChat(chatId), callerOf(ctx)) : ctx.core.assignments.assign(inst._id, resolveChat(chatId), staff_id ?? null, callerOf(ctx)),
+  'inbox.timeline': ({ core }, { chatId }, inst) => core.assignments.timeline(inst._id, resolveChat(chatId)),
   'inbox.get': ({ core }, { chatId }, inst) => core.inbox.get(inst._id, resolveChat(chatId)),
   'inbox.labels': ({ core }, { chatId, labels }, inst) => core.inbox.setLabels(inst, resolveChat(chatId), labels),
   'labels.list': ({ core }) => core.labels.list(),

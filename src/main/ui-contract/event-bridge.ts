@@ -19,6 +19,7 @@ export function subscribeContractEvents(core: Core, listener: (event: ContractEv
     core.events.on('activity', (e) => listener({ type: 'activity', instanceId: e.instanceId, entry: e.entry })),
     core.events.on('handoff', (e) => listener({ type: 'handoff', instanceId: e.instanceId, chatId: e.chatId, pause: e.pause })),
     core.events.on('chatStatus', (e) => listener({ type: 'chatStatus', instanceId: e.instanceId, chatId: e.chatId, status: e.status })),
+    core.events.on('assignment', (e) => listener({ type: 'assignment', instanceId: e.instanceId, chatId: e.chatId, assigned_to: e.assigned_to })),
     core.events.on('quickReplies', () => listener({ type: 'quickReplies' })),
     core.events.on('labels', () => listener({ type: 'labels' })),
     core.events.on('qr', (e) => {

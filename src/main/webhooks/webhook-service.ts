@@ -117,6 +117,7 @@ export class WebhookService {
       events.onDurable('status', (e) => this.onStatus(e)),
       events.on('chatStatus', ({ instanceId, chatId, status, by }) => this.onDeskEvent(instanceId, 'onChatStatus', { chatId, status, by })),
       events.on('handoff', ({ instanceId, chatId, pause }) => this.onDeskEvent(instanceId, 'onHandoff', { chatId, pause })),
+      events.on('assignment', ({ instanceId, chatId, assigned_to, by }) => this.onDeskEvent(instanceId, 'onAssignment', { chatId, assigned_to, by })),
       events.on('changed', (e) => {
         if (e.what === 'deleted') this.dropInstance(e.instanceId)
       })
@@ -177,7 +178,7 @@ export class WebhookService {
   }
 
   /** A desk event (not awaited by whoever caused it): queued like the others, a failed write logged. */
-  private onDeskEvent(instanceId: string, event: 'onChatStatus' | 'onHandoff', data: Record<string, unknown>): void {
+  private onDeskEvent(instanceId: string, event: 'onChatStatus' | 'onHandoff' | 'onAssignment', data: Record<string, unknown>): void {
     const inst = this.instance(instanceId)
     if (inst) void this.track(this.enqueue(inst, [event], data))
   }

@@ -3,10 +3,10 @@
  * outreach and the owner on the phone. Entries logged before issue 27 by the API or the desk were the
  * owner's (the account token was the only one). Pure.
  */
-import type { LoggedMessage, MessageSource } from '../schemas/records'
+import type { LoggedMessage } from '../schemas/records'
 
 /** `{sent_by}` for `source`, or nothing for an inbound one. */
-export function sentByOfSource(source: MessageSource | string): Pick<LoggedMessage, 'sent_by'> {
+export function sentByOfSource(source: string): Pick<LoggedMessage, 'sent_by'> {
   switch (source) {
     case 'bot':
       return { sent_by: { kind: 'bot', name: 'Bot' } }

@@ -4,7 +4,7 @@
  * document through the operation table; the types are what the runners answer.
  */
 import Type, { type Static } from 'typebox'
-import { Broadcast, ConnectionStatus, Contact, Instance, LoggedMessage, OutreachMessage, OutreachSettings, ScheduledMessage, SendLimitsSchema, SurveyRun, WEEK_DAYS } from '../schemas/records'
+import { Broadcast, ConnectionStatus, Contact, Instance, LoggedMessage, OutreachMessage, OutreachSettings, ScheduledMessage, SendLimitsSchema, SentBy, SurveyRun, WEEK_DAYS } from '../schemas/records'
 
 export const AppInfo = Type.Object({
   version: Type.String(),
@@ -15,6 +15,15 @@ export const AppInfo = Type.Object({
 export type AppInfoT = Static<typeof AppInfo>
 
 /** A conversation of the inbox (issue 13 §1, docs/design.md §15): one chat of one instance. */
+/** One entry of a conversation's timeline: who assigned it to whom, when. */
+export const TimelineEntry = Type.Object({
+  at: Type.String({ description: 'ISO 8601.' }),
+  kind: Type.Literal('assigned'),
+  by: SentBy,
+  assigned_to: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()])
+})
+export type TimelineEntryT = Static<typeof TimelineEntry>
+
 export const Conversation = Type.Object({
   instance_id: Type.String(),
   chatId: Type.String(),
@@ -39,7 +48,10 @@ export const Conversation = Type.Object({
   status: Type.Union([Type.Literal('open'), Type.Literal('resolved')], { description: 'Resolved until the customer writes again.' }),
   paused_until: Type.Optional(
     Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The bot is paused for this chat (hand-off) until then; null: until resumed.' })
-  )
+  ),
+  assigned_to: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], {
+    description: 'The person the conversation is assigned to (a staff member, or `owner`), null when unassigned.'
+  })
 })
 export type ConversationT = Static<typeof Conversation>
 

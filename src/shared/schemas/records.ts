@@ -119,7 +119,8 @@ export const WEBHOOK_EVENT_INFO = {
   onConnection: 'a connection state change',
   onMessageStatus: 'a sent message delivered, read or refused',
   onChatStatus: 'a conversation resolved, reopened or read at the desk',
-  onHandoff: 'the bot paused for a chat (a person took over) or handed it back'
+  onHandoff: 'the bot paused for a chat (a person took over) or handed it back',
+  onAssignment: 'a conversation assigned to a person, or unassigned'
 } as const
 export type WebhookEvent = keyof typeof WEBHOOK_EVENT_INFO
 export const WEBHOOK_EVENTS = Object.keys(WEBHOOK_EVENT_INFO) as WebhookEvent[]

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyBackup } from '../../../src/main/store/backup'
 import { openStorage } from '../../../src/main/store/storage'
 import { INSTANCE, checksums, seedDataDir, tempDir } from '../store/backup/helpers'
+import { MIGRATIONS } from '../../../src/main/store/db/migrations'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const APP = fileURLToPath(new URL('../store/backup/app-child.ts', import.meta.url))
@@ -71,7 +72,7 @@ describe('npm run backup / npm run restore', () => {
     const backup = await run('backup', ['--out', archive, '--data-dir', live])
     expect(backup.err).toBe('')
     expect(backup.code).toBe(0)
-    expect(backup.out).toMatch(new RegExp(`^Backup of ${live} written to ${archive} \\(\\d+ KB; 4 files; database version 1; Chatapp Desk \\d+\\.\\d+\\.\\d+\\)\\.\\n$`))
+    expect(backup.out).toMatch(new RegExp(`^Backup of ${live} written to ${archive} \\(\\d+ KB; 4 files; database version ${Object.keys(MIGRATIONS).length}; Chatapp Desk \\d+\\.\\d+\\.\\d+\\)\\.\\n$`))
     const manifest = await verifyBackup(archive, { tmpDir: join(work, 'verify') })
     expect(manifest.files.map((f) => f.path)).toEqual(['config.json', 'chatapp.db', 'attachments/att-a-1', 'attachments/att-a-2'])
 

@@ -145,7 +145,9 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'apiKeys.create': { name: 'script', scopes: ['messages:send'] },
   'apiKeys.list': {},
   'apiKeys.delete': { id: 'k1' },
-  'audit.list': { limit: 10 }
+  'audit.list': { limit: 10 },
+  'inbox.assign': { instanceId: 'i1', chatId: '15550001111', staff_id: null },
+  'inbox.timeline': { instanceId: 'i1', chatId: '15550001111' }
 }
 
 const APP_URL = 'file:///opt/chatapp/resources/app/out/renderer/index.html'

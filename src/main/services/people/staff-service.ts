@@ -41,7 +41,7 @@ export interface NewSession {
 
 /** A staff member as a caller. */
 export function staffCaller(m: Stored<StaffMember>): Caller {
-  return { kind: 'staff', id: m.id, name: m.name, role: m.role as StaffRoleName, instanceIds: m.instanceIds }
+  return { kind: 'staff', id: m.id, name: m.name, role: m.role, instanceIds: m.instanceIds }
 }
 
 export class StaffService {

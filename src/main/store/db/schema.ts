@@ -399,6 +399,19 @@ export interface AuditLogTable {
   detail: JsonText | null
 }
 
+/** A conversation's timeline of desk events (an assignment change); epoch ms. */
+export interface ConversationEventsTable {
+  seq: Generated<number>
+  instance_id: string
+  chat_id: string
+  at: number
+  /** `assigned` (detail: `{to: {id, name} | null}`). */
+  kind: string
+  /** Who did it: `{kind, id?, name}` of SentBy, as JSON. */
+  actor: JsonText
+  detail: JsonText | null
+}
+
 /** The one typed schema of the database. */
 export interface Database {
   messages: MessagesTable
@@ -430,4 +443,5 @@ export interface Database {
   auth_sessions: AuthSessionsTable
   api_keys: ApiKeysTable
   audit_log: AuditLogTable
+  conversation_events: ConversationEventsTable
 }

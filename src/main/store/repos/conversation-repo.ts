@@ -22,7 +22,12 @@ export interface ConversationFilter {
   q?: string
   /** Only chats whose contact has this label (any case). */
   label?: string
+  /** Only chats assigned to this person (a staff id or `owner`), or (null) only unassigned ones. */
+  assignee?: string | null
 }
+
+/** Who a conversation is assigned to: a staff id, or `owner`. */
+export const OWNER_ASSIGNEE = 'owner'
 
 /** Matches of `q` in messages that make their chats part of a filtered list. */
 const TEXT_MATCHES = 5000
@@ -51,7 +56,10 @@ export class ConversationRepo {
       .innerJoin('messages as m', 'm.seq', 'c.last_seq')
       .leftJoin('contacts as ct', (j) => j.onRef('ct.instance_id', '=', 'c.instance_id').onRef('ct.number', '=', 'c.phone'))
       .leftJoin('chat_pauses as p', (j) => j.onRef('p.instance_id', '=', 'c.instance_id').onRef('p.chat_id', '=', 'c.chat_id'))
+      .leftJoin('staff as st', 'st.id', 'c.assigned_to')
       .select([
+        'c.assigned_to',
+        'st.name as assignee_name',
         'c.instance_id',
         'c.chat_id',
         'c.name',
@@ -73,6 +81,8 @@ export class ConversationRepo {
     const resolved = sql<boolean>`(c.resolved_at IS NOT NULL AND c.last_customer_at <= c.resolved_at)`
     if (filter.status === 'resolved') q = q.where(resolved)
     else if (filter.status === 'open') q = q.where(sql<boolean>`NOT ${resolved}`)
+    if (filter.assignee === null) q = q.where('c.assigned_to', 'is', null)
+    else if (filter.assignee !== undefined) q = q.where('c.assigned_to', '=', filter.assignee)
     if (filter.unanswered) q = q.where('m.source', '=', 'inbound').where('m.type', '!=', 'undecryptable')
     if (filter.label) {
       const label = filter.label
@@ -112,7 +122,8 @@ export class ConversationRepo {
         unanswered: r.source === 'inbound' && r.type !== 'undecryptable',
         status: r.resolved_at !== null && r.last_customer_at <= r.resolved_at ? 'resolved' : 'open',
         labels: !isGroup && r.contact_id ? (labels.get(r.contact_id) ?? []) : [],
-        ...(pauseInForce ? { paused_until: r.pause_until } : {})
+        ...(pauseInForce ? { paused_until: r.pause_until } : {}),
+        assigned_to: r.assigned_to === null ? null : { id: r.assigned_to, name: r.assigned_to === OWNER_ASSIGNEE ? 'Owner' : (r.assignee_name ?? 'Former staff member') }
       }
     })
   }
@@ -161,6 +172,45 @@ export class ConversationRepo {
   async resolvedAt(instanceId: string, chatId: string): Promise<number | null> {
     const c = await this.x.db.selectFrom('conversations').select('resolved_at').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
     return c?.resolved_at ?? null
+  }
+
+  /**
+   * Assigns the chat to `assignee` (a staff id or `owner`), or unassigns it (null), at `at` (epoch ms),
+   * and adds the change to its timeline, in one transaction. Answers who it was assigned to before,
+   * or undefined when the chat has no messages. `onlyIfUnassigned`: change nothing when it is assigned.
+   */
+  async assign(instanceId: string, chatId: string, assignee: string | null, at: number, event: { actor: string; detail: string }, onlyIfUnassigned = false): Promise<{ before: string | null; changed: boolean } | undefined> {
+    return this.x.write(async (trx) => {
+      const c = await trx.selectFrom('conversations').select('assigned_to').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+      if (!c) return undefined
+      if (c.assigned_to === assignee || (onlyIfUnassigned && c.assigned_to !== null)) return { before: c.assigned_to, changed: false }
+      await trx.updateTable('conversations').set({ assigned_to: assignee, assigned_at: assignee === null ? null : at }).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).execute()
+      await trx.insertInto('conversation_events').values({ instance_id: instanceId, chat_id: chatId, at, kind: 'assigned', actor: event.actor, detail: event.detail }).execute()
+      return { before: c.assigned_to, changed: true }
+    })
+  }
+
+  /** The chat's timeline of desk events, oldest first: `{at, kind, actor, detail}` with the JSON parsed. */
+  async events(instanceId: string, chatId: string): Promise<Array<{ at: number; kind: string; actor: unknown; detail: unknown }>> {
+    const rows = await this.x.db.selectFrom('conversation_events').selectAll().where('instance_id', '=', instanceId).where('chat_id', '=', chatId).orderBy('seq').execute()
+    return rows.map((r) => ({ at: r.at, kind: r.kind, actor: JSON.parse(r.actor) as unknown, detail: r.detail === null ? null : (JSON.parse(r.detail) as unknown) }))
+  }
+
+  /**
+   * Of `candidates` (staff ids), the one assigned a conversation of `instanceId` longest ago (never
+   * first, then in the given order): round-robin that survives restarts.
+   */
+  async leastRecentlyAssigned(instanceId: string, candidates: readonly string[]): Promise<string | undefined> {
+    if (candidates.length === 0) return undefined
+    const rows = await this.x.db
+      .selectFrom('conversations')
+      .select((eb) => ['assigned_to', eb.fn.max('assigned_at').as('last')])
+      .where('instance_id', '=', instanceId)
+      .where('assigned_to', 'in', [...candidates])
+      .groupBy('assigned_to')
+      .execute()
+    const last = new Map(rows.map((r) => [r.assigned_to!, Number(r.last ?? 0)]))
+    return [...candidates].sort((a, b) => (last.get(a) ?? -1) - (last.get(b) ?? -1))[0]
   }
 
   /** Unread customer messages of a chat (as the inbox counts them), worked out from the messages. */

@@ -102,6 +102,7 @@ export class CustomerDataRepo {
         .executeTakeFirst()
       const contact = await trx.deleteFrom('contacts').where('instance_id', '=', instanceId).where('number', '=', number).executeTakeFirst()
       await trx.deleteFrom('chat_pauses').where('instance_id', '=', instanceId).where('chat_id', 'in', chats).execute()
+      await trx.deleteFrom('conversation_events').where('instance_id', '=', instanceId).where('chat_id', 'in', chats).execute()
       await trx.deleteFrom('bot_reply_marks').where('instance_id', '=', instanceId).where('chat_id', 'in', [...chats, ...senders]).execute()
       await trx.deleteFrom('outreach_sends').where('instance_id', '=', instanceId).where('to', 'in', [number, ...chats]).execute()
       for (let i = 0; i < doomed.length; i += 500) {
@@ -143,6 +144,8 @@ export class CustomerDataRepo {
   async deleteMessagesBefore(instanceId: string, beforeMs: number, batch = 5000): Promise<string[]> {
     return this.x.write(async (trx) => {
       const doomed = await trx.selectFrom('messages').select(['seq', 'id', 'chat_id']).where('instance_id', '=', instanceId).where('timestamp', '<', beforeMs).orderBy('timestamp').orderBy('seq').limit(batch).execute()
+      // The timeline's desk events go by the same rule as the messages.
+      await trx.deleteFrom('conversation_events').where('instance_id', '=', instanceId).where('at', '<', beforeMs).execute()
       if (doomed.length === 0) return []
       for (let i = 0; i < doomed.length; i += 500) await trx.deleteFrom('messages').where('seq', 'in', doomed.slice(i, i + 500).map((m) => m.seq)).execute()
       const perChat = new Map<string, number>()
@@ -186,7 +189,7 @@ export class CustomerDataRepo {
       await trx.deleteFrom('broadcast_recipients').where('broadcast_id', 'in', broadcasts).execute()
       const contacts = trx.selectFrom('contacts').select('id').where('instance_id', '=', instanceId)
       await trx.deleteFrom('contact_labels').where('contact_id', 'in', contacts).execute()
-      for (const table of ['messages', 'conversations', 'chat_pauses', 'intents', 'survey_steps', 'survey_runs', 'attachments', 'contact_groups', 'contacts', 'broadcasts', 'outreach_sends', 'schedules', 'bot_activity', 'bot_reply_marks', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages'] as const) {
+      for (const table of ['messages', 'conversations', 'chat_pauses', 'intents', 'survey_steps', 'survey_runs', 'attachments', 'contact_groups', 'contacts', 'broadcasts', 'outreach_sends', 'schedules', 'bot_activity', 'bot_reply_marks', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages', 'conversation_events'] as const) {
         await trx.deleteFrom(table).where('instance_id', '=', instanceId).execute()
       }
       return attachments.map((a) => a.id)

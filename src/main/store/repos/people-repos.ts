@@ -161,6 +161,12 @@ export class SessionRepo {
     return this.x.write(async (trx) => Number((await trx.deleteFrom('auth_sessions').where('staff_id', '=', staffId).executeTakeFirst()).numDeletedRows))
   }
 
+  /** Staff with a session still good at `now` (signed in somewhere). */
+  async signedIn(now: number): Promise<string[]> {
+    const rows = await this.x.db.selectFrom('auth_sessions').select('staff_id').distinct().where('expires_at', '>', now).execute()
+    return rows.map((r) => r.staff_id)
+  }
+
   /** Deletes sessions expired at `now`. */
   async purgeExpired(now: number): Promise<void> {
     await this.x.write((trx) => trx.deleteFrom('auth_sessions').where('expires_at', '<=', now).execute())

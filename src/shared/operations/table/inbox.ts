@@ -3,7 +3,7 @@ import Type from 'typebox'
 import { Contact, QuickReply, type Contact as ContactT, type QuickReply as QuickReplyT } from '../../schemas/records'
 import { DeleteResult, type DeleteResult as DeleteResultT } from '../../schemas/operations'
 import { op } from '../define'
-import { Conversation, type ConversationT } from '../results'
+import { Conversation, TimelineEntry, type ConversationT, type TimelineEntryT } from '../results'
 import { deleted, Empty, Id } from './common'
 
 export const INBOX_OPERATIONS = {
@@ -22,10 +22,13 @@ export const INBOX_OPERATIONS = {
       unanswered: Type.Optional(Type.Boolean({ description: 'Only chats waiting for an answer.' })),
       q: Type.Optional(Type.String({ maxLength: 200 })),
       label: Type.Optional(Type.String({ maxLength: 40, description: 'Only chats whose contact has this label.' })),
+      assigned: Type.Optional(
+        Type.Union([Type.Literal('mine'), Type.Literal('unassigned'), Type.Literal('all')], { default: 'all', description: 'mine: assigned to the caller; unassigned: to nobody.' })
+      ),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 }))
     }),
     output: Type.Array(Conversation),
-    http: { method: 'GET', path: '/chatapp/inbox', query: ['instance_id', 'status', 'unanswered', 'q', 'label', 'limit'], message: 'Conversations fetched successfully!', bodyOptional: true, errors: { 404: 'Unknown instance_id' } },
+    http: { method: 'GET', path: '/chatapp/inbox', query: ['instance_id', 'status', 'unanswered', 'q', 'label', 'assigned', 'limit'], message: 'Conversations fetched successfully!', bodyOptional: true, errors: { 404: 'Unknown instance_id' } },
     rpc: true
   }),
   'inbox.labels': op<ContactT>()({
@@ -80,6 +83,32 @@ export const INBOX_OPERATIONS = {
     input: Type.Object({ chatId: Type.String({ minLength: 1 }) }),
     output: Conversation,
     http: { method: 'POST', path: '/chatapp/inbox/reopen', message: 'Conversation reopened.', errors: { 404: 'No messages with this chat' } },
+    rpc: true
+  }),
+  'inbox.assign': op<{ assigned_to: { id: string; name: string } | null }>()({
+    summary: 'Assign a conversation to a person, round-robin, or to nobody',
+    description:
+      '`staff_id`: a staff member who works on the instance, or `owner`; null unassigns. `round_robin: true` picks the agent of the instance, signed in now, who was given a conversation longest ago. An agent may take a conversation or give back their own. A person’s reply to an unassigned conversation assigns it to them. Each change is in the conversation’s timeline and fires `onAssignment`.',
+    tags: ['inbox'],
+    scope: 'instance',
+    permission: 'inbox:reply',
+    input: Type.Object({
+      chatId: Type.String({ minLength: 1 }),
+      staff_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+      round_robin: Type.Optional(Type.Boolean())
+    }),
+    output: Type.Object({ assigned_to: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()]) }),
+    http: { method: 'POST', path: '/chatapp/inbox/assign', message: 'Conversation assigned', errors: { 404: 'No messages with this chat', 409: 'No agent signed in (round_robin)' } },
+    rpc: true
+  }),
+  'inbox.timeline': op<TimelineEntryT[]>()({
+    summary: 'A conversation’s timeline of desk events (assignments), oldest first',
+    tags: ['inbox'],
+    scope: 'instance',
+    permission: 'inbox:read',
+    input: Type.Object({ chatId: Type.String({ minLength: 1 }) }),
+    output: Type.Array(TimelineEntry),
+    http: { method: 'GET', path: '/chatapp/inbox/timeline', query: ['chatId'], message: 'Timeline fetched', bodyOptional: true },
     rpc: true
   }),
   'quickReplies.list': op<readonly QuickReplyT[]>()({

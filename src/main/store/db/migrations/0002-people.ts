@@ -1,7 +1,7 @@
 /**
  * Migration 2: the people at the desk (issue 27, docs/design.md §14 "People"): staff accounts, their
- * one-time invites and web sessions, scoped API keys, the audit log, and who a conversation is
- * assigned to.
+ * one-time invites and web sessions, scoped API keys, the audit log, who a conversation is assigned
+ * to, and a conversation's timeline of those changes.
  *
  * Secrets are never stored: invites, sessions and keys keep the sha256 of their token (high-entropy
  * random values, so a plain digest is enough); passwords keep an scrypt hash with its parameters.
@@ -72,4 +72,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await s.alterTable('conversations').addColumn('assigned_to', 'text').execute()
   await s.alterTable('conversations').addColumn('assigned_at', 'integer').execute()
   await s.createIndex('conversations_assigned').on('conversations').columns(['assigned_to', 'last_at']).execute()
+
+  // A conversation's timeline of desk events (assignment changes): who, when, to whom.
+  await s
+    .createTable('conversation_events')
+    .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('instance_id', 'text', (c) => c.notNull())
+    .addColumn('chat_id', 'text', (c) => c.notNull())
+    .addColumn('at', 'integer', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('actor', 'text', (c) => c.notNull())
+    .addColumn('detail', 'text')
+    .execute()
+  await s.createIndex('conversation_events_chat').on('conversation_events').columns(['instance_id', 'chat_id', 'seq']).execute()
 }
