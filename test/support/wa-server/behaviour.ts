@@ -39,6 +39,15 @@ export interface ServerBehaviour {
    * (lib/Socket/messages-send.js readMessages). Default `all`.
    */
   readReceipts: 'all' | 'none'
+  /**
+   * One-to-one chats that moved to LID (Baileys #2683): once a contact's messages reach an account
+   * LID-addressed (`from=<lid>@lid`, the contact's `addressing` is `lid` or `lid-only`), the server
+   * refuses what that account's client sends the contact's phone-number JID with `<ack error="463">`
+   * and delivers nothing; the same message to `<lid>@lid` is delivered. Sends before that (a first
+   * message to a number) are accepted, as the report says ("accepted initially but later rejected").
+   * Default on.
+   */
+  refusePnInLidChat: boolean
 }
 
 export const LIVE_BEHAVIOUR: ServerBehaviour = {
@@ -48,7 +57,8 @@ export const LIVE_BEHAVIOUR: ServerBehaviour = {
   loginStreamErrors: [],
   dropAfterLoginMs: null,
   deliveryReceipts: true,
-  readReceipts: 'all'
+  readReceipts: 'all',
+  refusePnInLidChat: true
 }
 
 /** The knobs with `patch` applied; throws on an unknown knob or a wrong type (control API input). */

@@ -115,6 +115,8 @@ interface Contact {
   chatStates: Array<{ state: string; beforeMessage: number }>
   /** How this contact's messages to clients are addressed (FakeContact.addressing). */
   addressing: 'pn' | 'lid' | 'lid-only'
+  /** Accounts whose chat with this contact moved to LID: it wrote to them LID-addressed (behaviour.refusePnInLidChat). */
+  lidChats: Set<string>
 }
 
 export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise<WaTestServer> {
@@ -479,7 +481,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       }
       if (n.tag === 'ack') return
       if (n.tag === 'message') {
-        const refused = contactOf(n.attrs.to ?? '')?.ackError
+        const to = n.attrs.to ?? ''
+        const recipient = contactOf(to)
+        // A chat that moved to LID refuses sends to the number (Baileys #2683).
+        const pnInLidChat = behaviour.refusePnInLidChat && to.endsWith('@s.whatsapp.net') && recipient?.lidChats.has(account.number)
+        const refused = recipient?.ackError ?? (pnInLidChat ? 463 : null)
         if (refused) {
           // The server rejects the message (lib/Socket/messages-recv.js handleBadAck): nobody gets it.
           conn.send(messageAck(n, refused))
@@ -730,7 +736,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         const lid = opts.lid ?? freeContactLid()
         const holder = peerFor(`${lid}@lid`)
         if (holder) throw new Error(`LID ${lid} belongs to ${holder.pn}`)
-        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [] }
+        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [], lidChats: new Set() }
         contacts.set(pn, c)
       }
       const contact = c
@@ -754,6 +760,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
                 extra
               )
         contact.sent.push(type)
+        if (contact.addressing !== 'pn') contact.lidChats.add(account.number)
         return id
       }
       const sendGroup = async (group: FakeGroup, message: proto.IMessage, to: FakePhone = first.phone): Promise<string> => {

@@ -39,7 +39,8 @@ export interface FakeContact {
    * How this contact's messages reach clients (Baileys #2683): `pn` from `<pn>@s.whatsapp.net` (last
    * year's service); `lid` from `<lid>@lid` with `addressing_mode="lid"` and the number in `sender_pn`
    * (today's 1:1 messages); `lid-only` the same without `sender_pn` (a sender whose number the
-   * companion does not know). Default `pn`.
+   * companion does not know). Default `pn`. Once the contact wrote to an account LID-addressed, the
+   * server refuses that account's sends to the contact's number with 463 (behaviour.refusePnInLidChat).
    */
   addressing: 'pn' | 'lid' | 'lid-only'
   /**
