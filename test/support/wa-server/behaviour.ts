@@ -48,6 +48,17 @@ export interface ServerBehaviour {
    * Default on.
    */
   refusePnInLidChat: boolean
+  /**
+   * Privacy tokens (trusted-contact tokens, "tctoken"): a contact's phone, after its first message to
+   * an account, issues that account a token (WA Web `WAWebSendTcTokenChatAction`; Baileys' own
+   * fire-and-forget `issuePrivacyTokens` after a send, lib/Socket/messages-send.js), and the server
+   * passes it to the account's linked client as `<notification type="privacy_token" from=<contact>
+   * [sender_lid]><tokens><token jid=<account> t type="trusted_contact">bytes</token></tokens>`
+   * (WA Web `WAWebHandlePrivacyTokensNotification` → `WAWebSetTcTokenChatAction.handleIncomingTcToken`;
+   * lib/Socket/messages-recv.js handlePrivacyTokenNotification). A contact with `requiresToken` refuses
+   * messages without that token (463). Default on.
+   */
+  privacyTokens: boolean
 }
 
 export const LIVE_BEHAVIOUR: ServerBehaviour = {
@@ -58,7 +69,8 @@ export const LIVE_BEHAVIOUR: ServerBehaviour = {
   dropAfterLoginMs: null,
   deliveryReceipts: true,
   readReceipts: 'all',
-  refusePnInLidChat: true
+  refusePnInLidChat: true,
+  privacyTokens: true
 }
 
 /** The knobs with `patch` applied; throws on an unknown knob or a wrong type (control API input). */

@@ -44,6 +44,16 @@ export interface FakeContact {
    */
   addressing: 'pn' | 'lid' | 'lid-only'
   /**
+   * The contact refuses (the server acks with error 463, delivers nothing) a message from a client
+   * that does not carry, as its `<tctoken>` child, the privacy token this contact issued to that
+   * client's account (behaviour.privacyTokens: issued after its first message there). Default false.
+   */
+  requiresToken: boolean
+  /** The privacy token this contact issued to the account of `to` (default: the first), if any. */
+  issuedToken(to?: FakePhone): Buffer | undefined
+  /** Ids of client messages the server refused to deliver to this contact, one per attempt, in order. */
+  refused(): string[]
+  /**
    * WhatsApp tells the linked client of `to` (default: the first account) that this contact's LID
    * belongs to its number (a linked-profiles `mex` notification → `lid-mapping.update`). False when
    * that client is not logged in.
