@@ -31,6 +31,7 @@ const log = async (t: WaInstance, chatId?: string) =>
     source: string
     senderPn?: string
     senderLid?: string
+    status?: string
   }>
 
 describe('LID addressing', () => {
@@ -85,5 +86,32 @@ describe('LID addressing', () => {
     const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '15559876543', message: 'Yes, until 10 pm' } })
     expect(res.statusCode, res.body).toBe(200)
     await vi.waitFor(() => expect(bo.received()).toContain('Yes, until 10 pm'), { timeout: 5000 })
+  })
+
+  it('a reply to the number of a customer whose chat moved to LID goes to the LID: delivered, and logged and reported under the number', async () => {
+    const t = await linked()
+    const rx = await startReceiver()
+    cleanup.push(() => rx.stop())
+    await t.h.call({ method: 'PUT', url: `/chatapp/setWebhook?${t.qs}`, payload: { ...t.creds, webhook_url: `${rx.url}/hook`, events: ['onMessageStatus'] } })
+    await t.h.call({ method: 'PUT', url: `/chatapp/updateActions?${t.qs}`, payload: { ...t.creds, send_webhook: true } })
+    const pnJid = '15551234567@s.whatsapp.net'
+    const ana = t.server.contact('15551234567', 'Ana')
+    ana.addressing = 'lid'
+    // Her message comes from her LID with her number beside it: the chat moved to LID (Baileys #2683).
+    await ana.sendText('is my order ready?')
+    await vi.waitFor(async () => expect((await log(t, pnJid)).map((m) => m.text)).toContain('is my order ready?'), { timeout: 5000 })
+
+    const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', message: 'Yes, come by' } })
+    expect(res.statusCode, res.body).toBe(200)
+    const sent = res.json.data.message as { key: { id: string; remoteJid: string } }
+    // The caller named the number and gets the number back, whatever address went on the wire.
+    expect(sent.key.remoteJid).toBe(pnJid)
+    await vi.waitFor(() => expect(ana.received()).toContain('Yes, come by'), { timeout: 5000 })
+    await vi.waitFor(async () => expect((await log(t, pnJid)).find((m) => m.id === sent.key.id)).toMatchObject({ chatId: pnJid, status: 'DELIVERY_ACK' }), { timeout: 5000 })
+    expect((await log(t)).filter((m) => m.chatId.endsWith('@lid'))).toEqual([])
+    await vi.waitFor(() => expect(rx.requests.some((r) => r.json.event === 'onMessageStatus' && r.json.data.id === sent.key.id && r.json.data.status === 'DELIVERY_ACK')).toBe(true))
+    const hooks = rx.requests.filter((r) => r.json.event === 'onMessageStatus' && r.json.data.id === sent.key.id)
+    expect(hooks.map((r) => r.json.data.chatId)).toEqual(hooks.map(() => pnJid))
+    expect(hooks.map((r) => r.json.data.status)).not.toContain('ERROR')
   })
 })

@@ -39,6 +39,26 @@ export interface ServerBehaviour {
    * (lib/Socket/messages-send.js readMessages). Default `all`.
    */
   readReceipts: 'all' | 'none'
+  /**
+   * One-to-one chats that moved to LID (Baileys #2683): once a contact's messages reach an account
+   * LID-addressed (`from=<lid>@lid`, the contact's `addressing` is `lid` or `lid-only`), the server
+   * refuses what that account's client sends the contact's phone-number JID with `<ack error="463">`
+   * and delivers nothing; the same message to `<lid>@lid` is delivered. Sends before that (a first
+   * message to a number) are accepted, as the report says ("accepted initially but later rejected").
+   * Default on.
+   */
+  refusePnInLidChat: boolean
+  /**
+   * Privacy tokens (trusted-contact tokens, "tctoken"): a contact's phone, after its first message to
+   * an account, issues that account a token (WA Web `WAWebSendTcTokenChatAction`; Baileys' own
+   * fire-and-forget `issuePrivacyTokens` after a send, lib/Socket/messages-send.js), and the server
+   * passes it to the account's linked client as `<notification type="privacy_token" from=<contact>
+   * [sender_lid]><tokens><token jid=<account> t type="trusted_contact">bytes</token></tokens>`
+   * (WA Web `WAWebHandlePrivacyTokensNotification` → `WAWebSetTcTokenChatAction.handleIncomingTcToken`;
+   * lib/Socket/messages-recv.js handlePrivacyTokenNotification). A contact with `requiresToken` refuses
+   * messages without that token (463). Default on.
+   */
+  privacyTokens: boolean
 }
 
 export const LIVE_BEHAVIOUR: ServerBehaviour = {
@@ -48,7 +68,9 @@ export const LIVE_BEHAVIOUR: ServerBehaviour = {
   loginStreamErrors: [],
   dropAfterLoginMs: null,
   deliveryReceipts: true,
-  readReceipts: 'all'
+  readReceipts: 'all',
+  refusePnInLidChat: true,
+  privacyTokens: true
 }
 
 /** The knobs with `patch` applied; throws on an unknown knob or a wrong type (control API input). */

@@ -12,7 +12,8 @@
  * - `w:m` `<media_conn/>` → `<media_conn auth ttl><host hostname/></media_conn>` naming the fake media host
  *   (Socket/messages-send.js refreshMediaConn reads `auth`, `ttl` and each host's `hostname`, which
  *   may carry a port; uploads then go to `https://<hostname>/mms/…`, see media-host.ts);
- * - `privacy` → `<privacy>` with the account's categories (`readreceipts`, `last`, `online`, …; Socket/chats.js
+ * - `privacy` set `<tokens>` (the client issues its privacy token to a contact) → an empty result;
+ *   `privacy` get → `<privacy>` with the account's categories (`readreceipts`, `last`, `online`, …; Socket/chats.js
  *   fetchPrivacySettings reduces them to `{name: value}`);
  * - `blocklist`, `abt` → their empty containers; anything else → an empty result.
  */
@@ -68,6 +69,11 @@ export function answerIq(iq: BinaryNode, dir: Directory): BinaryNode | undefined
     const m = dir.mediaConn()
     return iqResult(iq, [node('media_conn', { auth: m.auth, ttl: m.ttlSeconds }, [node('host', { hostname: m.hostname, maxContentLengthBytes: 104857600 })])])
   }
+  // The client issues its privacy token to a contact (lib/Socket/messages-send.js issuePrivacyTokens):
+  // an empty result. What the live service answers is not documented; whatsmeow ignores the answer
+  // (tctoken.go issuePrivacyTokenAndSave), and a token the client stored from it would be one no
+  // contact issued.
+  if (xmlns === 'privacy' && type === 'set' && child(iq, 'tokens')) return iqResult(iq)
   if (xmlns === 'privacy') {
     const categories = Object.entries(dir.privacy()).map(([name, value]) => node('category', { name, value }))
     return iqResult(iq, [node('privacy', {}, categories)])

@@ -26,13 +26,14 @@
  * `control: true` also serves {@link handleControl}'s HTTP API on the same port, for a server in
  * another process (benchmarks, `npm run wa-test-server`).
  */
+import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import { Curve, generateSignalPubKey, proto, type BinaryNode } from 'baileys'
 import { describe as describeNode, WaConnection, type WsLike } from './connection'
 import { companionAddress, encryptedParts, inboundMessage, messageAck } from './messaging'
-import { child, children, iqError, iqResult, jidUser, node, S_WHATSAPP_NET, uintBE } from './nodes'
+import { bytes, child, children, iqError, iqResult, jidUser, node, S_WHATSAPP_NET, uintBE } from './nodes'
 import { companionFinish, companionHello, primaryHello, type CodeRegistration } from './pairing-code'
 import { makeServerIdentity, newKeyPair, type KeyPair } from './noise'
 import { pairSuccessIq, parsePairingQr } from './pairing'
@@ -115,6 +116,14 @@ interface Contact {
   chatStates: Array<{ state: string; beforeMessage: number }>
   /** How this contact's messages to clients are addressed (FakeContact.addressing). */
   addressing: 'pn' | 'lid' | 'lid-only'
+  /** Accounts whose chat with this contact moved to LID: it wrote to them LID-addressed (behaviour.refusePnInLidChat). */
+  lidChats: Set<string>
+  /** The privacy token this contact issued to each account (by number), sent to its client as a `privacy_token` notification. */
+  issuedTokens: Map<string, Buffer>
+  /** Refuse client messages that do not carry the token this contact issued to their account (463). */
+  requiresToken: boolean
+  /** Ids of client messages the server refused to deliver to this contact, in order (one per attempt). */
+  refused: string[]
 }
 
 export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise<WaTestServer> {
@@ -479,9 +488,17 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       }
       if (n.tag === 'ack') return
       if (n.tag === 'message') {
-        const refused = contactOf(n.attrs.to ?? '')?.ackError
+        const to = n.attrs.to ?? ''
+        const recipient = contactOf(to)
+        // A chat that moved to LID refuses sends to the number (Baileys #2683).
+        const pnInLidChat = behaviour.refusePnInLidChat && to.endsWith('@s.whatsapp.net') && recipient?.lidChats.has(account.number)
+        // A contact that requires its privacy token refuses a message without the one it issued this account.
+        const issued = recipient?.issuedTokens.get(account.number)
+        const noToken = recipient?.requiresToken && !(issued && bytes(child(n, 'tctoken')).equals(issued))
+        const refused = recipient?.ackError ?? (pnInLidChat || noToken ? 463 : null)
         if (refused) {
           // The server rejects the message (lib/Socket/messages-recv.js handleBadAck): nobody gets it.
+          recipient?.refused.push(n.attrs.id ?? '')
           conn.send(messageAck(n, refused))
           return
         }
@@ -510,6 +527,26 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         }
       }
     }
+  }
+
+  /**
+   * The contact issues `account` a privacy token (behaviour.privacyTokens): 16 random bytes, kept to
+   * check the client's later messages, and passed to the account's client as a `privacy_token`
+   * notification from the contact (by its number with `sender_lid`, or by its LID once its messages are
+   * LID-addressed: WA Web's parser wants one of the two to be a LID), `<token jid>` naming the account
+   * (lib/Socket/messages-recv.js: "In notifications tokenNode.attrs.jid is your own device JID"). A
+   * client that is away gets it at its next login, with the offline backlog.
+   */
+  function issueToken(account: Account, contact: Contact): void {
+    const token = randomBytes(16)
+    contact.issuedTokens.set(account.number, token)
+    const t = Math.floor(Date.now() / 1000)
+    const from = contact.addressing === 'pn' ? { from: `${contact.pn}@s.whatsapp.net`, sender_lid: `${contact.lid}@lid` } : { from: `${contact.lid}@lid` }
+    const notification = node('notification', { ...from, type: 'privacy_token', id: `tctoken-${t}-${randomBytes(4).toString('hex')}`, t }, [
+      node('tokens', {}, [node('token', { jid: account.phone.jid, t, type: 'trusted_contact' }, token)])
+    ])
+    if (account.loggedIn) account.loggedIn.send(notification)
+    else account.offlineQueue.push(notification)
   }
 
   /**
@@ -730,7 +767,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         const lid = opts.lid ?? freeContactLid()
         const holder = peerFor(`${lid}@lid`)
         if (holder) throw new Error(`LID ${lid} belongs to ${holder.pn}`)
-        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [] }
+        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [], lidChats: new Set(), issuedTokens: new Map(), requiresToken: false, refused: [] }
         contacts.set(pn, c)
       }
       const contact = c
@@ -754,6 +791,9 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
                 extra
               )
         contact.sent.push(type)
+        if (contact.addressing !== 'pn') contact.lidChats.add(account.number)
+        // After its first message to the account, the contact's phone issues the account a privacy token.
+        if (behaviour.privacyTokens && !contact.issuedTokens.has(account.number)) issueToken(account, contact)
         return id
       }
       const sendGroup = async (group: FakeGroup, message: proto.IMessage, to: FakePhone = first.phone): Promise<string> => {
@@ -784,6 +824,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         get addressing() {
           return contact.addressing
         },
+        get requiresToken() {
+          return contact.requiresToken
+        },
+        set requiresToken(on: boolean) {
+          contact.requiresToken = on
+        },
+        issuedToken: (to = first.phone) => contact.issuedTokens.get(to.number),
+        refused: () => [...contact.refused],
         set addressing(mode) {
           contact.addressing = mode
         },

@@ -39,9 +39,20 @@ export interface FakeContact {
    * How this contact's messages reach clients (Baileys #2683): `pn` from `<pn>@s.whatsapp.net` (last
    * year's service); `lid` from `<lid>@lid` with `addressing_mode="lid"` and the number in `sender_pn`
    * (today's 1:1 messages); `lid-only` the same without `sender_pn` (a sender whose number the
-   * companion does not know). Default `pn`.
+   * companion does not know). Default `pn`. Once the contact wrote to an account LID-addressed, the
+   * server refuses that account's sends to the contact's number with 463 (behaviour.refusePnInLidChat).
    */
   addressing: 'pn' | 'lid' | 'lid-only'
+  /**
+   * The contact refuses (the server acks with error 463, delivers nothing) a message from a client
+   * that does not carry, as its `<tctoken>` child, the privacy token this contact issued to that
+   * client's account (behaviour.privacyTokens: issued after its first message there). Default false.
+   */
+  requiresToken: boolean
+  /** The privacy token this contact issued to the account of `to` (default: the first), if any. */
+  issuedToken(to?: FakePhone): Buffer | undefined
+  /** Ids of client messages the server refused to deliver to this contact, one per attempt, in order. */
+  refused(): string[]
   /**
    * WhatsApp tells the linked client of `to` (default: the first account) that this contact's LID
    * belongs to its number (a linked-profiles `mex` notification → `lid-mapping.update`). False when

@@ -61,6 +61,7 @@ import {
   STABLE_OPEN_MS,
   type BackoffOptions
 } from './disconnect-policy'
+import { knownLidFor } from './chat-identity'
 import { addToGroup } from './group-admin'
 import { GroupMetadataCache } from './group-metadata-cache'
 import { stripDevice } from './inbound-mapper'
@@ -161,6 +162,7 @@ export class BaileysSession implements ChannelSession {
       composingMs: opts.composingMs ?? 1000,
       messages: this.messages,
       recipients: this.recipients,
+      lidOf: (pnJid) => (this.auth ? knownLidFor(pnJid, this.auth.keys) : Promise.resolve(undefined)),
       logger: ctx.logger
     })
     this.inbound = new InboundRelay({ hooks: ctx.hooks, messages: this.messages, recipients: this.recipients, timers: this.timers, logger: ctx.logger })

@@ -8,6 +8,7 @@
  * bot and webhooks see one chat; a LID whose number is unknown stays a LID chat until the mapping
  * arrives ({@link ChatIdentity}).
  */
+import type { SignalKeyStore } from 'baileys'
 import type { ChatIdentity, InboundMessage } from '../types'
 import { stripDevice } from './inbound-mapper'
 
@@ -49,4 +50,24 @@ export async function withStableChat(msg: InboundMessage, lookup: LidLookup | un
     if (pn) return { message: { ...msg, senderPn: pn } }
   }
   return { message: msg }
+}
+
+/**
+ * The LID (`<lid>@lid`) the library already maps the phone-number JID `pnJid` to, read from the
+ * session's key store only: the `lid-mapping` keys `<pn user>` → `<lid user>` that the library writes
+ * from message envelopes, usync answers and `lid-mapping.update` (lib/Signal/lid-mapping.js
+ * storeLIDPNMappings). Unlike the library's `getLIDForPN`, it never asks the server (a usync query
+ * per send to a new number). Undefined when `pnJid` is not a phone-number JID, no mapping is stored,
+ * or the store cannot be read.
+ */
+export async function knownLidFor(pnJid: string, keys: Pick<SignalKeyStore, 'get'>): Promise<string | undefined> {
+  if (!pnJid.endsWith('@s.whatsapp.net')) return undefined
+  const user = stripDevice(pnJid).split('@')[0]!
+  try {
+    const lid = (await keys.get('lid-mapping', [user]))[user]
+    return typeof lid === 'string' && /^\d+$/.test(lid) ? `${lid}@lid` : undefined
+  } catch {
+    // An unreadable mapping is no mapping: the send goes to the number, as before.
+    return undefined
+  }
 }

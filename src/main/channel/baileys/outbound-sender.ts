@@ -1,8 +1,11 @@
 /**
  * The send path of one session: one ordered, paced {@link SendQueue}; the recipient check before a
- * first message to a number (recipient-check.ts); an optional "typing…" presence first (bot replies);
- * the library's `sendMessage`; the sent message kept for retries (message-store.ts). Results are the
- * library's message info as docs/api-seed.md §2.11 JSON ({@link toSentMessage}).
+ * first message to a number (recipient-check.ts); the number's LID when the session knows it (a
+ * one-to-one chat that moved to LID refuses sends to the number with 463, Baileys #2683; see
+ * docs/baileys.md "One chat per customer"); an optional "typing…" presence first (bot replies); the
+ * library's `sendMessage`; the sent message kept for retries (message-store.ts). Results are the
+ * library's message info as docs/api-seed.md §2.11 JSON ({@link toSentMessage}), naming the chat the
+ * caller named (the number) whatever address went on the wire.
  */
 import type { Logger } from '../../logger'
 import { toJid } from '../jid'
@@ -24,6 +27,8 @@ export interface OutboundSenderDeps {
   composingMs: number
   messages: MessageStore
   recipients: RecipientCheck
+  /** The LID the session already knows for a phone-number JID (chat-identity.ts knownLidFor); undefined when none. */
+  lidOf?: (pnJid: string) => Promise<string | undefined>
   logger: Logger
 }
 
@@ -48,9 +53,11 @@ export class OutboundSender {
       if (!(await this.deps.recipients.exists(target, sock))) {
         throw new ChannelError('NOT_ON_WHATSAPP', `${target.split('@')[0]} is not on WhatsApp.`)
       }
+      // The chat's address on the wire: the LID once known, so a chat that moved to LID is not refused.
+      const to = (await this.deps.lidOf?.(target)) ?? target
       if (options.composing) {
         try {
-          await sock.sendPresenceUpdate('composing', target)
+          await sock.sendPresenceUpdate('composing', to)
           await sleep(this.deps.timers, this.deps.composingMs)
         } catch (err) {
           this.deps.logger.debug({ err }, 'could not send the composing presence')
@@ -58,7 +65,7 @@ export class OutboundSender {
       }
       let sent
       try {
-        sent = await socket(sock).sendMessage(target, message)
+        sent = await socket(sock).sendMessage(to, message)
       } catch (err) {
         if (err instanceof ChannelError) throw err
         if (statusCodeOf(err) === CloseCode.connectionClosed) throw new ChannelError('NOT_CONNECTED', 'The connection was lost while sending.')
@@ -66,7 +73,8 @@ export class OutboundSender {
       }
       if (!sent) throw new ChannelError('SEND_FAILED', 'WhatsApp did not take the message.')
       this.deps.messages.remember(sent, true)
-      return toSentMessage(sent, Math.floor(this.deps.timers.now() / 1000))
+      const result = toSentMessage(sent, Math.floor(this.deps.timers.now() / 1000))
+      return to === target ? result : { ...result, key: { ...result.key, remoteJid: target } }
     })
   }
 
