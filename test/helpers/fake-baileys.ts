@@ -61,7 +61,17 @@ export class FakeSocket implements BaileysSocket {
   groups = new Map<string, GroupMetadata | Error>()
   addResult: Array<{ status: string; jid: string }> | Error | null = null
 
-  constructor(readonly config: UserFacingSocketConfig) {}
+  /** Stanzas sent as they are (sendNode), oldest first. */
+  readonly sentNodes: BinaryNode[] = []
+  readonly sendNode = vi.fn(async (node: BinaryNode) => {
+    this.sentNodes.push(node)
+  })
+  /** `<message>` stanzas that reached the library's own handler (lib/Socket/messages-recv.js listens on `CB:message`). */
+  readonly libraryMessages: BinaryNode[] = []
+
+  constructor(readonly config: UserFacingSocketConfig) {
+    this.ws.on('CB:message', (node: BinaryNode) => void this.libraryMessages.push(node))
+  }
 
   get creds(): AuthenticationCreds {
     return this.config.auth.creds

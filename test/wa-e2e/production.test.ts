@@ -106,6 +106,8 @@ describe('production settings of the real channel', () => {
     const ana = t.server.contact('15551234567', 'Ana')
     const status = await ana.postStatus('Out for lunch 🍕')
     await vi.waitFor(() => expect(t.server.acknowledged(status)).toBe(true), { timeout: 5000 })
+    // A plain ack, not the NACK rc14 gives a message from a JID in shouldIgnoreJid (error 500).
+    expect(t.server.nackOf(status)).toBeNull()
     // A real message after it: the app handles messages in order, so once "hi" is in, the status was handled.
     await ana.sendText('hi')
     await vi.waitFor(async () => expect((await logOf(t.h, t)).some((m) => m.text === 'hi')).toBe(true), { timeout: 5000 })

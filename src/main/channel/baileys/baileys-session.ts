@@ -27,7 +27,7 @@
  * metadata and recipient caches are per session, bounded, and survive reconnects (the retry counter
  * must). The Signal keys stay in the database.
  */
-import { DEFAULT_CONNECTION_CONFIG, isJidBroadcast, isJidNewsletter, type BaileysEventMap, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
+import { DEFAULT_CONNECTION_CONFIG, type BaileysEventMap, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
 import type { Logger } from '../../logger'
 import { backoffDelayMs } from '../../../shared/domain/backoff'
 import {
@@ -66,6 +66,7 @@ import { GroupMetadataCache } from './group-metadata-cache'
 import { stripDevice } from './inbound-mapper'
 import { downloadInboundMedia } from './inbound-media'
 import { InboundRelay } from './inbound-relay'
+import { isIgnoredJid } from './ignored-messages'
 import { DEFAULT_MESSAGE_STORE_SIZE, MessageStore } from './message-store'
 import { OutboundSender } from './outbound-sender'
 import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
@@ -304,8 +305,10 @@ export class BaileysSession implements ChannelSession {
       syncFullHistory: false,
       getMessage: async (key) => this.messages.content(key.id),
       cachedGroupMetadata: (jid) => this.groups.get(jid),
-      // Status posts, broadcast lists and channels are not conversations: the library acks and drops them.
-      shouldIgnoreJid: (jid) => isJidBroadcast(jid) || isJidNewsletter(jid),
+      // Status posts, broadcast lists and channels are not conversations. Their messages get a plain
+      // ack before the library sees them (ignored-messages.ts: the library would NACK them, and a
+      // NACKed status holds back the offline queue); the library acks their receipts and notifications.
+      shouldIgnoreJid: isIgnoredJid,
       msgRetryCounterCache: this.caches.msgRetry,
       userDevicesCache: this.caches.userDevices,
       callOfferCache: this.caches.callOffer,
@@ -342,7 +345,8 @@ export class BaileysSession implements ChannelSession {
       participants: (u) => this.groups.participantsChanged(u),
       status: (update) => {
         if (run === this.run) this.ctx.hooks.onMessageStatus(update)
-      }
+      },
+      log: (level, fields, msg) => this.ctx.logger[level](fields, msg)
     })
     this.run = run
   }

@@ -17,9 +17,13 @@ export type BaileysSocket = Pick<
   readonly user: WASocket['user']
   /** The websocket: node events (`CB:<tag>,<attr>:<value>`) for stanzas the library does not handle. */
   ws: {
-    on(event: string, listener: (node: BinaryNode) => void): unknown
-    off(event: string, listener: (node: BinaryNode) => void): unknown
+    on(event: string, listener: (node: BinaryNode) => unknown): unknown
+    off(event: string, listener: (node: BinaryNode) => unknown): unknown
+    /** The listeners of a node event (Node's EventEmitter), e.g. the library's own `CB:message` one. */
+    listeners(event: string): unknown[]
   }
+  /** Sends a stanza as it is (lib/Socket/socket.js sendNode); rejects when the connection is closed. */
+  sendNode(node: BinaryNode): Promise<void>
 }
 
 export type SocketFactory = (config: UserFacingSocketConfig) => BaileysSocket
