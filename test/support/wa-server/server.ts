@@ -885,6 +885,20 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         },
         receivedReceipts: () => [...contact.receipts],
         chatStates: () => [...contact.chatStates],
+        changePhone: () => {
+          // WhatsApp installed on a new phone (same number, same LID, device 0): a new identity key and
+          // registration id; the old phone's sessions and sender keys (its own and those it was given) are gone.
+          contact.peer = new SignalPeer()
+          const from = contact.addressing === 'pn' ? `${pn}@s.whatsapp.net` : `${contact.lid}@lid`
+          const id = `identity-${pn}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
+          // The server tells the contact's contacts (lib/Socket/messages-recv.js handleEncryptNotification →
+          // Utils/identity-change-handler.js; WA Web WAWebHandleIdentityChange).
+          for (const account of accounts.values()) {
+            if (!account.linked) continue
+            deliver(account, node('notification', { from, type: 'encrypt', id, t: Math.floor(Date.now() / 1000) }, [node('identity', {})]))
+          }
+          return id
+        },
         postStatus: async (text, to = first.phone, { undecryptable = false } = {}) => {
           const account = accounts.get(to.number)
           if (!account?.linked || !account.uploaded) throw new Error(`account ${to.number} has no linked client`)

@@ -60,6 +60,13 @@ export interface FakeContact {
    * client is not logged in.
    */
   requestRetry(id: string, to?: FakePhone): boolean
+  /**
+   * The contact changes phone (WhatsApp installed again, same number and LID): a new Signal identity
+   * and registration id, no sessions, no sender keys — a group message reaches it only with a sender
+   * key distributed again. Every linked client gets `<notification type="encrypt"><identity/>` (queued
+   * while away). Answers the notification id. (Baileys #2704.)
+   */
+  changePhone(): string
   /** Receipts clients sent this contact: `{id, type}` (`read`, `retry`, …; `delivery` when untyped). */
   receivedReceipts(): Array<{ id: string; type: string }>
   /**
