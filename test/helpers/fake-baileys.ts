@@ -19,6 +19,7 @@ import {
   type BinaryNode,
   type Contact,
   type GroupMetadata,
+  type SignalKeyStore,
   type UserFacingSocketConfig,
   type WAMessage
 } from 'baileys'
@@ -44,7 +45,15 @@ export class FakeSocket implements BaileysSocket {
   }
   /** The library's LID→number mapping (lib/Signal/lid-mapping.js), as the session reads it. */
   readonly lidToPn = new Map<string, string>()
-  readonly signalRepository = { lidMapping: { getPNForLID: async (lid: string) => this.lidToPn.get(lid) ?? null } }
+  readonly signalRepository = {
+    lidMapping: {
+      getPNForLID: async (lid: string) => this.lidToPn.get(lid) ?? null,
+      getLIDForPN: async (pn: string) => [...this.lidToPn].find(([, p]) => p === pn)?.[0] ?? null
+    },
+    /** Sessions deleted through the repository, as device JIDs. */
+    deletedSessions: [] as string[],
+    deleteSession: async (jids: string[]) => void this.signalRepository.deletedSessions.push(...jids)
+  }
   /** Numbers onWhatsApp() says have no account. */
   readonly notOnWhatsApp = new Set<string>()
   readonly onWhatsApp = vi.fn(async (...jids: string[]) => jids.map((jid) => ({ jid, exists: !this.notOnWhatsApp.has(jid) })))
@@ -77,7 +86,7 @@ export class FakeSocket implements BaileysSocket {
     return this.config.auth.creds
   }
 
-  get authState(): { creds: AuthenticationCreds } {
+  get authState(): { creds: AuthenticationCreds; keys: SignalKeyStore } {
     return this.config.auth
   }
 

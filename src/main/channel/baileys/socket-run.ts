@@ -7,6 +7,7 @@ import type { BaileysEventMap, BinaryNode } from 'baileys'
 import type { MessageStatusUpdate } from '../types'
 import { watchDeliveryStatus } from './delivery-status'
 import { ackIgnoredMessages } from './ignored-messages'
+import { IDENTITY_EVENT } from './sender-key-memory'
 import type { BaileysSocket } from './socket'
 
 /** Node events of the websocket (lib/Socket/socket.js onMessageReceived: `CB:<tag>,<attr>:<value>`). */
@@ -39,6 +40,8 @@ export interface SocketListeners {
   /** `<notification type="companion_reg_refresh">` (pairing.ts). */
   regRefresh(node: BinaryNode): void
   status(update: MessageStatusUpdate): void
+  /** `<notification type="encrypt">`: a contact's identity changed (a new phone), or the server's pre-key count (sender-key-memory.ts). */
+  encrypt(node: BinaryNode): void
   /** Something the session should log: `level`, fields, message. */
   log(level: 'warn' | 'error', fields: Record<string, unknown>, msg: string): void
 }
@@ -60,6 +63,7 @@ export function attachSocket(sock: BaileysSocket, listeners: SocketListeners): S
   for (const [name, fn] of Object.entries(ev)) sock.ev.on(name as keyof BaileysEventMap, fn as never)
   sock.ws.on(REG_REFRESH_EVENT, listeners.regRefresh)
   sock.ws.on(LINK_CODE_EVENT, onLinkCode)
+  sock.ws.on(IDENTITY_EVENT, listeners.encrypt)
   const unwatchStatus = watchDeliveryStatus(sock, listeners.status)
   const unwrapMessages = ackIgnoredMessages(
     sock,
@@ -72,6 +76,7 @@ export function attachSocket(sock: BaileysSocket, listeners: SocketListeners): S
     for (const [name, fn] of Object.entries(ev)) sock.ev.off(name as keyof BaileysEventMap, fn as never)
     sock.ws.off(REG_REFRESH_EVENT, listeners.regRefresh)
     sock.ws.off(LINK_CODE_EVENT, onLinkCode)
+    sock.ws.off(IDENTITY_EVENT, listeners.encrypt)
   }
   return run
 }
