@@ -19,6 +19,7 @@ import {
   type BinaryNode,
   type Contact,
   type GroupMetadata,
+  type SignalKeyStore,
   type UserFacingSocketConfig,
   type WAMessage
 } from 'baileys'
@@ -44,7 +45,15 @@ export class FakeSocket implements BaileysSocket {
   }
   /** The library's LID→number mapping (lib/Signal/lid-mapping.js), as the session reads it. */
   readonly lidToPn = new Map<string, string>()
-  readonly signalRepository = { lidMapping: { getPNForLID: async (lid: string) => this.lidToPn.get(lid) ?? null } }
+  readonly signalRepository = {
+    lidMapping: {
+      getPNForLID: async (lid: string) => this.lidToPn.get(lid) ?? null,
+      getLIDForPN: async (pn: string) => [...this.lidToPn].find(([, p]) => p === pn)?.[0] ?? null
+    },
+    /** Sessions deleted through the repository, as device JIDs. */
+    deletedSessions: [] as string[],
+    deleteSession: async (jids: string[]) => void this.signalRepository.deletedSessions.push(...jids)
+  }
   /** Numbers onWhatsApp() says have no account. */
   readonly notOnWhatsApp = new Set<string>()
   readonly onWhatsApp = vi.fn(async (...jids: string[]) => jids.map((jid) => ({ jid, exists: !this.notOnWhatsApp.has(jid) })))
@@ -61,13 +70,23 @@ export class FakeSocket implements BaileysSocket {
   groups = new Map<string, GroupMetadata | Error>()
   addResult: Array<{ status: string; jid: string }> | Error | null = null
 
-  constructor(readonly config: UserFacingSocketConfig) {}
+  /** Stanzas sent as they are (sendNode), oldest first. */
+  readonly sentNodes: BinaryNode[] = []
+  readonly sendNode = vi.fn(async (node: BinaryNode) => {
+    this.sentNodes.push(node)
+  })
+  /** `<message>` stanzas that reached the library's own handler (lib/Socket/messages-recv.js listens on `CB:message`). */
+  readonly libraryMessages: BinaryNode[] = []
+
+  constructor(readonly config: UserFacingSocketConfig) {
+    this.ws.on('CB:message', (node: BinaryNode) => void this.libraryMessages.push(node))
+  }
 
   get creds(): AuthenticationCreds {
     return this.config.auth.creds
   }
 
-  get authState(): { creds: AuthenticationCreds } {
+  get authState(): { creds: AuthenticationCreds; keys: SignalKeyStore } {
     return this.config.auth
   }
 

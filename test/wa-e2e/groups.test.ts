@@ -177,6 +177,68 @@ describe('groups on the local WhatsApp protocol test server', () => {
     expect(t.group.messages().map((m) => m.id)).toEqual([sent.id, sent.id, sent.id])
   })
 
+  for (const mode of ['pn', 'lid'] as const) {
+    it(`a member changes phone (${mode} group): the app's next group message carries its sender key to the new phone, which reads it (Baileys #2704)`, async () => {
+      const t = await setup(mode)
+      await t.actions({ reply_msgs: false })
+      const post = async (message: string) => {
+        const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: t.group.jid, message } })
+        expect(res.statusCode, res.body).toBe(200)
+      }
+      await post('Shift plan is up')
+      await vi.waitFor(() => expect(delivered(t.group)).toHaveLength(3), WAIT)
+
+      // Ana installs WhatsApp on a new phone: new identity, none of the old phone's keys.
+      if (mode === 'lid') t.ana.addressing = 'lid'
+      const notification = t.ana.changePhone()
+      await vi.waitFor(() => expect(t.server.acknowledged(notification)).toBe(true), WAIT)
+      await post('Inventory at 5')
+      await vi.waitFor(() => expect(delivered(t.group).filter((d) => d.endsWith('Inventory at 5')).sort()).toEqual(['15550001111: Inventory at 5', '15551234567: Inventory at 5', '15557654321: Inventory at 5']), WAIT)
+    })
+  }
+
+  it('a member changes phone while the app is away: after the login the next group message reaches the new phone (Baileys #2704)', async () => {
+    const t = await setup()
+    await t.actions({ reply_msgs: false })
+    const post = async (h: typeof t.h, message: string) => {
+      const res = await h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: t.group.jid, message } })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    await post(t.h, 'Shift plan is up')
+    await vi.waitFor(() => expect(delivered(t.group)).toHaveLength(3), WAIT)
+
+    await t.h.close(true)
+    await vi.waitFor(() => expect(t.server.phone.online).toBe(false))
+    const notification = t.ana.changePhone()
+    const h2 = await t.h.reopen()
+    cleanup.push(() => h2.close())
+    await vi.waitFor(() => expect(h2.core.instances.get(t.inst._id).settings.status).toBe('CONNECTED'), WAIT)
+    await vi.waitFor(() => expect(t.server.acknowledged(notification)).toBe(true), WAIT)
+    await post(h2, 'Inventory at 5')
+    await vi.waitFor(() => expect(delivered(t.group).filter((d) => d.endsWith('Inventory at 5')).sort()).toEqual(['15550001111: Inventory at 5', '15551234567: Inventory at 5', '15557654321: Inventory at 5']), WAIT)
+  })
+
+  it('a member changes phone while the connection is down: after the reconnect the next group message reaches the new phone (Baileys #2704)', async () => {
+    const t = await setup()
+    await t.actions({ reply_msgs: false })
+    const post = async (message: string) => {
+      const res = await t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId: t.group.jid, message } })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    await post('Shift plan is up')
+    await vi.waitFor(() => expect(delivered(t.group)).toHaveLength(3), WAIT)
+
+    const logins = t.server.logins.length
+    expect(t.server.disconnect()).toBe(1)
+    await vi.waitFor(() => expect(t.server.phone.online).toBe(false))
+    const notification = t.ana.changePhone()
+    await vi.waitFor(() => expect(t.server.logins.length).toBe(logins + 1), { timeout: 10_000 })
+    await vi.waitFor(() => expect(t.server.acknowledged(notification)).toBe(true), WAIT)
+    await vi.waitFor(() => expect(t.h.core.instances.get(t.inst._id).settings.status).toBe('CONNECTED'), WAIT)
+    await post('Inventory at 5')
+    await vi.waitFor(() => expect(delivered(t.group).filter((d) => d.endsWith('Inventory at 5')).sort()).toEqual(['15550001111: Inventory at 5', '15551234567: Inventory at 5', '15557654321: Inventory at 5']), WAIT)
+  })
+
   it('add_to_group: the bot reads the group metadata, adds the contact where it is an admin, and refuses where it is not', async () => {
     const t = await setup()
     const customers = t.server.addGroup({ subject: 'Customers', participants: [t.server.phone, t.ana] }) // the account is no admin here

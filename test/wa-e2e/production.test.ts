@@ -106,6 +106,8 @@ describe('production settings of the real channel', () => {
     const ana = t.server.contact('15551234567', 'Ana')
     const status = await ana.postStatus('Out for lunch 🍕')
     await vi.waitFor(() => expect(t.server.acknowledged(status)).toBe(true), { timeout: 5000 })
+    // A plain ack, not the NACK rc14 gives a message from a JID in shouldIgnoreJid (error 500).
+    expect(t.server.nackOf(status)).toBeNull()
     // A real message after it: the app handles messages in order, so once "hi" is in, the status was handled.
     await ana.sendText('hi')
     await vi.waitFor(async () => expect((await logOf(t.h, t)).some((m) => m.text === 'hi')).toBe(true), { timeout: 5000 })
@@ -162,5 +164,30 @@ describe('the offline backlog', () => {
 
     await ana.sendText('hi')
     await vi.waitFor(() => expect(ana.received()).toContain('Hello!'), { timeout: 5000 })
+  })
+
+  it('a status the app cannot decrypt, posted while it was away, does not hold back the backlog: every customer message arrives (Baileys PR #2779)', async () => {
+    const t = await linked()
+    const ana = t.server.contact('15551234567', 'Ana')
+    const ben = t.server.contact('15557654321', 'Ben')
+    await ana.sendText('first')
+    await vi.waitFor(async () => expect((await logOf(t.h, t)).some((m) => m.text === 'first')).toBe(true), { timeout: 5000 })
+
+    await t.h.close(true)
+    await vi.waitFor(() => expect(t.server.phone.online).toBe(false))
+    // A night offline: a contact's status whose sender key the device never got, then customers write.
+    const status = await ben.postStatus('Gone fishing', undefined, { undecryptable: true })
+    await ana.sendText('is the shop open?')
+    await ben.sendText('I need a refund')
+    const h2 = await t.h.reopen()
+    cleanup.push(() => h2.close())
+    await vi.waitFor(
+      async () => expect((await logOf(h2, t)).filter((m) => !m.fromMe).map((m) => m.text).sort()).toEqual(['I need a refund', 'first', 'is the shop open?']),
+      { timeout: 10_000 }
+    )
+    // The status was answered with a plain ack, so the server dropped it from the queue.
+    expect(t.server.acknowledged(status)).toBe(true)
+    expect(t.server.nackOf(status)).toBeNull()
+    expect((await logOf(h2, t)).map((m) => m.text)).not.toContain('Gone fishing')
   })
 })

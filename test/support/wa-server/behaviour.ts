@@ -59,6 +59,14 @@ export interface ServerBehaviour {
    * messages without that token (463). Default on.
    */
   privacyTokens: boolean
+  /**
+   * A `status@broadcast` message in the offline backlog that the client answers with a NACK
+   * (`<ack class="message" error="…">`) stays pending: the server re-delivers it first at every login
+   * and withholds the rest of the backlog (and `<ib><offline>`), and messages that arrive meanwhile
+   * queue behind it (Baileys PR #2779, observed on a live account: "one pending status stalls the
+   * entire offline queue"). A plain ack or a receipt lets the rest through. Default on.
+   */
+  statusNackHoldsOfflineQueue: boolean
 }
 
 export const LIVE_BEHAVIOUR: ServerBehaviour = {
@@ -70,7 +78,8 @@ export const LIVE_BEHAVIOUR: ServerBehaviour = {
   deliveryReceipts: true,
   readReceipts: 'all',
   refusePnInLidChat: true,
-  privacyTokens: true
+  privacyTokens: true,
+  statusNackHoldsOfflineQueue: true
 }
 
 /** The knobs with `patch` applied; throws on an unknown knob or a wrong type (control API input). */

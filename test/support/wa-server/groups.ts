@@ -29,7 +29,7 @@ import type { ReceivedMessage } from './types'
 import { companionAddress, encryptedParts, newMessageId } from './messaging'
 import { child, children, iqResult, jidUser, node } from './nodes'
 import type { SignalPeer } from './peer'
-import { senderKeysOf } from './sender-keys'
+import { senderKeysOf, type SenderKeys } from './sender-keys'
 
 export type GroupAddressing = 'pn' | 'lid'
 
@@ -204,16 +204,17 @@ export interface FoundPeer {
 
 /**
  * A group message from a member peer to the client at `clientAddress`: the SenderKeyDistributionMessage
- * (1:1 encrypted) when `distribute`, then the skmsg. Answers the message id, the `<enc>` types and the node.
+ * (1:1 encrypted) when `distribute`, then the skmsg (under `opts.keys` when given, else the sender's own keys). Answers the message id, the `<enc>` types and the node.
  */
 export async function groupInboundMessage(
   g: GroupRecord,
   sender: FoundPeer,
   clientAddress: string,
   message: proto.IMessage,
-  opts: { distribute: boolean; pushName?: string }
+  opts: { distribute: boolean; pushName?: string; keys?: SenderKeys }
 ): Promise<{ id: string; types: string[]; node: BinaryNode }> {
-  const keys = senderKeysOf(sender.peer)
+  // `keys`: other sender keys than the peer's own (e.g. a key the client was never given).
+  const keys = opts.keys ?? senderKeysOf(sender.peer)
   const self = `member-${sender.pn}`
   const encs: BinaryNode[] = []
   if (opts.distribute) {

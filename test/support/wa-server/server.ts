@@ -41,7 +41,7 @@ import { SignalPeer, textOf, type EncType, type UploadedKeys } from './peer'
 import { answerIq, type Directory } from './queries'
 import { handleControl } from './control'
 import { answerGroupIq, deliverClientGroupMessage, fakeGroup, groupInboundMessage, makeGroup, type FakeGroup, type GroupRecord } from './groups'
-import { senderKeysOf } from './sender-keys'
+import { SenderKeys, senderKeysOf } from './sender-keys'
 import { buildMediaMessage, readMedia } from './contact-media'
 import { startMediaHost } from './media-host'
 import { LinkRefusedError, type FakeContact, type FakePhone, type LinkedDevice, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
@@ -88,6 +88,11 @@ interface Account {
   noiseKey: Buffer | null
   /** Messages for the linked client while it is not connected, delivered at its next login. */
   offlineQueue: BinaryNode[]
+  /**
+   * The backlog is being delivered to the logged-in client, or is held behind a NACKed status
+   * (behaviour.statusNackHoldsOfflineQueue): new messages queue behind it until `<ib><offline>`.
+   */
+  draining: boolean
   /** The linked companion's name on the phone (DeviceProps.os). */
   deviceName: string | null
   uploaded: UploadedKeys | null
@@ -161,6 +166,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   let pairingRequests = 0
   /** Ids of the messages clients answered with a receipt or an `<ack>`: handled or ignored, no longer pending. */
   const clientAcks = new Set<string>()
+  /** Per message id: the client's `<ack>` for it, with its error code when it was a NACK (absent: none or a receipt). */
+  const clientNacks = new Map<string, string>()
+  /** Waiting for a client's answer (receipt or ack) to a message id on a connection; null when it closed first. */
+  const answerWaiters = new Map<string, { conn: WaConnection; resolve: (answer: BinaryNode | null) => void }>()
   let nextAccount = 15550001111
   let nextAccountLid = 210000000000001
   let nextContactLid = 220000000000001
@@ -200,6 +209,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       noiseKey: null,
       deviceName: null,
       offlineQueue: [],
+      draining: false,
       uploaded: null,
       loggedIn: null,
       dir: {
@@ -217,6 +227,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           account.noiseKey = null
           account.uploaded = null
           account.offlineQueue = []
+          account.draining = false
         },
         uploadedPreKeyCount: () => account.uploaded?.preKeys.length ?? 0,
         // WhatsApp's defaults, with read receipts as the behaviour says.
@@ -410,7 +421,15 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       }
       for (const [ref, c] of pairing) if (c === conn) pairing.delete(ref)
       const account = accountOf.get(conn)
-      if (account?.loggedIn === conn) account.loggedIn = null
+      if (account?.loggedIn === conn) {
+        account.loggedIn = null
+        account.draining = false
+      }
+      for (const [id, w] of answerWaiters) {
+        if (w.conn !== conn) continue
+        answerWaiters.delete(id)
+        w.resolve(null)
+      }
     },
     onLogin(conn: WaConnection, payload: proto.ClientPayload) {
       if (payload.devicePairingData) {
@@ -451,11 +470,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       logins.push(Date.now())
       conn.send(node('success', { t: Math.floor(Date.now() / 1000), lid: `${account.lid}@lid`, creation: Math.floor(Date.now() / 1000) - 3600 }))
       if (behaviour.dropAfterLoginMs !== null) setTimeout(() => conn.kill(), behaviour.dropAfterLoginMs).unref()
-      // What came while the client was away, marked `offline` (the library upserts it as 'append',
-      // lib/Socket/messages-recv.js handleMessage), then the count that ends the backlog.
-      const backlog = account.offlineQueue.splice(0)
-      for (const msg of backlog) conn.send(msg)
-      conn.send(node('ib', {}, [node('offline', { count: String(backlog.length) })]))
+      void deliverBacklog(account, conn).catch((err) => debug(String(err)))
       // A later login: the keys are known already.
       if (account.uploaded) void sendHistoryNotification(account, conn).catch((err) => debug(String(err)))
     },
@@ -476,6 +491,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         // A client answers each message it handled with a receipt, or acks one it ignored
         // (lib/Socket/messages-recv.js sendReceipt / sendMessageAck).
         clientAcks.add(n.attrs.id)
+        if (n.tag === 'ack' && n.attrs.error) clientNacks.set(n.attrs.id, n.attrs.error)
+        const waiter = answerWaiters.get(n.attrs.id)
+        if (waiter?.conn === conn) {
+          answerWaiters.delete(n.attrs.id)
+          waiter.resolve(n)
+        }
       }
       if (n.tag === 'receipt') return onClientReceipt(account, n)
       if (n.tag === 'chatstate') {
@@ -675,11 +696,56 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     if ((!conn && !account.linked) || !account.uploaded) throw new Error(`account ${account.number} has no logged-in client to send to`)
     const address = companionAddress(account.number)
     if (!peer.hasSession(address)) await peer.initFromUpload(address, account.uploaded)
-    const offline: Record<string, string> = conn ? {} : { offline: '0' }
-    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName, attrs: { ...attrs, ...offline }, ...extra })
-    if (conn) conn.send(msg)
-    else account.offlineQueue.push(msg)
+    const { id, type, node: msg } = await inboundMessage(peer, address, fromJid, message, { pushName, attrs, ...extra })
+    deliver(account, msg)
     return { id, type }
+  }
+
+  /**
+   * Sends `msg` to the logged-in client of `account`, or queues it: while the client is away, or
+   * while its backlog is being delivered or is held (it comes after the backlog, as the live
+   * service streams it), marked `offline` (the library upserts it as 'append', lib/Socket/messages-recv.js
+   * handleMessage).
+   */
+  function deliver(account: Account, msg: BinaryNode): void {
+    const conn = account.loggedIn
+    if (conn && !account.draining) conn.send(msg)
+    else account.offlineQueue.push({ ...msg, attrs: { ...msg.attrs, offline: '0' } })
+  }
+
+  /**
+   * The backlog at a login: each queued message in order, then `<ib><offline count>`, which ends it
+   * (lib/Socket/messages-recv.js; the client's initial-sync wait). With
+   * `behaviour.statusNackHoldsOfflineQueue`, after a status (`status@broadcast`) the server waits for
+   * the client's answer: a NACK (an `<ack>` with `error`) keeps that status and everything after it
+   * queued for the next login, and nothing more comes on this one (Baileys PR #2779); a plain ack or a
+   * receipt lets the rest through.
+   */
+  async function deliverBacklog(account: Account, conn: WaConnection): Promise<void> {
+    account.draining = true
+    let sent = 0
+    while (account.offlineQueue.length > 0) {
+      const msg = account.offlineQueue.shift()!
+      const isStatus = msg.tag === 'message' && msg.attrs.from === STATUS_JID
+      const answered = isStatus && behaviour.statusNackHoldsOfflineQueue && msg.attrs.id ? clientAnswer(conn, msg.attrs.id) : null
+      conn.send(msg)
+      sent++
+      if (!answered) continue
+      const answer = await answered
+      if (answer === null || (answer.tag === 'ack' && answer.attrs.error)) {
+        account.offlineQueue.unshift(msg)
+        debug(`status ${msg.attrs.id} ${answer ? `NACKed (${answer.attrs.error})` : 'unanswered'}: the backlog (${account.offlineQueue.length}) is held`)
+        return
+      }
+      if (account.loggedIn !== conn) return
+    }
+    account.draining = false
+    conn.send(node('ib', {}, [node('offline', { count: String(sent) })]))
+  }
+
+  /** The client's next receipt or ack for message `id` on `conn`; null when the connection closes first. */
+  function clientAnswer(conn: WaConnection, id: string): Promise<BinaryNode | null> {
+    return new Promise((resolve) => answerWaiters.set(id, { conn, resolve }))
   }
 
   /** A contact's message to `group`, to the logged-in client of `account` (groups.ts groupInboundMessage). */
@@ -727,6 +793,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     },
     adoptLinkedDevice,
     acknowledged: (id) => clientAcks.has(id),
+    nackOf: (id) => clientNacks.get(id) ?? null,
     capMessaging(info, phone = first.phone) {
       const conn = accounts.get(phone.number)?.loggedIn
       if (!conn) return false
@@ -866,15 +933,34 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         },
         receivedReceipts: () => [...contact.receipts],
         chatStates: () => [...contact.chatStates],
-        postStatus: async (text, to = first.phone) => {
+        changePhone: () => {
+          // WhatsApp installed on a new phone (same number, same LID, device 0): a new identity key and
+          // registration id; the old phone's sessions and sender keys (its own and those it was given) are gone.
+          contact.peer = new SignalPeer()
+          const from = contact.addressing === 'pn' ? `${pn}@s.whatsapp.net` : `${contact.lid}@lid`
+          const id = `identity-${pn}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
+          // The server tells the contact's contacts (lib/Socket/messages-recv.js handleEncryptNotification →
+          // Utils/identity-change-handler.js; WA Web WAWebHandleIdentityChange).
+          for (const account of accounts.values()) {
+            if (!account.linked) continue
+            deliver(account, node('notification', { from, type: 'encrypt', id, t: Math.floor(Date.now() / 1000) }, [node('identity', {})]))
+          }
+          return id
+        },
+        postStatus: async (text, to = first.phone, { undecryptable = false } = {}) => {
           const account = accounts.get(to.number)
-          if (!account?.loggedIn || !account.uploaded) throw new Error(`account ${to.number} has no logged-in client`)
+          if (!account?.linked || !account.uploaded) throw new Error(`account ${to.number} has no linked client`)
           const address = companionAddress(account.number)
-          const distribute = senderKeysOf(contact.peer).markDistributed(STATUS_JID, account.number)
+          // Undecryptable: under a sender key the client was never given (its distribution lost).
+          const distribute = !undecryptable && senderKeysOf(contact.peer).markDistributed(STATUS_JID, account.number)
           if (distribute && !contact.peer.hasSession(address)) await contact.peer.initFromUpload(address, account.uploaded)
           // A status is a broadcast with the poster's sender key, like a group message to status@broadcast.
-          const { id, node: msg } = await groupInboundMessage(statusBroadcast(contact), contact, address, { conversation: text }, { distribute, pushName: contact.name })
-          account.loggedIn.send(msg)
+          const { id, node: msg } = await groupInboundMessage(statusBroadcast(contact), contact, address, { conversation: text }, {
+            distribute,
+            pushName: contact.name,
+            ...(undecryptable ? { keys: new SenderKeys() } : {})
+          })
+          deliver(account, msg)
           return id
         },
         read: (ids) => receipt('read', ids),

@@ -71,6 +71,13 @@ export interface FakeContact {
    * client is not logged in.
    */
   requestRetry(id: string, to?: FakePhone): boolean
+  /**
+   * The contact changes phone (WhatsApp installed again, same number and LID): a new Signal identity
+   * and registration id, no sessions, no sender keys — a group message reaches it only with a sender
+   * key distributed again. Every linked client gets `<notification type="encrypt"><identity/>` (queued
+   * while away). Answers the notification id. (Baileys #2704.)
+   */
+  changePhone(): string
   /** Receipts clients sent this contact: `{id, type}` (`read`, `retry`, …; `delivery` when untyped). */
   receivedReceipts(): Array<{ id: string; type: string }>
   /**
@@ -78,8 +85,12 @@ export interface FakeContact {
    * messages the contact had received from them by then (0 = before the first).
    */
   chatStates(): Array<{ state: string; beforeMessage: number }>
-  /** Posts a status (a broadcast to `status@broadcast`) that the linked client of `to` receives. Answers the id. */
-  postStatus(text: string, to?: FakePhone): Promise<string>
+  /**
+   * Posts a status (a broadcast to `status@broadcast`) that the linked client of `to` receives (as
+   * offline backlog while it is away). `undecryptable`: under a sender key the client was never given,
+   * so it cannot decrypt it (a status whose key distribution it missed). Answers the id.
+   */
+  postStatus(text: string, to?: FakePhone, opts?: { undecryptable?: boolean }): Promise<string>
   /** The contact reads what clients sent it (all, or `ids`): read receipts. Answers how many. */
   read(ids?: string[]): number
   /** The contact plays voice notes clients sent it (all, or `ids`): played receipts. Answers how many. */
@@ -215,6 +226,8 @@ export interface WaTestServer {
   readonly logins: number[]
   /** True once a client answered the message with that id with a receipt or an ack (it handled or ignored it). */
   acknowledged(id: string): boolean
+  /** The error code of the client's NACK (`<ack class="message" error>`) of message `id`, or null when it sent none. */
+  nackOf(id: string): string | null
   /** Group metadata queries (`w:g2` `<query>`) clients made so far. */
   readonly groupMetadataQueries: number
   /** Logins answered with a stream error instead (behaviour.loginStreamErrors). */

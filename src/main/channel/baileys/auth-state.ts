@@ -156,6 +156,22 @@ export class AuthState {
     return this.repo.countKeys(this.instanceId, type)
   }
 
+  /**
+   * The ids of the keys of `type` as a read now sees them: the stored ones, with those being written
+   * and without those being deleted. Throws the database's errors.
+   */
+  async keyIds(type: KeyType): Promise<string[]> {
+    const ids = new Set(this.clearing === 0 ? await this.repo.keyIds(this.instanceId, type) : [])
+    const prefix = `${type}\u0000`
+    for (const [k, pending] of this.inFlight) {
+      if (!k.startsWith(prefix)) continue
+      const id = k.slice(prefix.length)
+      if (pending.value === null) ids.delete(id)
+      else ids.add(id)
+    }
+    return [...ids]
+  }
+
   /** Writes the creds as they are now; resolves once committed. Dropped after close. */
   saveCreds(): Promise<void> {
     if (this.closed) return Promise.resolve()

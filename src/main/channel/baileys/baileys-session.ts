@@ -27,7 +27,7 @@
  * metadata and recipient caches are per session, bounded, and survive reconnects (the retry counter
  * must). The Signal keys stay in the database.
  */
-import { DEFAULT_CONNECTION_CONFIG, isJidBroadcast, isJidNewsletter, type BaileysEventMap, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
+import { DEFAULT_CONNECTION_CONFIG, type BaileysEventMap, type BinaryNode, type Contact, type UserFacingSocketConfig, type WAVersion } from 'baileys'
 import type { Logger } from '../../logger'
 import { backoffDelayMs } from '../../../shared/domain/backoff'
 import {
@@ -67,6 +67,8 @@ import { GroupMetadataCache } from './group-metadata-cache'
 import { stripDevice } from './inbound-mapper'
 import { downloadInboundMedia } from './inbound-media'
 import { InboundRelay } from './inbound-relay'
+import { isIgnoredJid } from './ignored-messages'
+import { forgetSenderKeyHolders, identityChangeOf } from './sender-key-memory'
 import { DEFAULT_MESSAGE_STORE_SIZE, MessageStore } from './message-store'
 import { OutboundSender } from './outbound-sender'
 import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
@@ -306,8 +308,10 @@ export class BaileysSession implements ChannelSession {
       syncFullHistory: false,
       getMessage: async (key) => this.messages.content(key.id),
       cachedGroupMetadata: (jid) => this.groups.get(jid),
-      // Status posts, broadcast lists and channels are not conversations: the library acks and drops them.
-      shouldIgnoreJid: (jid) => isJidBroadcast(jid) || isJidNewsletter(jid),
+      // Status posts, broadcast lists and channels are not conversations. Their messages get a plain
+      // ack before the library sees them (ignored-messages.ts: the library would NACK them, and a
+      // NACKed status holds back the offline queue); the library acks their receipts and notifications.
+      shouldIgnoreJid: isIgnoredJid,
       msgRetryCounterCache: this.caches.msgRetry,
       userDevicesCache: this.caches.userDevices,
       callOfferCache: this.caches.callOffer,
@@ -344,7 +348,11 @@ export class BaileysSession implements ChannelSession {
       participants: (u) => this.groups.participantsChanged(u),
       status: (update) => {
         if (run === this.run) this.ctx.hooks.onMessageStatus(update)
-      }
+      },
+      encrypt: (node) => {
+        if (run === this.run) this.onEncryptNotification(run, node)
+      },
+      log: (level, fields, msg) => this.ctx.logger[level](fields, msg)
     })
     this.run = run
   }
@@ -374,6 +382,34 @@ export class BaileysSession implements ChannelSession {
       this.report({ state: 'CONNECTED', ...(this.account ? { account: this.account } : {}) })
     }
     if (u.connection === 'close') this.onClose(run, u.lastDisconnect?.error)
+  }
+
+  /**
+   * A contact's identity changed (a new phone): its devices no longer hold our sender keys, and a
+   * session with its old phone that rc14 left in place (an offline notification) is deleted
+   * (sender-key-memory.ts, Baileys #2704). The work is queued on the library's key transaction for our
+   * JID at once, before the library acks the notification, so the next send waits for it.
+   */
+  private onEncryptNotification(run: SocketRun, node: BinaryNode): void {
+    const auth = this.auth
+    if (!auth) return
+    const { sock } = run
+    const keys = sock.authState.keys
+    const work = async (): Promise<number> => {
+      const change = await identityChangeOf(node, sock.authState.creds.me, sock.signalRepository.lidMapping)
+      if (!change) return 0
+      // Same test as lib/Utils/identity-change-handler.js, which skips its session refresh then.
+      if (node.attrs.offline) await sock.signalRepository.deleteSession(change.jids)
+      return forgetSenderKeyHolders(keys, await auth.keyIds('sender-key-memory'), change.users)
+    }
+    const meId = sock.authState.creds.me?.id
+    const done = keys.transaction && meId ? keys.transaction(work, meId) : work()
+    done.then(
+      (removed) => {
+        if (removed > 0) this.ctx.logger.info({ from: node.attrs.from, devices: removed }, "a contact's identity changed; its devices get our group sender keys again")
+      },
+      (err: unknown) => this.ctx.logger.warn({ err, from: node.attrs.from }, "could not reset the sender-key memory after a contact's identity change")
+    )
   }
 
   /**

@@ -6,6 +6,8 @@
 import type { BaileysEventMap, BinaryNode } from 'baileys'
 import type { MessageStatusUpdate } from '../types'
 import { watchDeliveryStatus } from './delivery-status'
+import { ackIgnoredMessages } from './ignored-messages'
+import { IDENTITY_EVENT } from './sender-key-memory'
 import type { BaileysSocket } from './socket'
 
 /** Node events of the websocket (lib/Socket/socket.js onMessageReceived: `CB:<tag>,<attr>:<value>`). */
@@ -38,6 +40,10 @@ export interface SocketListeners {
   /** `<notification type="companion_reg_refresh">` (pairing.ts). */
   regRefresh(node: BinaryNode): void
   status(update: MessageStatusUpdate): void
+  /** `<notification type="encrypt">`: a contact's identity changed (a new phone), or the server's pre-key count (sender-key-memory.ts). */
+  encrypt(node: BinaryNode): void
+  /** Something the session should log: `level`, fields, message. */
+  log(level: 'warn' | 'error', fields: Record<string, unknown>, msg: string): void
 }
 
 /** Wires `listeners` to `sock`; answers the run, whose `detach` removes every listener. */
@@ -57,12 +63,20 @@ export function attachSocket(sock: BaileysSocket, listeners: SocketListeners): S
   for (const [name, fn] of Object.entries(ev)) sock.ev.on(name as keyof BaileysEventMap, fn as never)
   sock.ws.on(REG_REFRESH_EVENT, listeners.regRefresh)
   sock.ws.on(LINK_CODE_EVENT, onLinkCode)
+  sock.ws.on(IDENTITY_EVENT, listeners.encrypt)
   const unwatchStatus = watchDeliveryStatus(sock, listeners.status)
+  const unwrapMessages = ackIgnoredMessages(
+    sock,
+    (count) => listeners.log('warn', { count }, 'the library does not have one CB:message listener; ignored messages keep its NACK'),
+    (err) => listeners.log('warn', { err }, 'could not ack an ignored message')
+  )
   run.detach = () => {
+    unwrapMessages()
     unwatchStatus()
     for (const [name, fn] of Object.entries(ev)) sock.ev.off(name as keyof BaileysEventMap, fn as never)
     sock.ws.off(REG_REFRESH_EVENT, listeners.regRefresh)
     sock.ws.off(LINK_CODE_EVENT, onLinkCode)
+    sock.ws.off(IDENTITY_EVENT, listeners.encrypt)
   }
   return run
 }

@@ -66,6 +66,12 @@ export class ChannelAuthRepo {
     return out
   }
 
+  /** The ids of the instance's keys of `type` (e.g. every group's `sender-key-memory`), in no particular order. */
+  async keyIds(instanceId: string, type: string): Promise<string[]> {
+    const rows = await this.x.db.selectFrom('auth_keys').select('id').where('instance_id', '=', instanceId).where('type', '=', type).execute()
+    return rows.map((r) => r.id)
+  }
+
   /**
    * Stores and deletes keys in ONE transaction: every change is stored, or none (the error, e.g.
    * StorageFullError, reaches the caller and the previous keys stay whole). A (type, id) should
