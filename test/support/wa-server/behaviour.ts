@@ -39,6 +39,13 @@ export interface ServerBehaviour {
    * (lib/Socket/messages-send.js readMessages). Default `all`.
    */
   readReceipts: 'all' | 'none'
+  /**
+   * The phone answers its linked device's on-demand history request (Baileys `fetchMessageHistory`,
+   * a peer data operation `HISTORY_SYNC_ON_DEMAND`) with an ON_DEMAND history sync of the chat's
+   * older messages it holds (history.ts). Off: the phone stays silent, as Baileys #2452 reports of
+   * some accounts (the request is sent, no answer ever comes). Default on.
+   */
+  answerHistoryRequests: boolean
 }
 
 export const LIVE_BEHAVIOUR: ServerBehaviour = {
@@ -48,7 +55,8 @@ export const LIVE_BEHAVIOUR: ServerBehaviour = {
   loginStreamErrors: [],
   dropAfterLoginMs: null,
   deliveryReceipts: true,
-  readReceipts: 'all'
+  readReceipts: 'all',
+  answerHistoryRequests: true
 }
 
 /** The knobs with `patch` applied; throws on an unknown knob or a wrong type (control API input). */
