@@ -42,8 +42,8 @@ export interface ServerBehaviour {
   /**
    * The phone answers its linked device's on-demand history request (Baileys `fetchMessageHistory`,
    * a peer data operation `HISTORY_SYNC_ON_DEMAND`) with an ON_DEMAND history sync of the chat's
-   * older messages it holds (history.ts). Off: the phone stays silent, as Baileys #2452 reports of
-   * some accounts (the request is sent, no answer ever comes). Default on.
+   * older messages it holds (history.ts). Off: the phone does not answer (Baileys #2452 reports
+   * phones that never do) until `phone.answerHistoryRequests()` (a slow phone). Default on.
    */
   answerHistoryRequests: boolean
 }

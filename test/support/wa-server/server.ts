@@ -95,6 +95,8 @@ interface Account {
   history: Map<string, HeldMessage[]>
   /** On-demand history requests the phone got from its linked client. */
   historyRequests: OnDemandRequest[]
+  /** Requests the phone has not answered yet (behaviour.answerHistoryRequests off): {@link FakePhone.answerHistoryRequests} answers them. */
+  unansweredHistory: OnDemandRequest[]
   uploaded: UploadedKeys | null
   loggedIn: WaConnection | null
   dir: Directory
@@ -198,6 +200,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       deviceName: null,
       history: new Map(),
       historyRequests: [],
+      unansweredHistory: [],
       offlineQueue: [],
       uploaded: null,
       loggedIn: null,
@@ -251,6 +254,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       holdHistory: (jid, messages) => holdHistory(account, jid, messages),
       sendHistorySync: (opts) => sendHistorySync(account, opts),
       historyRequests: () => [...account.historyRequests],
+      answerHistoryRequests: async () => {
+        const pending = account.unansweredHistory.splice(0)
+        for (const request of pending) await sendHistoryAnswer(account, request)
+        return pending.length
+      },
       scan: (qr) => scan(account, qr),
       enterCode: (code) => enterCode(account, code),
       removeDevice() {
@@ -592,7 +600,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
    */
   async function answerHistoryRequest(account: Account, request: OnDemandRequest): Promise<void> {
     account.historyRequests.push(request)
-    if (!behaviour.answerHistoryRequests) return
+    if (!behaviour.answerHistoryRequests) return void account.unansweredHistory.push(request)
+    await sendHistoryAnswer(account, request)
+  }
+
+  /** An ON_DEMAND history sync answering `request`: the chat's messages older than its anchor. */
+  async function sendHistoryAnswer(account: Account, request: OnDemandRequest): Promise<void> {
     const chat = historyChat(request.chatJid)
     const messages = answerOf(account.history.get(chat) ?? [], request)
     await sendTo(account, account.peer, account.phone.jid, historyNotification(proto.HistorySync.HistorySyncType.ON_DEMAND, [{ jid: chat, messages }], request.requestId), account.name)

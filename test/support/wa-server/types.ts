@@ -146,6 +146,11 @@ export interface FakePhone {
    */
   sendHistorySync(opts?: { perChat?: number }): Promise<string[]>
   /** The on-demand history requests the linked client sent the phone (history.ts OnDemandRequest). */
+  /**
+   * A slow phone answers the history requests it left unanswered (behaviour `answerHistoryRequests`
+   * off) now; answers how many.
+   */
+  answerHistoryRequests(): Promise<number>
   historyRequests(): Array<{ requestId: string; chatJid: string; oldestMsgId: string; oldestMsgFromMe: boolean; oldestMsgTimestampMs: number; count: number }>
   /** True while a companion is linked (false after its logout). */
   readonly linked: boolean

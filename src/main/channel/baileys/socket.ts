@@ -8,7 +8,7 @@ import { makeWASocket, type BaileysEventEmitter, type BinaryNode, type Authentic
 
 export type BaileysSocket = Pick<
   WASocket,
-  'end' | 'logout' | 'sendMessage' | 'sendPresenceUpdate' | 'readMessages' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage' | 'query' | 'onWhatsApp'
+  'end' | 'logout' | 'sendMessage' | 'sendPresenceUpdate' | 'readMessages' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage' | 'query' | 'onWhatsApp' | 'fetchMessageHistory'
 > & {
   authState: { creds: AuthenticationCreds }
   /** The library's Signal store; its LID mapping names the number behind a LID (lib/Signal/lid-mapping.js). */
