@@ -4,7 +4,7 @@
  * up (what is on screen stays in place) and newer ones down after a jump, follows new messages while
  * at the bottom, and opens at a search hit, highlighted for a moment.
  */
-import { ActionIcon, Center, Loader, Text } from '@mantine/core'
+import { ActionIcon, Button, Center, Loader, Stack, Text } from '@mantine/core'
 import { useEffect, useRef, useState } from 'react'
 import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso'
 import type { LoggedMessage } from '../../../../shared/schemas/records'
@@ -21,6 +21,7 @@ interface ListContext {
   flashId: string | undefined
   reachedStart: boolean
   loadingOlder: boolean
+  history: ChatHistory
 }
 
 export function ConversationView({ history, instanceId, highlightId, height }: { history: ChatHistory; instanceId: string; highlightId?: string; height: string | number }) {
@@ -47,7 +48,7 @@ export function ConversationView({ history, instanceId, highlightId, height }: {
     )
   }
   const latest = () => (view.reachedEnd ? list.current?.scrollToIndex({ index: 'LAST', align: 'end' }) : void history.openLatest())
-  const context: ListContext = { instanceId, flashId, reachedStart: view.reachedStart, loadingOlder: history.loadingOlder }
+  const context: ListContext = { instanceId, flashId, reachedStart: view.reachedStart, loadingOlder: history.loadingOlder, history }
   return (
     <div style={{ position: 'relative' }}>
       <ErrorAlert error={history.error} />
@@ -93,12 +94,38 @@ function Row(_: number, m: LoggedMessage, { instanceId, flashId }: ListContext) 
   )
 }
 
-/** Above the oldest message held: where the chat begins, or older messages on their way. */
+/**
+ * Above the oldest message held: older messages on their way, or, at the oldest the app has, where
+ * it begins here and the button that asks the phone for older ones (with what that came to).
+ */
 function HistoryStart({ context }: { context: ListContext }) {
+  if (!context.reachedStart) {
+    return (
+      <Text size="xs" c="dimmed" ta="center" py="xs" data-testid="chat-older">
+        {context.loadingOlder ? 'Loading older messages…' : 'Scroll up for older messages'}
+      </Text>
+    )
+  }
+  const { phone, fetchFromPhone } = context.history
   return (
-    <Text size="xs" c="dimmed" ta="center" py="xs" data-testid={context.reachedStart ? 'chat-start' : 'chat-older'}>
-      {context.reachedStart ? 'Beginning of the conversation' : context.loadingOlder ? 'Loading older messages…' : 'Scroll up for older messages'}
-    </Text>
+    <Stack gap={6} align="center" py="xs" px="sm" data-testid="chat-start">
+      <Text size="xs" c="dimmed" ta="center">
+        Beginning of the conversation here
+      </Text>
+      <Button size="compact-xs" variant="light" loading={phone.busy} onClick={() => void fetchFromPhone()} data-testid="fetch-from-phone">
+        Load older messages from the phone
+      </Button>
+      {phone.notice && (
+        <Text size="xs" c="dimmed" ta="center" role="status" data-testid="phone-history-notice">
+          {phone.notice}
+        </Text>
+      )}
+      {phone.error !== undefined && (
+        <div style={{ width: '100%', maxWidth: 420 }} data-testid="phone-history-error">
+          <ErrorAlert error={phone.error} title="Could not load older messages" />
+        </div>
+      )}
+    </Stack>
   )
 }
 
