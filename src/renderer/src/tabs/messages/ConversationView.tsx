@@ -4,7 +4,7 @@
  * up (what is on screen stays in place) and newer ones down after a jump, follows new messages while
  * at the bottom, and opens at a search hit, highlighted for a moment.
  */
-import { ActionIcon, Button, Center, Loader, Stack, Text } from '@mantine/core'
+import { ActionIcon, Alert, Button, Center, Loader, Stack, Text } from '@mantine/core'
 import { useEffect, useRef, useState } from 'react'
 import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso'
 import type { LoggedMessage } from '../../../../shared/schemas/records'
@@ -52,6 +52,7 @@ export function ConversationView({ history, instanceId, highlightId, height }: {
   return (
     <div style={{ position: 'relative' }}>
       <ErrorAlert error={history.error} />
+      <PhoneFetchNotice history={history} />
       <div style={box} data-testid="conversation" data-messages={view.messages.length} data-reached-start={view.reachedStart} data-reached-end={view.reachedEnd}>
         {view.messages.length === 0 ? (
           <Text c="dimmed" ta="center" pt="xl">
@@ -115,17 +116,28 @@ function HistoryStart({ context }: { context: ListContext }) {
       <Button size="compact-xs" variant="light" loading={phone.busy} onClick={() => void fetchFromPhone()} data-testid="fetch-from-phone">
         Load older messages from the phone
       </Button>
-      {phone.notice && (
-        <Text size="xs" c="dimmed" ta="center" role="status" data-testid="phone-history-notice">
-          {phone.notice}
-        </Text>
-      )}
-      {phone.error !== undefined && (
-        <div style={{ width: '100%', maxWidth: 420 }} data-testid="phone-history-error">
-          <ErrorAlert error={phone.error} title="Could not load older messages" />
-        </div>
-      )}
     </Stack>
+  )
+}
+
+/**
+ * What the last request for older messages came to, above the list: the older messages show at its
+ * top while the list keeps what was on screen, so the answer has to be said where it is seen.
+ */
+function PhoneFetchNotice({ history }: { history: ChatHistory }) {
+  const { phone } = history
+  if (phone.error !== undefined) {
+    return (
+      <div data-testid="phone-history-error" style={{ marginBottom: 8 }}>
+        <ErrorAlert error={phone.error} title="Could not load older messages" />
+      </div>
+    )
+  }
+  if (!phone.notice) return null
+  return (
+    <Alert color="teal" variant="light" py={6} mb={8} role="status" data-testid="phone-history-notice" withCloseButton onClose={history.dismissPhoneNotice} closeButtonLabel="Dismiss">
+      <Text size="sm">{phone.notice}</Text>
+    </Alert>
   )
 }
 

@@ -51,6 +51,8 @@ export interface ChatHistory {
   phone: PhoneFetch
   /** Asks the phone for older messages than the oldest held, then shows what it stored. */
   fetchFromPhone(): Promise<void>
+  /** Hides what the last request came to. */
+  dismissPhoneNotice(): void
   loadOlder(): Promise<void>
   loadNewer(): Promise<void>
   /** Starts over at the newest page (after a jump, to see the latest). */
@@ -134,6 +136,9 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
     }
   }, [instanceId, chatId])
 
+  // What a request for older messages came to belongs to the chat it was made in.
+  useEffect(() => setPhone({ busy: false, notice: null, error: undefined }), [instanceId, chatId])
+
   useEffect(() => {
     void open(anchor)
     // A new anchor is a new view (the list remounts); the anchor's object identity changes each render.
@@ -168,7 +173,9 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
     }
   }, [instanceId, chatId, loadOlder])
 
-  return { view, error, loadingOlder, loadOlder: () => loadOlder(), loadNewer, openLatest: () => open(undefined), phone, fetchFromPhone }
+  const dismissPhoneNotice = useCallback(() => setPhone({ busy: false, notice: null, error: undefined }), [])
+
+  return { view, error, loadingOlder, loadOlder: () => loadOlder(), loadNewer, openLatest: () => open(undefined), phone, fetchFromPhone, dismissPhoneNotice }
 }
 
 /** What a request for older messages came to, in words. */
