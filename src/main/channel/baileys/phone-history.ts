@@ -12,7 +12,7 @@
  * `peerDataRequestSessionId` (lib/Utils/process-message.js). Some phones never answer (Baileys
  * #2452), hence the bounded wait; an answer after it is still stored.
  */
-import { proto, type BaileysEventMap } from 'baileys'
+import { isJidBroadcast, isJidNewsletter, proto, type BaileysEventMap } from 'baileys'
 import type { Logger } from '../../logger'
 import { HISTORY_FETCH_MAX } from '../../../shared/domain/phone-history'
 import type { ChannelHooks, HistoryAnchor, HistoryFetchResult, HistorySyncKind, InboundMessage } from '../types'
@@ -61,6 +61,9 @@ export class PhoneHistory {
         const lookup = run.sock.signalRepository?.lidMapping
         const messages: InboundMessage[] = []
         for (const msg of event.messages) {
+          // Not conversations, as for live messages (the session's shouldIgnoreJid): status posts, broadcast lists, channels.
+          const jid = msg.key?.remoteJid ?? ''
+          if (isJidBroadcast(jid) || isJidNewsletter(jid)) continue
           const inbound = toInboundMessage(msg, { offline: true, nowSeconds })
           if (!inbound) continue
           // Kept like a live message: the media of an old message downloads the same way.
