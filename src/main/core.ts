@@ -37,6 +37,7 @@ import { MessageQueries } from './services/messages/message-queries'
 import { MediaFiles } from './services/messages/media-files'
 import { CustomerDataService } from './services/history/customer-data-service'
 import { RetentionService } from './services/history/retention-service'
+import { PhoneHistoryService } from './services/history/phone-history-service'
 import { BackupDesk, BackupService, restoreWithReload } from './services/backup'
 import type { RestoreResult } from './store/backup'
 import { MessageService } from './services/messages/message-sender'
@@ -118,6 +119,8 @@ export interface Core {
   handoff: HandoffService
   /** The message log: pages, search, inbound media. */
   log: MessageQueries
+  /** Older messages of a chat from the phone, and the history the phone sends, stored once. */
+  phoneHistory: PhoneHistoryService
   /** One customer's data: export and erasure. */
   customers: CustomerDataService
   /** How long each instance keeps its history (the daily run). */
@@ -268,7 +271,9 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const appSettings = new AppSettingsService(repos.appSettings)
   const inbound = new InboundPipeline({ repos, events, logger })
   const statuses = new MessageStatusService({ messages: repos.messages, events, logger })
-  const sessions = new SessionManager({
+  // The service asks the sessions for a history request; the sessions hand it what the phone sends.
+  const phoneHistory: PhoneHistoryService = new PhoneHistoryService({ repos, sessions: { get: (id: string) => sessions.get(id) }, events, logger })
+  const sessions: SessionManager = new SessionManager({
     instances: repos.instances,
     channelStore: { auth: repos.channelAuth, messages: repos.waMessages, waWebVersion: repos.appSettings },
     clock,
@@ -277,7 +282,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     factories: { sandbox: createSandboxSession, ...opts.factories },
     onInbound: (id, msg) => inbound.process(id, msg),
     onMessageStatus: (id, update) => statuses.report(id, update),
-    onChatIdentity: (id, identity) => inbound.identity(id, identity)
+    onChatIdentity: (id, identity) => inbound.identity(id, identity),
+    onHistory: (id, batch) => phoneHistory.store(id, batch)
   })
   const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
   const handoff = new HandoffService({ repos, events, clock })
@@ -331,6 +337,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     messages,
     handoff,
     log: new MessageQueries(repos.messages, sessions, media),
+    phoneHistory,
     customers: new CustomerDataService({ repos, media, events, clock, logger }),
     retention,
     inbox,

@@ -3,7 +3,7 @@
  * A typed wrapper over Node's EventEmitter; listeners run synchronously and must not throw.
  */
 import { EventEmitter } from 'node:events'
-import type { ConnectionState, InboundMessage, SendLimits } from './channel/types'
+import type { ConnectionState, HistorySyncKind, InboundMessage, SendLimits } from './channel/types'
 import type { BotActivity, ChatPause, LoggedMessage, SentBy } from '../shared/schemas/records'
 import type { WebhookDelivery } from '../shared/schemas/webhooks'
 
@@ -18,6 +18,11 @@ export interface CoreEvents {
   limits: { instanceId: string; limits: SendLimits }
   /** A LID chat was filed under its phone number (inbound-pipeline.ts identity): its entries moved. */
   chatMerged: { instanceId: string; from: string; to: string }
+  /**
+   * Messages of the phone's history were stored (a history sync, or the answer to a history request):
+   * `added` of `received` were new, in `chatIds`.
+   */
+  history: { instanceId: string; kind: HistorySyncKind; requestId?: string; received: number; added: number; chatIds: string[] }
   /** A sent message's delivery status moved forward (message-status.ts); `message` is the updated entry. */
   status: { instanceId: string; message: LoggedMessage }
   /** The bot ran the actions of an intent or survey step (outcomes included). */

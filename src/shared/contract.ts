@@ -63,6 +63,8 @@ export type ContractEvent =
   | { type: 'limits'; instanceId: string; limits: SendLimits }
   /** A LID chat is now filed under its phone number: its messages moved from chat `from` to `to`. */
   | { type: 'chatMerged'; instanceId: string; from: string; to: string }
+  /** Messages of the phone's history were stored in `chatIds` (`added` new ones): reload those chats. */
+  | { type: 'history'; instanceId: string; chatIds: string[]; added: number }
   /** A sent message's delivery status changed: `message` is the updated log entry (same id). */
   | { type: 'status'; instanceId: string; message: LoggedMessage }
   | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' | 'contacts' | 'broadcasts' | 'schedules' }

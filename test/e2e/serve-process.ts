@@ -21,15 +21,18 @@ export interface ServeProcess {
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
-/** Starts the server on a fresh data dir, or on `dataDir` (a restart). */
-export async function startServe(opts: { dataDir?: string } = {}): Promise<ServeProcess> {
+/**
+ * Starts the server on a fresh data dir, or on `dataDir` (a restart). `env` adds to or overrides its
+ * environment (e.g. `CHATAPP_WA_WS_URL` and `CHATAPP_WA_ROOT_KEY` of a protocol test server).
+ */
+export async function startServe(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServeProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'chatapp-e2e-')))
   const token = 'e2e-token-0123456789abcdef'
   // tsx's own binary, not `npx`, so the child is the server itself and SIGTERM reaches it.
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'main', 'serve.ts')], {
     cwd: ROOT,
     // WhatsApp instances point at a closed local port: their connection fails at once, with a reason.
-    env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: token, CHATAPP_LOG_LEVEL: 'warn', CHATAPP_WA_WS_URL: 'ws://127.0.0.1:9' },
+    env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: token, CHATAPP_LOG_LEVEL: 'warn', CHATAPP_WA_WS_URL: 'ws://127.0.0.1:9', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let out = ''

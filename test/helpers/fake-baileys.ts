@@ -195,6 +195,9 @@ export class FakeSocket implements BaileysSocket {
   })
 
   updateMediaMessage = vi.fn(async (m: WAMessage) => m)
+
+  /** A history request (lib/Socket/messages-recv.js fetchMessageHistory): answers the request's message id. */
+  fetchMessageHistory = vi.fn(async (_count: number, _key: unknown, _timestampMs: unknown) => 'FAKE-HISTORY-REQUEST')
 }
 
 /** A socket factory that records every socket it makes. */

@@ -47,3 +47,13 @@ it('retries a failed load on the next use', async () => {
   await session.start()
   expect(load).toHaveBeenCalledTimes(2)
 })
+
+it('forwards the optional methods of the real session: a history request reaches it', async () => {
+  const fetchHistory = vi.fn(async () => ({ requestId: 'R1', answered: true, received: 3, added: 2 }))
+  const base = fakeFactory().factory
+  const factory: ChannelFactory = (c) => ({ ...base(c), fetchHistory }) as unknown as ChannelSession
+  const session = lazyChannel('baileys', async () => factory)(ctx)
+  const anchor = { chatId: '155@s.whatsapp.net', id: 'A', fromMe: false, timestamp: 1000 }
+  expect(await session.fetchHistory!(anchor, 10)).toEqual({ requestId: 'R1', answered: true, received: 3, added: 2 })
+  expect(fetchHistory).toHaveBeenCalledWith(anchor, 10)
+})

@@ -39,7 +39,8 @@ function session(server: WaTestServer, db: TestChannelStore) {
       },
       onMessageStatus: () => {},
       onChatIdentity: () => {},
-      onLimits: () => {}
+      onLimits: () => {},
+      onHistory: async () => ({ added: 0 })
     }
   }
   const channel = createBaileysChannel({ waWebSocketUrl: server.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 0 })

@@ -36,6 +36,11 @@ export function lazyChannel(kind: ChannelKind, load: () => Promise<ChannelFactor
         const s = await session()
         if (!s.downloadMedia) throw new ChannelError('MEDIA_UNAVAILABLE', 'This channel cannot download media.')
         return s.downloadMedia(messageId)
+      },
+      fetchHistory: async (anchor, count) => {
+        const s = await session()
+        if (!s.fetchHistory) throw new ChannelError('NOT_CONNECTED', 'This channel has no phone to ask for older messages.')
+        return s.fetchHistory(anchor, count)
       }
     }
   }

@@ -151,6 +151,45 @@ export interface ChatIdentity {
 export type { SendLimits } from '../../shared/schemas/records'
 import type { SendLimits } from '../../shared/schemas/records'
 
+/**
+ * Which history sync a batch came in (Baileys' `HistorySync.HistorySyncType`): `initial` (the
+ * bootstrap after a link), `recent`, `full`, `on_demand` (the phone's answer to
+ * {@link ChannelSession.fetchHistory}), `other`.
+ */
+export type HistorySyncKind = 'initial' | 'recent' | 'full' | 'on_demand' | 'other'
+
+/** Messages of chats the phone sent its linked device (a history sync), not live messages. */
+export interface HistoryBatch {
+  kind: HistorySyncKind
+  /** The on-demand request this answers (its message id, echoed by the phone), when it is one. */
+  requestId?: string
+  /** Filed under their stable chat ids, as inbound messages are; `offline` is true. */
+  messages: InboundMessage[]
+}
+
+/** The oldest message the app holds of a chat: what a history request starts from. */
+export interface HistoryAnchor {
+  chatId: string
+  id: string
+  fromMe: boolean
+  /** Epoch ms. */
+  timestamp: number
+  /** In a group: who wrote it. */
+  participant?: string
+}
+
+/** What came of a history request ({@link ChannelSession.fetchHistory}). */
+export interface HistoryFetchResult {
+  /** The request's message id (the phone names it in its answer). */
+  requestId: string
+  /** The phone's answer arrived within the wait. */
+  answered: boolean
+  /** Messages the answer held (0 when not answered). */
+  received: number
+  /** Of those, how many the app had not stored yet. */
+  added: number
+}
+
 /** Callbacks a session reports to. They never throw. */
 export interface ChannelHooks {
   onState(update: StateUpdate): void
@@ -173,6 +212,11 @@ export interface ChannelHooks {
   onChatIdentity(identity: ChatIdentity): void
   /** WhatsApp changed the account's outreach limits (capping, reach-out lock). */
   onLimits(update: SendLimits): void
+  /**
+   * The phone sent messages of its history (a history sync, or the answer to a history request).
+   * Resolves once the app stored them, with how many it did not have yet; never rejects.
+   */
+  onHistory(batch: HistoryBatch): Promise<{ added: number }>
 }
 
 /**
@@ -258,6 +302,13 @@ export interface ChannelSession {
    * the message is unknown (too old), has no media, or the download fails.
    */
   downloadMedia?(messageId: string): Promise<DownloadedMedia>
+  /**
+   * Asks the phone for up to `count` (1–50) messages of `anchor.chatId` older than `anchor`, and waits
+   * a bounded time for its answer, which goes through {@link ChannelHooks.onHistory} (also when it comes
+   * after the wait). Optional: channels without a phone leave it out. Throws {@link ChannelError}
+   * `NOT_CONNECTED` when not connected.
+   */
+  fetchHistory?(anchor: HistoryAnchor, count: number): Promise<HistoryFetchResult>
 }
 
 export type ChannelFactory = (ctx: ChannelContext) => ChannelSession

@@ -201,6 +201,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'messages.sendTextDeprecated': (ctx, { to, message }, inst) => sender(ctx).sendPlainText(inst, to, message, 'to'),
   'messages.media': ({ core }, { id }, inst) => core.log.inboundMedia(inst, id),
   'messages.list': ({ core }, query, inst) => core.log.list(inst, query),
+  'messages.fetchHistory': ({ core }, input, inst) => core.phoneHistory.fetch(inst, input),
   // The original's `type=all` reaches every instance of the account (the bearer token's reach).
   'messageLog.list': ({ core }, { type, page, limit }, inst) => core.log.page(type === 'all' ? core.instances.list().map((i) => i._id) : [inst._id], page ?? 1, limit ?? 10),
   'messageLog.get': ({ core }, { id }, inst) => core.log.record([inst._id, ...core.instances.list().map((i) => i._id).filter((i) => i !== inst._id)], id),

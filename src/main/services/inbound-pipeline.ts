@@ -22,6 +22,30 @@ export type InboundHandler = (instanceId: string, message: InboundMessage) => Pr
 /** A consumer of LID→number links (the bot's per-contact state); called once per link per instance. */
 export type IdentityHandler = (instanceId: string, identity: ChatIdentity) => Promise<void>
 
+/**
+ * The log entry of a message a channel received (live, or from the phone's history): the customer's
+ * are `inbound` (RECEIVED), the account's own from elsewhere `phone`; times in epoch ms.
+ */
+export function loggedEntryOf(message: InboundMessage): LoggedMessage {
+  return {
+    id: message.id,
+    chatId: message.chatId,
+    fromMe: message.fromMe,
+    pushName: message.pushName ?? null,
+    type: message.type,
+    text: message.text,
+    timestamp: message.timestamp * 1000,
+    status: message.type === 'undecryptable' ? 'UNDECRYPTABLE' : message.fromMe ? 'SERVER_ACK' : 'RECEIVED',
+    source: message.fromMe ? 'phone' : 'inbound',
+    senderId: message.senderId,
+    ...(message.senderPn ? { senderPn: message.senderPn } : {}),
+    ...(message.senderLid ? { senderLid: message.senderLid } : {}),
+    ...(message.media ? { media: message.media } : {}),
+    ...(message.location ? { location: message.location } : {}),
+    ...(message.fromMe ? sentByOfSource('phone') : {})
+  }
+}
+
 export interface InboundPipelineDeps {
   repos: Pick<Repositories, 'instances' | 'messages'>
   events: CoreEventBus
@@ -95,23 +119,7 @@ export class InboundPipeline {
     const known = await this.deps.repos.messages.find(instanceId, message.id)
     // A redelivery is dropped, unless it is the real message behind a placeholder (or another placeholder).
     if (known && (known.type !== 'undecryptable' || message.type === 'undecryptable')) return
-    const logged: LoggedMessage = {
-      id: message.id,
-      chatId: message.chatId,
-      fromMe: message.fromMe,
-      pushName: message.pushName ?? null,
-      type: message.type,
-      text: message.text,
-      timestamp: message.timestamp * 1000,
-      status: message.type === 'undecryptable' ? 'UNDECRYPTABLE' : message.fromMe ? 'SERVER_ACK' : 'RECEIVED',
-      source: message.fromMe ? 'phone' : 'inbound',
-      senderId: message.senderId,
-      ...(message.senderPn ? { senderPn: message.senderPn } : {}),
-      ...(message.senderLid ? { senderLid: message.senderLid } : {}),
-      ...(message.media ? { media: message.media } : {}),
-      ...(message.location ? { location: message.location } : {}),
-      ...(message.fromMe ? sentByOfSource('phone') : {})
-    }
+    const logged = loggedEntryOf(message)
     // The placeholder waits in the log ("waiting for this message"); nothing answers it.
     const plans = message.type === 'undecryptable' ? [] : await this.decide(instanceId, message)
     const record = plans.find((p) => p.record)?.record

@@ -12,6 +12,7 @@ import type {
   ChannelSession,
   ChannelStore,
   ChatIdentity,
+  HistoryBatch,
   InboundMessage,
   MessageStatusUpdate,
   SendLimits,
@@ -37,6 +38,8 @@ export interface SessionManagerDeps {
   onChatIdentity: (instanceId: string, identity: ChatIdentity) => Promise<void>
   /** Where delivery status reports go (message-status.ts). Never rejects. */
   onMessageStatus: (instanceId: string, update: MessageStatusUpdate) => Promise<void>
+  /** Where the phone's history goes (phone-history-service.ts): answers how many were new. Never rejects. */
+  onHistory: (instanceId: string, batch: HistoryBatch) => Promise<{ added: number }>
 }
 
 export class SessionManager {
@@ -173,6 +176,7 @@ export class SessionManager {
           this.deps.onInbound(instanceId, message).catch((err) => logger.error({ err }, 'inbound message failed')),
         onMessageStatus: (update) => void this.deps.onMessageStatus(instanceId, update),
         onChatIdentity: (identity) => void this.deps.onChatIdentity(instanceId, identity),
+        onHistory: (batch) => this.deps.onHistory(instanceId, batch),
         onLimits: (update) => {
           const limits = { ...this.sendLimits.get(instanceId), ...update }
           this.sendLimits.set(instanceId, limits)

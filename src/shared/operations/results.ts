@@ -270,3 +270,15 @@ export const RestoreView = Type.Object({
   replaced_dir: Type.String({ description: 'Where the data in place before went (a folder in the data dir; delete it once the restored data is checked).' })
 })
 export type RestoreViewT = Static<typeof RestoreView>
+
+/** What a request for older messages from the phone came to (`POST /chatapp/messages/fetch-history`). */
+export const PhoneHistoryResult = Type.Object({
+  chatId: Type.String({ description: 'The chat, as a JID.' }),
+  requested: Type.Integer({ description: 'How many older messages were asked for.' }),
+  anchor_id: Type.String({ description: 'The message the request started from: the oldest the log held of the chat.' }),
+  request_id: Type.String({ description: "The request's message id; the phone names it in its answer." }),
+  answered: Type.Boolean({ description: 'The phone answered within the wait (20 s). When false, its answer is stored whenever it comes.' }),
+  received: Type.Integer({ description: 'Messages the answer held.' }),
+  stored: Type.Integer({ description: 'Of those, the ones the log did not have yet (each message is stored once).' })
+})
+export type PhoneHistoryResultT = Static<typeof PhoneHistoryResult>

@@ -67,6 +67,13 @@ export interface ServerBehaviour {
    * entire offline queue"). A plain ack or a receipt lets the rest through. Default on.
    */
   statusNackHoldsOfflineQueue: boolean
+  /**
+   * The phone answers its linked device's on-demand history request (Baileys `fetchMessageHistory`,
+   * a peer data operation `HISTORY_SYNC_ON_DEMAND`) with an ON_DEMAND history sync of the chat's
+   * older messages it holds (history.ts). Off: the phone does not answer (Baileys #2452 reports
+   * phones that never do) until `phone.answerHistoryRequests()` (a slow phone). Default on.
+   */
+  answerHistoryRequests: boolean
 }
 
 export const LIVE_BEHAVIOUR: ServerBehaviour = {
@@ -79,7 +86,8 @@ export const LIVE_BEHAVIOUR: ServerBehaviour = {
   readReceipts: 'all',
   refusePnInLidChat: true,
   privacyTokens: true,
-  statusNackHoldsOfflineQueue: true
+  statusNackHoldsOfflineQueue: true,
+  answerHistoryRequests: true
 }
 
 /** The knobs with `patch` applied; throws on an unknown knob or a wrong type (control API input). */

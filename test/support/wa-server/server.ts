@@ -46,6 +46,7 @@ import { buildMediaMessage, readMedia } from './contact-media'
 import { startMediaHost } from './media-host'
 import { LinkRefusedError, type FakeContact, type FakePhone, type LinkedDevice, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
 import { LIVE_BEHAVIOUR, type ServerBehaviour } from './behaviour'
+import { answerOf, historyNotification, onDemandRequestOf, type HeldMessage, type OnDemandRequest } from './history'
 
 interface WsServerLike {
   on(event: 'connection', fn: (ws: WsLike) => void): void
@@ -95,6 +96,12 @@ interface Account {
   draining: boolean
   /** The linked companion's name on the phone (DeviceProps.os). */
   deviceName: string | null
+  /** What the phone holds of each chat, by the chat's phone-number JID (history.ts), oldest first. */
+  history: Map<string, HeldMessage[]>
+  /** On-demand history requests the phone got from its linked client. */
+  historyRequests: OnDemandRequest[]
+  /** Requests the phone has not answered yet (behaviour.answerHistoryRequests off): {@link FakePhone.answerHistoryRequests} answers them. */
+  unansweredHistory: OnDemandRequest[]
   uploaded: UploadedKeys | null
   loggedIn: WaConnection | null
   dir: Directory
@@ -208,6 +215,9 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       linked: false,
       noiseKey: null,
       deviceName: null,
+      history: new Map(),
+      historyRequests: [],
+      unansweredHistory: [],
       offlineQueue: [],
       draining: false,
       uploaded: null,
@@ -260,6 +270,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       messages: () => [...account.phoneMessages],
       ownReceipts: () => [...account.ownReceipts],
       typeTo: (jid, text) => typeOnPhone(account, jid, text),
+      holdHistory: (jid, messages) => holdHistory(account, jid, messages),
+      sendHistorySync: (opts) => sendHistorySync(account, opts),
+      historyRequests: () => [...account.historyRequests],
+      answerHistoryRequests: async () => {
+        const pending = account.unansweredHistory.splice(0)
+        for (const request of pending) await sendHistoryAnswer(account, request)
+        return pending.length
+      },
       scan: (qr) => scan(account, qr),
       enterCode: (code) => enterCode(account, code),
       removeDevice() {
@@ -537,6 +555,8 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
             const decrypted = await found.peer.decryptMessage(companionAddress(account.number), part.type, part.ciphertext)
             const message = decrypted.deviceSentMessage?.message ?? decrypted
             record(found, { account: account.number, type: part.type as EncType, message, id: n.attrs.id ?? '', at: performance.now() })
+            const request = found.account === account ? onDemandRequestOf(message, n.attrs.id ?? '') : undefined
+            if (request) await answerHistoryRequest(account, request)
             if (found.contact && n.attrs.id) {
               found.contact.addressedAs.set(n.attrs.id, n.attrs.to ?? part.jid)
               // A phone that got the message answers with a delivery receipt (no type).
@@ -605,6 +625,47 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       recipient: destinationJid
     })
     return id
+  }
+
+  /** The chat key of `jid` in a phone's history: a contact's phone-number JID (given by PN or LID), else the JID without device. */
+  function historyChat(jid: string): string {
+    const c = contactOf(jid)
+    return c ? `${c.pn}@s.whatsapp.net` : `${jidUser(jid)}@${jid.split('@')[1] ?? 's.whatsapp.net'}`
+  }
+
+  /** The phone holds `messages` of the chat `jid` (added to what it holds); answers their ids. */
+  function holdHistory(account: Account, jid: string, messages: Array<Omit<HeldMessage, 'id'> & { id?: string }>): string[] {
+    const chat = historyChat(jid)
+    const contact = contactOf(jid)
+    const held = account.history.get(chat) ?? []
+    const added = messages.map((m) => ({ ...m, id: m.id ?? `3EB0${randomBytes(8).toString('hex').toUpperCase()}`, ...(!m.fromMe && contact && !m.pushName ? { pushName: contact.name } : {}) }))
+    account.history.set(chat, [...held.filter((h) => !added.some((a) => a.id === h.id)), ...added].sort((a, b) => a.at - b.at))
+    return added.map((m) => m.id)
+  }
+
+  /** A RECENT history sync of the newest `perChat` messages of every chat the phone holds (all by default); answers their ids. */
+  async function sendHistorySync(account: Account, opts: { perChat?: number } = {}): Promise<string[]> {
+    const chats = [...account.history].map(([jid, held]) => ({ jid, messages: opts.perChat === undefined ? held : held.slice(-opts.perChat) }))
+    await sendTo(account, account.peer, account.phone.jid, historyNotification(proto.HistorySync.HistorySyncType.RECENT, chats), account.name)
+    return chats.flatMap((c) => c.messages.map((m) => m.id))
+  }
+
+  /**
+   * The phone's answer to an on-demand history request (history.ts): an ON_DEMAND history sync of the
+   * chat's messages older than the anchor, with the request's id; nothing when the behaviour says the
+   * phone does not answer.
+   */
+  async function answerHistoryRequest(account: Account, request: OnDemandRequest): Promise<void> {
+    account.historyRequests.push(request)
+    if (!behaviour.answerHistoryRequests) return void account.unansweredHistory.push(request)
+    await sendHistoryAnswer(account, request)
+  }
+
+  /** An ON_DEMAND history sync answering `request`: the chat's messages older than its anchor. */
+  async function sendHistoryAnswer(account: Account, request: OnDemandRequest): Promise<void> {
+    const chat = historyChat(request.chatJid)
+    const messages = answerOf(account.history.get(chat) ?? [], request)
+    await sendTo(account, account.peer, account.phone.jid, historyNotification(proto.HistorySync.HistorySyncType.ON_DEMAND, [{ jid: chat, messages }], request.requestId), account.name)
   }
 
   /** A client's receipt to a contact: a retry for a message it could not decrypt gets it again (same id). */

@@ -156,6 +156,24 @@ export interface FakePhone {
    * (`deviceSentMessage` from the account's JID, `recipient` the contact). Answers the message id.
    */
   typeTo(jid: string, text: string): Promise<string>
+  /**
+   * The phone holds these messages of the chat `jid` (a contact's PN or LID, filed under its number),
+   * added to what it holds; ids are made when missing, a contact's messages carry its name. Answers
+   * their ids. What the phone answers an on-demand history request from (history.ts).
+   */
+  holdHistory(jid: string, messages: Array<{ id?: string; fromMe: boolean; text: string; at: number; pushName?: string }>): string[]
+  /**
+   * The phone sends its linked client a RECENT history sync of the newest `perChat` messages of each
+   * chat it holds (all by default), as after a link. Answers the ids sent.
+   */
+  sendHistorySync(opts?: { perChat?: number }): Promise<string[]>
+  /** The on-demand history requests the linked client sent the phone (history.ts OnDemandRequest). */
+  /**
+   * A slow phone answers the history requests it left unanswered (behaviour `answerHistoryRequests`
+   * off) now; answers how many.
+   */
+  answerHistoryRequests(): Promise<number>
+  historyRequests(): Array<{ requestId: string; chatJid: string; oldestMsgId: string; oldestMsgFromMe: boolean; oldestMsgTimestampMs: number; count: number }>
   /** True while a companion is linked (false after its logout). */
   readonly linked: boolean
   /** The linked companion as the phone lists it under Linked devices (its DeviceProps.os), null when none. */

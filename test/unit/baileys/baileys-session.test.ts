@@ -46,7 +46,8 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, instanceId = 'i1') {
       },
       onMessageStatus: (u) => statuses.push(u),
       onChatIdentity: (i) => identities.push(i),
-      onLimits: (l) => limits.push(l)
+      onLimits: (l) => limits.push(l),
+      onHistory: async () => ({ added: 0 })
     }
   }
   const session = new BaileysSession(ctx, {

@@ -50,6 +50,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'attachments.upload': { instanceId: 'i1', filename: 'a.txt', dataBase64: 'aGk=' },
   'attachments.delete': { instanceId: 'i1', id: 'x' },
   'messages.list': { instanceId: 'i1', chatId: '1555', limit: 10 },
+  'messages.fetchHistory': { instanceId: 'i1', chatId: '1555', count: 10 },
   'messages.preview': { instanceId: 'i1', id: 'm1' },
   'messageLog.list': { instanceId: 'i1', type: 'all', page: 2, limit: 10 },
   'messageLog.get': { instanceId: 'i1', id: 'm1' },

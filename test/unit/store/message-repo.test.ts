@@ -122,6 +122,36 @@ describe('conversations', () => {
     expect(c!.unread).toBe(0)
   })
 
+  it('the phone’s history is stored once by id and never counts as unread; a live message after it does', async () => {
+    const live = msg({ timestamp: 5000, text: 'live' })
+    await repos.messages.append('i1', live)
+    const history = [msg({ timestamp: 1000, text: 'old question' }), msg({ timestamp: 2000, fromMe: true, source: 'phone', pushName: null, text: 'old answer' }), live]
+    expect(await repos.messages.appendMany('i1', history, { history: true })).toBe(2)
+    expect(await repos.messages.appendMany('i1', history, { history: true })).toBe(0)
+    let c = await repos.conversations.get('i1', CHAT, Date.now())
+    expect(c).toMatchObject({ unread: 1, last: { text: 'live' } })
+    // A chat the history alone brings is not unread either.
+    const other = '15550002222@s.whatsapp.net'
+    expect(await repos.messages.appendMany('i1', [msg({ chatId: other, timestamp: 1000 }), msg({ chatId: other, timestamp: 2000 })], { history: true })).toBe(2)
+    expect(await repos.conversations.get('i1', other, Date.now())).toMatchObject({ unread: 0 })
+    await repos.messages.append('i1', msg({ chatId: other, timestamp: 3000 }))
+    expect(await repos.conversations.get('i1', other, Date.now())).toMatchObject({ unread: 1 })
+    expect((await repos.messages.list('i1', { chatId: CHAT })).map((m) => m.text)).toEqual(['old question', 'old answer', 'live'])
+    c = await repos.conversations.get('i1', CHAT, Date.now())
+    expect(c!.unread).toBe(1)
+  })
+
+  it('the oldest message WhatsApp has of a chat: failed and pending sends, placeholders skipped', async () => {
+    await repos.messages.appendMany('i1', [
+      msg({ id: 'FAILED', timestamp: 1000, fromMe: true, source: 'api', status: 'ERROR' }),
+      msg({ id: 'WAITING', timestamp: 1500, type: 'undecryptable', status: 'UNDECRYPTABLE' }),
+      msg({ id: 'FIRST', timestamp: 2000 }),
+      msg({ id: 'SECOND', timestamp: 3000 })
+    ])
+    expect((await repos.messages.oldestDelivered('i1', CHAT))?.id).toBe('FIRST')
+    expect(await repos.messages.oldestDelivered('i1', 'nobody@s.whatsapp.net')).toBeUndefined()
+  })
+
   it('a LID chat filed under its number keeps one conversation with both histories', async () => {
     const lid = '123456789@lid'
     await repos.messages.append('i1', msg({ chatId: lid, senderId: lid, timestamp: 1000, text: 'from the lid' }))

@@ -39,6 +39,8 @@ import {
   type ConnectionState,
   type DownloadedMedia,
   type GroupAddResult,
+  type HistoryAnchor,
+  type HistoryFetchResult,
   type LinkedAccount,
   type OutboundContent,
   type ReadKey,
@@ -71,6 +73,7 @@ import { isIgnoredJid } from './ignored-messages'
 import { forgetSenderKeyHolders, identityChangeOf } from './sender-key-memory'
 import { DEFAULT_MESSAGE_STORE_SIZE, MessageStore } from './message-store'
 import { OutboundSender } from './outbound-sender'
+import { PhoneHistory } from './phone-history'
 import { newAdvSecret, PairingRefusedError, requestPairingCode, withAdvSecret } from './pairing'
 import { RecipientCheck } from './recipient-check'
 import { DEFAULT_SEND_PACING } from './send-queue'
@@ -128,6 +131,7 @@ export class BaileysSession implements ChannelSession {
   private readonly libLogger: Logger
   private readonly outbound: OutboundSender
   private readonly inbound: InboundRelay
+  private readonly history: PhoneHistory
   private readonly messages: MessageStore
   private readonly groups: GroupMetadataCache
   private readonly recipients: RecipientCheck
@@ -168,6 +172,7 @@ export class BaileysSession implements ChannelSession {
       logger: ctx.logger
     })
     this.inbound = new InboundRelay({ hooks: ctx.hooks, messages: this.messages, recipients: this.recipients, timers: this.timers, logger: ctx.logger })
+    this.history = new PhoneHistory({ hooks: ctx.hooks, messages: this.messages, timers: this.timers, logger: ctx.logger, ...(opts.historyWaitMs !== undefined ? { waitMs: opts.historyWaitMs } : {}) })
   }
 
   get currentState(): ConnectionState {
@@ -290,6 +295,11 @@ export class BaileysSession implements ChannelSession {
     return downloadInboundMedia(this.messages, messageId, this.run?.sock, this.libLogger)
   }
 
+  /** Older messages of a chat from the phone (phone-history.ts): the request, then a bounded wait for the answer. */
+  async fetchHistory(anchor: HistoryAnchor, count: number): Promise<HistoryFetchResult> {
+    return this.history.fetch(this.connectedSocket(), anchor, count)
+  }
+
   /* ---------- socket ---------- */
 
   private socketConfig(auth: AuthState): UserFacingSocketConfig {
@@ -335,6 +345,9 @@ export class BaileysSession implements ChannelSession {
       creds: (u) => this.onCredsUpdate(run, u),
       upsert: (u) => {
         if (run === this.run) this.inbound.upsert(run, u)
+      },
+      history: (u) => {
+        if (run === this.run) this.history.set(run, u)
       },
       regRefresh: () => this.onRegRefresh(run),
       lidMapping: ({ lid, pn }) => {
@@ -609,6 +622,7 @@ export class BaileysSession implements ChannelSession {
     this.epoch++
     this.clearReconnect()
     this.outbound.clear(err)
+    this.history.clear()
     this.rejectQrWaiters(new ChannelError('NOT_STARTED', 'The session stopped.'))
   }
 

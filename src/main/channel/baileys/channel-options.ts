@@ -49,6 +49,8 @@ export interface BaileysChannelOptions {
   composingMs?: number
   /** How long a pairing-code request waits for the socket to be ready (ms). */
   pairingWaitMs?: number
+  /** How long a history request waits for the phone's answer (ms; DEFAULT_HISTORY_WAIT_MS). */
+  historyWaitMs?: number
   /** Recent messages kept in memory for retries, media download and echo detection. */
   messageStoreSize?: number
   /** Longest wait for a socket to close on stop/logout (ms); it finishes closing in the background. */

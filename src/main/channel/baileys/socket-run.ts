@@ -32,6 +32,8 @@ export interface SocketListeners {
   connection(update: BaileysEventMap['connection.update']): void
   creds(update: BaileysEventMap['creds.update']): void
   upsert(update: BaileysEventMap['messages.upsert']): void
+  /** A history sync or the answer to a history request (phone-history.ts). */
+  history(update: BaileysEventMap['messaging-history.set']): void
   lidMapping(update: BaileysEventMap['lid-mapping.update']): void
   capping(update: BaileysEventMap['message-capping.update']): void
   groupsUpsert(update: BaileysEventMap['groups.upsert']): void
@@ -53,6 +55,7 @@ export function attachSocket(sock: BaileysSocket, listeners: SocketListeners): S
     'connection.update': listeners.connection,
     'creds.update': listeners.creds,
     'messages.upsert': listeners.upsert,
+    'messaging-history.set': listeners.history,
     'lid-mapping.update': listeners.lidMapping,
     'message-capping.update': listeners.capping,
     'groups.upsert': listeners.groupsUpsert,

@@ -28,8 +28,11 @@ export async function countUnread(db: Kysely<Database>, instanceId: string, chat
   return Number(n)
 }
 
-/** Records a message just inserted (its `seq`) in its chat's conversation. */
-export async function noteMessage(db: Kysely<Database>, instanceId: string, m: LoggedMessage, seq: number): Promise<void> {
+/**
+ * Records a message just inserted (its `seq`) in its chat's conversation. `old`: a message of the
+ * phone's history, not one that just arrived; it is never unread.
+ */
+export async function noteMessage(db: Kysely<Database>, instanceId: string, m: LoggedMessage, seq: number, old = false): Promise<void> {
   const customer = isCustomerMessage(m)
   const person = isPersonMessage(m)
   const c = await db.selectFrom('conversations').selectAll().where('instance_id', '=', instanceId).where('chat_id', '=', m.chatId).executeTakeFirst()
@@ -45,7 +48,7 @@ export async function noteMessage(db: Kysely<Database>, instanceId: string, m: L
         last_at: m.timestamp,
         last_customer_at: customer ? m.timestamp : 0,
         last_person_at: person ? m.timestamp : 0,
-        unread: customer ? 1 : 0,
+        unread: customer && !old ? 1 : 0,
         read_until: 0,
         resolved_at: null,
         message_count: 1
@@ -59,7 +62,7 @@ export async function noteMessage(db: Kysely<Database>, instanceId: string, m: L
   const nextThreshold = Math.max(c.read_until, lastPerson)
   let unread = c.unread
   if (nextThreshold > threshold) unread = await countUnread(db, instanceId, m.chatId, nextThreshold)
-  else if (customer && m.timestamp > threshold) unread += 1
+  else if (customer && !old && m.timestamp > threshold) unread += 1
   await db
     .updateTable('conversations')
     .set({

@@ -70,8 +70,12 @@ export class MessageRepo {
     })
   }
 
-  /** Appends many entries of one instance in one transaction (an import, a history sync). Answers how many were new. */
-  async appendMany(instanceId: string, entries: readonly LoggedMessage[]): Promise<number> {
+  /**
+   * Appends many entries of one instance in one transaction (an import, a history sync). Answers how
+   * many were new: an entry whose id the instance has already is left as it is. `history`: messages of
+   * the phone's history, which never count as unread.
+   */
+  async appendMany(instanceId: string, entries: readonly LoggedMessage[], opts: { history?: boolean } = {}): Promise<number> {
     if (entries.length === 0) return 0
     return this.x.write(async (trx) => {
       let added = 0
@@ -83,7 +87,7 @@ export class MessageRepo {
           .returning('seq')
           .executeTakeFirst()
         if (!res) continue
-        await noteMessage(trx, instanceId, e, res.seq)
+        await noteMessage(trx, instanceId, e, res.seq, opts.history)
         added++
       }
       return added
@@ -156,6 +160,24 @@ export class MessageRepo {
     }
     const rows = await q.orderBy('timestamp', 'desc').orderBy('seq', 'desc').limit(limit).execute()
     return rows.reverse().map(messageFromRow)
+  }
+
+  /**
+   * The oldest entry of a chat that WhatsApp has (what a history request starts from): sends that
+   * never left (PENDING, ERROR) and placeholders of undecryptable messages are skipped.
+   */
+  async oldestDelivered(instanceId: string, chatId: string): Promise<LoggedMessage | undefined> {
+    const row = await this.x.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('instance_id', '=', instanceId)
+      .where('chat_id', '=', chatId)
+      .where('status', 'not in', ['PENDING', 'ERROR', 'UNDECRYPTABLE'])
+      .orderBy('timestamp')
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst()
+    return row ? messageFromRow(row) : undefined
   }
 
   /** Whether the chat has a message from the customer (they wrote to this number). */

@@ -16,7 +16,8 @@ import {
   type DeleteResult as DeleteResultT
 } from '../../schemas/operations'
 import { op, withoutCredentials } from '../define'
-import { MessageEntry, SentMessage, TextSendResult, type MessageEntryT, type SentMessageT, type TextSendResultT } from '../results'
+import { MessageEntry, PhoneHistoryResult, SentMessage, TextSendResult, type MessageEntryT, type PhoneHistoryResultT, type SentMessageT, type TextSendResultT } from '../results'
+import { HISTORY_FETCH_MAX } from '../../domain/phone-history'
 import { deleted, Id, items, Page, type PagedT } from './common'
 
 const sentId = (s: SentMessageT) => ({ id: s.key.id })
@@ -245,6 +246,26 @@ export const MESSAGE_OPERATIONS = {
     }),
     output: Type.Array(MessageEntry),
     http: { method: 'GET', path: '/chatapp/messages', query: ['chatId', 'limit', 'before', 'after', 'q'], message: 'Messages fetched successfully!', errors: { 400: 'A cursor that names no message of this instance' } },
+    rpc: true
+  }),
+  'messages.fetchHistory': op<PhoneHistoryResultT>()({
+    summary: 'Load older messages of a chat from the phone',
+    description:
+      'Asks the linked phone for up to `count` messages of the chat older than the oldest one the log holds (WhatsApp’s on-demand history, at most 50 at a time), waits up to 20 s for its answer and stores what it sends once: messages the log already has are not stored again. Call again to go further back. The phone must be online; some never answer (then `answered` is false, and a late answer is still stored). WhatsApp instances only.',
+    tags: ['messages'],
+    scope: 'instance',
+    permission: 'messages:read',
+    input: Type.Object({
+      chatId: Type.String({ minLength: 1, description: 'A phone number or a JID.' }),
+      count: Type.Optional(Type.Integer({ minimum: 1, maximum: HISTORY_FETCH_MAX, default: HISTORY_FETCH_MAX }))
+    }),
+    output: PhoneHistoryResult,
+    http: {
+      method: 'POST',
+      path: '/chatapp/messages/fetch-history',
+      message: 'Older messages requested from the phone.',
+      errors: { 400: 'The chat has no message to start from', 409: 'The instance is not connected, or is a sandbox (no phone)' }
+    },
     rpc: true
   })
 } as const

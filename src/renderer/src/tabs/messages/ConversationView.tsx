@@ -4,7 +4,7 @@
  * up (what is on screen stays in place) and newer ones down after a jump, follows new messages while
  * at the bottom, and opens at a search hit, highlighted for a moment.
  */
-import { ActionIcon, Center, Loader, Text } from '@mantine/core'
+import { ActionIcon, Alert, Button, Center, Loader, Stack, Text } from '@mantine/core'
 import { useEffect, useRef, useState } from 'react'
 import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso'
 import type { LoggedMessage } from '../../../../shared/schemas/records'
@@ -21,6 +21,7 @@ interface ListContext {
   flashId: string | undefined
   reachedStart: boolean
   loadingOlder: boolean
+  history: ChatHistory
 }
 
 export function ConversationView({ history, instanceId, highlightId, height }: { history: ChatHistory; instanceId: string; highlightId?: string; height: string | number }) {
@@ -47,10 +48,11 @@ export function ConversationView({ history, instanceId, highlightId, height }: {
     )
   }
   const latest = () => (view.reachedEnd ? list.current?.scrollToIndex({ index: 'LAST', align: 'end' }) : void history.openLatest())
-  const context: ListContext = { instanceId, flashId, reachedStart: view.reachedStart, loadingOlder: history.loadingOlder }
+  const context: ListContext = { instanceId, flashId, reachedStart: view.reachedStart, loadingOlder: history.loadingOlder, history }
   return (
     <div style={{ position: 'relative' }}>
       <ErrorAlert error={history.error} />
+      <PhoneFetchNotice history={history} />
       <div style={box} data-testid="conversation" data-messages={view.messages.length} data-reached-start={view.reachedStart} data-reached-end={view.reachedEnd}>
         {view.messages.length === 0 ? (
           <Text c="dimmed" ta="center" pt="xl">
@@ -93,12 +95,49 @@ function Row(_: number, m: LoggedMessage, { instanceId, flashId }: ListContext) 
   )
 }
 
-/** Above the oldest message held: where the chat begins, or older messages on their way. */
+/**
+ * Above the oldest message held: older messages on their way, or, at the oldest the app has, where
+ * it begins here and the button that asks the phone for older ones (with what that came to).
+ */
 function HistoryStart({ context }: { context: ListContext }) {
+  if (!context.reachedStart) {
+    return (
+      <Text size="xs" c="dimmed" ta="center" py="xs" data-testid="chat-older">
+        {context.loadingOlder ? 'Loading older messages…' : 'Scroll up for older messages'}
+      </Text>
+    )
+  }
+  const { phone, fetchFromPhone } = context.history
   return (
-    <Text size="xs" c="dimmed" ta="center" py="xs" data-testid={context.reachedStart ? 'chat-start' : 'chat-older'}>
-      {context.reachedStart ? 'Beginning of the conversation' : context.loadingOlder ? 'Loading older messages…' : 'Scroll up for older messages'}
-    </Text>
+    <Stack gap={6} align="center" py="xs" px="sm" data-testid="chat-start">
+      <Text size="xs" c="dimmed" ta="center">
+        Beginning of the conversation here
+      </Text>
+      <Button size="compact-xs" variant="light" loading={phone.busy} onClick={() => void fetchFromPhone()} data-testid="fetch-from-phone">
+        Load older messages from the phone
+      </Button>
+    </Stack>
+  )
+}
+
+/**
+ * What the last request for older messages came to, above the list: the older messages show at its
+ * top while the list keeps what was on screen, so the answer has to be said where it is seen.
+ */
+function PhoneFetchNotice({ history }: { history: ChatHistory }) {
+  const { phone } = history
+  if (phone.error !== undefined) {
+    return (
+      <div data-testid="phone-history-error" style={{ marginBottom: 8 }}>
+        <ErrorAlert error={phone.error} title="Could not load older messages" />
+      </div>
+    )
+  }
+  if (!phone.notice) return null
+  return (
+    <Alert color="teal" variant="light" py={6} mb={8} role="status" data-testid="phone-history-notice" withCloseButton onClose={history.dismissPhoneNotice} closeButtonLabel="Dismiss">
+      <Text size="sm">{phone.notice}</Text>
+    </Alert>
   )
 }
 

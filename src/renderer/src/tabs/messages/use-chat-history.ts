@@ -36,10 +36,23 @@ export interface ChatWindow {
   generation: number
 }
 
+/** A request for older messages from the phone (docs/design.md §7), as the top of the chat shows it. */
+export interface PhoneFetch {
+  busy: boolean
+  /** What the last request came to, for the person; null before one. */
+  notice: string | null
+  error: unknown
+}
+
 export interface ChatHistory {
   view: ChatWindow | null
   error: unknown
   loadingOlder: boolean
+  phone: PhoneFetch
+  /** Asks the phone for older messages than the oldest held, then shows what it stored. */
+  fetchFromPhone(): Promise<void>
+  /** Hides what the last request came to. */
+  dismissPhoneNotice(): void
   loadOlder(): Promise<void>
   loadNewer(): Promise<void>
   /** Starts over at the newest page (after a jump, to see the latest). */
@@ -61,6 +74,7 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
   held.current = view
   const generation = useRef(0)
   const busy = useRef({ older: false, newer: false })
+  const [phone, setPhone] = useState<PhoneFetch>({ busy: false, notice: null, error: undefined })
 
   const open = useCallback(
     async (at: LoggedMessage | undefined) => {
@@ -88,9 +102,9 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
     [instanceId, chatId]
   )
 
-  const loadOlder = useCallback(async () => {
+  const loadOlder = useCallback(async (again = false) => {
     const w = held.current
-    if (!w || w.reachedStart || busy.current.older) return
+    if (!w || (w.reachedStart && !again) || busy.current.older || w.messages.length === 0) return
     busy.current.older = true
     setLoadingOlder(true)
     const g = generation.current
@@ -122,6 +136,9 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
     }
   }, [instanceId, chatId])
 
+  // What a request for older messages came to belongs to the chat it was made in.
+  useEffect(() => setPhone({ busy: false, notice: null, error: undefined }), [instanceId, chatId])
+
   useEffect(() => {
     void open(anchor)
     // A new anchor is a new view (the list remounts); the anchor's object identity changes each render.
@@ -133,6 +150,8 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
       if (e.type === 'resync') return void open(undefined)
       if (!('instanceId' in e) || e.instanceId !== instanceId) return
       if (e.type === 'chatMerged' && (e.from === jid || e.to === jid)) return void open(undefined)
+      // The phone's history came (a late answer, a sync): older messages may be there now.
+      if (e.type === 'history' && e.added > 0 && e.chatIds.includes(jid)) return void loadOlder(true)
       if (e.type === 'message' && e.message.chatId === jid) {
         // Before the newest is held, a new message comes with the pages below (endReached).
         setView((cur) => (cur?.reachedEnd ? { ...cur, messages: appendNew(cur.messages, [e.message]) } : cur))
@@ -141,7 +160,28 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
         setView((cur) => cur && { ...cur, messages: cur.messages.map((m) => (m.id === e.message.id ? e.message : m)) })
       }
     })
-  }, [instanceId, chatId, open])
+  }, [instanceId, chatId, open, loadOlder])
 
-  return { view, error, loadingOlder, loadOlder, loadNewer, openLatest: () => open(undefined) }
+  const fetchFromPhone = useCallback(async () => {
+    setPhone({ busy: true, notice: null, error: undefined })
+    try {
+      const r = await call('messages.fetchHistory', { instanceId, chatId })
+      await loadOlder(true)
+      setPhone({ busy: false, notice: phoneNotice(r), error: undefined })
+    } catch (err) {
+      setPhone({ busy: false, notice: null, error: err })
+    }
+  }, [instanceId, chatId, loadOlder])
+
+  const dismissPhoneNotice = useCallback(() => setPhone({ busy: false, notice: null, error: undefined }), [])
+
+  return { view, error, loadingOlder, loadOlder: () => loadOlder(), loadNewer, openLatest: () => open(undefined), phone, fetchFromPhone, dismissPhoneNotice }
+}
+
+/** What a request for older messages came to, in words. */
+export function phoneNotice(r: { answered: boolean; received: number; stored: number }): string {
+  if (!r.answered) return 'The phone did not answer yet (is it online?). Older messages it sends later appear here.'
+  if (r.stored > 0) return `${r.stored} older message${r.stored === 1 ? '' : 's'} loaded from the phone.`
+  if (r.received > 0) return 'The phone sent only messages already here.'
+  return 'The phone has no older messages in this chat.'
 }
