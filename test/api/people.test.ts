@@ -289,3 +289,28 @@ describe('assignment', () => {
     expect(new Set(picks)).toEqual(new Set([nia.id, oto.id]))
   })
 })
+
+describe('the audit log’s retention', () => {
+  it('follows the longest retention of any instance; while one keeps everything, so does the audit log', async () => {
+    const count = async () => (await h.call({ method: 'GET', url: '/audit?limit=500' })).json.data.length as number
+    await h.call({ method: 'PUT', url: `/chatapp/retention?${a.qs}`, payload: { days: 30 } })
+    const before = await count()
+    expect(before).toBeGreaterThan(0)
+    offset += 45 * 86_400_000
+    try {
+      await h.core.retention.run()
+      expect(await count()).toBeGreaterThanOrEqual(before) // instance B keeps everything
+      await h.call({ method: 'PUT', url: `/chatapp/retention?${b.qs}`, payload: { days: 60 } })
+      await h.core.retention.run()
+      expect(await count()).toBeGreaterThanOrEqual(before) // 60 days: the entries are 45 days old
+      await h.call({ method: 'PUT', url: `/chatapp/retention?${b.qs}`, payload: { days: 40 } })
+      await h.core.retention.run()
+      // Only the entries of the last minutes (the retention changes themselves) are younger than 40 days.
+      const left = (await h.call({ method: 'GET', url: '/audit?limit=500' })).json.data as Array<{ detail: { operation?: string } | null }>
+      expect(left.length).toBeGreaterThan(0)
+      expect(left.every((e) => e.detail?.operation === 'settings.retention')).toBe(true)
+    } finally {
+      offset -= 45 * 86_400_000
+    }
+  })
+})

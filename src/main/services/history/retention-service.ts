@@ -2,7 +2,8 @@
  * Retention (issue 25 §2, docs/design.md §14): once a day (and at start), each instance with a
  * retention period loses its messages older than `days`, and its downloaded media files of messages
  * older than `media_days`. Deletes go in batches, each its own transaction, so a large first run never
- * holds the database for long. Keeping forever (the default) costs nothing.
+ * holds the database for long. Keeping forever (the default) costs nothing. The audit log follows
+ * the longest retention of any instance.
  */
 import type { Clock, Timers } from '../../clock'
 import type { Logger } from '../../logger'
@@ -15,7 +16,7 @@ const DAY_MS = 86_400_000
 const BATCH = 5000
 
 export interface RetentionDeps {
-  repos: Pick<Repositories, 'instances' | 'customerData'>
+  repos: Pick<Repositories, 'instances' | 'customerData' | 'audit' | 'sessions'>
   media: MediaFiles
   clock: Clock
   timers: Timers
@@ -70,7 +71,23 @@ export class RetentionService {
         this.deps.logger.info(r, 'retention: old messages and media deleted')
       }
     }
+    await this.applyToAudit()
     return out
+  }
+
+  /**
+   * The audit log keeps the history's rule (issue 27 §5): entries older than the longest retention of
+   * any instance go; while one instance keeps everything (or there is none), every entry stays.
+   * Expired web sessions go too.
+   */
+  private async applyToAudit(): Promise<void> {
+    const now = this.deps.clock.now()
+    await this.deps.repos.sessions.purgeExpired(now)
+    const days = this.deps.repos.instances.all().map((i) => ({ ...DEFAULT_RETENTION, ...i.settings.retention }).days)
+    if (days.length === 0 || days.some((d) => d === null)) return
+    const longest = Math.max(...(days as number[]))
+    const gone = await this.deps.repos.audit.purgeBefore(now - longest * DAY_MS)
+    if (gone > 0) this.deps.logger.info({ entries: gone, days: longest }, 'retention: old audit entries deleted')
   }
 
   private async apply(inst: Instance): Promise<RetentionRun> {
