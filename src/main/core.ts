@@ -288,7 +288,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
   const handoff = new HandoffService({ repos, events, clock })
   const activity = new ActivityMonitor({ repos, clock, surveyIdleMs: opts.bot?.surveyIdleMs })
-  const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId) => handoff.humanReplied(id, chatId, 'desk'), inFlight: activity })
+  const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId, sentBy) => handoff.humanReplied(id, chatId, 'desk', undefined, sentBy), inFlight: activity })
   const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
   const messages = new MessageService(outbound, attachments, remoteFiles, (instanceId, id) => repos.contacts.owned(instanceId, id))
   const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())

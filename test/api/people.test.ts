@@ -290,6 +290,17 @@ describe('assignment', () => {
   })
 })
 
+describe('hand-off', () => {
+  it('names who took the conversation over', async () => {
+    const pia = await member('pia', 'agent', [a.inst._id])
+    const t = (await login('pia', pia.password)).json.data.token
+    const paused = await raw({ method: 'POST', url: `/chatapp/handoff/pause?${a.qs}`, payload: { chatId: '15550007777' }, headers: bearer(t) })
+    expect(paused.statusCode).toBe(200)
+    const list = await h.call({ method: 'GET', url: `/chatapp/handoff?${a.qs}` })
+    expect(list.json.data.find((p: { chatId: string }) => p.chatId === '15550007777@s.whatsapp.net').taken_by).toEqual({ kind: 'staff', id: pia.id, name: 'PIA' })
+  })
+})
+
 describe('the audit log’s retention', () => {
   it('follows the longest retention of any instance; while one keeps everything, so does the audit log', async () => {
     const count = async () => (await h.call({ method: 'GET', url: '/audit?limit=500' })).json.data.length as number

@@ -276,7 +276,8 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
 
   'bot.activity': ({ core }, { limit }, inst) => core.bot.activity(inst._id, limit),
   'handoff.list': ({ core }, _input, inst) => core.handoff.list(inst._id),
-  'handoff.pause': ({ core, face }, { chatId, minutes }, inst) => core.handoff.pause(inst._id, resolveChat(chatId), minutes ?? null, 'manual', face === 'desk' ? 'desk' : 'api'),
+  'handoff.pause': (ctx, { chatId, minutes }, inst) =>
+    ctx.core.handoff.pause(inst._id, resolveChat(chatId), minutes ?? null, 'manual', ctx.face === 'desk' ? 'desk' : 'api', undefined, sentByOf(callerOf(ctx))),
   'handoff.resume': async ({ core }, { chatId }, inst) => ({ resumed: await core.handoff.resume(inst._id, resolveChat(chatId)) }),
   'handoff.settings': ({ core }, input, inst) => core.settings.updateHandoff(inst._id, input),
   'settings.away': ({ core }, input, inst) => core.settings.updateAway(inst._id, input),

@@ -9,7 +9,7 @@
 import type { Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { Repositories } from '../store/repos'
-import { DEFAULT_HANDOFF, type ChatPause, type HandoffSettings, type Instance } from '../../shared/schemas/records'
+import { DEFAULT_HANDOFF, type ChatPause, type HandoffSettings, type Instance, type SentBy } from '../../shared/schemas/records'
 import { keywordList } from '../../shared/domain/keywords'
 
 export interface HandoffDeps {
@@ -41,7 +41,7 @@ export class HandoffService {
    * Pauses the bot for a chat: for `minutes` (null: until resumed). Replaces the chat's earlier pause.
    * Resolves once stored; announced as a `handoff` event.
    */
-  async pause(instanceId: string, chatId: string, minutes: number | null, reason: ChatPause['reason'], by: ChatPause['by'], sinceMs?: number): Promise<ChatPause> {
+  async pause(instanceId: string, chatId: string, minutes: number | null, reason: ChatPause['reason'], by: ChatPause['by'], sinceMs?: number, takenBy?: SentBy): Promise<ChatPause> {
     const since = sinceMs ?? this.deps.clock.now()
     const pause: ChatPause = {
       _id: pauseId(instanceId, chatId),
@@ -50,7 +50,8 @@ export class HandoffService {
       since: new Date(since).toISOString(),
       until: minutes === null ? null : new Date(since + minutes * 60_000).toISOString(),
       reason,
-      by
+      by,
+      ...(takenBy ? { taken_by: takenBy } : {})
     }
     await this.deps.repos.chatPauses.put(pause)
     this.deps.events.emit('handoff', { instanceId, chatId, pause })
@@ -67,9 +68,9 @@ export class HandoffService {
   /**
    * A person answered the chat (desk or phone) at `atMs` (default now): the bot pauses for the
    * instance's `pause_minutes` from then. A reply older than that (the phone's messages delivered
-   * after the app was off) pauses nothing.
+   * after the app was off) pauses nothing. `takenBy` names the person who replied.
    */
-  async humanReplied(instanceId: string, chatId: string, by: 'desk' | 'phone', atMs?: number): Promise<ChatPause | null> {
+  async humanReplied(instanceId: string, chatId: string, by: 'desk' | 'phone', atMs?: number, takenBy?: SentBy): Promise<ChatPause | null> {
     const inst = this.deps.repos.instances.find(instanceId)
     if (!inst) return null
     const { pause_minutes } = handoffOf(inst)
@@ -78,7 +79,7 @@ export class HandoffService {
     // A pause "until resumed" (the customer asked for a person) is not shortened by the reply.
     const current = await this.activePause(instanceId, chatId)
     if (current && current.until === null) return current
-    return this.pause(instanceId, chatId, pause_minutes, 'human_reply', by, at)
+    return this.pause(instanceId, chatId, pause_minutes, 'human_reply', by, at, takenBy ?? (by === 'phone' ? { kind: 'phone', name: 'Phone' } : undefined))
   }
 
   /** Whether `text` asks for a person by the instance's hand-off keyword (whole words, any case). */

@@ -463,7 +463,8 @@ export const ChatPause = Type.Object({
   since: Type.String({ format: 'date-time' }),
   until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the bot answers again; null: until resumed by hand.' }),
   reason: Type.Union([Type.Literal('human_reply'), Type.Literal('manual'), Type.Literal('keyword')]),
-  by: Type.Union([Type.Literal('desk'), Type.Literal('phone'), Type.Literal('api'), Type.Literal('customer')])
+  by: Type.Union([Type.Literal('desk'), Type.Literal('phone'), Type.Literal('api'), Type.Literal('customer')]),
+  taken_by: Type.Optional(Type.Union([SentBy, Type.Null()], { description: 'Who took the conversation over (issue 27): the person or key whose reply or pause it was.' }))
 })
 export type ChatPause = Static<typeof ChatPause>
 

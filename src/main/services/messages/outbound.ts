@@ -74,7 +74,7 @@ export interface OutboundDeps {
   /** Applies delivery statuses that arrived before the send was logged. */
   statuses: Pick<MessageStatusService, 'logged'>
   /** A person answered a chat from the desk (hand-off: the bot pauses there). */
-  onHumanReply?: (instanceId: string, chatId: string) => Promise<unknown>
+  onHumanReply?: (instanceId: string, chatId: string, sentBy?: SentBy) => Promise<unknown>
   /** Counts each send while it is in flight (the updater waits for none before installing). */
   inFlight?: Pick<ActivityMonitor, 'track'>
 }
@@ -134,7 +134,7 @@ export class Outbound {
       this.deps.events.emitDurable('message', { instanceId: inst._id, message: { ...entry } })
     ])
     await this.deps.statuses.logged(inst._id, entry.id)
-    if (opts.source === 'desk') await this.deps.onHumanReply?.(inst._id, jid)
+    if (opts.source === 'desk') await this.deps.onHumanReply?.(inst._id, jid, opts.sentBy)
     return sent
   }
 

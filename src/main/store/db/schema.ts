@@ -78,6 +78,8 @@ export interface ChatPausesTable {
   until: string | null
   reason: string
   by: string
+  /** Who took the chat over: SentBy as JSON (migration 2), null for the bot's own or older pauses. */
+  taken_by: JsonText | null
 }
 
 export interface IntentsTable {

@@ -5,11 +5,20 @@ import type { Exec } from './exec'
 import type { Stored } from './record-table'
 
 function fromRow(w: ChatPausesTable): Stored<ChatPause> {
-  return Object.freeze({ _id: `${w.instance_id}:${w.chat_id}`, instance_id: w.instance_id, chatId: w.chat_id, since: w.since, until: w.until, reason: w.reason as ChatPause['reason'], by: w.by as ChatPause['by'] })
+  return Object.freeze({
+    _id: `${w.instance_id}:${w.chat_id}`,
+    instance_id: w.instance_id,
+    chatId: w.chat_id,
+    since: w.since,
+    until: w.until,
+    reason: w.reason as ChatPause['reason'],
+    by: w.by as ChatPause['by'],
+    ...(w.taken_by ? { taken_by: JSON.parse(w.taken_by) as ChatPause['taken_by'] } : {})
+  })
 }
 
 export function chatPauseToRow(p: ChatPause): ChatPausesTable {
-  return { instance_id: p.instance_id, chat_id: p.chatId, since: p.since, until: p.until, reason: p.reason, by: p.by }
+  return { instance_id: p.instance_id, chat_id: p.chatId, since: p.since, until: p.until, reason: p.reason, by: p.by, taken_by: p.taken_by ? JSON.stringify(p.taken_by) : null }
 }
 
 export class ChatPauseRepo {
@@ -39,7 +48,7 @@ export class ChatPauseRepo {
       trx
         .insertInto('chat_pauses')
         .values(row)
-        .onConflict((oc) => oc.columns(['instance_id', 'chat_id']).doUpdateSet({ since: row.since, until: row.until, reason: row.reason, by: row.by }))
+        .onConflict((oc) => oc.columns(['instance_id', 'chat_id']).doUpdateSet({ since: row.since, until: row.until, reason: row.reason, by: row.by, taken_by: row.taken_by }))
         .execute()
     )
     return Object.freeze(pause)

@@ -73,6 +73,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await s.alterTable('conversations').addColumn('assigned_at', 'integer').execute()
   await s.createIndex('conversations_assigned').on('conversations').columns(['assigned_to', 'last_at']).execute()
 
+  // Who took a conversation over (the hand-off names the person).
+  await s.alterTable('chat_pauses').addColumn('taken_by', 'text').execute()
+
   // A conversation's timeline of desk events (assignment changes): who, when, to whom.
   await s
     .createTable('conversation_events')
