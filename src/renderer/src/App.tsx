@@ -53,7 +53,7 @@ export function App() {
   const bridge = preloadBridge()
   const [token, setToken] = useState<string | null>(() => (bridge ? null : sessionStorage.getItem(TOKEN_KEY)))
   const [loginCode] = useState(() => (bridge ? null : codeFromFragment('login')))
-  const [inviteCode] = useState(() => (bridge ? null : codeFromFragment('invite')))
+  const [inviteCode, setInviteCode] = useState(() => (bridge ? null : codeFromFragment('invite')))
   const [error, setError] = useState<unknown>()
   const client = useDesk((s) => s.client)
   const connect = useDesk((s) => s.connect)
@@ -86,6 +86,8 @@ export function App() {
         error={error}
         inviteCode={inviteCode}
         onToken={(t) => {
+          // The invite is used: signing out later shows the sign-in form, not the invite again.
+          setInviteCode(null)
           sessionStorage.setItem(TOKEN_KEY, t)
           setError(undefined)
           setToken(t)

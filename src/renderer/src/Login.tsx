@@ -83,7 +83,7 @@ function PasswordSignIn({ login, onLogin, onToken, outerError }: { login: string
           Sign in with your login and password.
         </Text>
         <TextInput label="Login" value={login} onChange={(e) => onLogin(e.currentTarget.value)} required autoFocus={!login} autoComplete="username" autoCapitalize="none" />
-        <PasswordInput label="Password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} required autoFocus={!!login} autoComplete="current-password" />
+        <PasswordInput label="Password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} required autoFocus={!!login} autoComplete="current-password" data-testid="login-password" />
         <ErrorAlert error={error ?? outerError} title="Sign-in failed" />
         <Button type="submit" loading={busy} disabled={!login.trim() || !password}>
           Sign in
@@ -102,7 +102,7 @@ function TokenSignIn({ onToken, outerError }: { onToken(t: string): void; outerE
     else throw new Error('That token is not valid. Use the token the server printed (or CHATAPP_API_TOKEN).')
   })
   return (
-    <form onSubmit={onSubmit} aria-label="Log in with the API token">
+    <form onSubmit={onSubmit} aria-label="Owner login">
       <Stack>
         <Text c="dimmed" size="sm">
           Log in with the API token of this server.
@@ -145,10 +145,10 @@ function AcceptInvite({ code, onToken, onSignIn }: { code: string; onToken(t: st
       <Stack>
         <Title order={4}>Accept your invite</Title>
         <Text c="dimmed" size="sm">
-          {accepted ? `Welcome, ${accepted.name}. Your login is ${accepted.login}.` : 'Choose the password you will sign in with. Your login is in the message with this link.'}
+          {accepted ? `Welcome, ${accepted.name}. Your login is ${accepted.login}.` : 'Choose the password you will sign in with, with the login the owner gave you.'}
         </Text>
-        <PasswordInput label="New password" description={`At least ${MIN_PASSWORD} characters.`} value={password} onChange={(e) => setPassword(e.currentTarget.value)} required autoFocus autoComplete="new-password" disabled={!!accepted} />
-        <PasswordInput label="New password again" value={again} onChange={(e) => setAgain(e.currentTarget.value)} required autoComplete="new-password" error={again && problem === 'The two passwords differ.' ? problem : undefined} disabled={!!accepted} />
+        <PasswordInput label="New password" description={`At least ${MIN_PASSWORD} characters.`} value={password} onChange={(e) => setPassword(e.currentTarget.value)} required autoFocus autoComplete="new-password" disabled={!!accepted} data-testid="new-password" />
+        <PasswordInput label="New password again" value={again} onChange={(e) => setAgain(e.currentTarget.value)} required autoComplete="new-password" error={again && problem === 'The two passwords differ.' ? problem : undefined} disabled={!!accepted} data-testid="new-password-again" />
         <ErrorAlert error={error} title={accepted ? 'Sign-in failed' : 'Could not accept the invite'} />
         <Button type="submit" loading={busy} disabled={!!problem}>
           {accepted ? 'Sign in' : 'Set password and sign in'}

@@ -40,7 +40,12 @@ export function AuditCard() {
   return (
     <Card withBorder id="audit" data-testid="audit-card">
       <CardHeader title="Audit log">
-        <Select size="xs" w={170} aria-label="Show" data={KINDS.map((k) => ({ ...k }))} value={kind} onChange={(v) => setKind((v ?? '') as Kind | '')} allowDeselect={false} />
+        <Group gap="xs" wrap="nowrap">
+          <Select size="xs" w={150} aria-label="Show" data={KINDS.map((k) => ({ ...k }))} value={kind} onChange={(v) => setKind((v ?? '') as Kind | '')} allowDeselect={false} />
+          <Button size="xs" variant="default" onClick={() => void load()} loading={act.busy && entries.length > 0}>
+            Refresh
+          </Button>
+        </Group>
       </CardHeader>
       <ErrorAlert error={act.error} />
       {!act.busy && entries.length === 0 && (
