@@ -58,7 +58,7 @@ export function ConversationList({
         fullWidth
         size="xs"
         value={assigned}
-        onChange={(v) => onAssigned(v as AssignedFilter)}
+        onChange={(v) => onAssigned(v)}
         data={[
           { value: 'mine', label: 'Mine' },
           { value: 'unassigned', label: 'Unassigned' },

@@ -41,7 +41,7 @@ export function AuditCard() {
     <Card withBorder id="audit" data-testid="audit-card">
       <CardHeader title="Audit log">
         <Group gap="xs" wrap="nowrap">
-          <Select size="xs" w={150} aria-label="Show" data={KINDS.map((k) => ({ ...k }))} value={kind} onChange={(v) => setKind((v ?? '') as Kind | '')} allowDeselect={false} />
+          <Select size="xs" w={150} aria-label="Show" data={KINDS.map((k) => ({ ...k }))} value={kind} onChange={(v) => setKind((v ?? ''))} allowDeselect={false} />
           <Button size="xs" variant="default" onClick={() => void load()} loading={act.busy && entries.length > 0}>
             Refresh
           </Button>

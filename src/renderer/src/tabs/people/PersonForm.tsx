@@ -72,7 +72,7 @@ export function PersonForm({ person, onDone, onClose }: { person: StaffViewT | n
               </Text>
               <SegmentedControl
                 value={role}
-                onChange={(v) => setRole(v as 'agent' | 'manager')}
+                onChange={(v) => setRole(v)}
                 data={[
                   { value: 'agent', label: 'Agent' },
                   { value: 'manager', label: 'Manager' }
