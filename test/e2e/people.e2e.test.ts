@@ -107,7 +107,8 @@ describe('People at the desk in the web UI (sandbox)', { timeout: 180_000 }, () 
     await pick(owner, form, 'Instances', 'Pizzeria')
     await form.getByRole('button', { name: 'Add and make the invite link' }).click()
     inviteUrl = (await owner.getByTestId('invite-url').textContent())!
-    await fullPageShot(owner, join(ARTIFACTS, 'people-invite-shown-laptop.png'))
+    // The dialog covers the viewport only: a full-page capture would show the page below it uncovered.
+    await owner.screenshot({ path: join(ARTIFACTS, 'people-invite-shown-laptop.png') })
     expect(inviteUrl).toMatch(new RegExp(`^${serve.url}/#invite=.+`))
     await owner.getByRole('dialog').getByRole('button', { name: 'Done' }).click()
     const row = card.getByTestId('person-row').filter({ hasText: 'Bea Rossi' })
@@ -207,6 +208,12 @@ describe('People at the desk in the web UI (sandbox)', { timeout: 180_000 }, () 
     await expect.poll(() => chat.getByTestId('assign-button').textContent()).toBe('Assigned: Owner')
     await chat.getByTestId('assignment-line').filter({ hasText: 'Owner took this conversation' }).waitFor()
     expect((await rpc('inbox.get', { instanceId: bakery, chatId: '15550100032@s.whatsapp.net' })).assigned_to).toEqual({ id: 'owner', name: 'Owner' })
+
+    // Live: a change made elsewhere (here the API) reaches the agent's open chat and the owner's list.
+    await rpc('inbox.assign', { instanceId: pizzeria, chatId: '15550100031@s.whatsapp.net', staff_id: 'owner' })
+    await expect.poll(() => agent.getByTestId('assign-button').textContent()).toBe('Assigned: Owner')
+    await agent.getByTestId('assignment-line').filter({ hasText: 'Owner took this conversation' }).waitFor()
+    await expect.poll(() => ann.getByTestId('assignee').textContent()).toContain('Owner')
   })
 
   it('the owner makes an API key limited to a scope and an instance, sees it once, and revokes it', async () => {
@@ -220,7 +227,7 @@ describe('People at the desk in the web UI (sandbox)', { timeout: 180_000 }, () 
     await form.getByRole('button', { name: 'Make the key' }).click()
     const key = (await owner.getByTestId('new-key').textContent())!
     await owner.getByText('it will not be shown again', { exact: false }).waitFor()
-    await fullPageShot(owner, join(ARTIFACTS, 'people-key-shown-laptop.png'))
+    await owner.screenshot({ path: join(ARTIFACTS, 'people-key-shown-laptop.png') })
     expect(await statusWith(key, 'contacts.list', { instanceId: pizzeria })).toBe(200)
     expect(await statusWith(key, 'contacts.list', { instanceId: bakery })).toBe(403)
     expect(await statusWith(key, 'contacts.create', { instanceId: pizzeria, name: 'X', number: '15550100099' })).toBe(403)
@@ -241,9 +248,10 @@ describe('People at the desk in the web UI (sandbox)', { timeout: 180_000 }, () 
     const rows = audit.getByTestId('audit-row')
     // The log was read when the tab opened, before the key was revoked.
     await audit.getByRole('button', { name: 'Refresh' }).click()
+    // The rows read before stay until the new page arrives, with the revocation on top.
+    await expect.poll(() => rows.first().textContent()).toContain('Changed: apiKeys.delete')
     await rows.filter({ hasText: 'Bea Rossi · Signed in' }).waitFor()
     await rows.filter({ hasText: 'Changed: staff.create' }).waitFor()
-    expect(await rows.first().textContent()).toContain('Changed: apiKeys.delete')
     await audit.getByLabel('Show').click()
     await owner.getByRole('option', { name: 'Sign-ins', exact: true }).click()
     await expect.poll(async () => (await rows.count()) > 0 && (await audit.locator('[data-testid=audit-row]:not([data-kind=login])').count()) === 0).toBe(true)
