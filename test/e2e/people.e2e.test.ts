@@ -4,8 +4,8 @@
  * opens the invite link on a phone, sets a password and is signed in, sees only that instance's chat
  * and the Inbox and Contacts tabs (nothing they open is refused), and replies; the owner's Inbox shows
  * the reply under the agent's name and the conversation assigned to them. Then the owner's API keys
- * (made, used, limited to an instance, revoked) and audit log, a wrong password, a used invite and
- * signing out. Screenshots of the agent's Inbox and of People, API keys and Audit at phone, laptop and
+ * (made, used, limited to an instance, revoked) and audit log, a manager opening every tab offered
+ * without a refusal, a wrong password, a used invite and signing out. Screenshots of the agent's Inbox and of People, API keys and Audit at phone, laptop and
  * wide sizes go to test-artifacts/people-*.png.
  *
  * Needs `npm run build` first (npm test does it) and /usr/bin/chromium.
@@ -270,6 +270,40 @@ describe('People at the desk in the web UI (sandbox)', { timeout: 180_000 }, () 
       await cardShot(owner, owner.getByTestId('api-keys-card'), `people-keys-${size}.png`)
       await cardShot(owner, owner.getByTestId('audit-card'), `people-audit-${size}.png`)
     }
+  })
+
+  it('a manager signs in with login and password and opens every tab offered without a refusal', async () => {
+    const invite = await rpc('staff.create', { name: 'Marco', login: 'marco', role: 'manager' })
+    const code = decodeURIComponent(invite.invite_url.split('#invite=')[1])
+    const accepted = await fetch(`${serve.url}/auth/accept-invite`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, password: PASSWORD }) })
+    expect(accepted.status).toBe(200)
+    const page = await browser.newPage({ viewport: { width: 1366, height: 768 } })
+    const refused: string[] = []
+    page.on('response', (r) => {
+      if (r.url().includes('/rpc/') && r.status() === 403) refused.push(r.url())
+    })
+    page.on('pageerror', (e) => pageErrors.push(e.stack ?? e.message))
+    await page.goto(serve.url)
+    const form = page.getByRole('form', { name: 'Sign in' })
+    await form.getByLabel('Login').fill('marco')
+    await form.getByTestId('login-password').fill(PASSWORD)
+    await form.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByTestId('instance-picker').waitFor()
+    const tabs = await page.getByRole('tab').allTextContents()
+    expect(tabs).toEqual(['Instances', 'Pairing', 'Settings', 'Intents', 'Surveys', 'Inbox', 'Contacts', 'Broadcasts', 'Test chat'])
+    for (const tab of tabs) {
+      await openTab(page, tab)
+      await expect.poll(() => page.getByRole('tab', { name: tab, exact: true }).getAttribute('aria-selected')).toBe('true')
+      // Each tab's first reads have answered: nothing is loading.
+      await expect.poll(() => page.locator('.mantine-Loader-root').count()).toBe(0)
+    }
+    await openTab(page, 'Settings')
+    await page.getByText('Settings of Pizzeria').waitFor()
+    expect(await page.getByTestId('backup-section').count()).toBe(0)
+    await openTab(page, 'Instances')
+    expect(await page.getByRole('button', { name: 'Create instance' }).isVisible()).toBe(false)
+    expect(refused).toEqual([])
+    await page.close()
   })
 
   it('a wrong password and a used invite say so; signing out ends the session', async () => {
