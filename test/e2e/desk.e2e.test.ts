@@ -336,7 +336,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     expect(await compose.getByTestId('compose-text').inputValue()).toBe('Yes! We deliver every day from 12 to 23.')
     await compose.getByRole('button', { name: 'Send text' }).click()
     await conv.getByText('Yes! We deliver every day', { exact: false }).waitFor()
-    await expect.poll(() => conv.getByTestId('sender').last().textContent()).toContain('Owner')
+    await expect.poll(() => conv.getByTestId('sender').last().textContent()).toContain('You')
     await expect.poll(() => row.getByLabel('Unanswered').count()).toBe(0)
     await shot('12-inbox')
 

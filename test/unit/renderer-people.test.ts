@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { initialAssignedFilter, mayCall, openingTab, visibleTabs } from '../../src/renderer/src/access'
 import { initialsOf } from '../../src/renderer/src/components/AccountMenu'
+import { isMine, senderLabel } from '../../src/renderer/src/components/sender-label'
 import { newPasswordProblem, signInRefusal } from '../../src/renderer/src/sign-in-text'
 import { assignChoices, timelineText } from '../../src/renderer/src/tabs/messages/assignment'
 import { auditWhat, auditWho, instanceIdsOf, instancesText } from '../../src/renderer/src/tabs/people/people-text'
@@ -110,5 +111,18 @@ describe('People tab texts', () => {
     expect(auditWho({ actor: 'owner', actor_name: null })).toBe('Owner')
     expect(auditWho({ actor: 'staff:1', actor_name: 'Bea' })).toBe('Bea')
     expect(auditWho({ actor: 'mallory', actor_name: null })).toBe('mallory')
+  })
+})
+
+describe('who sent a message, in the viewer’s words', () => {
+  const bea = { kind: 'staff' as const, id: 's1', name: 'Bea' }
+  it('names the sender, and says You for the viewer’s own sends', () => {
+    expect(senderLabel({ source: 'api', pushName: null, sent_by: bea }, { kind: 'owner', id: null })).toBe('Bea')
+    expect(senderLabel({ source: 'api', pushName: null, sent_by: bea }, { kind: 'staff', id: 's1' })).toBe('You')
+    expect(senderLabel({ source: 'api', pushName: null, sent_by: bea }, { kind: 'staff', id: 's2' })).toBe('Bea')
+    expect(senderLabel({ source: 'desk', pushName: null, sent_by: { kind: 'owner', name: 'Owner' } }, { kind: 'owner', id: null })).toBe('You')
+    expect(senderLabel({ source: 'bot', pushName: null, sent_by: { kind: 'bot', name: 'Bot' } }, { kind: 'owner', id: null })).toBe('Bot')
+    expect(senderLabel({ source: 'inbound', pushName: 'Ann' }, { kind: 'owner', id: null })).toBe('Ann')
+    expect(isMine(undefined, { kind: 'owner', id: null })).toBe(false)
   })
 })

@@ -38,7 +38,8 @@ export const Conversation = Type.Object({
       fromMe: Type.Boolean(),
       source: Type.String(),
       status: Type.String(),
-      timestamp: Type.Integer({ description: 'Epoch ms.' })
+      timestamp: Type.Integer({ description: 'Epoch ms.' }),
+      sent_by: Type.Optional(SentBy)
     },
     { description: 'The newest message of the chat.' }
   ),

@@ -12,6 +12,7 @@ import { isSet, type Exec } from './exec'
 import { countUnread } from './conversation-index'
 import { messageFromRow } from './message-rows'
 import { ftsQuery } from './search-terms'
+import { sentByOfSource } from '../../../shared/domain/sent-by'
 
 export interface ConversationFilter {
   /** `open`, `resolved`, or both (`all`, the default). */
@@ -31,6 +32,13 @@ export const OWNER_ASSIGNEE = 'owner'
 
 /** Matches of `q` in messages that make their chats part of a filtered list. */
 const TEXT_MATCHES = 5000
+
+/** `sent_by` of a chat's newest message when it is outbound (stored, or known by its source). */
+function lastSender(r: { from_me: number; source: string; details: string | null }): Pick<LoggedMessage, 'sent_by'> {
+  if (!isSet(r.from_me)) return {}
+  const stored = r.details?.includes('"sent_by"') ? (JSON.parse(r.details) as Pick<LoggedMessage, 'sent_by'>).sent_by : undefined
+  return stored ? { sent_by: stored } : sentByOfSource(r.source)
+}
 
 export class ConversationRepo {
   constructor(private readonly x: Exec) {}
@@ -72,7 +80,7 @@ export class ConversationRepo {
         'p.until as pause_until',
         'p.since as pause_since'
       ])
-      .select(['m.id', 'm.text', 'm.type', 'm.from_me', 'm.source', 'm.status', 'm.timestamp'])
+      .select(['m.id', 'm.text', 'm.type', 'm.from_me', 'm.source', 'm.status', 'm.timestamp', 'm.details'])
     // One instance: its index gives the order. Several: the recency index must give it, so the scan
     // stops after `limit` rows; SQLite prefers the instance index for an IN list and then sorts every
     // chat (1.3 s at 20,000 chats): `+` keeps the IN term off the index (a filter on the scan).
@@ -117,7 +125,7 @@ export class ConversationRepo {
         name: (!isGroup ? r.contact_name : null) ?? r.name,
         phone: r.phone,
         is_group: isGroup,
-        last: { id: r.id, text: r.text, type: r.type, fromMe: isSet(r.from_me), source: r.source, status: r.status, timestamp: r.timestamp },
+        last: { id: r.id, text: r.text, type: r.type, fromMe: isSet(r.from_me), source: r.source, status: r.status, timestamp: r.timestamp, ...lastSender(r) },
         unread: r.unread,
         unanswered: r.source === 'inbound' && r.type !== 'undecryptable',
         status: r.resolved_at !== null && r.last_customer_at <= r.resolved_at ? 'resolved' : 'open',

@@ -5,30 +5,12 @@
  */
 import { Anchor, Badge, Group, Paper, Text } from '@mantine/core'
 import type { LoggedMessage } from '../../../shared/schemas/records'
+import { senderLabel } from './sender-label'
+import { useDesk } from '../store'
 import { explainBotDecision } from '../../../shared/domain/bot-decision-text'
 import { FormattedText } from './FormattedText'
 import { MediaPreview } from './MediaPreview'
 
-/** Who wrote a message, in the owner's words: who sent it (`sent_by`: a person, a key, the bot…) when known. */
-export function senderLabel(m: Pick<LoggedMessage, 'source' | 'pushName' | 'sent_by'>): string {
-  if (m.sent_by && m.source !== 'inbound') return m.sent_by.name
-  switch (m.source) {
-    case 'bot':
-      return 'Bot'
-    case 'desk':
-      return 'You (desk)'
-    case 'phone':
-      return 'You (phone)'
-    case 'api':
-      return 'Script (API)'
-    case 'broadcast':
-      return 'Broadcast'
-    case 'schedule':
-      return 'Scheduled message'
-    case 'inbound':
-      return m.pushName ?? 'Customer'
-  }
-}
 
 /** A map link for coordinates (opens in the browser). */
 export function mapUrl(l: { latitude: number; longitude: number }): string {
@@ -65,6 +47,7 @@ function stamp(ms: number): string {
 }
 
 export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessage; instanceId?: string; flash?: boolean }) {
+  const me = useDesk((s) => s.me)
   return (
     <Group justify={m.fromMe ? 'flex-end' : 'flex-start'} wrap="nowrap">
       <Paper
@@ -95,7 +78,7 @@ export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessa
           </Text>
         )}
         <Text size="xs" c="dimmed" ta="right" data-testid="sender">
-          {senderLabel(m)} · {stamp(m.timestamp)}
+          {senderLabel(m, me)} · {stamp(m.timestamp)}
           {m.fromMe && <DeliveryTicks status={m.status} errorCode={m.error_code} />}
         </Text>
         {!m.fromMe && m.bot && (

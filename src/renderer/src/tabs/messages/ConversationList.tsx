@@ -12,6 +12,8 @@ import { ListScroller } from '../../components/ListScroller'
 import type { Loaded } from '../../hooks'
 import type { AssignedFilter } from '../../access'
 import { displayNumber, shortWhen } from './chat-names'
+import { isMine } from '../../components/sender-label'
+import { useDesk } from '../../store'
 
 export type ConversationFilter = 'open' | 'unanswered' | 'resolved' | 'all'
 
@@ -107,7 +109,8 @@ export function ConversationList({
 }
 
 function ConversationRow({ c, instanceName, active, onOpen }: { c: Conversation; instanceName: string | null; active: boolean; onOpen(): void }) {
-  const who = c.last.source === 'inbound' ? '' : c.last.source === 'bot' ? 'Bot: ' : c.last.source === 'broadcast' || c.last.source === 'schedule' ? 'Broadcast: ' : 'You: '
+  const me = useDesk((s) => s.me)
+  const who = c.last.source === 'inbound' ? '' : c.last.sent_by ? `${isMine(c.last.sent_by, me) ? 'You' : c.last.sent_by.name}: ` : c.last.source === 'bot' ? 'Bot: ' : c.last.source === 'broadcast' || c.last.source === 'schedule' ? 'Broadcast: ' : 'You: '
   return (
     <UnstyledButton
       onClick={onOpen}

@@ -6,7 +6,8 @@
 import { Badge, Button, EmptyState, Group, Loader, Stack, Text, UnstyledButton } from '@mantine/core'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { ListScroller } from '../../components/ListScroller'
-import { senderLabel } from '../../components/MessageBubble'
+import { senderLabel } from '../../components/sender-label'
+import { useDesk } from '../../store'
 import { chatNumber, shortWhen } from './chat-names'
 import { snippetParts } from './highlight'
 import type { SearchHit } from './search-merge'
@@ -66,6 +67,7 @@ export function SearchResults({
 }
 
 function HitRow({ hit, active, instanceName, onOpen }: { hit: SearchHit; active: boolean; instanceName: string | null; onOpen(): void }) {
+  const me = useDesk((s) => s.me)
   const chat = chatNumber(hit.chatId)
   const title = !hit.fromMe && hit.pushName ? `${hit.pushName} · ${chat}` : chat
   return (
@@ -86,7 +88,7 @@ function HitRow({ hit, active, instanceName, onOpen }: { hit: SearchHit; active:
         </Text>
       </div>
       <Text size="xs" c="dimmed" lineClamp={2} style={{ wordBreak: 'break-word' }} data-testid="hit-snippet">
-        {hit.fromMe ? `${senderLabel(hit)}: ` : ''}
+        {hit.fromMe ? `${senderLabel(hit, me)}: ` : ''}
         <Snippet hit={hit} />
       </Text>
       {instanceName && (
