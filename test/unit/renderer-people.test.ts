@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { initialAssignedFilter, mayCall, openingTab, visibleTabs } from '../../src/renderer/src/access'
 import { initialsOf } from '../../src/renderer/src/components/AccountMenu'
 import { isMine, senderLabel } from '../../src/renderer/src/components/sender-label'
+import { pauseReason } from '../../src/renderer/src/tabs/messages/handoff-text'
 import { newPasswordProblem, signInRefusal } from '../../src/renderer/src/sign-in-text'
 import { assignChoices, timelineText } from '../../src/renderer/src/tabs/messages/assignment'
 import { auditWhat, auditWho, instanceIdsOf, instancesText } from '../../src/renderer/src/tabs/people/people-text'
@@ -124,5 +125,16 @@ describe('who sent a message, in the viewer’s words', () => {
     expect(senderLabel({ source: 'bot', pushName: null, sent_by: { kind: 'bot', name: 'Bot' } }, { kind: 'owner', id: null })).toBe('Bot')
     expect(senderLabel({ source: 'inbound', pushName: 'Ann' }, { kind: 'owner', id: null })).toBe('Ann')
     expect(isMine(undefined, { kind: 'owner', id: null })).toBe(false)
+  })
+})
+
+describe('the hand-off bar names who took the chat over', () => {
+  const owner = { kind: 'owner' as const, id: null }
+  it('says you replied for the viewer, the person’s name for someone else', () => {
+    expect(pauseReason({ reason: 'human_reply', taken_by: { kind: 'owner', name: 'Owner' } }, owner)).toBe('you replied')
+    expect(pauseReason({ reason: 'human_reply', taken_by: { kind: 'staff', id: 's1', name: 'Bea' } }, owner)).toBe('Bea replied')
+    expect(pauseReason({ reason: 'manual', taken_by: { kind: 'staff', id: 's1', name: 'Bea' } }, owner)).toBe('paused by Bea')
+    expect(pauseReason({ reason: 'human_reply', taken_by: { kind: 'staff', id: 's1', name: 'Bea' } }, { kind: 'staff', id: 's1' })).toBe('you replied')
+    expect(pauseReason({ reason: 'keyword' }, owner)).toBe('the customer asked for a person')
   })
 })

@@ -7,7 +7,8 @@ import { Badge, Button, Group, Text } from '@mantine/core'
 import { useEffect, useState } from 'react'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { useAction, useContract } from '../../hooks'
-import { call } from '../../store'
+import { call, useDesk } from '../../store'
+import { pauseReason } from './handoff-text'
 import type { ChatPause } from '../../../../shared/schemas/records'
 
 /** "12 min left", "until you resume", from a pause and the current time (ms). */
@@ -17,15 +18,10 @@ export function pauseLabel(p: ChatPause, nowMs: number): string {
   return min >= 60 ? `${Math.floor(min / 60)} h ${min % 60} min left` : `${min} min left`
 }
 
-const WHY: Record<ChatPause['reason'], string> = {
-  human_reply: 'you replied',
-  manual: 'paused by hand',
-  keyword: 'the customer asked for a person'
-}
-
 export function HandoffBar({ instanceId, chatId }: { instanceId: string; chatId: string }) {
   const pauses = useContract('handoff.list', { instanceId }, (e) => (e.type === 'handoff' || e.type === 'message') && e.instanceId === instanceId)
   const action = useAction()
+  const me = useDesk((s) => s.me)
   // Drawn again every 30 s so the time left counts down; the time is read at each drawing, so a pause
   // that starts after the bar appeared does not show a minute too many.
   const [, tick] = useState(0)
@@ -45,7 +41,7 @@ export function HandoffBar({ instanceId, chatId }: { instanceId: string; chatId:
             Bot paused
           </Badge>
           <Text size="sm" c="dimmed">
-            {WHY[pause.reason]} · {pauseLabel(pause, now)}
+            {pauseReason(pause, me)} · {pauseLabel(pause, now)}
           </Text>
         </Group>
       ) : (
