@@ -32,8 +32,12 @@ export interface PostgresServer {
  * (v ≥ 14). Throws, saying how to install them, when there is none.
  */
 export async function findPostgresBinaries(): Promise<string> {
+  const install = "Install Debian's package (apt-get install -y --no-install-recommends postgresql; .ci/run does it) or set PG_BINDIR."
   const fromEnv = process.env.PG_BINDIR?.trim()
-  if (fromEnv) return fromEnv
+  if (fromEnv) {
+    if (await stat(join(fromEnv, 'initdb')).then(() => true, () => false)) return fromEnv
+    throw new Error(`PostgreSQL is needed for the data layer's tests: PG_BINDIR (${fromEnv}) has no initdb. ${install}`)
+  }
   const root = '/usr/lib/postgresql'
   const versions = (await readdir(root).catch(() => [] as string[]))
     .map(Number)
@@ -43,10 +47,7 @@ export async function findPostgresBinaries(): Promise<string> {
     const bin = join(root, String(v), 'bin')
     if (await stat(join(bin, 'initdb')).then(() => true, () => false)) return bin
   }
-  throw new Error(
-    `PostgreSQL ${MIN_MAJOR}+ is needed for the data layer's tests and was not found (no ${root}/<version>/bin/initdb). ` +
-      'Install Debian\'s package (apt-get install -y --no-install-recommends postgresql; .ci/run does it) or set PG_BINDIR.'
-  )
+  throw new Error(`PostgreSQL ${MIN_MAJOR}+ is needed for the data layer's tests and was not found (no ${root}/<version>/bin/initdb). ${install}`)
 }
 
 /** A loopback TCP port nobody listens on now. */
