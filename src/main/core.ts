@@ -210,6 +210,9 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   let restoring = false
   let ownApiPort: number | null = null
   const restore = async (archive: string | Readable): Promise<RestoreResult> => {
+    // A backup holds a SQLite file: restoring it beside a PostgreSQL database would bring back the
+    // configuration without the data it belongs to (docs/storage.md, "PostgreSQL": not yet).
+    if (opts.databaseUrl) throw new Error('Restoring a backup is not available yet when the database is PostgreSQL (CHATAPP_DATABASE_URL); restore the database with pg_restore. Nothing was changed.')
     restoring = true
     try {
       return await restoreWithReload(archive, {
