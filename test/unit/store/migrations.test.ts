@@ -5,7 +5,7 @@
  * the upgrade from every version before it. A migration runs in one transaction: a failing one leaves
  * the database at the version before. Each on a real SQLite file and on a real PostgreSQL server.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
@@ -63,6 +63,17 @@ afterEach(async () => {
 
 it('every migration has a seed of its version (a new migration adds one)', () => {
   expect(Object.keys(SEEDS).map(Number).sort()).toEqual(Array.from({ length: NAMES.length + 1 }, (_, i) => i))
+})
+
+it('on SQLite, migration 1 still makes the schema it was released with (its dialect branches change nothing there)', async () => {
+  const empty = await emptyDatabase('sqlite', 'v1-schema')
+  const { error } = await new Migrator({ db: empty.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[0]!)
+  expect(error).toBeUndefined()
+  const rows = await sql<{ type: string; name: string; tbl_name: string; sql: string | null }>`SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'kysely_%' ORDER BY type, name`.execute(empty.db)
+  await empty.close()
+  // The schema as released, dumped the same way from migration 1 before it learned PostgreSQL.
+  const released = await readFile(new URL('../../fixtures/sqlite-schema-v1.txt', import.meta.url), 'utf8')
+  expect(rows.rows.map((r) => `${r.type} ${r.name} ON ${r.tbl_name}\n${r.sql ?? ''}`).join('\n\n') + '\n').toBe(released)
 })
 
 /** An empty database on `backend` with a bare Kysely on it (no migrations run), and where the app opens it. */
