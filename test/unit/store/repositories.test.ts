@@ -232,4 +232,64 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect((await repos.chatPauses.inForce('i1', '2026-11-27T02:30:00.000Z')).map((p) => p.chatId)).toEqual(['b@s.whatsapp.net', 'a@s.whatsapp.net'])
     expect((await repos.chatPauses.inForce('i1', '2026-11-27T04:00:00.000Z')).map((p) => p.chatId)).toEqual(['a@s.whatsapp.net'])
   })
+
+  describe('the bot\'s and the desk\'s records, outreach', () => {
+    it('record tables: put, find, update (revision counted), list by instance, remove; labels renamed on contacts', async () => {
+      const intent = { _id: 'a1', createdAt: NOW, updatedAt: NOW, __v: 0, client_id: 'u', instance_id: 'i1', title: 'Hours', keyword: 'hours,open', reply: 'We open at 9' }
+      await repos.intents.putMany([intent, { ...intent, _id: 'a2', instance_id: 'i2' }])
+      const updated = await repos.intents.update('a1', (d) => {
+        d.reply = 'We open at 8'
+      })
+      expect(updated).toMatchObject({ reply: 'We open at 8' })
+      expect(await repos.intents.find('a1')).toMatchObject({ reply: 'We open at 8', keyword: 'hours,open' })
+      expect((await repos.intents.ofInstance('i1')).map((r) => r._id)).toEqual(['a1'])
+      expect(await repos.intents.owned('i2', 'a1')).toBeUndefined()
+      expect(await repos.intents.remove('a2')).toBe(true)
+
+      await repos.quickReplies.put({ _id: 'q1', shortcut: 'hi', text: 'Hello!', createdAt: NOW, updatedAt: NOW })
+      expect((await repos.quickReplies.byShortcut('hi'))?.text).toBe('Hello!')
+      await repos.labels.put({ _id: 'l1', name: 'VIP', color: 'red', createdAt: NOW, updatedAt: NOW })
+      await repos.contacts.put(contact({ _id: 'c1', name: 'Ann', number: '15550001111', labels: ['VIP'] }))
+      await repos.labels.relabel('VIP', 'Gold', { put: { _id: 'l1', name: 'Gold', color: 'yellow', createdAt: NOW, updatedAt: NOW } })
+      expect({ count: await repos.labels.count(), name: (await repos.labels.byName('gold'))?.name, on: (await repos.contacts.find('c1'))?.labels }).toEqual({ count: 1, name: 'Gold', on: ['Gold'] })
+    })
+
+    it('broadcasts by status, schedules due soonest first, counted outreach sends, survey runs', async () => {
+      const b = { _id: 'b1', client_id: 'u', instance_id: 'i1', send_type: 'individual' as const, to: '1555', message: { text: 'Hi [name]' }, status: 'sending' as const, status_reason: null, sent: [], pending: [{ number: '1555', name: 'Ann', contact_id: null }], failed: [], skipped: [], current: null, schedule_id: null, createdAt: NOW, updatedAt: NOW, __v: 0 }
+      await repos.broadcasts.put(b)
+      await repos.broadcasts.put({ ...b, _id: 'b2', status: 'done', pending: [] })
+      await repos.broadcasts.update('b1', (d) => {
+        d.sent.push({ number: '1555', message_id: 'm1', at: NOW })
+        d.pending = []
+      })
+      expect(await repos.broadcasts.countWithStatus('sending')).toBe(1)
+      expect((await repos.broadcasts.find('b1'))?.sent.map((r) => r.message_id)).toEqual(['m1'])
+
+      const sched = { _id: 's1', client_id: 'u', instance_id: 'i1', title: 'T', target: { type: 'chat' as const, id: '1555' }, message: { text: 'x' }, repeat: 'daily' as const, start_at: '2026-11-27T09:00', days: [], active: true, next_run_at: '2026-11-28T09:00:00.000Z', runs: [], createdAt: NOW, updatedAt: NOW, __v: 0 }
+      await repos.schedules.putMany([sched, { ...sched, _id: 's2', next_run_at: '2026-11-27T09:00:00.000Z' }, { ...sched, _id: 's3', active: false, next_run_at: '2026-11-01T09:00:00.000Z' }])
+      expect((await repos.schedules.due('2026-11-27T12:00:00.000Z')).map((r) => r._id)).toEqual(['s2'])
+      expect(await repos.schedules.soonest()).toBe('2026-11-27T09:00:00.000Z')
+
+      await repos.outreachSends.add({ _id: 'o1', instance_id: 'i1', to: '1555', at: 1_764_000_000_000 }, 0)
+      await repos.outreachSends.add({ _id: 'o2', instance_id: 'i1', to: '1556', at: 1_764_100_000_000 }, 1_764_050_000_000)
+      expect((await repos.outreachSends.since('i1', 0)).map((o) => o._id)).toEqual(['o2'])
+
+      const run = { _id: 'r1', instance_id: 'i1', survey_title: 'S', chatId: CHAT, pushName: 'Ann', status: 'in_progress' as const, current_step_id: 'st1', answers: [], startedAt: NOW, updatedAt: NOW, completedAt: null }
+      await repos.surveyRuns.put(run)
+      await repos.surveyRuns.put({ ...run, _id: 'r2', status: 'completed', completedAt: NOW, handled: true })
+      expect((await repos.surveyRuns.inProgress('i1', CHAT)).map((r) => r._id)).toEqual(['r1'])
+      expect(await repos.surveyRuns.countInProgressSince('2026-11-26T00:00:00.000Z')).toBe(1)
+      expect((await repos.surveyRuns.find('r2'))?.handled).toBe(true)
+    })
+
+    it('the bot\'s activity keeps the newest entries of an instance', async () => {
+      for (let i = 1; i <= 4; i++) await repos.botActivity.add({ at: NOW, instance_id: 'i1', chatId: CHAT, messageId: `m${i}`, matched: 'intent "Hours"', actions: [{ action: 'reply', ok: i % 2 === 0 }] }, 3)
+      const log = await repos.botActivity.ofInstance('i1', 10)
+      expect(log.map((e) => [e.messageId, e.actions[0]!.ok])).toEqual([
+        ['m2', true],
+        ['m3', false],
+        ['m4', true]
+      ])
+    })
+  })
 })
