@@ -176,19 +176,28 @@ describe.each(BACKENDS)('on %s', (backend) => {
 })
 
 describe('on postgres only', () => {
-  it('searches through the pg_trgm index the migration made (the planner can use it)', async () => {
+  it('searches through the pg_trgm indexes the migration made (the planner can use them), words kept by triggers', async () => {
     db = await open('postgres')
     const { rows } = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname IN ('messages_search', 'contacts_search') ORDER BY indexname`.execute(db.db)
-    expect(rows.map((r) => r.indexdef)).toEqual([expect.stringMatching(/USING gin \(chatapp_contact_words\(name, number, notes\) .*gin_trgm_ops\)/), expect.stringMatching(/USING gin \(chatapp_message_words\(text, push_name, chat_id\) .*gin_trgm_ops\)/)])
+    expect(rows.map((r) => r.indexdef)).toEqual([expect.stringMatching(/ON public\.contacts USING gin \(chatapp_contact_words\(name, number, notes\) .*gin_trgm_ops\)/), expect.stringMatching(/ON public\.messages_words USING gin \(words .*gin_trgm_ops\)/)])
     // Told to avoid sequential scans, the planner reaches the rows by the index (it can serve the query).
     const plan = await db.db.connection().execute(async (c) => {
       await sql`SET enable_seqscan = off`.execute(c)
-      return sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT seq FROM messages m WHERE chatapp_message_words(m.text, m.push_name, m.chat_id) LIKE '%' || chatapp_fold(${'labres'}) || '%'`.execute(c)
+      return sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT seq FROM messages_words WHERE words LIKE '%' || chatapp_fold(${'labres'}) || '%'`.execute(c)
     })
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Bitmap Index Scan on messages_search/)
     // Folded as the search terms are: case and accents gone.
     const { rows: folded } = await sql<{ f: string }>`SELECT chatapp_fold(${'Crème BRÛLÉE Ωμέγα'}) AS f`.execute(db.db)
     expect(folded[0]!.f).toBe('creme brulee ωμεγα')
+    // The words follow the message: inserted, changed, deleted with it.
+    const words = async () => (await sql<{ words: string }>`SELECT words FROM messages_words ORDER BY seq`.execute(db!.db)).rows.map((r) => r.words)
+    await db.write((trx) => trx.insertInto('messages').values({ ...row('m1', 'Olá Mundo'), push_name: 'Zoë' }).execute())
+    expect(await words()).toEqual(['ola mundo zoe 15550001111'])
+    await db.write((trx) => trx.updateTable('messages').set({ text: 'Adeus' }).execute())
+    expect(await words()).toEqual(['adeus zoe 15550001111'])
+    await db.write((trx) => trx.updateTable('messages').set({ status: 'READ' }).execute())
+    await db.write((trx) => trx.deleteFrom('messages').execute())
+    expect(await words()).toEqual([])
   })
 
   it('a server it cannot reach is named in the error, its password left out', async () => {

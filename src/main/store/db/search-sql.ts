@@ -3,14 +3,15 @@
  * repositories say what they want and get the same rows on both (docs/storage.md, "PostgreSQL"):
  *
  * - search: SQLite's FTS5 trigram tables (`messages_fts`, `contacts_fts`, `MATCH`) ↔ PostgreSQL's
- *   `pg_trgm` GIN indexes over the same folded words (`chatapp_message_words(...) LIKE '%term%'`,
- *   migration 1). Both match every term of 3+ characters inside words, any case, any accents;
+ *   `pg_trgm` GIN indexes over the same folded words (`messages_words.words LIKE '%term%'`,
+ *   `chatapp_contact_words(...) LIKE '%term%'`; migration 1). Both match every term of 3+
+ *   characters inside words, any case, any accents;
  * - an IN list kept off an index (SQLite's unary `+`; PostgreSQL's planner needs no hint);
  * - case-insensitive LIKE (SQLite's LIKE folds ASCII; PostgreSQL's ILIKE does the same on our
  *   byte-compared "C" columns);
  * - the larger of two values (SQLite's two-argument max(), PostgreSQL's greatest()).
  */
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely'
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely'
 import type { Database, MessagesTable } from './schema'
 import { dialectOf, type AnyDb } from './dialect'
 import { ftsQuery, longTerms } from '../repos/search-terms'
@@ -59,19 +60,29 @@ export async function matchingMessages(db: Kysely<Database>, query: MessageMatch
       ORDER BY f.rowid DESC LIMIT ${query.limit}`.execute(db)
     return rows
   }
-  let q = db
-    .selectFrom('messages as m')
+  // The folded words are stored (messages_words): the planner may walk the newest messages or take
+  // the index's candidates, and either way a row costs a LIKE on stored text.
+  return db
+    .withTables<MessagesWordsTable>()
+    .selectFrom('messages_words as w')
+    .innerJoin('messages as m', 'm.seq', 'w.seq')
     .selectAll('m')
     .where('m.instance_id', '=', query.instanceId)
-    .where('m.seq', '<', query.beforeSeq)
-    .where((eb) => allTermsIn(messageWords(eb), terms))
-  if (query.chatId !== undefined) q = q.where('m.chat_id', '=', query.chatId)
-  return q.orderBy('m.seq', 'desc').limit(query.limit).execute()
+    .where('w.seq', '<', query.beforeSeq)
+    .where((eb) => allTermsIn(eb.ref('w.words'), terms))
+    .$if(query.chatId !== undefined, (q) => q.where('m.chat_id', '=', query.chatId!))
+    .orderBy('w.seq', 'desc')
+    .limit(query.limit)
+    .execute()
 }
 
-/** PostgreSQL: the indexed words of message `m` (the expression of the `messages_search` index). */
-function messageWords(eb: ExpressionBuilder<Database & { m: MessagesTable }, 'm'>): Expression<string> {
-  return eb.fn<string>('chatapp_message_words', [eb.ref('m.text'), eb.ref('m.push_name'), eb.ref('m.chat_id')])
+/**
+ * PostgreSQL only: each message's words as search folds them (migration 1 keeps it by triggers);
+ * SQLite's counterpart is the FTS5 table `messages_fts`. Not in ./schema.ts: nothing but this module
+ * reads it.
+ */
+type MessagesWordsTable = {
+  messages_words: { seq: number; words: string }
 }
 
 /**
@@ -86,10 +97,12 @@ export function chatsOfMatchingMessages(db: Kysely<Database>, q: string, limit: 
     return sql<{ instance_id: string; chat_id: string }>`(SELECT instance_id, chat_id FROM messages WHERE seq IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${ftsQuery(q)} ORDER BY rowid DESC LIMIT ${limit}))`
   }
   return db
-    .selectFrom('messages as m')
+    .withTables<MessagesWordsTable>()
+    .selectFrom('messages_words as w')
+    .innerJoin('messages as m', 'm.seq', 'w.seq')
     .select(['m.instance_id', 'm.chat_id'])
-    .where((eb) => allTermsIn(messageWords(eb), terms))
-    .orderBy('m.seq', 'desc')
+    .where((eb) => allTermsIn(eb.ref('w.words'), terms))
+    .orderBy('w.seq', 'desc')
     .limit(limit)
 }
 
