@@ -1,6 +1,8 @@
 /**
- * The database file (`<dataDir>/chatapp.db`): opened once at start with the settings a desk needs for
- * years, migrated to this version, and handed to the repositories as
+ * The database: the file `<dataDir>/chatapp.db` (SQLite, the default), or a PostgreSQL database
+ * (`CHATAPP_DATABASE_URL`, {@link openPostgresDatabase}; docs/storage.md "PostgreSQL"). Opened once at
+ * start with the settings a desk needs for years, migrated to this version, and handed to the
+ * repositories as
  *
  * - `db`, the typed query builder (Kysely) for reads;
  * - `write(work)`, the one door for writes: group-committed transactions (./write-queue.ts).

@@ -73,6 +73,10 @@ export interface PostgresOptions {
  */
 export function postgresDialect(url: string, where: string, options: PostgresOptions = {}): { dialect: PostgresDialect; pool: pg.Pool } {
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types })
+  // An idle connection that breaks (the server restarted, a proxy's timeout) is dropped by the pool,
+  // which emits 'error': unheard, Node would end the process. The next query opens a new connection
+  // and meets the failure itself if the server is still away.
+  pool.on('error', () => {})
   const adapted: PostgresPool = {
     options: pool.options,
     async connect(): Promise<PostgresPoolClient> {
@@ -82,6 +86,14 @@ export function postgresDialect(url: string, where: string, options: PostgresOpt
       } catch (err) {
         throw pgStorageError(err, where)
       }
+      // A connection that breaks while checked out between two queries (a transaction's) emits
+      // 'error' with nobody listening but us: noted here, so the client is destroyed on release
+      // instead of going back to the pool; its next query fails on its own.
+      let broken: Error | undefined
+      const onError = (err: Error): void => {
+        broken ??= err
+      }
+      client.on('error', onError)
       return {
         query: (async (sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<unknown>> => {
           try {
@@ -90,7 +102,10 @@ export function postgresDialect(url: string, where: string, options: PostgresOpt
             throw pgStorageError(err, where)
           }
         }) as PostgresPoolClient['query'],
-        release: (destroy?: boolean) => client.release(destroy)
+        release: (destroy?: boolean) => {
+          client.off('error', onError)
+          client.release(broken ?? destroy)
+        }
       }
     },
     end: () => pool.end()
