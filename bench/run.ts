@@ -9,6 +9,8 @@
  * - throughput: sandbox `POST /chatapp/message` under autocannon at 16 and 64 connections against a
  *   bare node:http server, webhooks off and on (issue 11 §11: ≥ 0.5× bare; webhooks on ≥ 0.7× off),
  *   and two cheaper routes of the same server (`GET /health`, `GET /intent`) to show where the time goes.
+ * - people: a read and a send with the owner's token, a scoped API key and a staff session token, as
+ *   ratios of the owner's in the same run (issue 27: what authenticating a person or key costs).
  * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
  * - auth: the channel credentials in the database (issue 25 §1): time per keys.set and keys.get in a
@@ -31,14 +33,15 @@ import { fileURLToPath } from 'node:url'
 import { runAuthBench } from './auth-bench'
 import { runHistoryBench } from './history-bench'
 import { runMatchBench } from './match-bench'
+import { runPeopleBench } from './people-bench'
 import { runSignalBench } from './signal-bench'
 import { runStartBench } from './start-bench'
 import { runThroughputBench } from './throughput-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'history', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, history or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'history', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, history or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -55,6 +58,7 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['auth', '## Channel credentials in the database: keys.set, keys.get, memory', runAuthBench],
   ['start', '## Start time and idle memory of npm run serve', runStartBench],
   ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench],
+  ['people', '## Who is calling: owner token, API key, staff session', runPeopleBench],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench]
 ]
 for (const [name, heading, run] of PARTS) {

@@ -21,14 +21,18 @@ function pooledRandom(n: number): Buffer {
   return out
 }
 
+/** The ObjectId's 5-byte random value: one per process, as the ObjectId specification says. */
+const processRandom = randomBytes(5)
+
 /**
- * A 24-hex-digit id in MongoDB ObjectId layout (4-byte seconds, 5 random bytes, 3-byte counter), the
- * shape the seed's records show. Sorts roughly by creation time.
+ * A 24-hex-digit id in MongoDB ObjectId layout (4-byte seconds, the process's 5 random bytes, 3-byte
+ * counter), the shape the seed's records show. Within a process, ids sort in creation order (records
+ * made in the same millisecond list in the order they were made).
  */
 export function newObjectId(): string {
   const buf = Buffer.alloc(12)
   buf.writeUInt32BE(Math.floor(Date.now() / 1000), 0)
-  pooledRandom(5).copy(buf, 4)
+  processRandom.copy(buf, 4)
   counter = (counter + 1) % 0xffffff
   buf.writeUIntBE(counter, 9, 3)
   return buf.toString('hex')

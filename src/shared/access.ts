@@ -99,3 +99,25 @@ export function actorId(caller: Caller): string {
 export function sentByOf(caller: Caller): { kind: 'owner' | 'staff' | 'key'; id?: string; name: string } {
   return caller.kind === 'owner' ? { kind: 'owner', name: 'Owner' } : { kind: caller.kind, id: caller.id, name: caller.name }
 }
+
+/**
+ * An instance record as `caller` may see it: the webhook's signing secret and the receiver's request
+ * headers (often an Authorization) are the owner's (`admin`) — whoever holds them can forge or read
+ * the shop's webhooks — so anyone else sees them blanked.
+ */
+export function instanceViewFor<I extends { settings: { webhook: { secret: string; requestConfig?: { headers?: Record<string, string> } } } }>(caller: Caller, inst: I): I {
+  if (mayUse(caller, 'admin')) return inst
+  const { webhook } = inst.settings
+  const headers = webhook.requestConfig?.headers
+  return {
+    ...inst,
+    settings: {
+      ...inst.settings,
+      webhook: {
+        ...webhook,
+        secret: '',
+        ...(webhook.requestConfig ? { requestConfig: { ...webhook.requestConfig, ...(headers ? { headers: Object.fromEntries(Object.keys(headers).map((k) => [k, '(hidden)'])) } : {}) } } : {})
+      }
+    }
+  }
+}

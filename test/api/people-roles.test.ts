@@ -116,4 +116,11 @@ describe('API keys', () => {
     }
     expect(allowed.sort()).toEqual(['app.info', 'auth.me', 'contactGroups.get', 'contactGroups.list', 'contacts.export', 'contacts.get', 'contacts.list', 'labels.list'].filter((n) => httpOps.some(([o]) => o === n)).sort())
   })
+
+  it('the UI’s event stream needs a permission to read messages', async () => {
+    const { key } = (await h.call({ method: 'POST', url: '/api-keys', payload: { name: 'labels only', scopes: ['contacts:read'] } })).json.data
+    const res = await web.inject({ method: 'GET', url: '/rpc/events', headers: { authorization: `Bearer ${key}` } })
+    expect(res.statusCode).toBe(403)
+    expect(res.json().error.message).toContain('inbox:read')
+  })
 })

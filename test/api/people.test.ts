@@ -209,6 +209,9 @@ describe('an agent', () => {
     const inbox = await raw({ method: 'GET', url: '/chatapp/inbox', headers: bearer(t) })
     expect(new Set(inbox.json.data.map((c: { instance_id: string }) => c.instance_id))).toEqual(new Set([a.inst._id]))
     expect((await raw({ method: 'GET', url: `/chatapp/inbox?instance_id=${b.inst._id}`, headers: bearer(t) })).statusCode).toBe(404)
+    // The webhook's signing secret is the owner's: an agent sees it blanked.
+    expect(instances.json.data[0].settings.webhook.secret).toBe('')
+    expect((await h.call({ method: 'GET', url: '/chatapp' })).json.data[0].settings.webhook.secret).toMatch(/^whsec_/)
     const me = await raw({ method: 'GET', url: '/auth/me', headers: bearer(t) })
     expect(me.json.data).toMatchObject({ kind: 'staff', role: 'agent', instance_ids: [a.inst._id] })
   })

@@ -37,6 +37,8 @@ export async function fullPageShot(page: Page, file: string): Promise<void> {
 /** Opens the web UI at `url` and logs in with the API `token`; resolves once the instance picker shows. */
 export async function logIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(url)
+  // The login screen opens on a person's login and password; the owner's token is the other way in.
+  await page.getByRole('button', { name: 'Use the API token (owner)' }).click()
   await page.getByLabel('API token').fill(token)
   await page.getByRole('button', { name: 'Log in' }).click()
   await page.getByTestId('instance-picker').waitFor()

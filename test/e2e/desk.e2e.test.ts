@@ -52,6 +52,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
 
   it('refuses a wrong token, then logs in with the right one', async () => {
     await page.goto(serve.url)
+    await page.getByRole('button', { name: 'Use the API token (owner)' }).click()
     await page.getByLabel('API token').fill('not-the-token-0000000000')
     await page.getByRole('button', { name: 'Log in' }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('not valid')
@@ -335,7 +336,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     expect(await compose.getByTestId('compose-text').inputValue()).toBe('Yes! We deliver every day from 12 to 23.')
     await compose.getByRole('button', { name: 'Send text' }).click()
     await conv.getByText('Yes! We deliver every day', { exact: false }).waitFor()
-    await expect.poll(() => conv.getByTestId('sender').last().textContent()).toContain('You (desk)')
+    await expect.poll(() => conv.getByTestId('sender').last().textContent()).toContain('Owner')
     await expect.poll(() => row.getByLabel('Unanswered').count()).toBe(0)
     await shot('12-inbox')
 

@@ -48,6 +48,7 @@ const pageErrors: string[] = []
 
 async function logIn(p: Page): Promise<void> {
   await p.goto(app.url)
+  await p.getByRole('button', { name: 'Use the API token (owner)' }).click()
   await p.getByLabel('API token').fill(TOKEN)
   await p.getByRole('button', { name: 'Log in' }).click()
 }

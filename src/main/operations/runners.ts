@@ -17,7 +17,7 @@ import { MEDIA_KIND, OPERATIONS, type OperationName, type Operations } from '../
 import type { AppInfoT } from '../../shared/operations/results'
 import { unsupportedUpdates, type UpdatesPort } from '../../shared/operations/updates'
 import type { Instance } from '../../shared/schemas/records'
-import { mayReach, sentByOf, type Caller } from '../../shared/access'
+import { instanceViewFor, mayReach, sentByOf, type Caller } from '../../shared/access'
 import { apiKeyView, inviteView, meView, sessionView, staffView } from '../services/people'
 
 /** What only the running app knows (the UI's `app.info`). */
@@ -131,7 +131,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
 
   'auth.login': ({ core }, { code }) => ({ token: core.account.redeemLoginCode(code) }),
   'instances.create': ({ core }, { channel, name }) => core.instances.create(channel, name),
-  'instances.list': (ctx, page) => paged(reachable(ctx), page),
+  'instances.list': (ctx, page) => paged(reachable(ctx).map((i) => instanceViewFor(callerOf(ctx), i)), page),
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
   'instances.init': async ({ core }, { config }, inst) => ({ status: await core.connection.init(inst, config) }),
   'instances.scan': ({ core }, _input, inst) => core.connection.currentQr(inst),
@@ -140,9 +140,9 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
     return { status: inst.settings.status, qrDataUrl: qr ? await qrDataUrl(qr) : null }
   },
   'pairing.code': ({ core }, { phone }, inst) => core.connection.pairingCode(inst, phone),
-  'instances.info': ({ core }, _input, inst) => {
-    const { reason, limits } = core.connection.health(inst._id)
-    return { instance: inst, reason, limits }
+  'instances.info': (ctx, _input, inst) => {
+    const { reason, limits } = ctx.core.connection.health(inst._id)
+    return { instance: instanceViewFor(callerOf(ctx), inst), reason, limits }
   },
   'instances.health': ({ core }, _input, inst) => {
     const { reason, limits } = core.connection.health(inst._id)

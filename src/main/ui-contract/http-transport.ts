@@ -20,7 +20,7 @@ import { dispatch } from './handlers'
 import { BACKUP_CHUNK_BYTES } from '../../shared/backup-chunk'
 import { subscribeContractEvents } from './event-bridge'
 import { EventReplay, type NumberedEvent } from './event-replay'
-import { mayReach } from '../../shared/access'
+import { mayReach, mayUse } from '../../shared/access'
 
 /** SSE heartbeat, so proxies and the browser keep the stream open (ms). */
 export const SSE_HEARTBEAT_MS = 15_000
@@ -59,6 +59,10 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
     })
 
     app.get('/rpc/events', { schema: { hide: true } }, (req, reply) => {
+      // The stream carries messages: a caller who may read neither the inbox nor the log gets none.
+      if (req.caller && !mayUse(req.caller, 'inbox:read') && !mayUse(req.caller, 'messages:read')) {
+        return reply.status(403).send({ ok: false, error: { code: 'FORBIDDEN', message: 'Forbidden: the event stream needs the inbox:read or messages:read permission.' } })
+      }
       reply.hijack()
       const res = reply.raw
       res.writeHead(200, {

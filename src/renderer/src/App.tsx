@@ -3,9 +3,11 @@
  * login), then shows the header (instance picker, live status) and the tabs.
  */
 import { AppShell, Button, Center, Group, Loader, Select, Tabs, Text, Title } from '@mantine/core'
-import { useEffect, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
+import { openingTab, visibleTabs } from './access'
+import { AccountMenu } from './components/AccountMenu'
 import { Login, TOKEN_KEY } from './Login'
-import { useDesk, useSelectedInstance } from './store'
+import { call, useDesk, useSelectedInstance } from './store'
 import { createHttpClient, exchangeLoginCode } from './transport/http-client'
 import { createIpcClient, preloadBridge } from './transport/ipc-client'
 import { ErrorAlert } from './components/ErrorAlert'
@@ -22,6 +24,7 @@ import { TestChatTab } from './tabs/TestChatTab'
 import { ContactsTab } from './tabs/contacts/ContactsTab'
 import { OutreachTab } from './tabs/outreach/OutreachTab'
 import { ApiTab } from './tabs/ApiTab'
+import { PeopleTab } from './tabs/people/PeopleTab'
 import type { TabId } from './tabs/tab-props'
 
 const TABS = [
@@ -34,12 +37,13 @@ const TABS = [
   ['contacts', 'Contacts', ContactsTab],
   ['outreach', 'Broadcasts', OutreachTab],
   ['testchat', 'Test chat', TestChatTab],
-  ['api', 'API', ApiTab]
+  ['api', 'API', ApiTab],
+  ['people', 'People', PeopleTab]
 ] as const satisfies ReadonlyArray<readonly [TabId, string, unknown]>
 
-/** The one-time login code of a `/#login=…` link (printed by `npm run serve`), removed from the address bar. */
-function loginCodeFromFragment(): string | null {
-  const m = /[#&]login=([^&]+)/.exec(window.location.hash)
+/** The one-time code of a `/#login=…` link (printed by `npm run serve`) or `/#invite=…` link, removed from the address bar. */
+function codeFromFragment(name: 'login' | 'invite'): string | null {
+  const m = new RegExp(`[#&]${name}=([^&]+)`).exec(window.location.hash)
   if (!m) return null
   history.replaceState(null, '', window.location.pathname)
   return decodeURIComponent(m[1]!)
@@ -48,7 +52,8 @@ function loginCodeFromFragment(): string | null {
 export function App() {
   const bridge = preloadBridge()
   const [token, setToken] = useState<string | null>(() => (bridge ? null : sessionStorage.getItem(TOKEN_KEY)))
-  const [loginCode] = useState(() => (bridge ? null : loginCodeFromFragment()))
+  const [loginCode] = useState(() => (bridge ? null : codeFromFragment('login')))
+  const [inviteCode, setInviteCode] = useState(() => (bridge ? null : codeFromFragment('invite')))
   const [error, setError] = useState<unknown>()
   const client = useDesk((s) => s.client)
   const connect = useDesk((s) => s.connect)
@@ -79,7 +84,10 @@ export function App() {
     return (
       <Login
         error={error}
+        inviteCode={inviteCode}
         onToken={(t) => {
+          // The invite is used: signing out later shows the sign-in form, not the invite again.
+          setInviteCode(null)
           sessionStorage.setItem(TOKEN_KEY, t)
           setError(undefined)
           setToken(t)
@@ -95,11 +103,24 @@ export function App() {
       </Center>
     )
   }
-  return <Desk onLogout={bridge ? undefined : () => (sessionStorage.removeItem(TOKEN_KEY), useDesk.getState().disconnect(), setToken(null))} />
+  const signOut = async (everywhere: boolean) => {
+    // The session ends on the server first; the page forgets the token whatever it answered.
+    await call('auth.logout', everywhere ? { everywhere } : {}).catch(() => undefined)
+    sessionStorage.removeItem(TOKEN_KEY)
+    useDesk.getState().disconnect()
+    setToken(null)
+  }
+  return <Desk onSignOut={bridge ? undefined : signOut} />
 }
 
-function Desk({ onLogout }: { onLogout?: () => void }) {
-  const [tab, setTab] = useState<TabId>(() => (localStorage.getItem('chatapp.tab') as TabId) || 'instances')
+const TAB_ORDER = TABS.map(([id]) => id)
+
+function Desk({ onSignOut }: { onSignOut?: (everywhere: boolean) => Promise<void> }) {
+  const me = useDesk((s) => s.me)
+  // Only the tabs this person may use (an agent: Inbox and Contacts); the server refuses the rest anyway.
+  const shown = useMemo(() => visibleTabs(me, TAB_ORDER), [me])
+  const [wanted, setTab] = useState<TabId | null>(() => localStorage.getItem('chatapp.tab') as TabId | null)
+  const tab = openingTab(wanted, shown)
   const instances = useDesk((s) => s.instances)
   const selectedId = useDesk((s) => s.selectedId)
   const select = useDesk((s) => s.select)
@@ -146,11 +167,7 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
                 Update ready
               </Button>
             )}
-            {onLogout && (
-              <Button variant="subtle" size="compact-sm" onClick={onLogout} title="Sign out of this desk (your WhatsApp stays linked)">
-                Sign out
-              </Button>
-            )}
+            {onSignOut && me && <AccountMenu me={me} onSignOut={onSignOut} />}
           </Group>
         </Group>
       </AppShell.Header>
@@ -159,13 +176,13 @@ function Desk({ onLogout }: { onLogout?: () => void }) {
         <Tabs value={tab} onChange={change} keepMounted={false}>
           {/* One row that scrolls sideways on a narrow screen, instead of widening the page. */}
           <Tabs.List mb="md" style={{ flexWrap: 'nowrap', overflowX: 'auto', overflowY: 'hidden' }}>
-            {TABS.map(([id, label]) => (
+            {TABS.filter(([id]) => shown.includes(id)).map(([id, label]) => (
               <Tabs.Tab key={id} value={id}>
                 {label}
               </Tabs.Tab>
             ))}
           </Tabs.List>
-          {TABS.map(([id, , Panel]) => (
+          {TABS.filter(([id]) => shown.includes(id)).map(([id, , Panel]) => (
             <Tabs.Panel key={id} value={id}>
               <Panel goTo={change} />
             </Tabs.Panel>

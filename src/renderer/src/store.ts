@@ -1,16 +1,21 @@
 /**
  * The UI state (zustand): the contract client, app info, the instance list kept live from events, the
- * selected instance, the latest QR per instance and the app's update status. One event subscription
+ * selected instance, the latest QR per instance, the app's update status and who is signed in (`auth.me`:
+ * role, permissions, instances; the UI offers only what they may use, src/renderer/src/access.ts). One event subscription
  * feeds everything; tabs listen through {@link onContractEvent} instead of opening their own streams.
  */
 import { create } from 'zustand'
 import { ContractError, type AppInfo, type ContractClient, type ContractEvent, type ContractInput, type ContractMethod, type ContractOutput } from '../../shared/contract'
 import type { Instance, Label } from '../../shared/schemas/records'
 import type { AboutInfoT, UpdateStatusT } from '../../shared/operations/updates'
+import type { MeViewT } from '../../shared/operations/table/people'
+import { mayCall } from './access'
 
 interface DeskState {
   client: ContractClient | null
   info: AppInfo | null
+  /** Who is signed in (`auth.me`). */
+  me: MeViewT | null
   instances: readonly Instance[]
   instancesLoaded: boolean
   selectedId: string | null
@@ -53,6 +58,7 @@ export function onContractEvent(listener: (e: ContractEvent) => void): () => voi
 export const useDesk = create<DeskState>((set, get) => ({
   client: null,
   info: null,
+  me: null,
   instances: [],
   instancesLoaded: false,
   selectedId: localStorage.getItem('chatapp.selected'),
@@ -70,20 +76,25 @@ export const useDesk = create<DeskState>((set, get) => ({
     unsubscribe = client.subscribe((e) => {
       if (e.type === 'qr') set((s) => ({ qr: { ...s.qr, [e.instanceId]: e.qrDataUrl } }))
       if (e.type === 'state' || e.type === 'resync' || (e.type === 'changed' && (e.what === 'instance' || e.what === 'deleted'))) refreshOnEvent(get().refreshInstances())
-      if (e.type === 'labels' || e.type === 'resync') refreshOnEvent(client.call('labels.list', {}).then((labels) => set({ labels })))
+      if ((e.type === 'labels' || e.type === 'resync') && mayCall(get().me, 'labels.list')) refreshOnEvent(client.call('labels.list', {}).then((labels) => set({ labels })))
       if (e.type === 'update') get().setUpdate(e.status)
       for (const l of listeners) l(e)
     })
-    const info = await client.call('app.info', {})
-    const [labels, about, update] = await Promise.all([client.call('labels.list', {}), client.call('app.about', {}), client.call('updates.status', {})])
-    set({ info, labels, about })
-    get().setUpdate(update)
+    const [info, me] = await Promise.all([client.call('app.info', {}), client.call('auth.me', {})])
+    // Only what this person may read: a forbidden call at start would leave the window blank.
+    const [labels, about, update] = await Promise.all([
+      mayCall(me, 'labels.list') ? client.call('labels.list', {}) : [],
+      client.call('app.about', {}),
+      mayCall(me, 'updates.status') ? client.call('updates.status', {}) : null
+    ])
+    set({ info, me, labels, about })
+    if (update) get().setUpdate(update)
     await get().refreshInstances()
   },
   disconnect() {
     unsubscribe?.()
     unsubscribe = null
-    set({ client: null, info: null, about: null, update: null, instances: [], instancesLoaded: false })
+    set({ client: null, info: null, me: null, about: null, update: null, instances: [], instancesLoaded: false })
   },
   async refreshInstances() {
     const client = get().client
@@ -110,4 +121,9 @@ export function call<M extends ContractMethod>(method: M, input: ContractInput<M
 /** The selected instance record, if any. */
 export function useSelectedInstance(): Instance | undefined {
   return useDesk((s) => s.instances.find((i) => i._id === s.selectedId))
+}
+
+/** Whether the signed-in caller may call `method` (the UI hides what would be refused). */
+export function useMayCall(method: ContractMethod): boolean {
+  return useDesk((s) => mayCall(s.me, method))
 }

@@ -91,6 +91,8 @@ export class AssignmentService {
     const by = message.sent_by
     if (!message.fromMe || by?.kind !== 'staff' || !by.id) return
     try {
+      // A read first: most replies are to a chat already assigned, and need no write.
+      if ((await this.deps.repos.conversations.assignee(instanceId, message.chatId)) !== null) return
       await this.apply(instanceId, message.chatId, { id: by.id, name: by.name }, by, true)
     } catch (err) {
       this.deps.logger.warn({ err, instanceId }, 'could not assign a conversation to the person who replied')

@@ -186,6 +186,12 @@ export class ConversationRepo {
     })
   }
 
+  /** Who the chat is assigned to (a staff id, `owner`, or null), or undefined when it has no messages. */
+  async assignee(instanceId: string, chatId: string): Promise<string | null | undefined> {
+    const c = await this.x.db.selectFrom('conversations').select('assigned_to').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+    return c ? c.assigned_to : undefined
+  }
+
   /** The chat's timeline of desk events, oldest first: `{at, kind, actor, detail}` with the JSON parsed. */
   async events(instanceId: string, chatId: string): Promise<Array<{ at: number; kind: string; actor: unknown; detail: unknown }>> {
     const rows = await this.x.db.selectFrom('conversation_events').selectAll().where('instance_id', '=', instanceId).where('chat_id', '=', chatId).orderBy('seq').execute()

@@ -6,7 +6,7 @@
 import { Alert, Button, Group, Stack, Text } from '@mantine/core'
 import { useEffect, useState } from 'react'
 import { stateNotice, type Notice } from '../../../shared/domain/state-notice'
-import { onContractEvent, useDesk } from '../store'
+import { onContractEvent, useDesk, useMayCall } from '../store'
 
 export function ConnectionBanner({ onPair }: { onPair(instanceId: string): void }) {
   const [notices, setNotices] = useState<Array<Notice & { instanceId: string; loggedOut: boolean }>>([])
@@ -24,6 +24,8 @@ export function ConnectionBanner({ onPair }: { onPair(instanceId: string): void 
     []
   )
   const instances = useDesk((s) => s.instances)
+  // Pairing is for whoever may link instances; an agent only learns the instance is down.
+  const mayPair = useMayCall('pairing.qr')
   // A deleted instance needs no banner.
   const shown = notices.filter((n) => instances.some((i) => i._id === n.instanceId))
   if (shown.length === 0) return null
@@ -33,7 +35,7 @@ export function ConnectionBanner({ onPair }: { onPair(instanceId: string): void 
         <Alert key={n.instanceId} color={n.loggedOut ? 'red' : 'orange'} title={n.title} role="alert" withCloseButton onClose={() => setNotices((l) => l.filter((x) => x !== n))} data-testid="connection-banner">
           <Group justify="space-between" gap="xs">
             <Text size="sm">{n.loggedOut ? 'The phone no longer lists this device. Pair it again to answer customers.' : n.body}</Text>
-            {n.loggedOut && (
+            {n.loggedOut && mayPair && (
               <Button size="xs" variant="light" color="red" onClick={() => onPair(n.instanceId)}>
                 Pair again
               </Button>

@@ -9,8 +9,9 @@ import { explainBotDecision } from '../../../shared/domain/bot-decision-text'
 import { FormattedText } from './FormattedText'
 import { MediaPreview } from './MediaPreview'
 
-/** Who wrote a message, in the owner's words. */
-export function senderLabel(m: Pick<LoggedMessage, 'source' | 'pushName'>): string {
+/** Who wrote a message, in the owner's words: who sent it (`sent_by`: a person, a key, the bot…) when known. */
+export function senderLabel(m: Pick<LoggedMessage, 'source' | 'pushName' | 'sent_by'>): string {
+  if (m.sent_by && m.source !== 'inbound') return m.sent_by.name
   switch (m.source) {
     case 'bot':
       return 'Bot'

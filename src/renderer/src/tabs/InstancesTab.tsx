@@ -9,7 +9,7 @@ import { ErrorAlert } from '../components/ErrorAlert'
 import { StatusBadge } from '../components/StatusBadge'
 import { useAction, useContract } from '../hooks'
 import { Welcome, WELCOME_HIDDEN_KEY } from '../components/Welcome'
-import { call, useDesk } from '../store'
+import { call, useDesk, useMayCall } from '../store'
 import type { TabProps } from './tab-props'
 
 export function InstancesTab({ goTo }: TabProps) {
@@ -28,9 +28,11 @@ export function InstancesTab({ goTo }: TabProps) {
     })
   const [welcomeHidden, setWelcomeHidden] = useState(() => localStorage.getItem(WELCOME_HIDDEN_KEY) === '1')
   const fresh = loaded && instances.length === 0
+  // Making, deleting and unlinking instances is the owner's (`admin`); a manager starts and stops them.
+  const owner = useMayCall('instances.create')
   return (
     <Stack>
-      {fresh && !welcomeHidden && (
+      {fresh && !welcomeHidden && owner && (
         <Welcome
           goTo={goTo}
           onHide={() => {
@@ -41,7 +43,7 @@ export function InstancesTab({ goTo }: TabProps) {
       )}
       <Group justify="space-between">
         <Title order={4}>Instances</Title>
-        <Group>
+        <Group display={owner ? undefined : 'none'}>
           <TextInput placeholder="Name, e.g. Pizzeria Marco" aria-label="Name of the new instance" value={name} onChange={(e) => setName(e.currentTarget.value)} w={220} />
           <SegmentedControl
             aria-label="Channel of the new instance"
@@ -130,6 +132,7 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
   const [confirm, setConfirm] = useState(false)
   const [unlink, setUnlink] = useState(false)
   const action = useAction()
+  const owner = useMayCall('instances.delete')
   const s = inst.settings
   const run = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), await useDesk.getState().refreshInstances()))
   return (
@@ -166,16 +169,18 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
             <Button size="xs" variant="default" onClick={() => run(() => call('instances.stop', { instanceId: inst._id }))} loading={action.busy}>
               Stop
             </Button>
-            {s.bot_number && (
+            {s.bot_number && owner && (
               <Button size="xs" variant="subtle" onClick={() => setUnlink(true)}>
                 Unlink phone
               </Button>
             )}
           </>
         )}
-        <Button size="xs" color="red" variant="subtle" onClick={() => setConfirm(true)}>
-          Delete
-        </Button>
+        {owner && (
+          <Button size="xs" color="red" variant="subtle" onClick={() => setConfirm(true)}>
+            Delete
+          </Button>
+        )}
       </Group>
       <Modal opened={unlink} onClose={() => setUnlink(false)} title={`Unlink the phone from ${s.bot_name}?`}>
         <Text size="sm">

@@ -5,7 +5,7 @@
  */
 
 /** The window's tabs, by id. */
-export type TabId = 'instances' | 'pairing' | 'settings' | 'intents' | 'surveys' | 'messages' | 'contacts' | 'outreach' | 'testchat' | 'api'
+export type TabId = 'instances' | 'pairing' | 'settings' | 'intents' | 'surveys' | 'messages' | 'contacts' | 'outreach' | 'testchat' | 'api' | 'people'
 
 /** Props every tab gets: switch to another tab (e.g. Instances → Pairing). */
 export interface TabProps {

@@ -89,3 +89,33 @@ export async function tokenWorks(token: string, base = ''): Promise<boolean> {
     throw err
   }
 }
+
+/** A refusal of a public sign-in route, with its HTTP status and, for 429, how long to wait. */
+export class SignInError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly retryAfterS: number | null
+  ) {
+    super(message)
+  }
+}
+
+/** POSTs `body` to a public route and answers the envelope's `data`; throws a {@link SignInError} with the server's message. */
+async function postPublic<T>(path: string, body: unknown, base: string): Promise<T> {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const answer = (await res.json().catch(() => null)) as { message?: string; data?: T } | null
+  if (res.ok && answer?.data) return answer.data
+  const wait = Number(res.headers.get('retry-after'))
+  throw new SignInError(answer?.message ?? `The server answered ${res.status}.`, res.status, Number.isFinite(wait) && wait > 0 ? wait : null)
+}
+
+/** Signs a person in with their login and password (`POST /auth/password`); answers the session's bearer token and who they are. */
+export function signInWithPassword(login: string, password: string, base = ''): Promise<{ token: string; expires_at: string; name: string; role: string }> {
+  return postPublic('/auth/password', { login, password }, base)
+}
+
+/** Accepts an invite (`POST /auth/accept-invite`): sets the person's password; answers their login and name. */
+export function acceptInvite(code: string, password: string, base = ''): Promise<{ login: string; name: string }> {
+  return postPublic('/auth/accept-invite', { code, password }, base)
+}

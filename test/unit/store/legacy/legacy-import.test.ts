@@ -18,6 +18,7 @@ import { openStorage, type Storage } from '../../../../src/main/store/storage'
 import type { Logger } from '../../../../src/main/logger'
 import type { LoggedMessage } from '../../../../src/shared/schemas/records'
 import { FIXTURE, VARIANTS, configFile, copyFixture, dumpDatabase, legacyContents, type LegacyContents } from './legacy-helpers'
+import { sentByOfSource } from '../../../../src/shared/domain/sent-by'
 
 const dirs: string[] = []
 const open: Storage[] = []
@@ -104,7 +105,9 @@ async function expectImported(s: Storage, dir: string, was: LegacyContents): Pro
   for (const [instanceId, entries] of was.messages) {
     const inFileOrder = await s.database.db.selectFrom('messages').select('id').where('instance_id', '=', instanceId).orderBy('seq').execute()
     expect(inFileOrder.map((r) => r.id)).toEqual(entries.map((m) => m.id))
-    expect(await repos.messages.list(instanceId, { limit: 1_000_000 })).toEqual([...entries].sort((a, b) => a.timestamp - b.timestamp))
+    // 0.1's outbound entries name no sender: the log names them by their source (issue 27 `sent_by`).
+    const named = entries.map((m) => (m.fromMe ? { ...m, ...sentByOfSource(m.source) } : m))
+    expect(await repos.messages.list(instanceId, { limit: 1_000_000 })).toEqual(named.sort((a, b) => a.timestamp - b.timestamp))
     total += entries.length
     const conversations = await repos.conversations.list([instanceId], {}, 10_000, Date.now())
     const chats = new Map<string, LoggedMessage[]>()

@@ -1,7 +1,8 @@
 /**
  * Contacts and contact groups (issue 14 §1–2): the customers the bot met and those the owner added or
  * imported, searched and filtered by group and label on the server (issue 25 §2), a page at a time;
- * import from CSV (ImportModal), export, edit, opt out.
+ * import from CSV (ImportModal), export, edit, opt out. Read-only for whoever may not change contacts
+ * (an agent): no adding, importing, labels, groups or editing.
  */
 import { ActionIcon, Badge, Button, Card, EmptyState, Group, Loader, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks'
@@ -11,7 +12,7 @@ import { ErrorAlert } from '../../components/ErrorAlert'
 import { saveCsv } from '../../components/files'
 import { NeedInstance } from '../../components/NeedInstance'
 import { useAction, useContract } from '../../hooks'
-import { call, useDesk, useSelectedInstance } from '../../store'
+import { call, useDesk, useMayCall, useSelectedInstance } from '../../store'
 import { ContactEditor } from './ContactEditor'
 import { GroupBar } from './GroupBar'
 import { ImportModal, ImportPicker } from './ImportModal'
@@ -33,6 +34,7 @@ export function ContactsTab() {
   const [editing, setEditing] = useState<Contact | 'new' | null>(null)
   const [importing, setImporting] = useState<File | null>(null)
   const exporting = useAction()
+  const canWrite = useMayCall('contacts.create')
   if (!instanceId) return <NeedInstance />
   const reload = async () => void (await Promise.all([pages.reload(), groups.reload()]))
   const groupTitle = (id: string | null) => groups.data?.find((g) => g._id === id)?.title
@@ -43,11 +45,15 @@ export function ContactsTab() {
         <Group justify="space-between" mb="sm">
           <Title order={4}>Contacts</Title>
           <Group gap="xs">
-            <Button size="xs" onClick={() => setEditing('new')}>
-              Add contact
-            </Button>
-            <ImportPicker onFile={setImporting} />
-            <LabelManager />
+            {canWrite && (
+              <>
+                <Button size="xs" onClick={() => setEditing('new')}>
+                  Add contact
+                </Button>
+                <ImportPicker onFile={setImporting} />
+                <LabelManager />
+              </>
+            )}
             <Button size="xs" variant="default" loading={exporting.busy} disabled={!filtered && pages.contacts.length === 0} onClick={() => void exporting.run(async () => {
               const { fileName, csv } = await call('contacts.export', { instanceId })
               saveCsv(fileName, csv)
@@ -56,7 +62,7 @@ export function ContactsTab() {
             </Button>
           </Group>
         </Group>
-        <GroupBar instanceId={instanceId} groups={groups.data ?? []} value={groupId} onChange={setGroupId} onChanged={reload} />
+        <GroupBar instanceId={instanceId} groups={groups.data ?? []} value={groupId} onChange={setGroupId} onChanged={reload} editable={canWrite} />
         <Group mt="sm" gap="xs" wrap="nowrap" align="flex-start">
           <TextInput style={{ flex: 1, minWidth: 0 }} placeholder="Search name, number or notes" value={query} onChange={(e) => setQuery(e.currentTarget.value)} aria-label="Search contacts" type="search" />
           <Select w={{ base: 130, sm: 180 }} placeholder="Any label" aria-label="Filter by label" clearable data={labels.map((l) => l.name)} value={label} onChange={setLabel} />
@@ -70,7 +76,7 @@ export function ContactsTab() {
           <EmptyState title="No contacts yet" description="Customers who write to this number appear here by themselves. Add one by hand or import a CSV from your phone book or shop system." />
         )
       ) : (
-        <ContactList pages={pages} groupTitle={groupTitle} onEdit={setEditing} />
+        <ContactList pages={pages} groupTitle={groupTitle} onEdit={canWrite ? setEditing : null} />
       )}
       {editing && <ContactEditor instanceId={instanceId} contact={editing === 'new' ? null : editing} groups={groups.data ?? []} defaultGroup={groupId} onClose={() => setEditing(null)} onSaved={reload} />}
       {importing && <ImportModal instanceId={instanceId} file={importing} groups={groups.data ?? []} defaultGroup={groupId} onClose={() => setImporting(null)} onDone={reload} />}
@@ -78,7 +84,8 @@ export function ContactsTab() {
   )
 }
 
-function ContactList({ pages, groupTitle, onEdit }: { pages: ContactPages; groupTitle(id: string | null): string | undefined; onEdit(c: Contact): void }) {
+/** The contacts, as cards on a phone and a table elsewhere; `onEdit` null: read-only. */
+function ContactList({ pages, groupTitle, onEdit }: { pages: ContactPages; groupTitle(id: string | null): string | undefined; onEdit: ((c: Contact) => void) | null }) {
   const phone = useMediaQuery('(max-width: 48em)')
   const rows = pages.contacts
   const footer = (
@@ -101,7 +108,7 @@ function ContactList({ pages, groupTitle, onEdit }: { pages: ContactPages; group
     return (
       <Stack gap="xs" data-testid="contact-cards">
         {rows.map((c) => (
-          <Card key={c._id} withBorder padding="sm" onClick={() => onEdit(c)} style={{ cursor: 'pointer' }} aria-label={`Contact ${c.name}`}>
+          <Card key={c._id} withBorder padding="sm" onClick={onEdit ? () => onEdit(c) : undefined} style={{ cursor: onEdit ? 'pointer' : undefined }} aria-label={`Contact ${c.name}`}>
             <Group justify="space-between" wrap="nowrap">
               <div style={{ minWidth: 0 }}>
                 <Text fw={500} truncate>
@@ -144,9 +151,11 @@ function ContactList({ pages, groupTitle, onEdit }: { pages: ContactPages; group
               </Table.Td>
               <Table.Td>{c.last_seen_at ? new Date(c.last_seen_at).toLocaleDateString() : '—'}</Table.Td>
               <Table.Td>
-                <ActionIcon variant="subtle" aria-label={`Edit ${c.name}`} onClick={() => onEdit(c)}>
-                  ✎
-                </ActionIcon>
+                {onEdit && (
+                  <ActionIcon variant="subtle" aria-label={`Edit ${c.name}`} onClick={() => onEdit(c)}>
+                    ✎
+                  </ActionIcon>
+                )}
               </Table.Td>
             </Table.Tr>
           ))}

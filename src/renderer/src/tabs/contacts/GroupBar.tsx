@@ -6,7 +6,8 @@ import { ErrorAlert } from '../../components/ErrorAlert'
 import { useAction } from '../../hooks'
 import { call } from '../../store'
 
-export function GroupBar(props: { instanceId: string; groups: readonly ContactGroup[]; value: string | null; onChange(id: string | null): void; onChanged(): Promise<void> }) {
+/** `editable` false: the chips only filter (no making, renaming or deleting groups). */
+export function GroupBar(props: { instanceId: string; groups: readonly ContactGroup[]; value: string | null; onChange(id: string | null): void; onChanged(): Promise<void>; editable: boolean }) {
   const { instanceId, groups, value } = props
   const act = useAction()
   const [naming, setNaming] = useState<{ id: string | null; title: string } | null>(null)
@@ -39,10 +40,12 @@ export function GroupBar(props: { instanceId: string; groups: readonly ContactGr
             </Chip>
           ))}
         </Chip.Group>
-        <Button size="compact-xs" variant="subtle" onClick={() => setNaming({ id: null, title: '' })}>
-          + New group
-        </Button>
-        {selected && (
+        {props.editable && (
+          <Button size="compact-xs" variant="subtle" onClick={() => setNaming({ id: null, title: '' })}>
+            + New group
+          </Button>
+        )}
+        {props.editable && selected && (
           <>
             <Button size="compact-xs" variant="subtle" onClick={() => setNaming({ id: selected._id, title: selected.title })}>
               Rename

@@ -1,5 +1,5 @@
 /**
- * The open chat: who it is, resolve/reopen, the customer's data (export, erase), labels, the hand-off
+ * The open chat: who it is, its assignee (./AssignMenu.tsx) and latest assignment changes, resolve/reopen, the customer's data (export, erase), labels, the hand-off
  * bar, the conversation (./ConversationView.tsx, opened at a search hit when one was picked) and the
  * composer.
  */
@@ -10,7 +10,9 @@ import type { LoggedMessage } from '../../../../shared/schemas/records'
 import { CustomerDataMenu } from '../../components/CustomerDataMenu'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { useAction } from '../../hooks'
-import { call, useDesk } from '../../store'
+import { call, useDesk, useMayCall } from '../../store'
+import { AssignMenu } from './AssignMenu'
+import { AssignmentLines } from './AssignmentLines'
 import { chatNumber, customerNumberOf, displayNumber } from './chat-names'
 import { Composer } from './Composer'
 import { ConversationView } from './ConversationView'
@@ -54,6 +56,7 @@ export function ChatView({
   }, [unread, instanceId, chatId])
   const title = conversation ? (conversation.name ?? displayNumber(conversation)) : chatNumber(chatId)
   const number = conversation ? (conversation.is_group ? null : (conversation.phone ?? null)) : customerNumberOf(chatId)
+  const customerData = useMayCall('customers.export')
   const run = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), await onChanged()))
   return (
     <Stack gap="sm" data-testid="chat-view">
@@ -75,7 +78,8 @@ export function ChatView({
           </div>
         </Group>
         <Group gap="xs">
-          {number && <CustomerDataMenu instanceId={instanceId} number={number} name={conversation?.name} onErased={onErased} />}
+          {conversation && <AssignMenu instanceId={instanceId} chatId={chatId} assigned={conversation.assigned_to} onChanged={onChanged} />}
+          {number && customerData && <CustomerDataMenu instanceId={instanceId} number={number} name={conversation?.name} onErased={onErased} />}
           {conversation &&
             (conversation.status === 'open' ? (
               <Button size="xs" variant="light" color="gray" loading={action.busy} onClick={() => void run(() => call('inbox.resolve', { instanceId, chatId }))}>
@@ -88,6 +92,7 @@ export function ChatView({
             ))}
         </Group>
       </Group>
+      <AssignmentLines instanceId={instanceId} chatId={chatId} />
       {conversation?.phone && !conversation.is_group && <ChatLabels instanceId={instanceId} chatId={chatId} labels={conversation.labels} onChanged={onChanged} />}
       <HandoffBar instanceId={instanceId} chatId={chatId} />
       <ErrorAlert error={action.error ?? reading.error} />

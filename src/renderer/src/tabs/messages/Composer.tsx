@@ -1,4 +1,7 @@
-/** The composer: a chip per send kind, and that kind's own small form. */
+/**
+ * The composer: a chip per send kind, and that kind's own small form. The kinds that pick an uploaded
+ * file (the bot's files) show only to whoever may read those files.
+ */
 import { Card, Chip, Group, Stack } from '@mantine/core'
 import { useState } from 'react'
 import { ButtonsForm } from './send-forms/ButtonsForm'
@@ -9,6 +12,7 @@ import { LocationForm } from './send-forms/LocationForm'
 import { MediaForm } from './send-forms/MediaForm'
 import { TextForm } from './send-forms/TextForm'
 import type { SendFormProps } from './send-forms/use-send-form'
+import { useMayCall } from '../../store'
 
 const KIND_LABELS = {
   text: 'Text',
@@ -24,6 +28,8 @@ const KIND_LABELS = {
   mediaButtons: 'Image + buttons'
 } as const
 type Kind = keyof typeof KIND_LABELS
+/** The kinds whose form picks one of the bot's uploaded files (`attachments.list`). */
+const FILE_KINDS: readonly Kind[] = ['image', 'video', 'audio', 'document', 'mediaButtons']
 
 function KindForm({ kind, ...props }: SendFormProps & { kind: Kind }) {
   switch (kind) {
@@ -50,12 +56,14 @@ function KindForm({ kind, ...props }: SendFormProps & { kind: Kind }) {
 
 export function Composer(props: SendFormProps) {
   const [kind, setKind] = useState<Kind>('text')
+  const files = useMayCall('attachments.list')
+  const kinds = (Object.keys(KIND_LABELS) as Kind[]).filter((k) => files || !FILE_KINDS.includes(k))
   return (
     <Card withBorder role="form" aria-label="Compose">
       <Stack gap="sm">
         <Chip.Group multiple={false} value={kind} onChange={(v) => setKind(v)}>
           <Group gap={6} data-testid="send-kind" role="radiogroup" aria-label="Message kind">
-            {(Object.keys(KIND_LABELS) as Kind[]).map((k) => (
+            {kinds.map((k) => (
               <Chip key={k} value={k} size="sm" radius="sm">
                 {KIND_LABELS[k]}
               </Chip>

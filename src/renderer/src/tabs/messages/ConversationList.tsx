@@ -1,7 +1,7 @@
 /**
- * The inbox's conversations (issue 13 §1): open / unanswered / resolved / all, a filter by name or
+ * The inbox's conversations (issue 13 §1): mine / unassigned / all (issue 27), open / unanswered / resolved / all, a filter by name or
  * number, a new chat by number, and a row per chat with its unread count, the unanswered marker, its
- * labels and instance.
+ * labels, assignee and instance.
  */
 import { Badge, Button, EmptyState, Group, SegmentedControl, Stack, Text, TextInput, UnstyledButton } from '@mantine/core'
 import { useState } from 'react'
@@ -10,6 +10,7 @@ import { ErrorAlert } from '../../components/ErrorAlert'
 import { LabelBadges } from '../../components/LabelBadges'
 import { ListScroller } from '../../components/ListScroller'
 import type { Loaded } from '../../hooks'
+import type { AssignedFilter } from '../../access'
 import { displayNumber, shortWhen } from './chat-names'
 
 export type ConversationFilter = 'open' | 'unanswered' | 'resolved' | 'all'
@@ -27,6 +28,8 @@ export function ConversationList({
   list,
   filter,
   onFilter,
+  assigned,
+  onAssigned,
   q,
   onQ,
   isOpen,
@@ -38,6 +41,8 @@ export function ConversationList({
   list: Loaded<Conversation[]>
   filter: ConversationFilter
   onFilter(f: ConversationFilter): void
+  assigned: AssignedFilter
+  onAssigned(a: AssignedFilter): void
   q: string
   onQ(q: string): void
   isOpen(c: Conversation): boolean
@@ -49,6 +54,20 @@ export function ConversationList({
   const [newChat, setNewChat] = useState('')
   return (
     <>
+      <SegmentedControl
+        fullWidth
+        size="xs"
+        value={assigned}
+        onChange={(v) => onAssigned(v)}
+        data={[
+          { value: 'mine', label: 'Mine' },
+          { value: 'unassigned', label: 'Unassigned' },
+          { value: 'all', label: 'All' }
+        ]}
+        aria-label="Assigned to"
+        data-testid="assigned-filter"
+        mb="xs"
+      />
       <SegmentedControl
         fullWidth
         size="xs"
@@ -74,7 +93,7 @@ export function ConversationList({
       </form>
       <ErrorAlert error={list.error} />
       {list.data?.length === 0 && (
-        <EmptyState size="sm" title={q || filter !== 'all' ? 'Nothing here' : 'No messages yet'} description={q ? 'No conversation matches the filter.' : 'Conversations appear when customers write.'} />
+        <EmptyState size="sm" title={q || filter !== 'all' || assigned !== 'all' ? 'Nothing here' : 'No messages yet'} description={q ? 'No conversation matches the filter.' : 'Conversations appear when customers write.'} />
       )}
       <ListScroller phone={phone}>
         <Stack gap={2}>
@@ -113,8 +132,13 @@ function ConversationRow({ c, instanceName, active, onOpen }: { c: Conversation;
             {who}
             {c.last.text || `(${c.last.type})`}
           </Text>
-          {(instanceName || c.paused_until !== undefined || c.status === 'resolved' || c.labels.length > 0) && (
+          {(instanceName || c.assigned_to || c.paused_until !== undefined || c.status === 'resolved' || c.labels.length > 0) && (
             <Group gap={4} mt={2}>
+              {c.assigned_to && (
+                <Badge size="xs" variant="light" color="blue" tt="none" data-testid="assignee" title={`Assigned to ${c.assigned_to.name}`}>
+                  → {c.assigned_to.name}
+                </Badge>
+              )}
               <LabelBadges names={c.labels} />
               {instanceName && (
                 <Badge size="xs" variant="outline" color="gray">

@@ -13,7 +13,8 @@ import { FilesCard } from '../../components/FilesCard'
 import { NeedInstance } from '../../components/NeedInstance'
 import { SearchIcon } from '../../components/SearchIcon'
 import { useContract } from '../../hooks'
-import { useDesk, useSelectedInstance } from '../../store'
+import { initialAssignedFilter, type AssignedFilter } from '../../access'
+import { useDesk, useMayCall, useSelectedInstance } from '../../store'
 import { ChatView, type OpenChat } from './ChatView'
 import { ConversationList, inboxQuery, type ConversationFilter } from './ConversationList'
 import { QuickRepliesCard } from './QuickRepliesCard'
@@ -22,7 +23,7 @@ import type { SearchHit } from './search-merge'
 import { useMessageSearch } from './use-message-search'
 
 const inboxEvent = (e: ContractEvent) =>
-  e.type === 'message' || e.type === 'history' || e.type === 'chatMerged' || e.type === 'chatStatus' || e.type === 'handoff' || e.type === 'status' || (e.type === 'changed' && e.what === 'contacts')
+  e.type === 'message' || e.type === 'history' || e.type === 'assignment' || e.type === 'chatMerged' || e.type === 'chatStatus' || e.type === 'handoff' || e.type === 'status' || (e.type === 'changed' && e.what === 'contacts')
 
 /** A hit as the chat holds it: the log entry without the search's snippet. */
 function entryOf({ instanceId: _i, snippet: _s, highlights: _h, ...m }: SearchHit): NonNullable<OpenChat['anchor']> {
@@ -34,13 +35,18 @@ export function MessagesTab() {
   const instances = useDesk((s) => s.instances)
   const [everyInstance, setEveryInstance] = useState(true)
   const [filter, setFilter] = useState<ConversationFilter>('open')
+  const [assigned, setAssigned] = useState<AssignedFilter>(() => initialAssignedFilter(localStorage.getItem('chatapp.assigned')))
+  const pickAssigned = (a: AssignedFilter) => (localStorage.setItem('chatapp.assigned', a), setAssigned(a))
+  // Managing quick replies and files is for whoever sets the bot up; an agent still inserts quick replies.
+  const manageReplies = useMayCall('quickReplies.create')
+  const files = useMayCall('attachments.list')
   const [chatFilter, setChatFilter] = useState('')
   const [searchText, setSearchText] = useState('')
   const [query] = useDebouncedValue(searchText.trim(), 300)
   const [open, setOpen] = useState<OpenChat | null>(null)
   const phone = useMediaQuery('(max-width: 62em)')
   const every = everyInstance && instances.length > 1
-  const list = useContract('inbox.list', { ...(every || !inst ? {} : { instance_id: inst._id }), ...inboxQuery(filter, chatFilter) }, inboxEvent)
+  const list = useContract('inbox.list', { ...(every || !inst ? {} : { instance_id: inst._id }), ...inboxQuery(filter, chatFilter), assigned }, inboxEvent)
   const search = useMessageSearch(every ? instances.map((i) => i._id) : inst ? [inst._id] : [], query)
   const listed = open ? list.data?.find((c) => c.instance_id === open.instanceId && c.chatId === open.chatId) : undefined
   // A chat opened from a search hit may be outside the list's filter: fetched on its own.
@@ -95,6 +101,8 @@ export function MessagesTab() {
                 list={list}
                 filter={filter}
                 onFilter={setFilter}
+                assigned={assigned}
+                onAssigned={pickAssigned}
                 q={chatFilter}
                 onQ={setChatFilter}
                 isOpen={(c) => open?.instanceId === c.instance_id && open.chatId === c.chatId}
@@ -105,8 +113,8 @@ export function MessagesTab() {
               />
             )}
           </Card>
-          {!phone && <QuickRepliesCard />}
-          {!phone && <FilesCard instanceId={inst._id} />}
+          {!phone && manageReplies && <QuickRepliesCard />}
+          {!phone && files && <FilesCard instanceId={inst._id} />}
         </Grid.Col>
       )}
       {showChat && (

@@ -6,7 +6,7 @@
  */
 import { Card, Stack, Title } from '@mantine/core'
 import { NeedInstance } from '../../components/NeedInstance'
-import { useSelectedInstance } from '../../store'
+import { useMayCall, useSelectedInstance } from '../../store'
 import { AboutSection } from './AboutSection'
 import { ActionsSection } from './ActionsSection'
 import { ActiveDaysSection } from './ActiveDaysSection'
@@ -24,6 +24,8 @@ import { WebhookSection } from './WebhookSection'
 
 export function SettingsTab() {
   const inst = useSelectedInstance()
+  // A manager sets the bot up; history, the webhook, backups, SMTP and updates are the owner's (`admin`).
+  const admin = useMayCall('backups.status')
   return (
     <Stack maw={900}>
       {inst ? (
@@ -37,19 +39,27 @@ export function SettingsTab() {
           <AwaySection inst={inst} />
           <HandoffSection inst={inst} />
           <OptOutSection inst={inst} />
-          <HistorySection inst={inst} />
-          <WebhookSection inst={inst} />
-          <Card withBorder>
-            <DeliveryLog instanceId={inst._id} />
-          </Card>
+          {admin && (
+            <>
+              <HistorySection inst={inst} />
+              <WebhookSection inst={inst} />
+              <Card withBorder>
+                <DeliveryLog instanceId={inst._id} />
+              </Card>
+            </>
+          )}
         </Stack>
       ) : (
         <NeedInstance />
       )}
       {/* The whole app's, so shown without an instance too (a backup restored onto a fresh install). */}
-      <BackupSection />
-      <SmtpSection />
-      <AboutSection />
+      {admin && (
+        <>
+          <BackupSection />
+          <SmtpSection />
+          <AboutSection />
+        </>
+      )}
     </Stack>
   )
 }

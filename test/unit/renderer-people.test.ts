@@ -1,0 +1,114 @@
+/** Pure renderer logic of issue 27: which tabs a role sees, the assign menu, the sign-in words, the People tab's texts. */
+import { describe, expect, it } from 'vitest'
+import { initialAssignedFilter, mayCall, openingTab, visibleTabs } from '../../src/renderer/src/access'
+import { initialsOf } from '../../src/renderer/src/components/AccountMenu'
+import { newPasswordProblem, signInRefusal } from '../../src/renderer/src/sign-in-text'
+import { assignChoices, timelineText } from '../../src/renderer/src/tabs/messages/assignment'
+import { auditWhat, auditWho, instanceIdsOf, instancesText } from '../../src/renderer/src/tabs/people/people-text'
+import type { TabId } from '../../src/renderer/src/tabs/tab-props'
+import { ROLE_PERMISSIONS } from '../../src/shared/access'
+
+const ALL_TABS: TabId[] = ['instances', 'pairing', 'settings', 'intents', 'surveys', 'messages', 'contacts', 'outreach', 'testchat', 'api', 'people']
+const as = (role: 'owner' | 'manager' | 'agent') => ({ permissions: [...ROLE_PERMISSIONS[role]] })
+
+describe('what a role is offered', () => {
+  it('shows the owner every tab, a manager all but API and People, an agent the Inbox and Contacts only', () => {
+    expect(visibleTabs(as('owner'), ALL_TABS)).toEqual(ALL_TABS)
+    expect(visibleTabs(as('manager'), ALL_TABS)).toEqual(['instances', 'pairing', 'settings', 'intents', 'surveys', 'messages', 'contacts', 'outreach', 'testchat'])
+    expect(visibleTabs(as('agent'), ALL_TABS)).toEqual(['messages', 'contacts'])
+    expect(visibleTabs(null, ALL_TABS)).toEqual([])
+  })
+
+  it('reads each method’s permission from the operation table; open methods need nobody in particular', () => {
+    expect(mayCall(as('agent'), 'inbox.assign')).toBe(true)
+    expect(mayCall(as('agent'), 'contacts.create')).toBe(false)
+    expect(mayCall(as('agent'), 'updates.status')).toBe(false)
+    expect(mayCall(as('agent'), 'appSettings.get')).toBe(false)
+    expect(mayCall(as('manager'), 'settings.updateGeneral')).toBe(true)
+    expect(mayCall(as('manager'), 'backups.status')).toBe(false)
+    expect(mayCall(null, 'auth.me')).toBe(true)
+    expect(mayCall({ permissions: ['contacts:write'] }, 'contacts.list')).toBe(true)
+  })
+
+  it('opens the tab kept when it is still shown, else the first shown', () => {
+    expect(openingTab('settings', ['messages', 'contacts'])).toBe('messages')
+    expect(openingTab('contacts', ['messages', 'contacts'])).toBe('contacts')
+    expect(openingTab(null, [])).toBeNull()
+  })
+
+  it('starts the Inbox on the kept assignment filter, else all', () => {
+    expect(initialAssignedFilter(null)).toBe('all')
+    expect(initialAssignedFilter('mine')).toBe('mine')
+    expect(initialAssignedFilter('nonsense')).toBe('all')
+  })
+})
+
+describe('the assign menu', () => {
+  const staff = [
+    { id: 's1', name: 'Bea', active: true, instance_ids: ['A'] },
+    { id: 's2', name: 'Carl', active: true, instance_ids: ['B'] },
+    { id: 's3', name: 'Dora', active: false, instance_ids: null },
+    { id: 's4', name: 'Eve', active: true, instance_ids: null }
+  ]
+  const owner = { kind: 'owner' as const, id: null, role: 'owner' as const }
+  const agent = { kind: 'staff' as const, id: 's1', role: 'agent' as const }
+
+  it('offers the owner themself, the active people of the instance, round-robin, and unassigning', () => {
+    expect(assignChoices(owner, staff, 'A', { id: 's4' }).map((c) => c.label)).toEqual(['Assign to me', 'Assign to Bea', 'Round-robin (a signed-in agent)', 'Unassign'])
+    expect(assignChoices(owner, staff, 'A', null)[0]!.to).toEqual({ staff_id: 'owner' })
+    expect(assignChoices(owner, staff, 'A', null).map((c) => c.label)).not.toContain('Unassign')
+  })
+
+  it('offers an agent (who cannot list the staff) to take it, and to give back only their own', () => {
+    expect(assignChoices(agent, null, 'A', null)).toEqual([{ label: 'Assign to me', to: { staff_id: 's1' } }])
+    expect(assignChoices(agent, null, 'A', { id: 's1' })).toEqual([{ label: 'Unassign', to: { staff_id: null } }])
+    expect(assignChoices(agent, null, 'A', { id: 's4' })).toEqual([{ label: 'Assign to me', to: { staff_id: 's1' } }])
+  })
+
+  it('says who assigned, took or unassigned a conversation', () => {
+    const at = '2026-11-27T10:00:00.000Z'
+    expect(timelineText({ at, kind: 'assigned', by: { kind: 'owner', name: 'Owner' }, assigned_to: { id: 's1', name: 'Bea' } })).toMatch(/^Owner assigned this conversation to Bea · /)
+    expect(timelineText({ at, kind: 'assigned', by: { kind: 'staff', id: 's1', name: 'Bea' }, assigned_to: { id: 's1', name: 'Bea' } })).toMatch(/^Bea took this conversation · /)
+    expect(timelineText({ at, kind: 'assigned', by: { kind: 'owner', name: 'Owner' }, assigned_to: { id: 'owner', name: 'Owner' } })).toMatch(/^Owner took this conversation/)
+    expect(timelineText({ at, kind: 'assigned', by: { kind: 'staff', id: 's1', name: 'Bea' }, assigned_to: null })).toMatch(/^Bea unassigned this conversation/)
+  })
+})
+
+describe('sign-in words', () => {
+  it('names a wrong password, a lock with its wait, an expired invite, and passes other messages on', () => {
+    expect(signInRefusal('password', 401, null, 'Unauthorized')).toBe('Wrong login or password.')
+    expect(signInRefusal('password', 429, 840, 'locked')).toBe('Too many failed attempts. Try again in 840 s.')
+    expect(signInRefusal('invite', 401, null, 'x')).toMatch(/unknown, already used or expired/)
+    expect(signInRefusal('invite', 400, null, 'password must have at least 10 characters')).toBe('password must have at least 10 characters')
+  })
+
+  it('asks for 10 characters and the same password twice', () => {
+    expect(newPasswordProblem('short', 'short')).toMatch(/at least 10/)
+    expect(newPasswordProblem('long enough pw', 'long enough pv')).toBe('The two passwords differ.')
+    expect(newPasswordProblem('long enough pw', 'long enough pw')).toBeNull()
+  })
+
+  it('draws initials from a name', () => {
+    expect(initialsOf('Bea Rossi')).toBe('BR')
+    expect(initialsOf('owner')).toBe('OW')
+  })
+})
+
+describe('People tab texts', () => {
+  const nameOf = (id: string) => ({ A: 'Pizzeria', B: 'Bakery' })[id] ?? id
+  it('names instances, every instance for none, and turns an empty pick into null', () => {
+    expect(instancesText(null, nameOf)).toBe('Every instance')
+    expect(instancesText(['A', 'B'], nameOf)).toBe('Pizzeria, Bakery')
+    expect(instanceIdsOf([])).toBeNull()
+    expect(instanceIdsOf(['A'])).toEqual(['A'])
+  })
+
+  it('says what an audit entry records and who did it', () => {
+    expect(auditWhat({ kind: 'change', detail: { operation: 'staff.create' } })).toBe('Changed: staff.create')
+    expect(auditWhat({ kind: 'login_failed', detail: { reason: 'locked' } })).toBe('Sign-in refused (account locked)')
+    expect(auditWhat({ kind: 'logout', detail: { everywhere: true } })).toBe('Signed out everywhere')
+    expect(auditWho({ actor: 'owner', actor_name: null })).toBe('Owner')
+    expect(auditWho({ actor: 'staff:1', actor_name: 'Bea' })).toBe('Bea')
+    expect(auditWho({ actor: 'mallory', actor_name: null })).toBe('mallory')
+  })
+})
