@@ -44,6 +44,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // One real PostgreSQL server per run for the data layer's tests on both databases.
+    globalSetup: ['test/support/postgres-global-setup.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -11,6 +11,11 @@ import { addressPolicy } from './media/address-policy'
 
 export interface ServeConfig {
   dataDir: string
+  /**
+   * `CHATAPP_DATABASE_URL`: a PostgreSQL database (`postgres://user:password@host:5432/db`) for
+   * everything that grows, instead of the data dir's SQLite file (docs/storage.md, "PostgreSQL").
+   */
+  databaseUrl?: string
   host: string
   /** 0 = any free port. */
   port: number
@@ -107,8 +112,13 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
   } catch (err) {
     throw new ConfigError((err as Error).message)
   }
+  const databaseUrl = env.CHATAPP_DATABASE_URL?.trim()
+  if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) {
+    throw new ConfigError('CHATAPP_DATABASE_URL must be a postgres:// (or postgresql://) URL')
+  }
   return {
     ...(wsUrl ? { waWebSocketUrl: wsUrl } : {}),
+    ...(databaseUrl ? { databaseUrl } : {}),
     ...(waRootKey ? { waRootKey } : {}),
     dataDir: env.CHATAPP_DATA_DIR?.trim() || defaultDataDir(env),
     host: env.CHATAPP_HOST?.trim() || '127.0.0.1',

@@ -65,6 +65,8 @@ export const DEFAULT_LIMITS: Limits = { fileBytes: 64 * 1024 * 1024, jsonBytes: 
 
 export interface CoreOptions {
   dataDir: string
+  /** A PostgreSQL database for what grows, instead of the data dir's SQLite file (`CHATAPP_DATABASE_URL`). */
+  databaseUrl?: string
   /** Channel of new instances without an explicit one (`CHATAPP_CHANNEL`). */
   defaultChannel?: ChannelKind
   /** Fixed bearer token (`CHATAPP_API_TOKEN`). */
@@ -208,6 +210,9 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   let restoring = false
   let ownApiPort: number | null = null
   const restore = async (archive: string | Readable): Promise<RestoreResult> => {
+    // A backup holds a SQLite file: restoring it beside a PostgreSQL database would bring back the
+    // configuration without the data it belongs to (docs/storage.md, "PostgreSQL": not yet).
+    if (opts.databaseUrl) throw new Error('Restoring a backup is not available yet when the database is PostgreSQL (CHATAPP_DATABASE_URL); restore the database with pg_restore. Nothing was changed.')
     restoring = true
     try {
       return await restoreWithReload(archive, {
@@ -255,7 +260,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const clock = opts.clock ?? systemClock
   const opened = await secureDataDir(opts.dataDir)
   if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
-  const store = await openStorage(opts.dataDir, { logger })
+  const store = await openStorage(opts.dataDir, { logger, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) })
   const { repos, paths } = store
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const events = new CoreEventBus(faces)

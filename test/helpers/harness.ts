@@ -1,6 +1,10 @@
 /**
  * Test harness: a core on a fresh temp data dir with the API server built (not listening), driven
  * through Fastify's inject. Helpers create instances and walk them to CONNECTED on the sandbox.
+ *
+ * `CHATAPP_TEST_DATABASE=postgres` runs the cores on a fresh database of the run's PostgreSQL server
+ * instead of the data dir's SQLite file (one per data dir, dropped when the dir is removed), so any
+ * API test can be run there by hand: `CHATAPP_TEST_DATABASE=postgres npx vitest run test/api/…`.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,6 +13,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApiServer } from '../../src/main/api/server'
 import { startCore, type Core, type CoreOptions } from '../../src/main/core'
 import type { Instance } from '../../src/shared/schemas/records'
+import { createTestDatabase, dropTestDatabase } from './postgres'
 
 export interface Harness {
   core: Core
@@ -31,9 +36,22 @@ export interface Harness {
   reopen(): Promise<Harness>
 }
 
+/** The PostgreSQL database of each data dir, under CHATAPP_TEST_DATABASE=postgres. */
+const databases = new Map<string, string>()
+
+async function databaseOf(dir: string): Promise<Partial<CoreOptions>> {
+  if (process.env.CHATAPP_TEST_DATABASE !== 'postgres') return {}
+  let url = databases.get(dir)
+  if (!url) {
+    url = await createTestDatabase()
+    databases.set(dir, url)
+  }
+  return { databaseUrl: url }
+}
+
 export async function makeHarness(opts: Partial<CoreOptions> = {}, dataDir?: string): Promise<Harness> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'chatapp-test-')))
-  const core = await startCore({ dataDir: dir, defaultChannel: 'sandbox', ...opts })
+  const core = await startCore({ dataDir: dir, defaultChannel: 'sandbox', ...(await databaseOf(dir)), ...opts })
   // Sessions saved as connected start in the background; tests begin once they have.
   await core.sessions.restored()
   const app = await buildApiServer(core, { host: '127.0.0.1', version: 'test' })
@@ -79,7 +97,12 @@ export async function makeHarness(opts: Partial<CoreOptions> = {}, dataDir?: str
     async close(keep = false) {
       await app.close()
       await core.close()
-      if (!keep) await rm(dir, { recursive: true, force: true })
+      if (!keep) {
+        await rm(dir, { recursive: true, force: true })
+        const url = databases.get(dir)
+        databases.delete(dir)
+        if (url) await dropTestDatabase(url)
+      }
     },
     async restart() {
       await h.close(true)

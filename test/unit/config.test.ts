@@ -1,10 +1,13 @@
 /** Headless configuration (docs/design.md §2) and the tunables of the README's table. */
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { startApp } from '../../src/main/app'
 import { ConfigError, readServeConfig, readTuning } from '../../src/main/config'
+import { internalsOf } from '../../src/main/core'
+import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
 
 describe('readServeConfig', () => {
   it('has the documented defaults', () => {
@@ -17,6 +20,11 @@ describe('readServeConfig', () => {
       defaultMessageWindowMs: 24 * 3_600_000,
       sendPacing: { minIntervalMs: 1000, jitterMs: 500 }
     })
+  })
+
+  it('reads CHATAPP_DATABASE_URL (unset: the data dir\'s SQLite file)', () => {
+    expect(readServeConfig({ HOME: '/home/ann' }).databaseUrl).toBeUndefined()
+    expect(readServeConfig({ CHATAPP_DATABASE_URL: ' postgres://chatapp:pw@db:5432/chatapp ' }).databaseUrl).toBe('postgres://chatapp:pw@db:5432/chatapp')
   })
 
   it('reads every tunable', () => {
@@ -43,7 +51,8 @@ describe('readServeConfig', () => {
     ['CHATAPP_CHANNEL', 'telegram', /CHATAPP_CHANNEL must be baileys or sandbox/],
     ['CHATAPP_API_TOKEN', 'short', /at least 16 characters/],
     ['CHATAPP_MAX_FILE_MB', 'lots', /CHATAPP_MAX_FILE_MB must be a number from 1 to 2048, got "lots"/],
-    ['CHATAPP_SURVEY_IDLE_MIN', '0', /CHATAPP_SURVEY_IDLE_MIN must be a number/]
+    ['CHATAPP_SURVEY_IDLE_MIN', '0', /CHATAPP_SURVEY_IDLE_MIN must be a number/],
+    ['CHATAPP_DATABASE_URL', 'mysql://db/chatapp', /CHATAPP_DATABASE_URL must be a postgres:\/\/ \(or postgresql:\/\/\) URL/]
   ])('refuses %s=%s naming the variable', (name, value, message) => {
     expect(() => readServeConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => readServeConfig({ [name]: value })).toThrow(message)
@@ -51,6 +60,26 @@ describe('readServeConfig', () => {
 })
 
 describe('startApp', () => {
+  it('CHATAPP_DATABASE_URL keeps what grows on PostgreSQL: no chatapp.db in the data dir, a restart reads the same data back', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chatapp-app-'))
+    const url = await createTestDatabase()
+    const config = readServeConfig({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_LOG_LEVEL: 'silent', CHATAPP_DATABASE_URL: url })
+    let app = await startApp(config)
+    try {
+      expect(internalsOf(app.core).storage.database.dialect).toBe('postgres')
+      await internalsOf(app.core).storage.repos.quickReplies.put({ _id: 'q1', shortcut: 'hi', text: 'Hello!', createdAt: '2026-11-27T00:00:00.000Z', updatedAt: '2026-11-27T00:00:00.000Z' })
+      await app.close()
+      app = await startApp(config)
+      expect((await internalsOf(app.core).storage.repos.quickReplies.all()).map((q) => q.text)).toEqual(['Hello!'])
+      expect(existsSync(join(dir, 'chatapp.db'))).toBe(false)
+    } finally {
+      await app.close()
+      await rm(dir, { recursive: true, force: true })
+      await dropTestDatabase(url)
+    }
+  })
+
+
   it('applies the tunables: a JSON body over CHATAPP_MAX_JSON_KB is a 413', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chatapp-app-'))
     const config = readServeConfig({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_MAX_JSON_KB: '16', CHATAPP_LOG_LEVEL: 'silent' })

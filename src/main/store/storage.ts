@@ -4,7 +4,8 @@
  * ```
  * config.json            configuration: account, app settings, instances (lowdb; docs/design.md §14)
  * chatapp.db (-wal,-shm) everything that grows: messages, conversations, contacts, outreach, the bot's
- *                        records and memory, webhook deliveries, channel credentials (SQLite)
+ *                        records and memory, webhook deliveries, channel credentials (SQLite; or a
+ *                        PostgreSQL database instead, `databaseUrl`)
  * attachments/<id>       attachment bytes
  * media/<inst>/<msg>     inbound media downloaded once (dropped by the media retention)
  * backups/               automatic daily backups
@@ -17,7 +18,7 @@
 import { mkdir, rm } from 'node:fs/promises'
 import { ConfigStore } from './config/config-store'
 import { DIR_MODE } from './config/durable-json-file'
-import { openDatabase, type DatabaseHandle } from './db/database'
+import { openDatabaseAt, type DatabaseHandle } from './db/database'
 import { makeRepositories, type Repositories } from './repos'
 import { importLegacyDataDir, type LegacyImportOptions } from './legacy/legacy-import'
 import { silentLogger, type Logger } from '../logger'
@@ -40,6 +41,12 @@ export interface Storage {
 }
 
 export interface StorageOptions {
+  /**
+   * A PostgreSQL database (`postgres://…`) for everything that grows, instead of the data dir's
+   * `chatapp.db` (docs/storage.md, "PostgreSQL"). The configuration document, attachments and media
+   * stay in the data dir either way.
+   */
+  databaseUrl?: string
   /** Told what the import of a 0.1 data dir did (default: silent). */
   logger?: Logger
   /** Test seams of that import (./legacy/legacy-import.ts). */
@@ -61,7 +68,7 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
   await rm(paths.tmp, { recursive: true, force: true })
   await mkdir(paths.tmp, { recursive: true, mode: DIR_MODE })
   const config = await ConfigStore.open(paths.config)
-  const database = await openDatabase(paths.database)
+  const database = await openDatabaseAt(options.databaseUrl ? { url: options.databaseUrl } : { file: paths.database })
   const storage: Storage = {
     paths,
     config,

@@ -1,19 +1,23 @@
 /**
  * The database file (src/main/store/db): migrations on open, group commit (many writes, one
  * transaction each batch, each write isolated), a full disk (SQLite's own SQLITE_FULL), a damaged or
- * newer file refused untouched.
+ * newer file refused untouched. What both databases share runs on a real SQLite file and a real
+ * PostgreSQL server; WAL, full disk, damaged files and the online backup are SQLite's.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { afterEach, beforeEach, expect, it } from 'vitest'
-import { NewerDatabaseError, openDatabase, type DatabaseHandle } from '../../../src/main/store/db/database'
+import { Kysely, sql } from 'kysely'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { NewerDatabaseError, openDatabase, openPostgresDatabase, type DatabaseHandle } from '../../../src/main/store/db/database'
 import { CorruptDatabaseError, StorageFullError } from '../../../src/main/store/db/errors'
 import { MIGRATIONS } from '../../../src/main/store/db/migrations'
+import { BACKENDS, createTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
 
 let dir: string
 let db: DatabaseHandle | undefined
+let pgUrl: string | undefined
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chatapp-db-'))
 })
@@ -21,7 +25,16 @@ afterEach(async () => {
   await db?.close()
   db = undefined
   await rm(dir, { recursive: true, force: true })
+  if (pgUrl) await dropTestDatabase(pgUrl)
+  pgUrl = undefined
 })
+
+/** The test's database on `backend`: the file a.db, or one fresh database of the run's PostgreSQL server (the same one when opened again). */
+async function open(backend: Backend): Promise<DatabaseHandle> {
+  if (backend === 'sqlite') return openDatabase(join(dir, 'a.db'))
+  pgUrl ??= await createTestDatabase()
+  return openPostgresDatabase(pgUrl)
+}
 
 const row = (id: string, text = 'hello') => ({
   id,
@@ -48,29 +61,10 @@ it('creates a new file at the latest version, with WAL, full sync and foreign ke
   expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
   raw.close()
   // Per connection: read through the app's own.
-  const { rows } = await (await import('kysely')).sql<{ synchronous: number; foreign_keys: number }>`SELECT (SELECT synchronous FROM pragma_synchronous) AS synchronous, (SELECT foreign_keys FROM pragma_foreign_keys) AS foreign_keys`.execute(db.db)
+  const { rows } = await sql<{ synchronous: number; foreign_keys: number }>`SELECT (SELECT synchronous FROM pragma_synchronous) AS synchronous, (SELECT foreign_keys FROM pragma_foreign_keys) AS foreign_keys`.execute(db.db)
   expect(rows[0]).toEqual({ synchronous: 2, foreign_keys: 1 })
 })
 
-it('gathers concurrent writes into few transactions; each resolves after its commit, a failing one alone', async () => {
-  db = await openDatabase(join(dir, 'a.db'))
-  const writes = Array.from({ length: 300 }, (_, i) =>
-    db!.write(async (trx) => {
-      await trx.insertInto('messages').values(row(`m${i}`)).execute()
-      // One write in the batch breaks a constraint: rolled back alone.
-      if (i === 150) await trx.insertInto('messages').values(row('m0')).execute()
-      return i
-    })
-  )
-  const results = await Promise.allSettled(writes)
-  expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(299)
-  expect((results[150] as PromiseRejectedResult).reason).toBeInstanceOf(Error)
-  const ids = (await db.db.selectFrom('messages').select('id').execute()).map((r) => r.id)
-  expect(ids).toHaveLength(299)
-  expect(ids).not.toContain('m150')
-  // Asked for in one turn of the event loop: one transaction, not 300 fsyncs.
-  expect(db.commitStats()).toEqual({ commits: 1, writes: 300 })
-})
 
 it('a full disk rejects every write of the batch with StorageFullError; nothing of it is stored; writes go on once there is room', async () => {
   db = await openDatabase(join(dir, 'a.db'))
@@ -122,12 +116,125 @@ it('an online backup is a whole database while writes go on', async () => {
   expect((await db.db.selectFrom('messages').select('id').execute()).length).toBe(200)
 })
 
-it('close waits for a write queued just before it, and refuses later ones', async () => {
-  db = await openDatabase(join(dir, 'a.db'))
-  const queued = db.write((trx) => trx.insertInto('messages').values(row('last')).execute())
-  await db.close()
-  await queued
-  await expect(db.write(async () => undefined)).rejects.toThrow(/closed/)
-  db = await openDatabase(join(dir, 'a.db'))
-  expect((await db.db.selectFrom('messages').select('id').execute()).map((r) => r.id)).toEqual(['last'])
+describe.each(BACKENDS)('on %s', (backend) => {
+  it('gathers concurrent writes into few transactions; each resolves after its commit, a failing one alone', async () => {
+    db = await open(backend)
+    const writes = Array.from({ length: 300 }, (_, i) =>
+      db!.write(async (trx) => {
+        await trx.insertInto('messages').values(row(`m${i}`)).execute()
+        // One write in the batch breaks a constraint: rolled back alone.
+        if (i === 150) await trx.insertInto('messages').values(row('m0')).execute()
+        return i
+      })
+    )
+    const results = await Promise.allSettled(writes)
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(299)
+    expect((results[150] as PromiseRejectedResult).reason).toBeInstanceOf(Error)
+    const ids = (await db.db.selectFrom('messages').select('id').execute()).map((r) => r.id)
+    expect(ids).toHaveLength(299)
+    expect(ids).not.toContain('m150')
+    // Asked for in one turn of the event loop: one transaction, not 300 fsyncs.
+    expect(db.commitStats()).toEqual({ commits: 1, writes: 300 })
+  })
+
+  it('close waits for a write queued just before it, and refuses later ones', async () => {
+    db = await open(backend)
+    const queued = db.write((trx) => trx.insertInto('messages').values(row('last')).execute())
+    await db.close()
+    await queued
+    await expect(db.write(async () => undefined)).rejects.toThrow(/closed/)
+    db = await open(backend)
+    expect((await db.db.selectFrom('messages').select('id').execute()).map((r) => r.id)).toEqual(['last'])
+  })
+
+  it('refuses a database written by a newer version', async () => {
+    db = await open(backend)
+    await (db.db as unknown as Kysely<{ kysely_migration: { name: string; timestamp: string } }>).insertInto('kysely_migration').values({ name: '9999-from-the-future', timestamp: '2030-01-01' }).execute()
+    await db.close()
+    db = undefined
+    const err = await open(backend).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(NewerDatabaseError)
+    expect((err as Error).message).toMatch(/newer version of Chatapp Desk .*9999-from-the-future/)
+  })
+
+  it('reads epoch ms, counts and sums as numbers, blobs as bytes, and takes booleans as 0/1', async () => {
+    db = await open(backend)
+    const ms = 1_764_200_000_123
+    await db.write((trx) => trx.insertInto('messages').values({ ...row('m1'), timestamp: ms }).execute())
+    await db.write((trx) => trx.insertInto('wa_messages').values({ instance_id: 'i1', id: 'w1', at: ms, own: true as unknown as number, message: new Uint8Array([0, 1, 254, 255]) }).execute())
+    expect(await db.db.selectFrom('messages').select(['seq', 'timestamp']).executeTakeFirstOrThrow()).toEqual({ seq: 1, timestamp: ms })
+    const { n, total } = await db.db
+      .selectFrom('messages')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('timestamp').as('total')])
+      .executeTakeFirstOrThrow()
+    expect({ n, total }).toEqual({ n: 1, total: ms })
+    const w = await db.db.selectFrom('wa_messages').select(['own', 'message']).executeTakeFirstOrThrow()
+    expect(w.own).toBe(1)
+    expect(Object.getPrototypeOf(w.message)).toBe(Uint8Array.prototype)
+    expect([...w.message]).toEqual([0, 1, 254, 255])
+  })
+})
+
+describe('on postgres only', () => {
+  it('searches through the pg_trgm indexes the migration made (the planner can use them), words kept by triggers', async () => {
+    db = await open('postgres')
+    const { rows } = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname IN ('messages_search', 'contacts_search') ORDER BY indexname`.execute(db.db)
+    expect(rows.map((r) => r.indexdef)).toEqual([expect.stringMatching(/ON public\.contacts USING gin \(chatapp_contact_words\(name, number, notes\) .*gin_trgm_ops\)/), expect.stringMatching(/ON public\.messages_words USING gin \(words .*gin_trgm_ops\)/)])
+    // Told to avoid sequential scans, the planner reaches the rows by the index (it can serve the query).
+    const plan = await db.db.connection().execute(async (c) => {
+      await sql`SET enable_seqscan = off`.execute(c)
+      return sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT seq FROM messages_words WHERE words LIKE '%' || chatapp_fold(${'labres'}) || '%'`.execute(c)
+    })
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Bitmap Index Scan on messages_search/)
+    // Folded as the search terms are: case and accents gone.
+    const { rows: folded } = await sql<{ f: string }>`SELECT chatapp_fold(${'Crème BRÛLÉE Ωμέγα'}) AS f`.execute(db.db)
+    expect(folded[0]!.f).toBe('creme brulee ωμεγα')
+    // The words follow the message: inserted, changed, deleted with it.
+    const words = async () => (await sql<{ words: string }>`SELECT words FROM messages_words ORDER BY seq`.execute(db!.db)).rows.map((r) => r.words)
+    await db.write((trx) => trx.insertInto('messages').values({ ...row('m1', 'Olá Mundo'), push_name: 'Zoë' }).execute())
+    expect(await words()).toEqual(['ola mundo zoe 15550001111'])
+    await db.write((trx) => trx.updateTable('messages').set({ text: 'Adeus' }).execute())
+    expect(await words()).toEqual(['adeus zoe 15550001111'])
+    await db.write((trx) => trx.updateTable('messages').set({ status: 'READ' }).execute())
+    await db.write((trx) => trx.deleteFrom('messages').execute())
+    expect(await words()).toEqual([])
+  })
+
+  it('connections the server cuts (a restart, an admin) are replaced: the app goes on with the next write', async () => {
+    db = await open('postgres')
+    // Several idle connections in the pool.
+    await Promise.all(Array.from({ length: 4 }, (_, i) => db!.db.selectFrom('messages').select('seq').where('id', '=', `x${i}`).execute()))
+    const name = new URL(pgUrl!).pathname.slice(1)
+    const admin = await openPostgresDatabase(pgUrl!)
+    try {
+      const { rows } = await sql<{ cut: boolean }>`SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE datname = ${name} AND pid <> pg_backend_pid()`.execute(admin.db)
+      expect(rows.length).toBeGreaterThanOrEqual(4)
+    } finally {
+      await admin.close()
+    }
+    // A write may meet a connection cut before the pool noticed: it fails alone and that connection
+    // is thrown away, so within as many writes as the pool had connections one goes through.
+    let attempts = 0
+    for (;;) {
+      attempts++
+      const ok = await db.write((trx) => trx.insertInto('messages').values(row(`m${attempts}`)).execute()).then(
+        () => true,
+        (err: unknown) => {
+          expect(String(err)).toMatch(/terminat|not queryable|closed/i)
+          return false
+        }
+      )
+      if (ok) break
+      expect(attempts).toBeLessThan(11)
+    }
+    expect((await db.db.selectFrom('messages').select('id').execute()).map((r) => r.id)).toEqual([`m${attempts}`])
+    // And the process is still here: no connection's error went unheard (vitest fails a run on one).
+  })
+
+  it('a server it cannot reach is named in the error, its password left out', async () => {
+    const err = await openPostgresDatabase('postgres://someone:s3cret@127.0.0.1:1/nothing').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(Error)
+    expect((err as Error).message).toMatch(/Could not connect to the database postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/nothing/)
+    expect((err as Error).message).not.toContain('s3cret')
+  })
 })

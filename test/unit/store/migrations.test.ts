@@ -3,42 +3,45 @@
  * one with its data whole, the way a desk upgrades from any release. Each version has rows written as
  * that version stored them (SEEDS); a new migration adds its version's seed here and the test covers
  * the upgrade from every version before it. A migration runs in one transaction: a failing one leaves
- * the database at the version before.
+ * the database at the version before. Each on a real SQLite file and on a real PostgreSQL server.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { Kysely, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
-import { afterEach, beforeEach, expect, it } from 'vitest'
-import { openDatabase } from '../../../src/main/store/db/database'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openDatabaseAt, type DatabaseLocation } from '../../../src/main/store/db/database'
 import { MIGRATIONS } from '../../../src/main/store/db/migrations'
 import { NodeSqliteDialect } from '../../../src/main/store/db/node-sqlite-dialect'
+import { postgresDialect } from '../../../src/main/store/db/postgres-dialect'
+import { matchingMessages } from '../../../src/main/store/db/search-sql'
+import type { Database } from '../../../src/main/store/db/schema'
+import { BACKENDS, createTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
 
 const NAMES = Object.keys(MIGRATIONS)
 
 /** Rows a database of each version holds (by the version's number of migrations), and a check that they survived. */
-const SEEDS: Record<number, { write(db: DatabaseSync): void; check(db: Kysely<any>): Promise<void> }> = {
-  0: { write: () => {}, check: async () => {} },
+const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: Kysely<any>): Promise<void> }> = {
+  0: { write: async () => {}, check: async () => {} },
   1: {
-    write(db) {
-      db.prepare(
-        "INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source) VALUES ('i1', 'M1', '15550001111@s.whatsapp.net', 0, 'Ann', 'text', 'Olá, uma calabresa', 1700000000000, 'RECEIVED', 'inbound')"
-      ).run()
-      db.prepare("INSERT INTO intents (id, instance_id, client_id, title, keyword, reply, action, created_at, updated_at, v) VALUES ('t1', 'i1', 'c', 'Hi', 'hi', 'Hello', NULL, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 0)").run()
+    async write(db) {
+      await sql`INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source) VALUES ('i1', 'M1', '15550001111@s.whatsapp.net', 0, 'Ann', 'text', 'Olá, uma calabresa', 1700000000000, 'RECEIVED', 'inbound')`.execute(db)
+      await sql`INSERT INTO intents (id, instance_id, client_id, title, keyword, reply, action, created_at, updated_at, v) VALUES ('t1', 'i1', 'c', 'Hi', 'hi', 'Hello', NULL, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 0)`.execute(db)
     },
     async check(db) {
-      const rows = await sql<{ id: string }>`SELECT m.id FROM messages m WHERE m.seq IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH '"labres"')`.execute(db)
-      expect(rows.rows.map((r) => r.id)).toEqual(['M1'])
+      // Found by the search index of either database (FTS5's on SQLite, pg_trgm's on PostgreSQL).
+      const rows = await matchingMessages(db as Kysely<Database>, { instanceId: 'i1', q: 'labres', beforeSeq: Number.MAX_SAFE_INTEGER, limit: 10 })
+      expect(rows.map((r) => r.id)).toEqual(['M1'])
       expect((await db.selectFrom('intents').select('title').execute()).map((r) => r.title)).toEqual(['Hi'])
     }
   },
   2: {
-    write(db) {
-      db.prepare("INSERT INTO staff (id, name, login, role, instance_ids, password_hash, failed_logins, locked_until, created_at, updated_at) VALUES ('s1', 'Bea', 'bea', 'agent', '[\"i1\"]', NULL, 0, NULL, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')").run()
-      db.prepare("INSERT INTO api_keys (id, name, key_hash, scopes, instance_ids, created_at) VALUES ('k1', 'script', 'ab', '[\"messages:send\"]', NULL, '2026-11-01T00:00:00.000Z')").run()
-      db.prepare("UPDATE conversations SET assigned_to = 's1', assigned_at = 1700000000000").run()
+    async write(db) {
+      await sql`INSERT INTO staff (id, name, login, role, instance_ids, password_hash, failed_logins, locked_until, created_at, updated_at) VALUES ('s1', 'Bea', 'bea', 'agent', '["i1"]', NULL, 0, NULL, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`.execute(db)
+      await sql`INSERT INTO api_keys (id, name, key_hash, scopes, instance_ids, created_at) VALUES ('k1', 'script', 'ab', '["messages:send"]', NULL, '2026-11-01T00:00:00.000Z')`.execute(db)
+      await sql`UPDATE conversations SET assigned_to = 's1', assigned_at = 1700000000000`.execute(db)
     },
     async check(db) {
       expect(await db.selectFrom('staff').select(['login', 'instance_ids']).execute()).toEqual([{ login: 'bea', instance_ids: '["i1"]' }])
@@ -48,60 +51,96 @@ const SEEDS: Record<number, { write(db: DatabaseSync): void; check(db: Kysely<an
 }
 
 let dir: string
+let pgUrl: string | undefined
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chatapp-migrations-'))
 })
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
+  if (pgUrl) await dropTestDatabase(pgUrl)
+  pgUrl = undefined
 })
 
 it('every migration has a seed of its version (a new migration adds one)', () => {
   expect(Object.keys(SEEDS).map(Number).sort()).toEqual(Array.from({ length: NAMES.length + 1 }, (_, i) => i))
 })
 
-for (let from = 0; from <= NAMES.length; from++) {
-  it(`upgrades a database of version ${from} to ${NAMES.length}, its data whole`, async () => {
-    const file = join(dir, `v${from}.db`)
-    // The database as that version left it: migrated up to it by the same Migrator, seeded as it stored data.
+it('on SQLite, migration 1 still makes the schema it was released with (its dialect branches change nothing there)', async () => {
+  const empty = await emptyDatabase('sqlite', 'v1-schema')
+  const { error } = await new Migrator({ db: empty.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[0]!)
+  expect(error).toBeUndefined()
+  const rows = await sql<{ type: string; name: string; tbl_name: string; sql: string | null }>`SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'kysely_%' ORDER BY type, name`.execute(empty.db)
+  await empty.close()
+  // The schema as released, dumped the same way from migration 1 before it learned PostgreSQL.
+  const released = await readFile(new URL('../../fixtures/sqlite-schema-v1.txt', import.meta.url), 'utf8')
+  expect(rows.rows.map((r) => `${r.type} ${r.name} ON ${r.tbl_name}\n${r.sql ?? ''}`).join('\n\n') + '\n').toBe(released)
+})
+
+/** An empty database on `backend` with a bare Kysely on it (no migrations run), and where the app opens it. */
+async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kysely<any>; location: DatabaseLocation; tables(): Promise<string[]>; close(): Promise<void> }> {
+  if (backend === 'sqlite') {
+    const file = join(dir, `${name}.db`)
     const raw = new DatabaseSync(file)
-    const old = new Kysely<any>({ dialect: new NodeSqliteDialect(raw, file) })
-    if (from > 0) {
-      const { error } = await new Migrator({ db: old, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[from - 1]!)
-      expect(error).toBeUndefined()
-    }
-    for (let v = 1; v <= from; v++) SEEDS[v]!.write(raw)
-    await old.destroy()
-    raw.close()
-
-    const db = await openDatabase(file)
-    try {
-      expect(await db.version()).toBe(NAMES.length)
-      for (let v = 0; v <= from; v++) await SEEDS[v]!.check(db.db)
-    } finally {
-      await db.close()
-    }
-  })
-}
-
-it('a migration that fails leaves the database at the version before, untouched', async () => {
-  const file = join(dir, 'fail.db')
-  const raw = new DatabaseSync(file)
-  const db = new Kysely<any>({ dialect: new NodeSqliteDialect(raw, file) })
-  const broken = {
-    ...MIGRATIONS,
-    '9999-broken': {
-      async up(k: Kysely<any>) {
-        await k.schema.createTable('half_made').addColumn('x', 'integer').execute()
-        throw new Error('the migration fails halfway')
+    const db = new Kysely<any>({ dialect: new NodeSqliteDialect(raw, file) })
+    return {
+      db,
+      location: { file },
+      tables: async () => (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name),
+      async close() {
+        await db.destroy()
+        raw.close()
       }
     }
   }
-  const { error } = await new Migrator({ db, provider: { getMigrations: async () => broken } }).migrateToLatest()
-  expect(String(error)).toMatch(/fails halfway/)
-  const tables = (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name)
-  // The whole batch ran in one transaction: neither the broken one's table nor the first migration's stayed.
-  expect(tables).not.toContain('half_made')
-  expect(tables).not.toContain('messages')
-  await db.destroy()
-  raw.close()
+  pgUrl = await createTestDatabase()
+  const db = new Kysely<any>({ dialect: postgresDialect(pgUrl, name).dialect })
+  return {
+    db,
+    location: { url: pgUrl },
+    tables: async () => (await db.selectFrom('pg_tables').select('tablename').where('schemaname', '=', sql<string>`current_schema()`).execute()).map((t: { tablename: string }) => t.tablename),
+    close: () => db.destroy()
+  }
+}
+
+describe.each(BACKENDS)('on %s', (backend) => {
+  for (let from = 0; from <= NAMES.length; from++) {
+    it(`upgrades a database of version ${from} to ${NAMES.length}, its data whole`, async () => {
+      // The database as that version left it: migrated up to it by the same Migrator, seeded as it stored data.
+      const old = await emptyDatabase(backend, `v${from}`)
+      if (from > 0) {
+        const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[from - 1]!)
+        expect(error).toBeUndefined()
+      }
+      for (let v = 1; v <= from; v++) await SEEDS[v]!.write(old.db)
+      await old.close()
+
+      const db = await openDatabaseAt(old.location)
+      try {
+        expect(await db.version()).toBe(NAMES.length)
+        for (let v = 0; v <= from; v++) await SEEDS[v]!.check(db.db)
+      } finally {
+        await db.close()
+      }
+    })
+  }
+
+  it('a migration that fails leaves the database at the version before, untouched', async () => {
+    const empty = await emptyDatabase(backend, 'fail')
+    const broken = {
+      ...MIGRATIONS,
+      '9999-broken': {
+        async up(k: Kysely<any>) {
+          await k.schema.createTable('half_made').addColumn('x', 'integer').execute()
+          throw new Error('the migration fails halfway')
+        }
+      }
+    }
+    const { error } = await new Migrator({ db: empty.db, provider: { getMigrations: async () => broken } }).migrateToLatest()
+    expect(String(error)).toMatch(/fails halfway/)
+    const tables = await empty.tables()
+    // The whole batch ran in one transaction: neither the broken one's table nor the first migration's stayed.
+    expect(tables).not.toContain('half_made')
+    expect(tables).not.toContain('messages')
+    await empty.close()
+  })
 })

@@ -1,6 +1,8 @@
 /**
- * The database file (`<dataDir>/chatapp.db`): opened once at start with the settings a desk needs for
- * years, migrated to this version, and handed to the repositories as
+ * The database: the file `<dataDir>/chatapp.db` (SQLite, the default), or a PostgreSQL database
+ * (`CHATAPP_DATABASE_URL`, {@link openPostgresDatabase}; docs/storage.md "PostgreSQL"). Opened once at
+ * start with the settings a desk needs for years, migrated to this version, and handed to the
+ * repositories as
  *
  * - `db`, the typed query builder (Kysely) for reads;
  * - `write(work)`, the one door for writes: group-committed transactions (./write-queue.ts).
@@ -15,9 +17,11 @@
  */
 import { open } from 'node:fs/promises'
 import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite'
-import { Kysely, type Transaction } from 'kysely'
+import { Kysely, sql, type Transaction } from 'kysely'
 import { Migrator, type MigrationProvider } from 'kysely/migration'
 import { NodeSqliteDialect } from './node-sqlite-dialect'
+import { dialectOf, type DialectName } from './dialect'
+import { postgresDialect, redactUrl, type PostgresOptions } from './postgres-dialect'
 import { CorruptDatabaseError, storageError } from './errors'
 import { MIGRATIONS } from './migrations'
 import type { Database } from './schema'
@@ -38,22 +42,28 @@ export class NewerDatabaseError extends Error {
 }
 
 export interface DatabaseHandle {
+  /** Which database this is: the embedded SQLite file, or a PostgreSQL server (docs/storage.md). */
+  readonly dialect: DialectName
+  /** The SQLite file, or the PostgreSQL URL without its password: names the database in messages. */
   readonly file: string
   /** Typed reads (and the migrator's and importer's own transactions). */
   readonly db: Kysely<Database>
   /** Runs `work` in the next group commit; resolves with its result once on disk (see ./write-queue.ts). */
   write<T>(work: WriteWork<Database, T>): Promise<T>
-  /** Copies the database, consistent as of one moment, to `file` (SQLite's online backup; writers go on). */
+  /**
+   * Copies the database, consistent as of one moment, to `file` (SQLite's online backup; writers go
+   * on). PostgreSQL: not in this version (throws; pg_dump copies a server's database).
+   */
   backupTo(file: string): Promise<void>
   /** The database's version: the number of migrations applied. */
   version(): Promise<number>
   /** Group commits so far: transactions committed and the writes they carried. */
   commitStats(): { commits: number; writes: number }
-  /** Waits for queued writes, checkpoints the WAL into the file and closes it. */
+  /** Waits for queued writes, checkpoints the WAL into the file and closes it (PostgreSQL: ends the pool). */
   close(): Promise<void>
   /**
    * Test seam: lets the file grow by at most `pages` more pages (null: no limit), so the next writes
-   * meet SQLite's own SQLITE_FULL as on a full disk (`PRAGMA max_page_count`).
+   * meet SQLite's own SQLITE_FULL as on a full disk (`PRAGMA max_page_count`). SQLite only.
    */
   limitGrowth(pages: number | null): void
 }
@@ -62,10 +72,95 @@ const staticMigrations: MigrationProvider = { getMigrations: async () => ({ ...M
 
 /** Names of the migrations a database has applied (none for a new file). */
 async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true })
-  if (!tables.some((t) => t.name === 'kysely_migration')) return []
+  if (dialectOf(db) === 'postgres') {
+    // The table as the search_path finds it (introspection lists every schema's tables).
+    const { rows } = await sql<{ present: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`.execute(db)
+    if (!rows[0]?.present) return []
+  } else {
+    const tables = await db.introspection.getTables({ withInternalKyselyTables: true })
+    if (!tables.some((t) => t.name === 'kysely_migration')) return []
+  }
   const rows = await (db as unknown as Kysely<{ kysely_migration: { name: string } }>).selectFrom('kysely_migration').select('name').execute()
   return rows.map((r) => r.name)
+}
+
+/**
+ * Refuses a database written by a newer version ({@link NewerDatabaseError}), then applies this
+ * version's migrations with Kysely's Migrator, all in one transaction (both databases have
+ * transactional DDL). `where` names the database in errors.
+ */
+async function migrate(db: Kysely<Database>, where: string): Promise<void> {
+  const known = new Set(Object.keys(MIGRATIONS))
+  const unknown = (await appliedMigrations(db)).filter((n) => !known.has(n))
+  if (unknown.length > 0) throw new NewerDatabaseError(where, unknown)
+  const { error } = await new Migrator({ db, provider: staticMigrations }).migrateToLatest()
+  if (error) throw error instanceof Error ? error : new Error(`The database ${where} could not be migrated: ${JSON.stringify(error)}`)
+}
+
+/** Where the database is: the embedded SQLite file, or a PostgreSQL server's URL. */
+export type DatabaseLocation = { file: string } | { url: string; postgres?: PostgresOptions }
+
+/** Opens the database at `where` ({@link openDatabase} or {@link openPostgresDatabase}). */
+export function openDatabaseAt(where: DatabaseLocation): Promise<DatabaseHandle> {
+  return 'url' in where ? openPostgresDatabase(where.url, where.postgres) : openDatabase(where.file)
+}
+
+/** The oldest PostgreSQL this version runs on (`server_version_num`: 14.0). */
+const POSTGRES_MIN_VERSION = 140000
+
+/**
+ * Connects to the PostgreSQL database at `url` (`postgres://user:password@host:port/db`, as
+ * CHATAPP_DATABASE_URL gives it) through a pool, checks the server is PostgreSQL 14 or newer, and
+ * migrates the database to this version with the same migrations as SQLite (their dialect branches:
+ * ./dialect.ts). The user needs to own the database (or its schema) and may create the `pg_trgm`
+ * and `unaccent` extensions (trusted extensions: a database owner may). Writes go through the same
+ * group commit as on SQLite (./write-queue.ts): one transaction at a time, so a write's reads and its
+ * changes are never interleaved with another write's. Throws the connection's error (with the URL,
+ * password left out) when the server cannot be reached, {@link NewerDatabaseError} for a database of a
+ * newer version, and an Error for a server older than 14.
+ */
+export async function openPostgresDatabase(url: string, options: PostgresOptions = {}): Promise<DatabaseHandle> {
+  const where = redactUrl(url)
+  const { dialect } = postgresDialect(url, where, options)
+  const db = new Kysely<Database>({ dialect })
+  try {
+    let version: number
+    try {
+      const { rows } = await sql<{ v: string }>`SELECT current_setting('server_version_num') AS v`.execute(db)
+      version = Number(rows[0]!.v)
+    } catch (err) {
+      throw new Error(`Could not connect to the database ${where}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+    }
+    if (!(version >= POSTGRES_MIN_VERSION)) throw new Error(`The database ${where} runs PostgreSQL ${version}; Chatapp Desk needs PostgreSQL 14 or newer.`)
+    await migrate(db, where)
+  } catch (err) {
+    await db.destroy()
+    throw err
+  }
+  const queue = new WriteQueue(db)
+  let closed = false
+  return {
+    dialect: 'postgres',
+    file: where,
+    db,
+    write: (work) => queue.run(work),
+    backupTo() {
+      return Promise.reject(new Error(`Backups of a PostgreSQL database are not made by the app yet: use pg_dump on ${where}.`))
+    },
+    async version() {
+      return (await appliedMigrations(db)).length
+    },
+    commitStats: () => ({ ...queue.stats }),
+    async close() {
+      if (closed) return
+      closed = true
+      await queue.close()
+      await db.destroy()
+    },
+    limitGrowth() {
+      throw new Error('limitGrowth is a test seam of SQLite databases.')
+    }
+  }
 }
 
 /**
@@ -97,11 +192,7 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
   }
   const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(raw, file) })
   try {
-    const known = new Set(Object.keys(MIGRATIONS))
-    const unknown = (await appliedMigrations(db)).filter((n) => !known.has(n))
-    if (unknown.length > 0) throw new NewerDatabaseError(file, unknown)
-    const { error } = await new Migrator({ db, provider: staticMigrations }).migrateToLatest()
-    if (error) throw error instanceof Error ? error : new Error(`The database ${file} could not be migrated: ${JSON.stringify(error)}`)
+    await migrate(db, file)
   } catch (err) {
     await db.destroy()
     raw.close()
@@ -110,6 +201,7 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
   const queue = new WriteQueue(db)
   let closed = false
   return {
+    dialect: 'sqlite',
     file,
     db,
     write: (work) => queue.run(work),

@@ -9,7 +9,7 @@ import type { Contact, ContactGroup } from '../../../shared/schemas/records'
 import type { ContactGroupsTable, ContactsTable, Database } from '../db/schema'
 import { flag, isSet, type Exec } from './exec'
 import { InstanceRecordTable, type RowMap, type Stored } from './record-table'
-import { ftsQuery } from './search-terms'
+import { likeAnyCase, matchingContactSeqs } from '../db/search-sql'
 
 export const contactGroupRows: RowMap<ContactGroup, ContactGroupsTable> = {
   toRow: (r) => ({ id: r._id, instance_id: r.instance_id, client_id: r.client_id, title: r.title, is_default: flag(r.is_default), created_at: r.createdAt, updated_at: r.updatedAt, v: r.__v }),
@@ -115,11 +115,11 @@ export class ContactRepo {
       if (filter.instanceId !== undefined) r = r.where('instance_id', '=', filter.instanceId)
       if (filter.groupId !== undefined) r = r.where('group_id', '=', filter.groupId)
       if (filter.label) r = r.where('id', 'in', (eb) => eb.selectFrom('contact_labels').select('contact_id').where(sql<boolean>`lower(label) = lower(${filter.label})`))
-      const q3 = filter.q ? ftsQuery(filter.q) : null
-      if (q3) r = r.where('seq', 'in', sql<number>`(SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ${q3})`)
+      const matching = filter.q ? matchingContactSeqs(this.x.db, filter.q) : null
+      if (matching) r = r.where('seq', 'in', matching as never)
       else if (filter.q?.trim()) {
         const like = `%${filter.q.trim().replace(/[\\%_]/g, (c) => '\\' + c)}%`
-        r = r.where((eb) => eb.or([sql<boolean>`name LIKE ${like} ESCAPE '\\'`, sql<boolean>`number LIKE ${like} ESCAPE '\\'`, sql<boolean>`notes LIKE ${like} ESCAPE '\\'`]))
+        r = r.where((eb) => eb.or([likeAnyCase(this.x.db, 'name', like), likeAnyCase(this.x.db, 'number', like), likeAnyCase(this.x.db, 'notes', like)]))
       }
       return r
     }

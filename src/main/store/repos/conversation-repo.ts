@@ -11,7 +11,7 @@ import type { Database } from '../db/schema'
 import { isSet, type Exec } from './exec'
 import { countUnread } from './conversation-index'
 import { messageFromRow } from './message-rows'
-import { ftsQuery } from './search-terms'
+import { chatsOfMatchingMessages, inListUnindexed, likeAnyCase } from '../db/search-sql'
 import { sentByOfSource } from '../../../shared/domain/sent-by'
 
 export interface ConversationFilter {
@@ -84,7 +84,7 @@ export class ConversationRepo {
     // One instance: its index gives the order. Several: the recency index must give it, so the scan
     // stops after `limit` rows; SQLite prefers the instance index for an IN list and then sorts every
     // chat (1.3 s at 20,000 chats): `+` keeps the IN term off the index (a filter on the scan).
-    q = instanceIds.length === 1 ? q.where('c.instance_id', '=', instanceIds[0]!) : q.where(sql<boolean>`+c.instance_id IN (${sql.join(instanceIds)})`)
+    q = instanceIds.length === 1 ? q.where('c.instance_id', '=', instanceIds[0]!) : q.where(inListUnindexed(db, 'c.instance_id', instanceIds))
     if (chatId !== undefined) q = q.where('c.chat_id', '=', chatId)
     const resolved = sql<boolean>`(c.resolved_at IS NOT NULL AND c.last_customer_at <= c.resolved_at)`
     if (filter.status === 'resolved') q = q.where(resolved)
@@ -100,17 +100,13 @@ export class ConversationRepo {
     if (text) {
       const like = `%${text.replace(/[\\%_]/g, (ch) => '\\' + ch)}%`
       const digits = text.replace(/\D/g, '')
-      const fts = ftsQuery(text)
+      const inMessages = chatsOfMatchingMessages(db, text, TEXT_MATCHES)
       q = q.where((eb) =>
         eb.or([
-          sql<boolean>`c.name LIKE ${like} ESCAPE '\\'`,
-          sql<boolean>`ct.name LIKE ${like} ESCAPE '\\'`,
-          ...(digits.length >= 3 ? [sql<boolean>`coalesce(c.phone, c.chat_id) LIKE ${'%' + digits + '%'}`] : []),
-          ...(fts
-            ? [
-                sql<boolean>`(c.instance_id, c.chat_id) IN (SELECT instance_id, chat_id FROM messages WHERE seq IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${fts} ORDER BY rowid DESC LIMIT ${TEXT_MATCHES}))`
-              ]
-            : [])
+          likeAnyCase(db, 'c.name', like),
+          likeAnyCase(db, 'ct.name', like),
+          ...(digits.length >= 3 ? [eb(eb.fn.coalesce('c.phone', 'c.chat_id'), 'like', '%' + digits + '%')] : []),
+          ...(inMessages ? [eb(eb.refTuple('c.instance_id', 'c.chat_id'), 'in', inMessages as never)] : [])
         ])
       )
     }

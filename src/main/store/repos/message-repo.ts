@@ -7,12 +7,12 @@
  * while messages arrive and cost the same at any depth. A cursor is an entry's id (or, for older
  * scripts, an epoch-ms time). Search finds the newest matches first (see {@link MessageRepo.search}).
  */
-import { sql } from 'kysely'
 import type { LoggedMessage } from '../../../shared/schemas/records'
 import type { Exec } from './exec'
 import { noteMessage, rebuildConversation } from './conversation-index'
 import { detailsOf, messageColumns, messageFromRow, messageToRow, type MessageRow } from './message-rows'
-import { ftsQuery, matchesAll, searchTerms, snippet } from './search-terms'
+import { longTerms, matchesAll, searchTerms, snippet } from './search-terms'
+import { matchingMessages } from '../db/search-sql'
 
 /** Where a page starts: after or before an entry (its id), or a time (epoch ms, older scripts). */
 export type Cursor = { id: string } | { time: number }
@@ -238,8 +238,7 @@ export class MessageRepo {
       if (!row) throw new UnknownCursorError(query.before)
       cursor = row.seq
     }
-    const fts = ftsQuery(query.q)
-    const rows = fts === null ? await this.scan(instanceId, query, cursor, limit) : query.chatId !== undefined && (await this.chatSize(instanceId, query.chatId)) <= CHAT_SCAN_MAX ? await this.scan(instanceId, query, cursor, limit) : await this.viaIndex(instanceId, query, fts, cursor, limit)
+    const rows = longTerms(query.q).length === 0 ? await this.scan(instanceId, query, cursor, limit) : query.chatId !== undefined && (await this.chatSize(instanceId, query.chatId)) <= CHAT_SCAN_MAX ? await this.scan(instanceId, query, cursor, limit) : await this.viaIndex(instanceId, query, cursor, limit)
     return rows.map((r) => {
       const m = messageFromRow(r)
       return { ...m, ...snippet(m.text, query.q) }
@@ -287,23 +286,19 @@ export class MessageRepo {
   }
 
   /**
-   * Walks the index's matches newest first, joined to their messages by primary key and kept by
-   * instance (and chat) in the same step, `limit` at a time (more when short terms are checked
-   * here). CROSS JOIN makes SQLite drive from the index in rowid order and stop at the limit: left to
-   * itself it walked the instance's 100,000 rows at 1M messages (20 ms for a rare word, 50 ms for a
-   * common one; streamed: 0.2 and 1 ms).
+   * Walks the index's matches newest first, kept by instance (and chat) in the same step, `limit` at
+   * a time (more when short terms are checked here): ../db/search-sql.ts's matchingMessages, whose
+   * SQLite form streams from the FTS5 index (at 1M messages 0.2 ms for a rare word, 1 ms for a
+   * common one; left to choose, SQLite took 20 and 50 ms).
    */
-  private async viaIndex(instanceId: string, query: SearchQuery, fts: string, cursor: number, limit: number): Promise<MessageRow[]> {
+  private async viaIndex(instanceId: string, query: SearchQuery, cursor: number, limit: number): Promise<MessageRow[]> {
     const found: MessageRow[] = []
     const short = searchTerms(query.q)
       .filter((t) => [...t].length < 3)
       .join(' ')
-    const inChat = query.chatId === undefined ? sql`` : sql`AND m.chat_id = ${query.chatId}`
     let batch = short ? limit * 4 : limit
     for (;;) {
-      const { rows } = await sql<MessageRow & { seq: number }>`SELECT m.* FROM messages_fts f CROSS JOIN messages m ON m.seq = f.rowid
-        WHERE messages_fts MATCH ${fts} AND f.rowid < ${cursor} AND m.instance_id = ${instanceId} ${inChat}
-        ORDER BY f.rowid DESC LIMIT ${batch}`.execute(this.x.db)
+      const rows = await matchingMessages(this.x.db, { instanceId, ...(query.chatId !== undefined ? { chatId: query.chatId } : {}), q: query.q, beforeSeq: cursor, limit: batch })
       for (const r of rows) {
         // The index matched the long terms; the short ones are checked here.
         if (short && !this.matches(r, short)) continue

@@ -15,12 +15,17 @@ export function searchTerms(q: string): string[] {
   return fold(q).split(/\s+/u).filter(Boolean)
 }
 
+/** The terms of 3+ characters (folded): the ones a trigram index answers. */
+export function longTerms(q: string): string[] {
+  return searchTerms(q).filter((t) => length(t) >= 3)
+}
+
 /**
  * The FTS5 query for the terms of 3+ characters, each a quoted phrase (the trigram tokenizer finds a
  * phrase inside words), all required; null when no term is that long.
  */
 export function ftsQuery(q: string): string | null {
-  const long = searchTerms(q).filter((t) => length(t) >= 3)
+  const long = longTerms(q)
   if (long.length === 0) return null
   return long.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND ')
 }

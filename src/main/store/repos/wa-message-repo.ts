@@ -7,6 +7,7 @@
  */
 import type { Exec } from './exec'
 import { flag, isSet } from './exec'
+import { larger } from '../db/search-sql'
 
 /** A kept message. */
 export interface WaMessageRow {
@@ -39,7 +40,7 @@ export class WaMessageRepo {
         .onConflict((oc) =>
           oc.columns(['instance_id', 'id']).doUpdateSet((eb) => ({
             message: eb.ref('excluded.message'),
-            own: eb.fn('max', [eb.ref('wa_messages.own'), eb.ref('excluded.own')])
+            own: larger(trx, eb.ref('wa_messages.own'), eb.ref('excluded.own'))
           }))
         )
         .execute()

@@ -1,0 +1,45 @@
+/**
+ * Databases of the run's PostgreSQL server (test/support/postgres-global-setup.ts) for the data
+ * layer's tests: each call makes a fresh, empty database and answers its URL; `dropTestDatabase`
+ * removes it. Throws the reason when the run has no server (PostgreSQL missing): tests that need it
+ * fail, they are never skipped.
+ */
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { inject } from 'vitest'
+
+/** The backends every repository test runs on. */
+export const BACKENDS = ['sqlite', 'postgres'] as const
+export type Backend = (typeof BACKENDS)[number]
+
+function serverUrl(): string {
+  const p = inject('postgres')
+  if ('error' in p) throw new Error(p.error)
+  return p.url
+}
+
+async function admin<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: serverUrl() })
+  await c.connect()
+  try {
+    return await work(c)
+  } finally {
+    await c.end()
+  }
+}
+
+/** A new empty database on the test server; answers its URL (`postgres://…/t_<random>`). */
+export async function createTestDatabase(): Promise<string> {
+  const name = `t_${randomBytes(6).toString('hex')}`
+  await admin((c) => c.query(`CREATE DATABASE ${name}`))
+  const url = new URL(serverUrl())
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/** Drops the database at `url` (made by {@link createTestDatabase}), closing what is still connected. */
+export async function dropTestDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1)
+  if (!/^t_[0-9a-f]+$/.test(name)) throw new Error(`Not a test database: ${name}`)
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+}
