@@ -47,6 +47,16 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
       expect(await db.selectFrom('staff').select(['login', 'instance_ids']).execute()).toEqual([{ login: 'bea', instance_ids: '["i1"]' }])
       expect((await db.selectFrom('api_keys').select('scopes').execute()).map((r) => r.scopes)).toEqual(['["messages:send"]'])
     }
+  },
+  3: {
+    async write(db) {
+      await sql`INSERT INTO workers (id, url, started_at, last_seen_at, max_instances) VALUES ('w1', 'http://10.0.0.1:3000', 1700000000000, 1700000005000, NULL)`.execute(db)
+      await sql`INSERT INTO instance_leases (instance_id, owner, fencing_token, expires_at, acquired_at) VALUES ('i1', 'w1', 7, 1700000035000, 1700000000000)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('workers').selectAll().execute()).toEqual([{ id: 'w1', url: 'http://10.0.0.1:3000', started_at: 1700000000000, last_seen_at: 1700000005000, max_instances: null }])
+      expect(await db.selectFrom('instance_leases').selectAll().execute()).toEqual([{ instance_id: 'i1', owner: 'w1', fencing_token: 7, expires_at: 1700000035000, acquired_at: 1700000000000 }])
+    }
   }
 }
 

@@ -59,3 +59,22 @@ export function storageError(err: unknown, file: string): unknown {
 export function isDiskError(err: unknown): boolean {
   return err instanceof StorageFullError || sqliteCode(err) === SQLITE_IOERR || (err as NodeJS.ErrnoException | null)?.code === 'ENOSPC'
 }
+
+/**
+ * A fenced write (a channel credential or key written with a lease's fencing token) was refused: the
+ * instance's lease (`instance_leases`) is no longer this worker's with this token: it was taken over
+ * (the token moved on), or it was never held. Nothing of the write was stored. The writer has lost
+ * the instance and must stop its socket. The rule: Martin Kleppmann's fencing tokens,
+ * https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html (docs/storage.md
+ * "Leases and fencing tokens").
+ */
+export class StaleLeaseError extends Error {
+  constructor(
+    readonly instanceId: string,
+    readonly worker: string,
+    readonly token: number
+  ) {
+    super(`Instance ${instanceId} is no longer leased to worker ${worker} with fencing token ${token}: the write was refused (another worker owns the instance now).`)
+    this.name = 'StaleLeaseError'
+  }
+}

@@ -414,6 +414,39 @@ export interface ConversationEventsTable {
   detail: JsonText | null
 }
 
+/**
+ * A worker: one `npm run serve` process sharing the database with others (migration 3, issue 26).
+ * Upserted by its heartbeat; deleted when it stops (its leases released).
+ */
+export interface WorkersTable {
+  /** `CHATAPP_WORKER_ID` (default host:port). */
+  id: string
+  /** Where the other workers reach it (`CHATAPP_WORKER_URL`). */
+  url: string
+  /** Epoch ms of the process's start, and of its latest heartbeat. */
+  started_at: number
+  last_seen_at: number
+  /** The most instances it may own at once; null: no limit. */
+  max_instances: number | null
+}
+
+/**
+ * Who owns an instance's socket (migration 3): the lease, held until `expires_at` unless renewed,
+ * and the fencing token its owner's credential writes carry (docs/storage.md "Leases and fencing
+ * tokens"). The row stays when the lease expires or is released: the token only grows.
+ */
+export interface InstanceLeasesTable {
+  instance_id: string
+  /** The worker id holding (or last holding) the lease. */
+  owner: string
+  /** 1 at the first claim, +1 at every claim after an expiry or a release; never reused. */
+  fencing_token: number
+  /** Epoch ms: the lease holds while `now < expires_at`. */
+  expires_at: number
+  /** Epoch ms of the claim that gave the current token. */
+  acquired_at: number
+}
+
 /** The one typed schema of the database. */
 export interface Database {
   messages: MessagesTable
@@ -446,4 +479,6 @@ export interface Database {
   api_keys: ApiKeysTable
   audit_log: AuditLogTable
   conversation_events: ConversationEventsTable
+  workers: WorkersTable
+  instance_leases: InstanceLeasesTable
 }
