@@ -6,8 +6,19 @@
  *
  * The rule it keeps: one call of {@link ChannelAuthRepo.applyKeys} is one write, so a key transaction
  * of the library (a new session together with the pre-key it consumed) is stored whole or not at all.
+ *
+ * Fencing (issue 26, docs/storage.md "Leases and fencing tokens"): every write takes an optional
+ * {@link Fence}, the worker and the fencing token of its lease on the instance. With one, the write's
+ * transaction first checks that the lease is still that worker's with that token ({@link checkFence}:
+ * `SELECT … FOR UPDATE` on PostgreSQL) and throws StaleLeaseError without writing anything when it is
+ * not: a worker whose instance was taken over can never overwrite the new owner's credentials or keys.
+ * Without one (the desktop app, a single `npm run serve`) nothing is checked. The seam is not wired
+ * into the channel yet (auth-state.ts writes without a fence until the workers' lease loop exists).
  */
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/schema'
 import type { Exec } from './exec'
+import { checkFence, type Fence } from './lease-repo'
 
 /** One key to store (`value`: JSON text) or to delete (`value: null`). */
 export interface AuthKeyChange {
@@ -31,6 +42,14 @@ function chunks<T>(items: readonly T[]): T[][] {
 export class ChannelAuthRepo {
   constructor(private readonly x: Exec) {}
 
+  /** Runs `work` as one write, after checking `fence` in the same transaction when one is given. */
+  private fenced<T>(instanceId: string, fence: Fence | undefined, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.x.write(async (trx) => {
+      if (fence) await checkFence(trx, instanceId, fence)
+      return work(trx)
+    })
+  }
+
   /** The instance's saved credentials (JSON text), or undefined when it has none. */
   async creds(instanceId: string): Promise<string | undefined> {
     const row = await this.x.db.selectFrom('auth_creds').select('creds').where('instance_id', '=', instanceId).executeTakeFirst()
@@ -45,9 +64,12 @@ export class ChannelAuthRepo {
     return key !== undefined
   }
 
-  /** Stores the instance's credentials (JSON text), replacing earlier ones; `at` is ISO 8601. */
-  async saveCreds(instanceId: string, creds: string, at: string): Promise<void> {
-    await this.x.write((trx) =>
+  /**
+   * Stores the instance's credentials (JSON text), replacing earlier ones; `at` is ISO 8601. With a
+   * `fence`, throws StaleLeaseError (nothing written) unless the lease is still the fence's.
+   */
+  async saveCreds(instanceId: string, creds: string, at: string, fence?: Fence): Promise<void> {
+    await this.fenced(instanceId, fence, (trx) =>
       trx
         .insertInto('auth_creds')
         .values({ instance_id: instanceId, creds, updated_at: at })
@@ -75,9 +97,10 @@ export class ChannelAuthRepo {
   /**
    * Stores and deletes keys in ONE transaction: every change is stored, or none (the error, e.g.
    * StorageFullError, reaches the caller and the previous keys stay whole). A (type, id) should
-   * appear once; if it appears twice, the last change wins.
+   * appear once; if it appears twice, the last change wins. With a `fence`, throws StaleLeaseError
+   * (nothing written) unless the lease is still the fence's.
    */
-  async applyKeys(instanceId: string, changes: readonly AuthKeyChange[]): Promise<void> {
+  async applyKeys(instanceId: string, changes: readonly AuthKeyChange[], fence?: Fence): Promise<void> {
     const last = new Map<string, AuthKeyChange>()
     for (const c of changes) last.set(`${c.type}\u0000${c.id}`, c)
     const puts: Array<{ instance_id: string; type: string; id: string; value: string }> = []
@@ -92,7 +115,7 @@ export class ChannelAuthRepo {
       }
     }
     if (puts.length === 0 && deletes.size === 0) return
-    await this.x.write(async (trx) => {
+    await this.fenced(instanceId, fence, async (trx) => {
       for (const part of chunks(puts)) {
         await trx
           .insertInto('auth_keys')
@@ -108,9 +131,9 @@ export class ChannelAuthRepo {
     })
   }
 
-  /** Deletes every key of the instance (its credentials stay). */
-  async clearKeys(instanceId: string): Promise<void> {
-    await this.x.write((trx) => trx.deleteFrom('auth_keys').where('instance_id', '=', instanceId).execute())
+  /** Deletes every key of the instance (its credentials stay). With a `fence`: as {@link saveCreds}. */
+  async clearKeys(instanceId: string, fence?: Fence): Promise<void> {
+    await this.fenced(instanceId, fence, (trx) => trx.deleteFrom('auth_keys').where('instance_id', '=', instanceId).execute())
   }
 
   /** Number of stored keys of the instance, of `type` when given (diagnostics, tests). */
@@ -121,9 +144,12 @@ export class ChannelAuthRepo {
     return Number(row.n)
   }
 
-  /** Deletes the instance's credentials and keys in one transaction (logout, delete). */
-  async remove(instanceId: string): Promise<void> {
-    await this.x.write(async (trx) => {
+  /**
+   * Deletes the instance's credentials and keys in one transaction (logout, delete). With a `fence`:
+   * as {@link saveCreds} (a stale owner's logout must not unlink the new owner's device).
+   */
+  async remove(instanceId: string, fence?: Fence): Promise<void> {
+    await this.fenced(instanceId, fence, async (trx) => {
       await trx.deleteFrom('auth_keys').where('instance_id', '=', instanceId).execute()
       await trx.deleteFrom('auth_creds').where('instance_id', '=', instanceId).execute()
     })

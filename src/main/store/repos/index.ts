@@ -16,7 +16,8 @@
  * | `botActivity`, `replyMarks` | the bot's activity log; its default/away message marks | their tables |
  * | `customerData` | an instance's or a customer's data across tables: delete, export, erase, retention | every table |
  * | `webhookDeliveries` | the webhook outbox and what became of each delivery | `webhook_deliveries` |
- * | `channelAuth`, `waMessages` | channel credentials and Signal keys; the real channel's kept messages | `auth_creds`, `auth_keys`, `wa_messages` |
+ * | `channelAuth`, `waMessages` | channel credentials and Signal keys (writes optionally fenced by a lease's token); the real channel's kept messages | `auth_creds`, `auth_keys`, `wa_messages` |
+ * | `leases` | workers sharing the database and their leases on instances (fencing tokens) | `workers`, `instance_leases` |
  * | `staff`, `invites`, `sessions`, `apiKeys`, `audit` | the people at the desk, their invites and web sessions; scoped API keys; the audit log | `staff`, `staff_invites`, `auth_sessions`, `api_keys`, `audit_log` |
  *
  * {@link Repositories.transaction} runs a change of several repositories as one.
@@ -29,6 +30,7 @@ import { AttachmentRepo, IntentRepo, SurveyStepRepo, attachmentRows, intentRows,
 import { BotActivityRepo, ReplyMarkRepo } from './bot-memory-repos'
 import { BroadcastRepo } from './broadcast-repo'
 import { ChannelAuthRepo } from './channel-auth-repo'
+import { LeaseRepo } from './lease-repo'
 import { WaMessageRepo } from './wa-message-repo'
 import { WebhookDeliveryRepo } from './webhook-delivery-repo'
 import { ChatPauseRepo } from './chat-pause-repo'
@@ -53,6 +55,7 @@ export type { ContactFilter } from './contact-repos'
 export type { CustomerData, ErasureCounts } from './customer-data-repo'
 export type { ReplyMarkKind } from './bot-memory-repos'
 export type { ApiKeyRecord, AuditEntry, SessionRecord, StaffMember, StaffRole } from './people-repos'
+export type { ClusterView, Fence, Lease, LeaseRepo, WorkerInfo, WorkerLoad } from './lease-repo'
 
 /** The repositories of the database (one set per unit of work). */
 export interface DataRepositories {
@@ -79,6 +82,8 @@ export interface DataRepositories {
   waMessages: WaMessageRepo
   /** Webhook deliveries: the outbox and what became of each. */
   webhookDeliveries: WebhookDeliveryRepo
+  /** Workers sharing the database and their leases on instances (issue 26). */
+  leases: LeaseRepo
   /** Staff accounts, their invites and web sessions (issue 27). */
   staff: StaffRepo
   invites: InviteRepo
@@ -123,6 +128,7 @@ function dataRepositories(x: Exec): DataRepositories {
     channelAuth: new ChannelAuthRepo(x),
     waMessages: new WaMessageRepo(x),
     webhookDeliveries: new WebhookDeliveryRepo(x),
+    leases: new LeaseRepo(x),
     staff: new StaffRepo(x),
     invites: new InviteRepo(x),
     sessions: new SessionRepo(x),
