@@ -129,7 +129,7 @@ export class LeaseRepo {
               owner: worker,
               expires_at: expiresAt,
               fencing_token: eb.case().when(renewal).then(eb.ref('instance_leases.fencing_token')).else(eb('instance_leases.fencing_token', '+', 1)).end(),
-              acquired_at: eb.case().when(renewal).then(eb.ref('instance_leases.acquired_at')).else(now).end()
+              acquired_at: eb.case().when(renewal).then(eb.ref('instance_leases.acquired_at')).else(eb.val(now)).end()
             }
           })
           .where((eb) => eb.or([eb('instance_leases.expires_at', '<=', now), eb('instance_leases.owner', '=', worker)]))
