@@ -2,7 +2,8 @@
  * How a repository reaches the database: `db` for reads and `write` for changes. Outside a unit of
  * work `write` is the group commit (../db/write-queue.ts) and `db` the shared connection; inside one
  * ({@link Repositories.transaction}) both are that transaction, so a change spanning several
- * repositories commits whole or not at all, and its reads see its own writes.
+ * repositories commits whole or not at all, and its reads see its own writes. One exception: the lease
+ * statements of ./lease-repo.ts commit on their own through `db` (why: that module's doc).
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema'

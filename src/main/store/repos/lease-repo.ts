@@ -4,7 +4,7 @@
  * them at a time. The database decides, not a protocol of ours: every decision is ONE conditional
  * statement, so two workers racing never both win, on SQLite (one writer at a time) and on PostgreSQL
  * (`INSERT … ON CONFLICT DO UPDATE … WHERE` locks the row and evaluates the condition on its latest
- * version).
+ * version: https://www.postgresql.org/docs/current/sql-insert.html#SQL-ON-CONFLICT).
  *
  * The lease of an instance is its row in `instance_leases`: the owner, `expires_at` (epoch ms; it
  * holds while `now < expires_at`) and the **fencing token**: 1 at the first claim, one more at every
