@@ -16,6 +16,7 @@ import { ChannelAuthRepo } from '../../../src/main/store/repos/channel-auth-repo
 import type { Exec } from '../../../src/main/store/repos/exec'
 import { checkFence, LeaseRepo } from '../../../src/main/store/repos/lease-repo'
 import { BACKENDS, createTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
+import { tempStorage } from '../../helpers/temp-storage'
 
 const T0 = 1_800_000_000_000
 const TTL = 30_000
@@ -313,6 +314,27 @@ describe.each(BACKENDS)('on %s', (backend) => {
         { instance_id: 's3', owner: 'w2', fencing_token: 1, expires_at: T0, acquired_at: T0 - TTL }
       ]
     })
+  })
+})
+
+describe.each(BACKENDS)('the app\'s repositories on %s', (backend) => {
+  it('expose the leases, also inside a unit of work, and fence credential writes there too', async () => {
+    const t = await tempStorage(backend)
+    try {
+      const repos = t.storage.repos
+      const lease = await repos.leases.claim('i1', 'w1', T0, TTL)
+      expect(lease).toEqual({ token: 1 })
+      // A unit of work: the renewal and the fenced write commit together.
+      await repos.transaction(async (r) => {
+        expect(await r.leases.renew('i1', 'w1', 1, T0 + 1_000, TTL)).toBe(true)
+        await r.channelAuth.saveCreds('i1', '{"me":1}', AT, { worker: 'w1', token: 1 })
+      })
+      expect(await repos.leases.lease('i1')).toMatchObject({ expires_at: T0 + 1_000 + TTL })
+      await expect(repos.transaction((r) => r.channelAuth.saveCreds('i1', '{"me":2}', AT, { worker: 'w2', token: 1 }))).rejects.toBeInstanceOf(StaleLeaseError)
+      expect(await repos.channelAuth.creds('i1')).toBe('{"me":1}')
+    } finally {
+      await t.close()
+    }
   })
 })
 
