@@ -162,6 +162,27 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect([...counts.values()].reduce((s, n) => s + n, 0)).toBe(50)
   })
 
+  it("an owner's renewal racing another worker's take-over (their clocks a millisecond apart): exactly one of them wins", async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `r${i}`)
+    for (const id of ids) await w1.leases.claim(id, 'w1', T0, TTL)
+    // w1 renews on its clock (1 ms before expiry); w2 sees the lease expired on its own.
+    const [renewed, claimed] = await Promise.all([
+      Promise.all(ids.map((id) => w1.leases.renew(id, 'w1', 1, T0 + TTL - 1, TTL))),
+      Promise.all([...ids].reverse().map((id) => w2.leases.claim(id, 'w2', T0 + TTL, TTL)))
+    ])
+    claimed.reverse()
+    for (const [i, id] of ids.entries()) {
+      const lease = (await w1.leases.lease(id))!
+      if (renewed[i]) {
+        expect(claimed[i]).toBeUndefined()
+        expect(lease).toMatchObject({ owner: 'w1', fencing_token: 1, expires_at: T0 + 2 * TTL - 1 })
+      } else {
+        expect(claimed[i]).toEqual({ token: 2 })
+        expect(lease).toMatchObject({ owner: 'w2', fencing_token: 2, expires_at: T0 + 2 * TTL })
+      }
+    }
+  })
+
   it("a stale owner's credential and key writes are refused after a take-over, and the new owner's data stays whole", async () => {
     const f1 = { worker: 'w1', token: (await w1.leases.claim('i1', 'w1', T0, TTL))!.token }
     await w1.auth.saveCreds('i1', '{"me":"w1"}', AT, f1)
