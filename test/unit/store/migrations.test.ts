@@ -47,6 +47,14 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
       expect(await db.selectFrom('staff').select(['login', 'instance_ids']).execute()).toEqual([{ login: 'bea', instance_ids: '["i1"]' }])
       expect((await db.selectFrom('api_keys').select('scopes').execute()).map((r) => r.scopes)).toEqual(['["messages:send"]'])
     }
+  },
+  3: {
+    async write(db) {
+      await sql`INSERT INTO config_document (id, body, version, updated_at) VALUES ('config', '{"version":1,"account":null,"appSettings":{"smtp":null},"instances":[]}', 7, 1700000000000)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('config_document').select(['id', 'version', 'updated_at']).execute()).toEqual([{ id: 'config', version: 7, updated_at: 1700000000000 }])
+    }
   }
 }
 

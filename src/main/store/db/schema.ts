@@ -414,6 +414,20 @@ export interface ConversationEventsTable {
   detail: JsonText | null
 }
 
+/**
+ * The configuration document in database mode (migration 3; ../config/database-document.ts): one
+ * row, `id = 'config'`.
+ */
+export interface ConfigDocumentTable {
+  id: string
+  /** The document (ConfigData) as JSON text. */
+  body: JsonText
+  /** Raised by one on every write: the optimistic writes' check. */
+  version: number
+  /** Epoch ms of the last write. */
+  updated_at: number
+}
+
 /** The one typed schema of the database. */
 export interface Database {
   messages: MessagesTable
@@ -446,4 +460,5 @@ export interface Database {
   api_keys: ApiKeysTable
   audit_log: AuditLogTable
   conversation_events: ConversationEventsTable
+  config_document: ConfigDocumentTable
 }

@@ -7,8 +7,10 @@
 import type { Migration } from 'kysely/migration'
 import * as m0001 from './0001-initial'
 import * as m0002 from './0002-people'
+import * as m0003 from './0003-config-document'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
-  '0002-people': m0002
+  '0002-people': m0002,
+  '0003-config-document': m0003
 }
