@@ -15,6 +15,9 @@ import { DataFileError, DurableJsonFile } from '../../../src/main/store/config/d
 import { checkConfig } from '../../../src/main/store/config/config-check'
 import { openDatabase, openPostgresDatabase, type DatabaseHandle } from '../../../src/main/store/db/database'
 import { defaultSettings } from '../../../src/main/services/instance-registry'
+import { AccountService } from '../../../src/main/services/account-service'
+import { AccountRepo } from '../../../src/main/store/repos/config-repos'
+import { systemClock } from '../../../src/main/clock'
 import type { Instance } from '../../../src/shared/schemas/records'
 import { BACKENDS, createTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
 
@@ -117,6 +120,16 @@ describe.each(BACKENDS)('on %s', (backend) => {
     const stored = JSON.parse((await storedRow(b.db)).body) as ConfigData
     expect(stored.appSettings.backup).toEqual({ daily: false, keep: 3 })
     expect(stored.instances.map((i) => i._id)).toEqual(['i9'])
+  })
+
+  it('two workers making the account at once keep one: the second re-applies "create unless there is one" and takes the first one\'s', async () => {
+    const a = await worker(backend)
+    const b = await worker(backend)
+    const services = [new AccountService(new AccountRepo(a.config), systemClock), new AccountService(new AccountRepo(b.config), systemClock)]
+    await Promise.all(services.map((s) => s.ensure()))
+    expect(services[0]!.token()).toBe(services[1]!.token())
+    expect(services.filter((s) => s.generatedNow)).toHaveLength(1)
+    expect(JSON.parse((await storedRow(a.db)).body).account.api_token).toBe(services[0]!.token())
   })
 
   it("the first start copies the data dir's config.json into the database once, leaves the file as it is, and says so", async () => {
