@@ -187,6 +187,16 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(a.config.data.account).toEqual(account)
   })
 
+  it('a row deleted by hand is written again, whole, by the next change', async () => {
+    const a = await worker(backend)
+    await a.config.update((d) => void (d.account = account))
+    await sql`DELETE FROM config_document`.execute(a.db.db)
+    await a.config.update((d) => void d.instances.push(instance('i1')))
+    const row = await storedRow(a.db)
+    expect(row.version).toBe(1)
+    expect(JSON.parse(row.body)).toMatchObject({ account, instances: [{ _id: 'i1' }] })
+  })
+
   it('a write after close is refused and the row is left as it was', async () => {
     const a = await worker(backend)
     await a.config.update((d) => void (d.account = account))

@@ -13,7 +13,7 @@
  * committed; on PostgreSQL the same transaction sends `NOTIFY chatapp_config, '<version>'`, delivered
  * to the other workers at its commit (./config-store.ts `subscribe`).
  *
- * Reading: no row is null (lowdb keeps its defaults); a row whose body does not parse or fails the
+ * Reading: no row is null (lowdb keeps the document it holds; the next write inserts the row); a row whose body does not parse or fails the
  * document's checks (./config-check.ts, the same as for the file) is a {@link DataFileError} naming
  * the table, and is never overwritten.
  */
@@ -65,7 +65,11 @@ export class DatabaseDocument implements Adapter<ConfigData> {
   /** The document as stored, or null when there is no row. Throws DataFileError for a row that fails the checks. */
   async read(): Promise<ConfigData | null> {
     const row = await this.database.db.selectFrom('config_document').select(['body', 'version']).where('id', '=', CONFIG_ROW).executeTakeFirst()
-    if (!row) return null
+    if (!row) {
+      // Gone (deleted by hand): the next write inserts it again rather than failing on a version.
+      this.version = null
+      return null
+    }
     let data: ConfigData
     try {
       data = checkConfig(JSON.parse(row.body))
