@@ -100,8 +100,10 @@ export class ConfigStore {
 
   /**
    * Applies `recipe` to a copy, writes it, then makes it the document; resolves with it. Nothing is
-   * written when the recipe changes nothing. Rejects with the write's error, memory unchanged, and
-   * after {@link close}.
+   * written when the recipe changes nothing. In database mode a write that another worker's came
+   * before is retried on the newer document, `recipe` run again ({@link MAX_WRITE_ATTEMPTS} tries in
+   * all): a recipe must be a pure function of the draft. Rejects with the write's error (after the
+   * last try: ConfigConflictError), memory unchanged, and after {@link close}.
    */
   update(recipe: (draft: Draft<ConfigData>) => void): Promise<Readonly<ConfigData>> {
     // A writer that outlives the store (a WA Web version fetch finishing during a restore) would
