@@ -33,8 +33,10 @@ export class AccountService {
   /** Creates the account on first start. */
   async ensure(): Promise<void> {
     if (this.account.get()) return
-    await this.account.set({ _id: newObjectId(), api_token: newSecret(32), createdAt: isoNow(this.clock) })
-    this.generatedNow = !this.fixedToken
+    const mine = { _id: newObjectId(), api_token: newSecret(32), createdAt: isoNow(this.clock) }
+    // Another worker on the same database may create the account at the same moment: one account wins.
+    const stored = await this.account.createIfNone(mine)
+    this.generatedNow = !this.fixedToken && stored._id === mine._id
   }
 
   /** A new one-time login code, good for {@link LOGIN_CODE_TTL_MS}. */

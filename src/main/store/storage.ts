@@ -2,7 +2,8 @@
  * The data dir and everything stored in it (`CHATAPP_DATA_DIR`), opened once at start:
  *
  * ```
- * config.json            configuration: account, app settings, instances (lowdb; docs/design.md §14)
+ * config.json            configuration: account, app settings, instances (lowdb; docs/design.md §14);
+ *                        with `databaseUrl`, a row of the database instead (copied from here once)
  * chatapp.db (-wal,-shm) everything that grows: messages, conversations, contacts, outreach, the bot's
  *                        records and memory, webhook deliveries, channel credentials (SQLite; or a
  *                        PostgreSQL database instead, `databaseUrl`)
@@ -43,8 +44,8 @@ export interface Storage {
 export interface StorageOptions {
   /**
    * A PostgreSQL database (`postgres://…`) for everything that grows, instead of the data dir's
-   * `chatapp.db` (docs/storage.md, "PostgreSQL"). The configuration document, attachments and media
-   * stay in the data dir either way.
+   * `chatapp.db` (docs/storage.md, "PostgreSQL"), and for the configuration document instead of
+   * `config.json` (copied into an empty database once). Attachments and media stay in the data dir.
    */
   databaseUrl?: string
   /** Told what the import of a 0.1 data dir did (default: silent). */
@@ -61,14 +62,14 @@ export interface StorageOptions {
  * interrupted by a crash is finished first (./backup/restore.ts).
  */
 export async function openStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
+  const logger = options.logger ?? silentLogger()
   const paths = dataPaths(dataDir)
   // A restore cut short by a crash after its commit point is finished before anything is read (backup/restore.ts).
   await finishInterruptedRestore(dataDir)
   await Promise.all([paths.attachments, paths.media, paths.backups].map((d) => mkdir(d, { recursive: true, mode: DIR_MODE })))
   await rm(paths.tmp, { recursive: true, force: true })
   await mkdir(paths.tmp, { recursive: true, mode: DIR_MODE })
-  const config = await ConfigStore.open(paths.config)
-  const database = await openDatabaseAt(options.databaseUrl ? { url: options.databaseUrl } : { file: paths.database })
+  const { config, database } = options.databaseUrl ? await openDatabaseMode(options.databaseUrl, paths, logger) : await openFileMode(paths)
   const storage: Storage = {
     paths,
     config,
@@ -80,10 +81,35 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
     }
   }
   try {
-    await importLegacyDataDir(dataDir, storage, options.logger ?? silentLogger(), options.legacyImport)
+    await importLegacyDataDir(dataDir, storage, logger, options.legacyImport)
   } catch (err) {
     await storage.close()
     throw err
   }
   return storage
+}
+
+/** The data dir's `config.json`, read before the database is opened (an unreadable one stops the start first). */
+async function openFileMode(paths: DataPaths): Promise<{ config: ConfigStore; database: DatabaseHandle }> {
+  const config = await ConfigStore.open(paths.config)
+  return { config, database: await openDatabaseAt({ file: paths.database }) }
+}
+
+/**
+ * Database mode: the configuration document is the database's (../config/database-document.ts),
+ * started from the data dir's `config.json` by the first worker when the database has none, and kept
+ * in step with the other workers' writes (LISTEN/NOTIFY on PostgreSQL).
+ */
+async function openDatabaseMode(url: string, paths: DataPaths, logger: Logger): Promise<{ config: ConfigStore; database: DatabaseHandle }> {
+  const database = await openDatabaseAt({ url })
+  try {
+    const config = await ConfigStore.openInDatabase(database, { seedFile: paths.config, log: (message, fields) => logger.info(fields, message) })
+    await config.subscribe((err) => {
+      if (err) logger.warn({ err }, 'configuration: another worker wrote a document that could not be read; this worker keeps the one it had')
+    })
+    return { config, database }
+  } catch (err) {
+    await database.close()
+    throw err
+  }
 }

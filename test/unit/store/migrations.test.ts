@@ -57,6 +57,14 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
       expect(await db.selectFrom('workers').selectAll().execute()).toEqual([{ id: 'w1', url: 'http://10.0.0.1:3000', started_at: 1700000000000, last_seen_at: 1700000005000, max_instances: null }])
       expect(await db.selectFrom('instance_leases').selectAll().execute()).toEqual([{ instance_id: 'i1', owner: 'w1', fencing_token: 7, expires_at: 1700000035000, acquired_at: 1700000000000 }])
     }
+  },
+  4: {
+    async write(db) {
+      await sql`INSERT INTO config_document (id, body, version, updated_at) VALUES ('config', '{"version":1,"account":null,"appSettings":{"smtp":null},"instances":[]}', 7, 1700000000000)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('config_document').select(['id', 'version', 'updated_at']).execute()).toEqual([{ id: 'config', version: 7, updated_at: 1700000000000 }])
+    }
   }
 }
 

@@ -1,29 +1,63 @@
 /**
- * The configuration document (`<dataDir>/config.json`, docs/design.md §14): the account, the app's
- * settings and each instance's settings — what a person may read, diff and back up by hand, and
- * nothing that grows with use (that lives in the database). Kept by lowdb 7 over an adapter that
- * writes atomically and durably (./durable-json-file.ts).
+ * The configuration document (docs/design.md §14): the account, the app's settings and each
+ * instance's settings — what a person may read, diff and back up by hand, and nothing that grows with
+ * use (that lives in the database). Kept by lowdb 7 over one of two adapters:
+ *
+ * - `<dataDir>/config.json`, written atomically and durably (./durable-json-file.ts): the default;
+ * - in database mode (`CHATAPP_DATABASE_URL`, issue 26), one row of the database
+ *   (./database-document.ts), shared by every worker on it: {@link ConfigStore.openInDatabase}.
  *
  * Reads are synchronous, from memory: every request authenticates against the instances. A change
- * is a recipe (immer) applied to a copy; the copy is written whole, and only once it is on disk do
+ * is a recipe (immer) applied to a copy; the copy is written whole, and only once it is stored do
  * readers see it, so a failed write (a full disk) leaves memory as it was and the caller gets the
- * error. Changes are written one after another, in the order asked.
+ * error. Changes are written one after another, in the order asked. In database mode another worker
+ * may write between this one's read and its write: the write then changes nothing
+ * (ConfigConflictError), and the store reads the newer document and applies the same recipe to it
+ * (recipes are pure functions of the draft, so running one again is safe): two workers' changes to
+ * different instances both survive.
  */
 import { produce, type Draft } from 'immer'
 import { Low } from 'lowdb'
+import type { DatabaseHandle } from '../db/database'
 import { checkConfig } from './config-check'
 import { CONFIG_DEFAULTS, type ConfigData } from './config-data'
+import { CONFIG_CHANNEL, ConfigConflictError, DatabaseDocument, type DocumentDatabase } from './database-document'
 
 export { CONFIG_DEFAULTS, DEFAULT_BACKUP_SETTINGS, type Account, type AppSettings, type BackupSettings, type ConfigData, type SmtpSettings, type WaWebVersionRecord } from './config-data'
+export { ConfigConflictError } from './database-document'
 import { DurableJsonFile } from './durable-json-file'
+
+/**
+ * Tries of one change in database mode, the first included, before its ConfigConflictError reaches
+ * the caller: each retry follows another worker's committed write, so only a burst of writers from
+ * several workers at once needs more than two.
+ */
+export const MAX_WRITE_ATTEMPTS = 5
+
+/** A database that can tell this process of other workers' commits (PostgreSQL's LISTEN; ../db/database.ts). */
+export type ListeningDatabase = DocumentDatabase & Partial<Pick<DatabaseHandle, 'listen'>>
+
+export interface DatabaseConfigOptions {
+  /**
+   * The data dir's `config.json`: on the first start in database mode (no row yet) the document
+   * starts from it when it exists, and the file is left as it is.
+   */
+  seedFile?: string
+  /** Told when that copy was made. */
+  log?: (message: string, fields: Record<string, unknown>) => void
+}
 
 export class ConfigStore {
   private chain: Promise<unknown> = Promise.resolve()
   private closed = false
+  private unlisten: (() => Promise<void>) | null = null
 
   private constructor(
     private readonly low: Low<ConfigData>,
-    private committed: ConfigData
+    private committed: ConfigData,
+    /** The database row's adapter in database mode, else null. */
+    private readonly row: DatabaseDocument | null = null,
+    private readonly database: ListeningDatabase | null = null
   ) {}
 
   /** Reads `file` (defaults when missing). Throws DataFileError when it cannot be read or checked. */
@@ -33,6 +67,32 @@ export class ConfigStore {
     return new ConfigStore(low, Object.freeze(low.data))
   }
 
+  /**
+   * Database mode: the document is the row of `config_document` (./database-document.ts). When there
+   * is none yet (the first start of the first worker), it starts from `options.seedFile` if that file
+   * exists (copied once; the file is then left as it is and no longer read), else from the defaults,
+   * and is written at once so every worker starts from the same row. Throws DataFileError for a row
+   * (or a seed file) that fails the document's checks; nothing is overwritten then.
+   */
+  static async openInDatabase(database: ListeningDatabase, options: DatabaseConfigOptions = {}): Promise<ConfigStore> {
+    const row = new DatabaseDocument(database)
+    const low = new Low<ConfigData>(row, structuredClone(CONFIG_DEFAULTS))
+    await low.read()
+    if (row.version === null) {
+      const seed = options.seedFile ? await new DurableJsonFile(options.seedFile, checkConfig).read() : null
+      low.data = seed ?? structuredClone(CONFIG_DEFAULTS)
+      try {
+        await low.write()
+        if (seed) options.log?.('The configuration now lives in the database: config.json was copied into it and is no longer read or written (it was left as it is).', { file: options.seedFile, database: row.where })
+      } catch (err) {
+        // Another worker started first and wrote its document: that one is the desk's.
+        if (!(err instanceof ConfigConflictError)) throw err
+        await low.read()
+      }
+    }
+    return new ConfigStore(low, Object.freeze(low.data), row, database)
+  }
+
   /** The document as last written (frozen: change it through {@link update}). */
   get data(): Readonly<ConfigData> {
     return this.committed
@@ -40,33 +100,84 @@ export class ConfigStore {
 
   /**
    * Applies `recipe` to a copy, writes it, then makes it the document; resolves with it. Nothing is
-   * written when the recipe changes nothing. Rejects with the write's error, memory unchanged, and
-   * after {@link close}.
+   * written when the recipe changes nothing. In database mode a write that another worker's came
+   * before is retried on the newer document, `recipe` run again ({@link MAX_WRITE_ATTEMPTS} tries in
+   * all): a recipe must be a pure function of the draft. Rejects with the write's error (after the
+   * last try: ConfigConflictError), memory unchanged, and after {@link close}.
    */
   update(recipe: (draft: Draft<ConfigData>) => void): Promise<Readonly<ConfigData>> {
     // A writer that outlives the store (a WA Web version fetch finishing during a restore) would
     // write this whole, older document over the file now in its place.
     if (this.closed) return Promise.reject(new Error('the configuration document is closed'))
     const run = this.chain.then(async () => {
-      const next = produce(this.committed, recipe)
-      if (next === this.committed) return next
-      this.low.data = next
-      try {
-        await this.low.write()
-      } catch (err) {
-        this.low.data = this.committed
-        throw err
+      for (let attempt = 1; ; attempt++) {
+        const next = produce(this.committed, recipe)
+        if (next === this.committed) return next
+        this.low.data = next
+        try {
+          await this.low.write()
+          this.committed = next
+          return next
+        } catch (err) {
+          this.low.data = this.committed
+          if (!(err instanceof ConfigConflictError) || attempt >= MAX_WRITE_ATTEMPTS) throw err
+          // Another worker's write came first: its document is the one to change.
+          await this.reread()
+        }
       }
-      this.committed = next
-      return next
     })
     this.chain = run.catch(() => {})
     return run
   }
 
+  /**
+   * Reads the stored document again (database mode: another worker may have written it) and makes it
+   * the one readers see; resolves with it. Runs after the writes asked before it. Rejects with
+   * DataFileError for a stored document that fails the checks (memory unchanged); a closed store
+   * resolves with what it holds.
+   */
+  refresh(): Promise<Readonly<ConfigData>> {
+    const run = this.chain.then(async () => {
+      if (!this.closed) await this.reread()
+      return this.committed
+    })
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  /**
+   * Database mode on PostgreSQL: LISTENs on `chatapp_config` (one connection of the pool, held until
+   * {@link close}) and refreshes the document whenever another worker commits a write of it; each
+   * refresh's outcome is handed to `onRefresh` (an error: the document as it was, the next
+   * notification tries again). Resolves once listening. Does nothing elsewhere (the file, SQLite):
+   * there no other process writes the document while the app runs.
+   */
+  async subscribe(onRefresh: (err: Error | null, data: Readonly<ConfigData>) => void = () => {}): Promise<void> {
+    if (!this.row || !this.database?.listen || this.unlisten || this.closed) return
+    const row = this.row
+    this.unlisten = await this.database.listen(CONFIG_CHANNEL, (payload) => {
+      // This worker's own writes are notified too: nothing newer to read then.
+      const version = Number(payload)
+      if (row.version !== null && Number.isSafeInteger(version) && version <= row.version) return
+      this.refresh().then(
+        (data) => onRefresh(null, data),
+        (err: unknown) => onRefresh(err instanceof Error ? err : new Error(String(err)), this.committed)
+      )
+    })
+  }
+
+  /** Reads the stored document into memory (lowdb keeps the old data when the read throws). */
+  private async reread(): Promise<void> {
+    await this.low.read()
+    if (this.low.data !== this.committed) this.committed = Object.freeze(this.low.data)
+  }
+
   /** Waits for the writes asked for so far; later changes are refused. */
   async close(): Promise<void> {
     this.closed = true
+    const unlisten = this.unlisten
+    this.unlisten = null
+    await unlisten?.()
     await this.chain
   }
 }

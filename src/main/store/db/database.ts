@@ -59,6 +59,14 @@ export interface DatabaseHandle {
   version(): Promise<number>
   /** Group commits so far: transactions committed and the writes they carried. */
   commitStats(): { commits: number; writes: number }
+  /**
+   * PostgreSQL only (absent on SQLite): LISTENs on `channel` (a plain identifier) on a connection of
+   * the pool held for it, and calls `onNotify` with each notification's payload, from this process's
+   * writes too. Resolves once listening, with the function that stops (UNLISTEN, the connection goes
+   * back). {@link close} stops every listener first. A listening connection that breaks is dropped and
+   * its notifications stop; `onLost` is told (re-listening is the caller's).
+   */
+  listen?(channel: string, onNotify: (payload: string) => void, onLost?: (err: Error) => void): Promise<() => Promise<void>>
   /** Waits for queued writes, checkpoints the WAL into the file and closes it (PostgreSQL: ends the pool). */
   close(): Promise<void>
   /**
@@ -121,7 +129,7 @@ const POSTGRES_MIN_VERSION = 140000
  */
 export async function openPostgresDatabase(url: string, options: PostgresOptions = {}): Promise<DatabaseHandle> {
   const where = redactUrl(url)
-  const { dialect } = postgresDialect(url, where, options)
+  const { dialect, pool } = postgresDialect(url, where, options)
   const db = new Kysely<Database>({ dialect })
   try {
     let version: number
@@ -139,11 +147,50 @@ export async function openPostgresDatabase(url: string, options: PostgresOptions
   }
   const queue = new WriteQueue(db)
   let closed = false
+  const listeners = new Set<() => Promise<void>>()
   return {
     dialect: 'postgres',
     file: where,
     db,
     write: (work) => queue.run(work),
+    async listen(channel, onNotify, onLost) {
+      // LISTEN takes no bind parameter: the channel goes into the SQL, so only a plain identifier.
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Not a channel name: ${channel}`)
+      if (closed) throw new Error('The database is closed.')
+      const client = await pool.connect()
+      let broken: Error | undefined
+      const onNotification = (n: { channel: string; payload?: string }): void => {
+        if (n.channel === channel) onNotify(n.payload ?? '')
+      }
+      const onError = (err: Error): void => {
+        if (broken) return
+        broken = err
+        void stop()
+        onLost?.(err)
+      }
+      client.on('notification', onNotification)
+      client.on('error', onError)
+      let stopped = false
+      const stop = async (): Promise<void> => {
+        if (stopped) return
+        stopped = true
+        listeners.delete(stop)
+        client.off('notification', onNotification)
+        if (!broken) await client.query(`UNLISTEN ${channel}`).catch((err: Error) => void (broken = err))
+        client.off('error', onError)
+        // A broken connection is destroyed rather than handed back to the pool.
+        client.release(broken)
+      }
+      try {
+        await client.query(`LISTEN ${channel}`)
+      } catch (err) {
+        broken ??= err instanceof Error ? err : new Error(String(err))
+        await stop()
+        throw err
+      }
+      listeners.add(stop)
+      return stop
+    },
     backupTo() {
       return Promise.reject(new Error(`Backups of a PostgreSQL database are not made by the app yet: use pg_dump on ${where}.`))
     },
@@ -154,6 +201,8 @@ export async function openPostgresDatabase(url: string, options: PostgresOptions
     async close() {
       if (closed) return
       closed = true
+      // The pool's end waits for every connection to come back, a listening one too.
+      await Promise.all([...listeners].map((stop) => stop()))
       await queue.close()
       await db.destroy()
     },

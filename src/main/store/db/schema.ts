@@ -447,6 +447,20 @@ export interface InstanceLeasesTable {
   acquired_at: number
 }
 
+/**
+ * The configuration document in database mode (migration 4; ../config/database-document.ts): one
+ * row, `id = 'config'`.
+ */
+export interface ConfigDocumentTable {
+  id: string
+  /** The document (ConfigData) as JSON text. */
+  body: JsonText
+  /** Raised by one on every write: the optimistic writes' check. */
+  version: number
+  /** Epoch ms of the last write. */
+  updated_at: number
+}
+
 /** The one typed schema of the database. */
 export interface Database {
   messages: MessagesTable
@@ -481,4 +495,5 @@ export interface Database {
   conversation_events: ConversationEventsTable
   workers: WorkersTable
   instance_leases: InstanceLeasesTable
+  config_document: ConfigDocumentTable
 }

@@ -18,6 +18,16 @@ export class AccountRepo {
   async set(account: Account): Promise<void> {
     await this.config.update((d) => void (d.account = account))
   }
+
+  /**
+   * Stores `account` unless there is one already; answers the account stored. Workers sharing one
+   * database (issue 26) may start at once: the one whose write comes second re-applies this change to
+   * the first one's document (../config/config-store.ts), and keeps its account and token.
+   */
+  async createIfNone(account: Account): Promise<Stored<Account>> {
+    const data = await this.config.update((d) => void (d.account ??= account))
+    return data.account!
+  }
 }
 
 export class AppSettingsRepo {

@@ -8,9 +8,11 @@ import type { Migration } from 'kysely/migration'
 import * as m0001 from './0001-initial'
 import * as m0002 from './0002-people'
 import * as m0003 from './0003-leases'
+import * as m0004 from './0004-config-document'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
   '0002-people': m0002,
-  '0003-leases': m0003
+  '0003-leases': m0003,
+  '0004-config-document': m0004
 }
