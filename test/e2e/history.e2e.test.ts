@@ -401,8 +401,14 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
     await page.getByRole('menuitem', { name: 'Erase data…' }).click()
     const dialog = page.getByRole('dialog', { name: 'Erase all data of Guest 07 (+393330000007)?' })
     await dialog.getByLabel('Type the number to confirm').fill('+39 333 000 0007')
+    // The erase modal sits inside the editor's form in React's tree: its submit must not also save the contact.
+    const saves: string[] = []
+    const onRequest = (r: { url(): string }) => void (r.url().endsWith('/rpc/contacts.update') && saves.push(r.url()))
+    page.on('request', onRequest)
     await dialog.getByRole('button', { name: 'Erase data' }).click()
     await page.getByTestId('erase-done').getByText('1 contact record', { exact: false }).waitFor()
+    page.off('request', onRequest)
+    expect(saves).toEqual([])
     await page.getByTestId('erase-done').getByRole('button', { name: 'Done' }).click()
     await editor.waitFor({ state: 'detached' })
     await expect.poll(() => page.getByRole('button', { name: 'Edit Guest 07' }).count()).toBe(0)

@@ -33,6 +33,9 @@ function EraseForm({ instanceId, number, onCancel, onErased }: { instanceId: str
       aria-label="Erase customer data"
       onSubmit={(e) => {
         e.preventDefault()
+        // React's events bubble through portals: opened from the contact editor, this modal sits
+        // inside the editor's form in the React tree, whose submit would save the contact being erased.
+        e.stopPropagation()
         if (confirmsNumber(typed, number)) void erase.run(async () => onErased(await call('customers.erase', { instanceId, number })))
       }}
     >
