@@ -369,7 +369,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
         ttlMs: opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
         wanted: () => repos.instances.all().filter((i) => i.settings.status === 'CONNECTED' || i.settings.status === 'CONNECTING').map((i) => i._id),
         clock,
-        timers: systemTimers,
+        timers,
         logger: logger.child({ worker: worker.id })
       })
     : null

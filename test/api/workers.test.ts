@@ -15,6 +15,7 @@ import { internalsOf, type CoreOptions } from '../../src/main/core'
 import type { Instance } from '../../src/shared/schemas/records'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
+import { ManualClock } from '../helpers/manual-clock'
 import { SERVE_TOKEN, serveApi, startServe, type ServeProcess } from '../helpers/serve-process'
 
 const TTL = 1500
@@ -162,9 +163,10 @@ it('a worker killed with SIGKILL: its instances are CONNECTED on the other withi
   const a = await serveWorker('a')
   const insts = [await connectOnServe(a), await connectOnServe(a)]
   const b = await worker('b')
-  // A holds them: B runs none.
+  // A holds them: B runs none, and leaves their records alone (its start marks nothing CONNECTING).
   for (let i = 0; i < 2; i++) await internalsOf(b.core).workers!.tick()
   for (const inst of insts) expect(b.core.sessions.get(inst._id)).toBeUndefined()
+  for (const inst of insts) expect(b.core.instances.get(inst._id).settings.status).toBe('CONNECTED')
 
   const killedAt = Date.now()
   a.child.kill('SIGKILL')
@@ -239,6 +241,27 @@ it('a worker that cannot reach the database stops its sockets before its leases 
   r.restore()
   await internalsOf(a.core).workers!.tick()
   expect(a.core.sessions.get(inst._id)).toBeUndefined()
+}, 30_000)
+
+it('the stop comes exactly TTL − margin after the last successful renewal, whatever the phase of the loop (manual clock)', async () => {
+  url = await createTestDatabase()
+  const r = await relay(url)
+  const clock = new ManualClock()
+  const a = await makeHarness({ databaseUrl: r.url, clock, timers: clock, worker: { id: 'a', leaseTtlMs: TTL } })
+  harnesses.push(a)
+  const { inst } = await a.connectedInstance()
+  const loop = internalsOf(a.core).workers!
+  await loop.tick()
+  // The last renewal that got through: it was sent at expires_at − TTL (the loop's own clock).
+  const since = Number((await internalsOf(a.core).storage.repos.leases.lease(inst._id))!.expires_at) - TTL
+  r.cut()
+  const stopAt = since + TTL - loop.marginMs
+  clock.advance(stopAt - 30 - clock.now())
+  // Loop rounds came due meanwhile and hang on the cut database; the socket still runs.
+  expect(a.core.sessions.get(inst._id)).toBeDefined()
+  clock.advance(60)
+  expect(a.core.sessions.get(inst._id)).toBeUndefined()
+  r.restore()
 }, 30_000)
 
 it("a stale owner (its lease taken over) cannot write the instance's credentials and stops its session", async () => {
