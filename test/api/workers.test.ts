@@ -156,6 +156,12 @@ it('each of 4 connected instances runs on exactly one of two workers; GET /clust
   expect(init.statusCode).toBe(409)
   expect(init.body).toContain('worker a (http://a.test:3210)')
   expect(b.core.sessions.get(ids[0]!)).toBeUndefined()
+  // Nor may B delete it under A's running socket.
+  const del = await b.call({ method: 'DELETE', url: `/chatapp/${ids[0]}` })
+  expect(del.statusCode).toBe(409)
+  expect(del.body).toContain('worker a')
+  expect(b.core.instances.list().map((i) => i._id)).toContain(ids[0])
+  expect(a.core.sessions.get(ids[0]!)).toBeDefined()
 })
 
 it('a worker killed with SIGKILL: its instances are CONNECTED on the other within the TTL and a loop round', async () => {

@@ -23,6 +23,20 @@ import type { Logger } from '../../logger'
 import type { Fence, LeaseRepo, WorkerInfo, WorkerLoad } from '../../store/repos/lease-repo'
 import { AppError } from '../errors'
 
+/**
+ * A request for an instance whose lease another worker holds (a 409 naming that worker and its URL):
+ * nothing was done here. Forwarding the request to the owner is a later step (docs/design.md §22).
+ */
+export class OwnedElsewhereError extends AppError {
+  constructor(
+    readonly instanceId: string,
+    readonly owner: string,
+    readonly ownerUrl: string | undefined
+  ) {
+    super('CONFLICT', `This instance runs on worker ${owner}${ownerUrl ? ` (${ownerUrl})` : ''}; send the request there (forwarding between workers is not built yet).`)
+  }
+}
+
 /** The lease statements the loop uses (LeaseRepo's). */
 export type LeasePort = Pick<LeaseRepo, 'heartbeat' | 'claim' | 'renew' | 'release' | 'orphans' | 'leastLoaded' | 'cluster' | 'lease'>
 
@@ -132,8 +146,8 @@ export class WorkerLeases {
 
   /**
    * Claims `instanceId` for a start asked of this worker (init, a logout): answers the fence when this
-   * worker holds it or could claim it. Throws AppError CONFLICT naming the owner worker and its URL
-   * when another worker holds it (forwarding the request there is a later step: docs/storage.md).
+   * worker holds it or could claim it. Throws {@link OwnedElsewhereError} (a 409 naming the owner
+   * worker and its URL) when another worker holds it.
    */
   async acquire(instanceId: string): Promise<Fence> {
     if (this.stopped) throw new AppError('CONFLICT', 'This worker is shutting down; try again on another worker.')
@@ -149,7 +163,7 @@ export class WorkerLeases {
     const row = await this.deps.leases.lease(instanceId)
     const owner = row?.owner ?? 'another worker'
     const url = (await this.deps.leases.cluster(now)).workers.find((w) => w.id === owner)?.url
-    throw new AppError('CONFLICT', `This instance runs on worker ${owner}${url ? ` (${url})` : ''}; send the request there (forwarding between workers is not built yet).`)
+    throw new OwnedElsewhereError(instanceId, owner, url || undefined)
   }
 
   /** A credential write was refused (StaleLeaseError): another worker owns the instance; stop here at once. */
