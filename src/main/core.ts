@@ -112,6 +112,12 @@ export interface WorkerOptions {
   url?: string
   maxInstances?: number | null
   leaseTtlMs?: number
+  /**
+   * The leases' clock and timers (tests), real by default: NOT the core's `clock`, which tests move by
+   * hours to run schedules; lease times must follow real time, as the other workers' do.
+   */
+  clock?: Clock
+  timers?: Timers
 }
 
 /**
@@ -354,10 +360,11 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
+  const leaseClock = opts.worker?.clock ?? systemClock
   const worker = {
     id: opts.worker?.id || `${hostname()}:${process.pid}`,
     url: opts.worker?.url ?? '',
-    startedAt: clock.now(),
+    startedAt: leaseClock.now(),
     maxInstances: opts.worker?.maxInstances ?? null
   }
   // Database mode: several workers share the instances; each runs those it holds a lease on.
@@ -368,13 +375,14 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
         worker,
         ttlMs: opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
         wanted: () => repos.instances.all().filter((i) => i.settings.status === 'CONNECTED' || i.settings.status === 'CONNECTING').map((i) => i._id),
-        clock,
-        timers,
+        pairing: () => repos.instances.all().filter((i) => i.settings.status === 'QR').map((i) => i._id),
+        clock: leaseClock,
+        timers: opts.worker?.timers ?? systemTimers,
         logger: logger.child({ worker: worker.id })
       })
     : null
   if (workers) sessions.useLeases(workers)
-  const cluster = new ClusterView({ instances: repos.instances, clock, worker, ...(workers ? { leases: repos.leases } : {}), running: (id) => sessions.has(id) })
+  const cluster = new ClusterView({ instances: repos.instances, clock: leaseClock, worker, ...(workers ? { leases: repos.leases } : {}), running: (id) => sessions.has(id) })
   const core: Core = {
     events,
     logger,

@@ -253,7 +253,7 @@ it('the stop comes exactly TTL − margin after the last successful renewal, wha
   url = await createTestDatabase()
   const r = await relay(url)
   const clock = new ManualClock()
-  const a = await makeHarness({ databaseUrl: r.url, clock, timers: clock, worker: { id: 'a', leaseTtlMs: TTL } })
+  const a = await makeHarness({ databaseUrl: r.url, worker: { id: 'a', leaseTtlMs: TTL, clock, timers: clock } })
   harnesses.push(a)
   const { inst } = await a.connectedInstance()
   const loop = internalsOf(a.core).workers!

@@ -115,6 +115,15 @@ export class SessionManager {
   }
 
   /**
+   * Database mode: an instance saved as showing a QR that no worker holds a lease for (the worker that
+   * showed it stopped) is DISCONNECTED, as `restore()` does at a single process's start.
+   */
+  async qrAbandoned(instanceId: string): Promise<void> {
+    if (this.sessions.has(instanceId) || this.deps.instances.find(instanceId)?.settings.status !== 'QR') return
+    await this.queueState(instanceId, { state: 'DISCONNECTED' })
+  }
+
+  /**
    * Stops the session of an instance whose lease this worker lost (another worker runs it, or may
    * soon): at once, without a logout, without deleting credentials, and without writing its state
    * (the record is the new owner's to write).

@@ -7,7 +7,8 @@
  * 1. heartbeats (its `workers` row: live for the others' choice of who claims);
  * 2. renews each lease it holds; a lost renewal (taken over, released, lapsed) stops that instance's
  *    session at once, without logging out or touching its credentials;
- * 3. lists the orphans among the instances that should run (saved CONNECTED or CONNECTING) and claims
+ * 3. marks DISCONNECTED the instances saved as showing a QR that no worker holds (a stopped worker's);
+ * 4. lists the orphans among the instances that should run (saved CONNECTED or CONNECTING) and claims
  *    those {@link assignOrphans} gives it (least loaded live worker, each worker's maximum kept), then
  *    starts each one's session with the fence `{worker, token}` its credential writes carry.
  *
@@ -50,6 +51,8 @@ export interface SessionPort {
   closeAll(): Promise<void>
   /** True while a session of the instance runs here. */
   has(instanceId: string): boolean
+  /** The instance is saved as showing a QR but no worker holds it: that QR is gone (DISCONNECTED). */
+  qrAbandoned(instanceId: string): Promise<void>
 }
 
 export interface WorkerLeasesDeps {
@@ -61,6 +64,8 @@ export interface WorkerLeasesDeps {
   ttlMs: number
   /** The instance ids that should run somewhere (saved as connected). */
   wanted: () => string[]
+  /** The instance ids saved as showing a QR (pairing on some worker, or left over by one that stopped). */
+  pairing: () => string[]
   clock: Clock
   timers: Timers
   logger: Logger
@@ -268,6 +273,12 @@ export class WorkerLeases {
       }
     }
     if (this.stopped) return
+    // A QR no worker holds a lease for was left by a worker that stopped: nobody shows it any more
+    // (the single process's restore() does the same at start).
+    const pairing = this.deps.pairing()
+    if (pairing.length > 0) {
+      for (const id of await leases.orphans(pairing, now)) if (!sessions.has(id)) await sessions.qrAbandoned(id)
+    }
     const orphans = await leases.orphans(this.deps.wanted(), now)
     if (orphans.length === 0) return
     const loads = await leases.leastLoaded(now, ttlMs)
