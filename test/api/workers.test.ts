@@ -270,6 +270,28 @@ it('the stop comes exactly TTL − margin after the last successful renewal, wha
   r.restore()
 }, 30_000)
 
+it('SIGTERM while the database is out of reach: the sockets stop after at most a loop period, not when the stuck round ends', async () => {
+  url = await createTestDatabase()
+  const r = await relay(url)
+  const clock = new ManualClock()
+  const a = await makeHarness({ databaseUrl: r.url, worker: { id: 'a', leaseTtlMs: TTL, clock, timers: clock } })
+  harnesses.push(a)
+  const { inst } = await a.connectedInstance()
+  const loop = internalsOf(a.core).workers!
+  r.cut()
+  // A round comes due and hangs on the cut database.
+  clock.advance(loop.periodMs)
+  const stopping = loop.stop()
+  await Promise.resolve()
+  expect(a.core.sessions.get(inst._id)).toBeDefined()
+  clock.advance(loop.periodMs)
+  await expect.poll(() => a.core.sessions.get(inst._id), { timeout: 5000, interval: 10 }).toBeUndefined()
+  // The release waits for the database; once it is back, the leases go.
+  r.restore()
+  await stopping
+  expect(Number((await internalsOf(a.core).storage.repos.leases.lease(inst._id))!.expires_at)).toBeLessThanOrEqual(clock.now())
+}, 30_000)
+
 it("a stale owner (its lease taken over) cannot write the instance's credentials and stops its session", async () => {
   url = await createTestDatabase()
   // Long leases: no loop round runs during the test, so the stale write is what notices the take-over.

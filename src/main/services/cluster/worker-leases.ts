@@ -186,7 +186,7 @@ export class WorkerLeases {
     if (this.stopped) return
     this.stopped = true
     this.clearTimers()
-    await this.ticking
+    await this.roundOrPeriod()
     await this.deps.sessions.closeAll()
     this.held.clear()
     try {
@@ -204,9 +204,20 @@ export class WorkerLeases {
   async halt(): Promise<void> {
     this.stopped = true
     this.clearTimers()
-    await this.ticking
+    await this.roundOrPeriod()
     await this.deps.sessions.closeAll()
     this.held.clear()
+  }
+
+  /**
+   * Waits for the round in flight, but no longer than a loop period: a round stuck on an unreachable
+   * database must not hold the sockets open at shutdown (a stopped loop starts nothing it claims).
+   */
+  private async roundOrPeriod(): Promise<void> {
+    if (!this.ticking) return
+    let timer: unknown = null
+    await Promise.race([this.ticking, new Promise<void>((resolve) => (timer = this.deps.timers.setTimeout(resolve, this.periodMs)))])
+    this.deps.timers.clearTimeout(timer)
   }
 
   private clearTimers(): void {
