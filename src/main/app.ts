@@ -47,7 +47,7 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
   try {
     core = await startCore({
       dataDir: config.dataDir,
-      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl, worker: config.worker } : {}),
       defaultChannel: config.channel,
       apiToken: config.apiToken,
       fetchAllow: config.fetchAllow,

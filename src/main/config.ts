@@ -3,7 +3,7 @@
  * message naming the variable. `CHATAPP_WA_WS_URL` / `CHATAPP_WA_ROOT_KEY` are the Baileys channel's
  * offline test seam (docs/design.md §5): for tests only, unset in normal use.
  */
-import { homedir } from 'node:os'
+import { homedir, hostname } from 'node:os'
 import { join } from 'node:path'
 import type { ChannelKind } from './channel/types'
 import { PRODUCT_NAME } from './version'
@@ -29,6 +29,23 @@ export interface ServeConfig {
   /** `CHATAPP_WA_ROOT_KEY`: Curve25519 public key replacing WA_CERT_DETAILS.PUBLIC_KEY. Tests only. */
   waRootKey?: Buffer
   tuning: Tuning
+  /** This process as one of several workers on one database (issue 26; used with `databaseUrl` only). */
+  worker: WorkerConfig
+}
+
+/** A worker's identity and lease settings (docs/design.md §22). */
+export interface WorkerConfig {
+  /** `CHATAPP_WORKER_ID`: unique among the workers of a database; default `<hostname>:<port>` (with port 0: `<hostname>:<pid>`). */
+  id: string
+  /** `CHATAPP_WORKER_URL`: where the other workers reach this one; default `http://<host>:<port>` (none with port 0). */
+  url: string
+  /** `CHATAPP_WORKER_MAX_INSTANCES`: the most instances this worker runs at once; null (unset): no limit. */
+  maxInstances: number | null
+  /**
+   * `CHATAPP_LEASE_TTL_MS`: how long a lease holds without a renewal, ms (default 15 000; 1 000 to
+   * 120 000). A killed worker's instances run elsewhere after at most TTL + TTL/3 + a connect.
+   */
+  leaseTtlMs: number
 }
 
 /** Limits and pacing the owner may change (docs/design.md §4, §7, §9, §10; issue 4 send queue). */
@@ -116,17 +133,36 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
   if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) {
     throw new ConfigError('CHATAPP_DATABASE_URL must be a postgres:// (or postgresql://) URL')
   }
+  const host = env.CHATAPP_HOST?.trim() || '127.0.0.1'
   return {
     ...(wsUrl ? { waWebSocketUrl: wsUrl } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(waRootKey ? { waRootKey } : {}),
     dataDir: env.CHATAPP_DATA_DIR?.trim() || defaultDataDir(env),
-    host: env.CHATAPP_HOST?.trim() || '127.0.0.1',
+    host,
     port,
     apiToken: token || undefined,
     channel,
     logLevel: env.CHATAPP_LOG_LEVEL?.trim() || 'info',
     fetchAllow,
-    tuning: readTuning(env)
+    tuning: readTuning(env),
+    worker: readWorker(env, host, port)
   }
+}
+
+/** The worker variables (issue 26), validated; defaults from the host and port. Throws ConfigError. */
+export function readWorker(env: NodeJS.ProcessEnv, host: string, port: number): WorkerConfig {
+  const id = env.CHATAPP_WORKER_ID?.trim() || `${hostname()}:${port === 0 ? process.pid : port}`
+  if (id.length > 200 || /\s/.test(id)) throw new ConfigError(`CHATAPP_WORKER_ID must be at most 200 characters with no spaces, got "${id}"`)
+  const shown = host.includes(':') ? `[${host}]` : host
+  const url = env.CHATAPP_WORKER_URL?.trim() || (port === 0 ? '' : `http://${shown}:${port}`)
+  if (url && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(url)) throw new ConfigError(`CHATAPP_WORKER_URL must be an http:// or https:// URL, got "${url}"`)
+  const rawMax = env.CHATAPP_WORKER_MAX_INSTANCES?.trim()
+  let maxInstances: number | null = null
+  if (rawMax) {
+    maxInstances = Number(rawMax)
+    if (!Number.isInteger(maxInstances) || maxInstances < 1) throw new ConfigError(`CHATAPP_WORKER_MAX_INSTANCES must be a whole number of at least 1, got "${rawMax}"`)
+  }
+  const leaseTtlMs = envNumber(env, 'CHATAPP_LEASE_TTL_MS', 15_000, 1_000, 120_000)
+  return { id, url, maxInstances, leaseTtlMs: Math.round(leaseTtlMs) }
 }

@@ -5,6 +5,7 @@
  * table (src/main/operations), never storage or the session manager.
  */
 import { mkdir } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import type { Readable } from 'node:stream'
 import type { ChannelFactory, ChannelKind } from './channel/types'
 import { createSandboxSession } from './channel/sandbox-channel'
@@ -46,6 +47,8 @@ import { RemoteFiles } from './services/messages/remote-file'
 import { SandboxService } from './services/sandbox-service'
 import { People } from './services/people'
 import { SessionManager } from './services/session-manager'
+import { WorkerLeases } from './services/cluster/worker-leases'
+import { ClusterView } from './services/cluster/cluster-view'
 import { SurveyService } from './services/survey-service'
 import { ActivityMonitor } from './services/activity'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
@@ -94,7 +97,34 @@ export interface CoreOptions {
   webhooks?: WebhookOptions
   /** scrypt's cost for staff passwords, log2(N) (default 17; tests pass a small one). */
   passwordCostLog2?: number
+  /**
+   * This process as a worker of the database (issue 26; used only with `databaseUrl`): its id and URL
+   * (`CHATAPP_WORKER_ID`, `CHATAPP_WORKER_URL`; default `<hostname>:<pid>` and none), the most
+   * instances it may own (`CHATAPP_WORKER_MAX_INSTANCES`; null: no limit) and the leases' time to live
+   * (`CHATAPP_LEASE_TTL_MS`, default {@link DEFAULT_LEASE_TTL_MS}).
+   */
+  worker?: WorkerOptions
 }
+
+/** A worker's identity and lease settings (see {@link CoreOptions.worker}). */
+export interface WorkerOptions {
+  id?: string
+  url?: string
+  maxInstances?: number | null
+  leaseTtlMs?: number
+  /**
+   * The leases' clock and timers (tests), real by default: NOT the core's `clock`, which tests move by
+   * hours to run schedules; lease times must follow real time, as the other workers' do.
+   */
+  clock?: Clock
+  timers?: Timers
+}
+
+/**
+ * Default lease time to live, ms. A killed worker's instances run elsewhere after at most the TTL, one
+ * loop period (TTL/3) and a connect: 15 s + 5 s + the connect, within the issue's 30 s.
+ */
+export const DEFAULT_LEASE_TTL_MS = 15_000
 
 /** What the channel sessions can tell about an instance (diagnostics, tests); nothing here changes them. */
 export type SessionsView = Pick<SessionManager, 'get' | 'latestQr' | 'stateReason' | 'hasCredentials' | 'limits' | 'restored'>
@@ -164,6 +194,8 @@ export interface Core {
   setOwnApiPort(port: number): void
   /** What is running now (broadcasts, surveys, sends in flight), for the desktop updater. */
   activity: Pick<ActivityMonitor, 'snapshot' | 'sendsIdle'>
+  /** The workers sharing the database and the owner of each instance (`GET /cluster`). */
+  cluster: ClusterView
   /** Stops sessions and waits for every pending write; releases the data-dir lock. Once: a second call waits for the first. */
   close(): Promise<void>
 }
@@ -173,6 +205,8 @@ export interface CoreInternals {
   storage: Storage
   sessions: SessionManager
   inbound: InboundPipeline
+  /** Database mode: the lease loop (tests: `halt()` stands for a killed worker). */
+  workers: WorkerLeases | null
 }
 
 const internals = new WeakMap<Core, () => CoreInternals>()
@@ -326,6 +360,29 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
+  const leaseClock = opts.worker?.clock ?? systemClock
+  const worker = {
+    id: opts.worker?.id || `${hostname()}:${process.pid}`,
+    url: opts.worker?.url ?? '',
+    startedAt: leaseClock.now(),
+    maxInstances: opts.worker?.maxInstances ?? null
+  }
+  // Database mode: several workers share the instances; each runs those it holds a lease on.
+  const workers = opts.databaseUrl
+    ? new WorkerLeases({
+        leases: repos.leases,
+        sessions,
+        worker,
+        ttlMs: opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+        wanted: () => repos.instances.all().filter((i) => i.settings.status === 'CONNECTED' || i.settings.status === 'CONNECTING').map((i) => i._id),
+        pairing: () => repos.instances.all().filter((i) => i.settings.status === 'QR').map((i) => i._id),
+        clock: leaseClock,
+        timers: opts.worker?.timers ?? systemTimers,
+        logger: logger.child({ worker: worker.id })
+      })
+    : null
+  if (workers) sessions.useLeases(workers)
+  const cluster = new ClusterView({ instances: repos.instances, clock: leaseClock, worker, ...(workers ? { leases: repos.leases } : {}), running: (id) => sessions.has(id) })
   const core: Core = {
     events,
     logger,
@@ -359,6 +416,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     backups: new BackupDesk({ backups, settings: repos.appSettings, restore, backupsDir: paths.backups, tmpDir: paths.tmp }),
     people,
     sessions,
+    cluster,
     restore,
     activity,
     isRestoring: () => false,
@@ -375,6 +433,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       stopContacts()
       bot.close()
       mailer.close()
+      // Database mode: sockets stop, then the leases go at once, so other workers claim right away.
+      await workers?.stop()
       await sessions.closeAll()
       // After the sessions, so their last state changes are queued; before storage, which it reads.
       await webhooks.close()
@@ -389,6 +449,10 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const stopSchedules = await schedules.start()
   const stopRetention = retention.start()
   await backups.start()
-  if (opts.restoreSessions !== false) await sessions.restore()
-  return { core, internals: { storage: store, sessions, inbound } }
+  if (opts.restoreSessions !== false) {
+    await sessions.restore()
+    // The lease loop's first round claims this worker's share of the instances saved as connected.
+    if (workers) await workers.start()
+  }
+  return { core, internals: { storage: store, sessions, inbound, workers } }
 }

@@ -18,7 +18,7 @@ import type { FastifyInstance } from 'fastify'
 type Def = OperationDef<TObject, unknown, unknown>
 
 /** The roles' rules (issue 27 §1) as each operation's domain of work, independent of src/shared/access.ts. */
-const ADMIN_ONLY = /^(apiToken|appSettings|backups|staff|apiKeys|audit|updates|customers)\.|^instances\.(create|delete|logout)$|^settings\.(setWebhook|retention)$/
+const ADMIN_ONLY = /^(apiToken|appSettings|backups|cluster|staff|apiKeys|audit|updates|customers)\.|^instances\.(create|delete|logout)$|^settings\.(setWebhook|retention)$/
 const AGENT_MAY = /^(instances\.(list|stats|info|health)|messages\.\w+|messageLog\.\w+|inbox\.\w+|handoff\.(list|pause|resume)|contacts\.(list|get|export)|contactGroups\.(list|get)|labels\.list|quickReplies\.list|app\.(info|about)|auth\.me)$/
 
 const expected = {

@@ -1,7 +1,7 @@
 /** Headless configuration (docs/design.md §2) and the tunables of the README's table. */
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { startApp } from '../../src/main/app'
@@ -25,6 +25,30 @@ describe('readServeConfig', () => {
   it('reads CHATAPP_DATABASE_URL (unset: the data dir\'s SQLite file)', () => {
     expect(readServeConfig({ HOME: '/home/ann' }).databaseUrl).toBeUndefined()
     expect(readServeConfig({ CHATAPP_DATABASE_URL: ' postgres://chatapp:pw@db:5432/chatapp ' }).databaseUrl).toBe('postgres://chatapp:pw@db:5432/chatapp')
+  })
+
+  it('reads the worker variables (issue 26): defaults from the host and port, each validated', () => {
+    expect(readServeConfig({ CHATAPP_HOST: '10.0.0.5', CHATAPP_PORT: '3300' }).worker).toEqual({
+      id: `${hostname()}:3300`,
+      url: 'http://10.0.0.5:3300',
+      maxInstances: null,
+      leaseTtlMs: 15_000
+    })
+    // Port 0 (any free port): the port is not known yet, so the process id, and no URL unless given.
+    expect(readServeConfig({ CHATAPP_PORT: '0' }).worker).toMatchObject({ id: `${hostname()}:${process.pid}`, url: '' })
+    expect(readServeConfig({ CHATAPP_HOST: '::1', CHATAPP_PORT: '3300' }).worker.url).toBe('http://[::1]:3300')
+    const set = readServeConfig({
+      CHATAPP_WORKER_ID: ' w-1 ',
+      CHATAPP_WORKER_URL: 'https://w1.internal:8443',
+      CHATAPP_WORKER_MAX_INSTANCES: '40',
+      CHATAPP_LEASE_TTL_MS: '9000'
+    }).worker
+    expect(set).toEqual({ id: 'w-1', url: 'https://w1.internal:8443', maxInstances: 40, leaseTtlMs: 9000 })
+    expect(() => readServeConfig({ CHATAPP_WORKER_ID: 'two words' })).toThrow(/CHATAPP_WORKER_ID must be/)
+    expect(() => readServeConfig({ CHATAPP_WORKER_URL: 'w1:8443' })).toThrow(/CHATAPP_WORKER_URL must be an http/)
+    expect(() => readServeConfig({ CHATAPP_WORKER_MAX_INSTANCES: '0' })).toThrow(/CHATAPP_WORKER_MAX_INSTANCES must be a whole number of at least 1/)
+    expect(() => readServeConfig({ CHATAPP_WORKER_MAX_INSTANCES: '2.5' })).toThrow(ConfigError)
+    expect(() => readServeConfig({ CHATAPP_LEASE_TTL_MS: '500' })).toThrow(/CHATAPP_LEASE_TTL_MS must be a number from 1000 to 120000/)
   })
 
   it('reads every tunable', () => {

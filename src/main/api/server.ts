@@ -66,7 +66,7 @@ function toAppError(err: FastifyError | AppError | Error, req: FastifyRequest): 
       const mapped = status === 401 ? 'UNAUTHORIZED' : status === 404 ? 'NOT_FOUND' : status === 409 ? 'CONFLICT' : 'VALIDATION_ERROR'
       appErr = new AppError(mapped, err.message)
     } else if (storageAppError(err)) {
-      req.log.error({ err, reqId: req.id }, 'storage full')
+      req.log.error({ err, reqId: req.id }, 'storage refused the write')
       appErr = storageAppError(err)!
     } else {
       req.log.error({ err, reqId: req.id }, 'unhandled error')

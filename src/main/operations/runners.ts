@@ -222,6 +222,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'backups.download': ({ core }) => core.backups.download(),
   'backups.restore': ({ core }, { file }) => core.backups.restore(file.path),
   'backups.status': ({ core }) => core.backups.status(),
+  'cluster.get': ({ core }) => core.cluster.view(),
   'backups.settings': ({ core }, change) => core.backups.configure(change),
   'backups.now': ({ core }) => core.backups.now(),
   'backups.restoreStored': ({ core }, { name }) => core.backups.restoreStored(name),

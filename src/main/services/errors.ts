@@ -2,7 +2,7 @@
  * Errors the services raise, with the stable codes of docs/design.md §4. The HTTP layer maps a code to its
  * status; the UI shows the message. Messages are written for the owner, never stack traces.
  */
-import { StorageFullError } from '../store/db/errors'
+import { StaleLeaseError, StorageFullError } from '../store/db/errors'
 
 export type ErrorCode =
   | 'VALIDATION_ERROR'
@@ -80,9 +80,12 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 /**
  * The error a client sees for a storage failure it can act on: a full disk (SQLite's SQLITE_FULL, or
  * ENOSPC from a file write) is a 507 `INSUFFICIENT_STORAGE` saying nothing was saved (WebDAV's status
- * for "unable to store the representation", RFC 4918 §11.5). Undefined for anything else.
+ * for "unable to store the representation", RFC 4918 §11.5); a credential write fenced off because
+ * another worker took the instance over (StaleLeaseError) is a 409. Undefined for anything else.
  */
 export function storageAppError(err: unknown): AppError | undefined {
+  // A worker whose lease moved (issue 26): its socket stopped, another worker runs the instance now.
+  if (err instanceof StaleLeaseError) return new AppError('CONFLICT', 'This instance is now run by another worker; nothing was saved here. Send the request to the worker that owns it (GET /cluster).')
   if (isDiskFull(err)) return new AppError('INSUFFICIENT_STORAGE', 'The disk is full: nothing was saved. Free some space and try again.')
   return undefined
 }

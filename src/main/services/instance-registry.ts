@@ -12,6 +12,7 @@ import { newObjectId, newSecret, newWebhookSecret } from '../ids'
 import type { Repositories, Stored } from '../store/repos'
 import { DEFAULT_AWAY, DEFAULT_HANDOFF, type Instance, type InstanceSettings } from '../../shared/schemas/records'
 import { AppError, invalid, notFound } from './errors'
+import { OwnedElsewhereError } from './cluster/worker-leases'
 import type { SessionManager } from './session-manager'
 
 /** The friendly default reply (docs/design.md §5). */
@@ -116,10 +117,16 @@ export class InstanceRegistry {
     return inst
   }
 
-  /** Deletes the instance and everything it owns (docs/design.md §5). 404 when unknown. */
+  /**
+   * Deletes the instance and everything it owns (docs/design.md §5). 404 when unknown; 409
+   * (OwnedElsewhereError) when another worker of the database runs it (docs/design.md §22).
+   */
   async delete(instanceId: string): Promise<void> {
     const inst = this.get(instanceId)
-    await this.deps.sessions.logout(inst._id).catch(() => {})
+    await this.deps.sessions.logout(inst._id).catch((err: unknown) => {
+      // Database mode: another worker runs its socket; deleting it here would leave that socket running.
+      if (err instanceof OwnedElsewhereError) throw err
+    })
     const { repos } = this.deps
     // The database first (one transaction), then the configuration: a crash in between leaves an
     // instance with no data, which a second delete finishes, never data without an instance.

@@ -22,7 +22,21 @@ import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
 import { isoNow, type Clock } from '../clock'
 import type { InstanceRepo } from '../store/repos'
+import type { ChannelAuthRepo } from '../store/repos/channel-auth-repo'
+import type { Fence } from '../store/repos/lease-repo'
+import { StaleLeaseError } from '../store/db/errors'
 import { AppError } from './errors'
+
+/**
+ * The lease loop as the session manager sees it in database mode (./cluster/worker-leases.ts): a
+ * session starts only with the fence of a lease this worker holds.
+ */
+export interface SessionLeases {
+  /** The fence to start `instanceId` with; throws AppError CONFLICT naming the owner when another worker holds it. */
+  acquire(instanceId: string): Promise<Fence>
+  /** A credential write of `instanceId` was fenced off: another worker owns it. */
+  lost(instanceId: string): Promise<void>
+}
 
 export interface SessionManagerDeps {
   instances: InstanceRepo
@@ -53,8 +67,75 @@ export class SessionManager {
   private restoring: Promise<unknown> = Promise.resolve()
   /** Per instance, the state changes being written, in the order the channel reported them. */
   private readonly stateWrites = new Map<string, Promise<void>>()
+  /** Database mode: the lease loop, and the fence each running session's credential writes carry. */
+  private leases: SessionLeases | null = null
+  private readonly fences = new Map<string, Fence>()
+  /** Sessions stopped because their lease moved: what they report no longer reaches the record. */
+  private readonly muted = new Set<string>()
+  /** Starts the lease loop asked for and not settled yet (`restored()` waits for them too). */
+  private readonly resumes = new Set<Promise<void>>()
 
   constructor(private readonly deps: SessionManagerDeps) {}
+
+  /**
+   * Database mode (issue 26): from now on a session starts only under a lease of this worker
+   * (`start` and `logout` acquire one, answering 409 when another worker holds it), its credential
+   * writes carry the lease's fence, and `restore()` leaves the starts to the lease loop.
+   */
+  useLeases(leases: SessionLeases): void {
+    this.leases = leases
+  }
+
+  /** True while a session of the instance runs here. */
+  has(instanceId: string): boolean {
+    return this.sessions.has(instanceId)
+  }
+
+  /**
+   * The restore path for one instance the lease loop claimed: marks it CONNECTING when saved as
+   * connected, and starts its session with `fence`. Never rejects (a failure is logged).
+   */
+  resume(instanceId: string, fence: Fence): Promise<void> {
+    const p = this.resumeOne(instanceId, fence)
+    this.resumes.add(p)
+    void p.finally(() => this.resumes.delete(p))
+    return p
+  }
+
+  private async resumeOne(instanceId: string, fence: Fence): Promise<void> {
+    try {
+      this.fences.set(instanceId, fence)
+      this.muted.delete(instanceId)
+      const status = this.deps.instances.find(instanceId)?.settings.status
+      if (status === 'CONNECTED') await this.queueState(instanceId, { state: 'CONNECTING' })
+      await this.start(instanceId)
+    } catch (err) {
+      this.deps.logger.warn({ err, instanceId }, 'could not start the claimed session')
+    }
+  }
+
+  /**
+   * Database mode: an instance saved as showing a QR that no worker holds a lease for (the worker that
+   * showed it stopped) is DISCONNECTED, as `restore()` does at a single process's start.
+   */
+  async qrAbandoned(instanceId: string): Promise<void> {
+    if (this.sessions.has(instanceId) || this.deps.instances.find(instanceId)?.settings.status !== 'QR') return
+    await this.queueState(instanceId, { state: 'DISCONNECTED' })
+  }
+
+  /**
+   * Stops the session of an instance whose lease this worker lost (another worker runs it, or may
+   * soon): at once, without a logout, without deleting credentials, and without writing its state
+   * (the record is the new owner's to write).
+   */
+  async drop(instanceId: string): Promise<void> {
+    this.muted.add(instanceId)
+    this.fences.delete(instanceId)
+    const session = this.sessions.get(instanceId)
+    this.sessions.delete(instanceId)
+    this.qrs.delete(instanceId)
+    await session?.stop().catch((err: unknown) => this.deps.logger.warn({ err, instanceId }, 'stopping a session whose lease was lost failed'))
+  }
 
   /** The live session of an instance, if started. */
   get(instanceId: string): ChannelSession | undefined {
@@ -79,6 +160,10 @@ export class SessionManager {
   /** Starts the instance's session (idempotent). Throws CONFLICT when its channel is unavailable. */
   async start(instanceId: string): Promise<ChannelSession> {
     let session = this.sessions.get(instanceId)
+    if (!session) {
+      await this.leased(instanceId)
+      session = this.sessions.get(instanceId)
+    }
     if (!session) {
       session = this.create(instanceId)
       this.sessions.set(instanceId, session)
@@ -107,6 +192,7 @@ export class SessionManager {
 
   /** Unlinks the device and deletes its credentials, whether or not a session is running. */
   async logout(instanceId: string): Promise<void> {
+    if (!this.sessions.has(instanceId)) await this.leased(instanceId)
     const session = this.sessions.get(instanceId) ?? this.create(instanceId)
     this.sessions.delete(instanceId)
     this.qrs.delete(instanceId)
@@ -120,6 +206,8 @@ export class SessionManager {
    * API serves meanwhile); `restored()` does.
    */
   async restore(): Promise<void> {
+    // Database mode: every worker would start every instance; the lease loop starts those it claims.
+    if (this.leases) return
     const starts: Promise<unknown>[] = []
     for (const inst of this.deps.instances.all()) {
       const status = inst.settings.status
@@ -138,7 +226,7 @@ export class SessionManager {
 
   /** Settles when every session `restore()` started has started (or failed to); never rejects. */
   restored(): Promise<void> {
-    return this.restoring.then(() => undefined)
+    return Promise.all([this.restoring, ...this.resumes]).then(() => undefined)
   }
 
   /** Stops every session for shutdown; saved statuses are kept for the next start. */
@@ -146,12 +234,40 @@ export class SessionManager {
     this.closing = true
     const all = [...this.sessions.values()]
     this.sessions.clear()
+    this.fences.clear()
     await Promise.allSettled(all.map((s) => s.stop()))
   }
 
   /** True when the instance has saved channel credentials (a pairing, Signal keys). */
   hasCredentials(instanceId: string): Promise<boolean> {
     return this.deps.channelStore.auth.has(instanceId)
+  }
+
+  /** Database mode: makes sure this worker holds the instance's lease (its fence noted) before a session starts. */
+  private async leased(instanceId: string): Promise<void> {
+    if (!this.leases) return
+    if (!this.deps.instances.find(instanceId)) throw new AppError('NOT_FOUND', 'Instance not found')
+    this.fences.set(instanceId, await this.leases.acquire(instanceId))
+    this.muted.delete(instanceId)
+  }
+
+  /**
+   * The channel store of a session, its credential writes carrying `fence`: a write refused because
+   * the lease moved (StaleLeaseError) stops the session at once, before it writes anything else.
+   */
+  private fencedStore(instanceId: string, fence: Fence): ChannelStore {
+    const auth = this.deps.channelStore.auth
+    const refused = (err: unknown): never => {
+      if (err instanceof StaleLeaseError) void this.leases?.lost(instanceId)
+      throw err
+    }
+    // The reads are the repository's own; the four writes add the fence.
+    const fenced = Object.create(auth) as ChannelAuthRepo
+    fenced.saveCreds = (id, creds, at) => auth.saveCreds(id, creds, at, fence).catch(refused)
+    fenced.applyKeys = (id, changes) => auth.applyKeys(id, changes, fence).catch(refused)
+    fenced.clearKeys = (id) => auth.clearKeys(id, fence).catch(refused)
+    fenced.remove = (id) => auth.remove(id, fence).catch(refused)
+    return { ...this.deps.channelStore, auth: fenced }
   }
 
   private create(instanceId: string): ChannelSession {
@@ -161,9 +277,10 @@ export class SessionManager {
     const factory = this.deps.factories[kind]
     if (!factory) throw new AppError('CONFLICT', `The ${kind} channel is not available in this build.`)
     const logger = this.deps.logger.child({ instanceId, channel: kind })
+    const fence = this.leases ? this.fences.get(instanceId) : undefined
     return factory({
       instanceId,
-      store: this.deps.channelStore,
+      store: fence ? this.fencedStore(instanceId, fence) : this.deps.channelStore,
       logger,
       now: () => this.deps.clock.now(),
       hooks: {
@@ -209,6 +326,8 @@ export class SessionManager {
     const botNumber = update.account?.phone ?? s.bot_number
     const changed = previous !== update.state || botNumber !== s.bot_number || JSON.stringify(user) !== JSON.stringify(s.user)
     // A reconnecting channel reports CONNECTING again on every retry: only real changes are written.
+    // A session whose lease moved no longer speaks for the instance: the new owner writes its state.
+    if (this.muted.has(instanceId)) return
     if (changed && !this.closing) {
       await this.deps.instances.update(instanceId, (d) => {
         d.settings.status = update.state

@@ -123,6 +123,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'customers.exportCsv': { instanceId: 'i1', number: '+1 555 000 1111' },
   'customers.erase': { instanceId: 'i1', number: '+1 555 000 1111' },
   'backups.status': {},
+  'cluster.get': {},
   'backups.settings': { daily: true, keep: 7 },
   'backups.now': {},
   'backups.restoreStored': { name: 'chatapp-desk-2026-01-01T00-00-00.000Z.tar.gz' },

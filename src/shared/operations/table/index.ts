@@ -9,6 +9,7 @@
  */
 import { ADMIN_OPERATIONS } from './admin'
 import { BOT_OPERATIONS } from './bot'
+import { CLUSTER_OPERATIONS } from './cluster'
 import { CONTACT_OPERATIONS } from './contacts'
 import { DATA_OPERATIONS } from './data'
 import { UPDATE_OPERATIONS } from '../updates'
@@ -33,6 +34,8 @@ export const OPERATION_DOMAINS = {
   data: DATA_OPERATIONS,
   /** Staff, sign-in, API keys and the audit log (issue 27). */
   people: PEOPLE_OPERATIONS,
+  /** The workers sharing one database (issue 26). */
+  cluster: CLUSTER_OPERATIONS,
   /** About and updates of the desktop app (UI only; ../updates.ts). */
   updates: UPDATE_OPERATIONS
 } as const
@@ -47,6 +50,7 @@ export const OPERATIONS = {
   ...OUTREACH_OPERATIONS,
   ...DATA_OPERATIONS,
   ...PEOPLE_OPERATIONS,
+  ...CLUSTER_OPERATIONS,
   ...UPDATE_OPERATIONS
 } as const
 
