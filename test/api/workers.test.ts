@@ -6,6 +6,7 @@
  * a worker's maximum is kept. Real PostgreSQL (the run's server), sandbox channel, real serve processes
  * for the kills. Leases of 1 500 ms, so a loop round is every 500 ms.
  */
+import { createHmac } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, connect, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -126,7 +127,7 @@ function runners(hs: Record<string, Harness>, instanceId: string): string[] {
     .map(([id]) => id)
 }
 
-it('each of 4 connected instances runs on exactly one of two workers; GET /cluster shows both workers and every owner; a request for an instance owned elsewhere answers 409 naming its worker', async () => {
+it('each of 4 connected instances runs on exactly one of two workers; GET /cluster shows both workers and every owner; a request for an instance owned elsewhere is forwarded (503 naming the owner when its URL cannot be reached; a request forwarded already is never forwarded again: 409)', async () => {
   url = await createTestDatabase()
   const a = await worker('a')
   const b = await worker('b')
@@ -151,11 +152,20 @@ it('each of 4 connected instances runs on exactly one of two workers; GET /clust
   )
   for (const i of cluster.instances) expect(Date.parse(i.lease_expires_at)).toBeGreaterThan(Date.now())
 
-  // init on the worker that does not own it: 409 naming the owner and where it is reached; no socket here.
+  // init on the worker that does not own it is forwarded to the owner's URL, which does not resolve
+  // here (a.test): 503 with Retry-After naming the owner; no socket here.
   const init = await b.call({ method: 'POST', url: '/chatapp/init', payload: made[0]!.creds })
-  expect(init.statusCode).toBe(409)
+  expect(init.statusCode).toBe(503)
+  expect(init.headers['retry-after']).toBe('5')
   expect(init.body).toContain('worker a (http://a.test:3210)')
   expect(b.core.sessions.get(ids[0]!)).toBeUndefined()
+  // A request another worker signed as forwarded (it took b for the owner) is not forwarded again: 409.
+  const ts = String(Date.now())
+  const path = '/chatapp/init'
+  const sig = createHmac('sha256', b.core.account.forwardKey()).update(`c\nPOST\n${path}\n${ts}`).digest('hex')
+  const again = await b.call({ method: 'POST', url: path, payload: made[0]!.creds, headers: { 'x-chatapp-forwarded-by': 'c', 'x-chatapp-forward-ts': ts, 'x-chatapp-forward-sig': sig } })
+  expect(again.statusCode).toBe(409)
+  expect(again.body).toContain('runs on worker a (http://a.test:3210), not on the worker c forwarded to')
   // Nor may B delete it under A's running socket.
   const del = await b.call({ method: 'DELETE', url: `/chatapp/${ids[0]}` })
   expect(del.statusCode).toBe(409)

@@ -29,6 +29,8 @@ import { rm } from 'node:fs/promises'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { MAX_RESTORE_BYTES } from '../services/backup'
+import { OwnedElsewhereError } from '../services/cluster/worker-leases'
+import { forwardIfOwnedElsewhere } from './forward'
 
 type AnyOperation = OperationDef<TObject, unknown, unknown>
 
@@ -256,21 +258,60 @@ function soleInstance(ctx: OperationContext): Stored<Instance> {
   )
 }
 
+/** The credentials of an instance-scoped request found in its query string or `body`. */
+function credentialsOf(req: FastifyRequest, body: Bag): [unknown, unknown] {
+  const query = (req.query ?? {}) as Bag
+  const credential = (name: string) => (query[name] !== undefined ? query[name] : body[name])
+  return [credential('session_id'), credential('access_token')]
+}
+
+/** Requests whose owner worker was already looked up (preParsing), so preHandler does not again. */
+const ownerChecked = new WeakSet<FastifyRequest>()
+
+/**
+ * The instance scope's preParsing hook (database mode; api/forward.ts): when the credentials are in
+ * the query string, the instance is known before the body is read, so a request for an instance that
+ * another worker runs is relayed there with its body streamed as it arrives (JSON, multipart or a raw
+ * file alike). Wrong credentials are left to the preHandler's answer.
+ */
+export function forwardBeforeBody(ctx: OperationContext) {
+  return async (req: FastifyRequest, reply: FastifyReply, payload: Readable): Promise<Readable> => {
+    const [sessionId, accessToken] = credentialsOf(req, {})
+    if (sessionId === undefined || accessToken === undefined) return payload
+    let instance: Stored<Instance>
+    try {
+      instance = ctx.core.instances.authenticate(sessionId, accessToken)
+    } catch {
+      return payload
+    }
+    ownerChecked.add(req)
+    await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, payload)
+    return payload
+  }
+}
+
 /**
  * The instance scope's hook: authenticates `session_id`/`access_token` (query string first, then the
  * body or multipart fields) once per request, before the handler. 400 names a missing credential,
- * 401 answers wrong ones (docs/design.md §3).
+ * 401 answers wrong ones (docs/design.md §3). In database mode, a request for an instance another
+ * worker runs is then relayed there (its JSON body sent again); a multipart or raw body is read
+ * already, so such a request answers 409 naming the owner (credentials in the query string forward it).
  */
 export function instanceScope(ctx: OperationContext) {
-  return async (req: FastifyRequest): Promise<void> => {
-    const query = (req.query ?? {}) as Bag
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const body = (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Bag
-    const credential = (name: string) => (query[name] !== undefined ? query[name] : body[name])
-    const [sessionId, accessToken] = [credential('session_id'), credential('access_token')]
-    if (sessionId === undefined && accessToken === undefined && req.routeOptions.config.soleInstanceWithoutCredentials) {
-      instances.set(req, soleInstance(ctx))
+    const [sessionId, accessToken] = credentialsOf(req, body)
+    const instance =
+      sessionId === undefined && accessToken === undefined && req.routeOptions.config.soleInstanceWithoutCredentials
+        ? soleInstance(ctx)
+        : ctx.core.instances.authenticate(sessionId, accessToken)
+    instances.set(req, instance)
+    if (ownerChecked.has(req)) return
+    if (uploads.has(req)) {
+      const owner = await ctx.core.cluster.ownerElsewhere(instance._id)
+      if (owner) throw new OwnedElsewhereError(instance._id, owner.id, owner.url || undefined, 'pass session_id and access_token in the query string to have an upload forwarded')
       return
     }
-    instances.set(req, ctx.core.instances.authenticate(sessionId, accessToken))
+    await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, JSON.stringify(req.body ?? {}))
   }
 }

@@ -23,7 +23,8 @@ import { webhookDocs } from './webhook-docs'
 import type { Core } from '../core'
 import { AppError, HTTP_STATUS, RetryLaterError, storageAppError } from '../services/errors'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
-import { instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
+import { forwardBeforeBody, instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
+import { checkForwarded } from './forward'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
 import { discardRest, type DiscardCaps } from './discard-body'
@@ -275,6 +276,9 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     }
   })
 
+  // A request signed by another worker (forwarded to this one as the instance's owner): checked first.
+  app.addHook('onRequest', checkForwarded(core))
+
   await app.register(multipart, {
     // One file is taken (multipart.ts); more file parts are allowed for a form's empty file rows.
     limits: { fileSize: core.limits.fileBytes, files: 10, fields: 30, fieldSize: 1024 * 1024, parts: 40 },
@@ -323,6 +327,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     registerOperationRoutes(accountScope, ctx, 'account')
     for (const plugin of opts.accountPlugins ?? []) await accountScope.register(plugin)
     await accountScope.register(async (instanceScope) => {
+      // Database mode: a request for an instance another worker runs is relayed there (api/forward.ts).
+      instanceScope.addHook('preParsing', forwardBeforeBody(ctx))
       instanceScope.addHook('preHandler', instanceScopeHook(ctx))
       registerOperationRoutes(instanceScope, ctx, 'instance')
     })

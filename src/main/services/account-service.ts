@@ -39,6 +39,15 @@ export class AccountService {
     this.generatedNow = !this.fixedToken && stored._id === mine._id
   }
 
+  /**
+   * The key workers sign forwarded requests with (api/forward.ts): derived from the STORED token of the
+   * account document every worker of the database shares (not CHATAPP_API_TOKEN, which each worker may
+   * set on its own), so no extra secret needs distributing.
+   */
+  forwardKey(): Buffer {
+    return createHash('sha256').update('chatapp-worker-forward\0').update(this.account.get()!.api_token).digest()
+  }
+
   /** A new one-time login code, good for {@link LOGIN_CODE_TTL_MS}. */
   issueLoginCode(): string {
     const code = newSecret(18)

@@ -47,9 +47,11 @@ export class RetryLaterError extends AppError {
   constructor(
     message: string,
     /** Seconds to wait. */
-    readonly retryAfterS: number
+    readonly retryAfterS: number,
+    /** 429 by default; 503 for a worker that cannot be reached (api/forward.ts). */
+    code: 'TOO_MANY_REQUESTS' | 'SERVICE_UNAVAILABLE' = 'TOO_MANY_REQUESTS'
   ) {
-    super('TOO_MANY_REQUESTS', message)
+    super(code, message)
   }
 }
 

@@ -20,7 +20,7 @@ export interface ClusterViewDeps {
   /** This process as a worker. */
   worker: WorkerInfo
   /** Database mode: the lease tables. Absent: SQLite mode, one process. */
-  leases?: Pick<LeaseRepo, 'cluster'>
+  leases?: Pick<LeaseRepo, 'cluster' | 'holder'>
   /** SQLite mode: whether a session of the instance runs here. */
   running: (instanceId: string) => boolean
 }
@@ -52,5 +52,21 @@ export class ClusterView {
         return { session_id: i.session_id, owner: l?.owner ?? null, lease_expires_at: l ? iso(Number(l.expires_at)) : null }
       })
     }
+  }
+
+  /** This process's worker id. */
+  get self(): string {
+    return this.deps.worker.id
+  }
+
+  /**
+   * The other worker that runs `instanceId` now (its lease unexpired, held by another worker), with
+   * the URL it is reached at; undefined in SQLite mode, when the session runs here, or when no other
+   * worker holds it (then this worker answers: init claims it). The HTTP face forwards to it.
+   */
+  async ownerElsewhere(instanceId: string): Promise<{ id: string; url: string } | undefined> {
+    if (!this.deps.leases || this.deps.running(instanceId)) return undefined
+    const holder = await this.deps.leases.holder(instanceId, this.deps.clock.now())
+    return holder && holder.id !== this.deps.worker.id ? holder : undefined
   }
 }

@@ -26,15 +26,17 @@ import { AppError } from '../errors'
 
 /**
  * A request for an instance whose lease another worker holds (a 409 naming that worker and its URL):
- * nothing was done here. Forwarding the request to the owner is a later step (docs/design.md §22).
+ * nothing was done here. The HTTP face forwards such requests to the owner before they get here
+ * (api/forward.ts); this answers the races (the lease moved meanwhile) and what cannot be forwarded.
  */
 export class OwnedElsewhereError extends AppError {
   constructor(
     readonly instanceId: string,
     readonly owner: string,
-    readonly ownerUrl: string | undefined
+    readonly ownerUrl: string | undefined,
+    hint = 'send the request there'
   ) {
-    super('CONFLICT', `This instance runs on worker ${owner}${ownerUrl ? ` (${ownerUrl})` : ''}; send the request there (forwarding between workers is not built yet).`)
+    super('CONFLICT', `This instance runs on worker ${owner}${ownerUrl ? ` (${ownerUrl})` : ''}; ${hint}.`)
   }
 }
 

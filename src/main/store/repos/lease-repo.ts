@@ -235,4 +235,19 @@ export class LeaseRepo {
   async lease(instanceId: string): Promise<ClusterView['leases'][number] | undefined> {
     return this.x.db.selectFrom('instance_leases').selectAll().where('instance_id', '=', instanceId).executeTakeFirst()
   }
+
+  /**
+   * The worker holding `instanceId`'s lease unexpired at `now`, with its URL (one statement); undefined
+   * when no worker holds it. For forwarding a request to the owner (api/forward.ts).
+   */
+  async holder(instanceId: string, now: number): Promise<{ id: string; url: string } | undefined> {
+    const row = await this.x.db
+      .selectFrom('instance_leases as l')
+      .leftJoin('workers as w', 'w.id', 'l.owner')
+      .select(['l.owner', 'w.url'])
+      .where('l.instance_id', '=', instanceId)
+      .where('l.expires_at', '>', now)
+      .executeTakeFirst()
+    return row ? { id: row.owner, url: row.url ?? '' } : undefined
+  }
 }

@@ -1,0 +1,119 @@
+/**
+ * Any worker answers any request (issue 26; docs/design.md §22 "Forwarding"): a request for an
+ * instance whose lease another live worker holds is relayed to that worker's URL, whole (method, path
+ * and query, headers with the caller's own Authorization, the body streamed), and the owner's answer
+ * (status, headers but the hop-by-hop ones, body) is relayed back unchanged. The owner authenticates
+ * the caller again: tokens, keys and sessions live in the shared database.
+ *
+ * Between workers a forwarded request carries `X-Chatapp-Forwarded-By: <worker id>`, a timestamp and
+ * an HMAC-SHA256 of worker, method, path and timestamp keyed by a secret every worker derives from the
+ * shared account document (AccountService.forwardKey). The owner refuses a forged or stale signature
+ * (401) and never forwards a forwarded request again (no loops): a forwarded request that reaches a
+ * worker which does not run the instance answers 409 naming the owner. An owner out of reach: 503 with
+ * Retry-After, nothing done here (this worker must not touch a socket it does not own).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { request } from 'undici'
+import type { Core } from '../core'
+import { AppError, RetryLaterError } from '../services/errors'
+import { errorBody } from './envelope'
+
+export const FORWARDED_BY = 'x-chatapp-forwarded-by'
+const FORWARD_TS = 'x-chatapp-forward-ts'
+const FORWARD_SIG = 'x-chatapp-forward-sig'
+/** How old a forwarded request's signature may be (clock skew between workers plus transit). */
+const MAX_SKEW_MS = 60_000
+/** Retry-After of a 503 for an owner out of reach: about when a failover has placed the instance again. */
+const RETRY_AFTER_S = 5
+
+/** RFC 9110 §7.6.1 hop-by-hop fields, plus those the relay recomputes. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length'])
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The worker that forwarded this request (its signature checked), if any. */
+    forwardedBy?: string
+  }
+}
+
+function sign(key: Buffer, worker: string, method: string, path: string, ts: string): string {
+  return createHmac('sha256', key).update(`${worker}\n${method}\n${path}\n${ts}`).digest('hex')
+}
+
+/**
+ * The app-wide onRequest check of the worker header: a request that claims to come from a worker must
+ * carry a valid, fresh signature (401 otherwise); then `req.forwardedBy` names the worker.
+ */
+export function checkForwarded(core: Core) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const by = req.headers[FORWARDED_BY]
+    if (by === undefined) return
+    const ts = String(req.headers[FORWARD_TS] ?? '')
+    const sig = Buffer.from(String(req.headers[FORWARD_SIG] ?? ''))
+    const want = Buffer.from(sign(core.account.forwardKey(), String(by), req.method, req.url, ts))
+    const fresh = Math.abs(Date.now() - Number(ts)) <= MAX_SKEW_MS
+    if (!fresh || sig.length !== want.length || !timingSafeEqual(sig, want)) {
+      return reply.status(401).send(errorBody(new AppError('UNAUTHORIZED', 'Invalid worker signature on a forwarded request.')))
+    }
+    req.forwardedBy = String(by)
+  }
+}
+
+/**
+ * When another worker runs `instanceId`, relays the request there and answers true (the reply is
+ * sent); false when this worker answers it. `body` is the request body to send: the raw stream (not
+ * read yet) or the parsed JSON. A request already forwarded is never forwarded again (409 naming the
+ * owner); an owner that cannot be reached answers 503 with Retry-After.
+ */
+export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, reply: FastifyReply, instanceId: string, body: Readable | string | undefined): Promise<boolean> {
+  const owner = await core.cluster.ownerElsewhere(instanceId)
+  if (!owner) return false
+  const named = `worker ${owner.id}${owner.url ? ` (${owner.url})` : ''}`
+  if (req.forwardedBy) {
+    // The forwarder believed this worker owns it; the lease moved meanwhile. One hop only: no loops.
+    throw new AppError('CONFLICT', `This instance runs on ${named}, not on the worker ${req.forwardedBy} forwarded to; send the request again.`)
+  }
+  if (!owner.url) throw new AppError('CONFLICT', `This instance runs on ${named}, which has no CHATAPP_WORKER_URL to forward to; send the request there.`)
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-chatapp-forward')) continue
+    headers[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  // The body was parsed here: it is sent again as JSON, whose length the relay sets.
+  if (typeof body === 'string') headers['content-type'] = 'application/json'
+  else if (req.headers['content-length']) headers['content-length'] = req.headers['content-length']
+  const ts = String(Date.now())
+  headers[FORWARDED_BY] = core.cluster.self
+  headers[FORWARD_TS] = ts
+  headers[FORWARD_SIG] = sign(core.account.forwardKey(), core.cluster.self, req.method, req.url, ts)
+  headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.ip].filter(Boolean).join(', ')
+  let upstream: Awaited<ReturnType<typeof request>>
+  try {
+    upstream = await request(new URL(req.url, owner.url), {
+      method: req.method as 'GET',
+      headers,
+      body: body ?? null,
+      headersTimeout: 30_000
+    })
+  } catch (err) {
+    req.log.warn({ err, owner: owner.id }, 'forwarding to the owner worker failed')
+    if (body && typeof body !== 'string') body.resume()
+    throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
+  }
+  reply.hijack()
+  const out: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value
+  if (upstream.headers['content-length']) out['content-length'] = upstream.headers['content-length']
+  reply.raw.writeHead(upstream.statusCode, out)
+  try {
+    await pipeline(upstream.body, reply.raw)
+  } catch (err) {
+    // The status is sent; a relay cut midway ends the caller's connection, as the owner's cut would.
+    req.log.warn({ err, owner: owner.id }, 'relaying the owner worker\'s answer failed')
+    reply.raw.destroy()
+  }
+  return true
+}

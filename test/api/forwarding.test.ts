@@ -1,0 +1,197 @@
+/**
+ * Any worker answers any request (issue 26; docs/design.md §22 "Forwarding"): two real `serve` workers
+ * on one real PostgreSQL database, 4 sandbox instances. A request for an instance the other worker runs
+ * is relayed there (credentials in the query string: the body streamed; in the JSON body: sent again)
+ * and answered as the owner answers it; the caller's own authentication applies on the owner; a forged
+ * worker signature is refused; an owner out of reach answers 503 until the failover, then the new
+ * owner answers. Leases of 1 500 ms.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { Instance } from '../../src/shared/schemas/records'
+import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
+import { SERVE_TOKEN, serveApi, startServe, type ServeProcess } from '../helpers/serve-process'
+
+const TTL = 1500
+let url: string
+const dirs: string[] = []
+const workers: Record<string, ServeProcess> = {}
+/** The 4 instances and the worker each runs on. */
+const insts: Array<{ inst: Instance; qs: string; creds: { session_id: string; access_token: string } }> = []
+
+async function freePort(): Promise<number> {
+  const s = createServer()
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
+  const port = (s.address() as { port: number }).port
+  await new Promise<void>((resolve) => s.close(() => resolve()))
+  return port
+}
+
+/** A real `npm run serve` worker reachable by the other at its own URL. */
+async function serveWorker(id: string): Promise<ServeProcess> {
+  const dir = await mkdtemp(join(tmpdir(), 'chatapp-fwd-'))
+  dirs.push(dir)
+  const port = await freePort()
+  const s = await startServe({
+    CHATAPP_DATA_DIR: dir,
+    CHATAPP_PORT: String(port),
+    CHATAPP_CHANNEL: 'sandbox',
+    CHATAPP_API_TOKEN: SERVE_TOKEN,
+    CHATAPP_DATABASE_URL: url,
+    CHATAPP_WORKER_ID: id,
+    CHATAPP_WORKER_URL: `http://127.0.0.1:${port}`,
+    CHATAPP_LEASE_TTL_MS: String(TTL)
+  })
+  workers[id] = s
+  return s
+}
+
+async function connectOn(s: ServeProcess): Promise<void> {
+  const made = await serveApi(s.url, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
+  expect(made.status).toBe(200)
+  const inst = made.json.data as Instance
+  const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
+  expect((await serveApi(s.url, 'POST', '/chatapp/init', creds)).status).toBe(200)
+  const qs = `session_id=${encodeURIComponent(creds.session_id)}&access_token=${encodeURIComponent(creds.access_token)}`
+  expect((await serveApi(s.url, 'POST', `/chatapp/sandbox/scan?${qs}`)).status).toBe(200)
+  insts.push({ inst, qs, creds })
+}
+
+/** The owner of each instance by session id (GET /cluster). */
+async function owners(): Promise<Record<string, string>> {
+  const c = await serveApi(workers.a!.url, 'GET', '/cluster')
+  return Object.fromEntries(c.json.data.instances.map((i: { session_id: string; owner: string }) => [i.session_id, i.owner]))
+}
+
+async function call(base: string, method: string, path: string, body?: object, bearer = SERVE_TOKEN, headers: Record<string, string> = {}) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined
+  })
+  return { status: res.status, headers: res.headers, json: (await res.json()) as any }
+}
+
+/** The shape of a JSON value: its keys, recursively (values differ between two sends). */
+function shape(v: unknown): unknown {
+  if (Array.isArray(v)) return v.length ? [shape(v[0])] : []
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shape(x)]).sort())
+  return typeof v
+}
+
+beforeAll(async () => {
+  url = await createTestDatabase()
+  const a = await serveWorker('a')
+  const b = await serveWorker('b')
+  await connectOn(a)
+  await connectOn(a)
+  await connectOn(b)
+  await connectOn(b)
+}, 60_000)
+
+afterAll(async () => {
+  for (const c of Object.values(workers)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL')
+  await Promise.all(Object.values(workers).map((c) => c.exited))
+  for (const d of dirs) await rm(d, { recursive: true, force: true })
+  if (url) await dropTestDatabase(url)
+})
+
+it('a send and a read through the worker that does not run the instance answer as the owner does; each message is stored once', async () => {
+  const own = await owners()
+  expect(insts.map((i) => own[i.inst.session_id])).toEqual(['a', 'a', 'b', 'b'])
+  for (const [n, { inst, qs, creds }] of insts.entries()) {
+    const owner = workers[own[inst.session_id]!]!
+    const other = workers[own[inst.session_id] === 'a' ? 'b' : 'a']!
+    const text = `forwarded ${n}`
+    // Credentials in the query string (the body streamed) for even ones, in the JSON body for odd ones.
+    const via = (s: ServeProcess, message: string) =>
+      n % 2 === 0 ? call(s.url, 'POST', `/chatapp/message?${qs}`, { chatId: '15550001111', message }) : call(s.url, 'POST', '/chatapp/message', { ...creds, chatId: '15550001111', message })
+    const direct = await via(owner, `direct ${n}`)
+    const forwarded = await via(other, text)
+    expect(direct.status, JSON.stringify(direct.json)).toBe(200)
+    expect(forwarded.status, JSON.stringify(forwarded.json)).toBe(200)
+    expect(shape(forwarded.json)).toEqual(shape(direct.json))
+    expect(forwarded.json.message).toBe(direct.json.message)
+
+    const readOwner = await call(owner.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
+    const readOther = await call(other.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
+    expect(readOther.status).toBe(200)
+    expect(readOther.json).toEqual(readOwner.json)
+    expect(readOwner.json.data.filter((m: { text: string }) => m.text === text)).toHaveLength(1)
+  }
+}, 60_000)
+
+it("the caller's own authentication applies on the owner: an API key limited to one instance is refused on another through either worker", async () => {
+  const own = await owners()
+  const [first, second] = [insts[0]!, insts[2]!]
+  expect(own[first.inst.session_id]).not.toBe(own[second.inst.session_id])
+  const made = await serveApi(workers.a!.url, 'POST', '/api-keys', { name: 'first only', scopes: ['messages:send'], instance_ids: [first.inst._id] })
+  expect(made.status).toBe(200)
+  const key = made.json.data.key as string
+  for (const s of [workers.a!, workers.b!]) {
+    const ok = await call(s.url, 'POST', `/chatapp/message?${first.qs}`, { chatId: '15550001111', message: 'with the key' }, key)
+    expect(ok.status, JSON.stringify(ok.json)).toBe(200)
+    const refused = await call(s.url, 'POST', `/chatapp/message?${second.qs}`, { chatId: '15550001111', message: 'not with this key' }, key)
+    expect(refused.status).toBe(403)
+  }
+  // A wrong bearer is refused whichever worker it reaches.
+  expect((await call(workers.b!.url, 'POST', `/chatapp/message?${first.qs}`, { chatId: '1', message: 'x' }, 'wrong-token')).status).toBe(401)
+})
+
+it('a forged worker signature is refused (401) by the owner and by the other worker; nothing is sent', async () => {
+  const own = await owners()
+  const { inst, qs } = insts[0]!
+  const owner = workers[own[inst.session_id]!]!
+  const other = workers[own[inst.session_id] === 'a' ? 'b' : 'a']!
+  const forged = { 'x-chatapp-forwarded-by': 'b', 'x-chatapp-forward-ts': String(Date.now()), 'x-chatapp-forward-sig': 'f'.repeat(64) }
+  for (const s of [owner, other]) {
+    const res = await call(s.url, 'POST', `/chatapp/message?${qs}`, { chatId: '15550001111', message: 'forged' }, SERVE_TOKEN, forged)
+    expect(res.status).toBe(401)
+    expect(res.json.message).toContain('worker signature')
+  }
+  const read = await call(owner.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
+  expect(read.json.data.filter((m: { text: string }) => m.text === 'forged')).toHaveLength(0)
+})
+
+it('forwarding adds little latency: p50/p99 over 200 reads, through the owner and through the other worker', async () => {
+  const own = await owners()
+  const { inst, qs } = insts[0]!
+  const owner = workers[own[inst.session_id]!]!
+  const other = workers[own[inst.session_id] === 'a' ? 'b' : 'a']!
+  const measure = async (s: ServeProcess) => {
+    const ms: number[] = []
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now()
+      const res = await call(s.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111&limit=5`)
+      ms.push(performance.now() - t)
+      expect(res.status).toBe(200)
+    }
+    ms.sort((x, y) => x - y)
+    return { p50: ms[99]!, p99: ms[197]! }
+  }
+  await measure(other) // warm both paths' connections and caches
+  const direct = await measure(owner)
+  const forwarded = await measure(other)
+  console.log(`forwarding latency (200 GET /chatapp/messages): direct p50 ${direct.p50.toFixed(2)} ms p99 ${direct.p99.toFixed(2)} ms; forwarded p50 ${forwarded.p50.toFixed(2)} ms p99 ${forwarded.p99.toFixed(2)} ms`)
+  expect(forwarded.p50).toBeGreaterThan(0)
+}, 60_000)
+
+it('an owner that cannot be reached: 503 with Retry-After naming it, nothing done; after the failover the new owner answers 200', async () => {
+  const own = await owners()
+  const { qs } = insts.find((i) => own[i.inst.session_id] === 'a')!
+  workers.a!.child.kill('SIGKILL')
+  await workers.a!.exited
+  const down = await call(workers.b!.url, 'POST', `/chatapp/message?${qs}`, { chatId: '15550001111', message: 'while a is down' })
+  expect(down.status).toBe(503)
+  expect(down.headers.get('retry-after')).toBe('5')
+  expect(down.json.message).toContain('worker a (http://127.0.0.1:')
+  // After the lease lapses, b claims the instance and answers itself.
+  await expect
+    .poll(async () => (await call(workers.b!.url, 'POST', `/chatapp/message?${qs}`, { chatId: '15550001111', message: 'after the failover' })).status, { timeout: 15_000, interval: 200 })
+    .toBe(200)
+  const read = await call(workers.b!.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
+  expect(read.json.data.filter((m: { text: string }) => m.text === 'while a is down')).toHaveLength(0)
+}, 30_000)
