@@ -48,6 +48,7 @@ import { SandboxService } from './services/sandbox-service'
 import { People } from './services/people'
 import { SessionManager } from './services/session-manager'
 import { WorkerLeases } from './services/cluster/worker-leases'
+import { IdempotencyService } from './services/idempotency-service'
 import { ClusterView } from './services/cluster/cluster-view'
 import { SurveyService } from './services/survey-service'
 import { ActivityMonitor } from './services/activity'
@@ -196,6 +197,8 @@ export interface Core {
   activity: Pick<ActivityMonitor, 'snapshot' | 'sendsIdle'>
   /** The workers sharing the database and the owner of each instance (`GET /cluster`). */
   cluster: ClusterView
+  /** `Idempotency-Key` on sends: the first answers, for retries (the HTTP face stores and replays them). */
+  idempotency: IdempotencyService
   /** Stops sessions and waits for every pending write; releases the data-dir lock. Once: a second call waits for the first. */
   close(): Promise<void>
 }
@@ -382,6 +385,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       })
     : null
   if (workers) sessions.useLeases(workers)
+  const idempotency = new IdempotencyService({ repo: repos.idempotency, clock })
   const cluster = new ClusterView({ instances: repos.instances, clock: leaseClock, worker, ...(workers ? { leases: repos.leases } : {}), running: (id) => sessions.has(id) })
   const core: Core = {
     events,
@@ -417,6 +421,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     people,
     sessions,
     cluster,
+    idempotency,
     restore,
     activity,
     isRestoring: () => false,

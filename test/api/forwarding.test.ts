@@ -3,8 +3,8 @@
  * on one real PostgreSQL database, 4 sandbox instances. A request for an instance the other worker runs
  * is relayed there (credentials in the query string: the body streamed; in the JSON body: sent again)
  * and answered as the owner answers it; the caller's own authentication applies on the owner; a forged
- * worker signature is refused; an owner out of reach answers 503 until the failover, then the new
- * owner answers. Leases of 1 500 ms.
+ * worker signature is refused; an `Idempotency-Key` holds across workers; an owner out of reach answers
+ * 503 until the failover, then the new owner answers. Leases of 1 500 ms.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
@@ -154,6 +154,27 @@ it('a forged worker signature is refused (401) by the owner and by the other wor
   }
   const read = await call(owner.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
   expect(read.json.data.filter((m: { text: string }) => m.text === 'forged')).toHaveLength(0)
+})
+
+it('Idempotency-Key across workers: the same send retried 3 times (once through the other worker) sends once and answers the same; another body with the key: 422', async () => {
+  const own = await owners()
+  const { inst, qs } = insts[1]!
+  const owner = workers[own[inst.session_id]!]!
+  const other = workers[own[inst.session_id] === 'a' ? 'b' : 'a']!
+  const body = { chatId: '15550001111', message: 'exactly once' }
+  const key = { 'idempotency-key': 'order-7' }
+  const first = await call(owner.url, 'POST', `/chatapp/message?${qs}`, body, SERVE_TOKEN, key)
+  expect(first.status).toBe(200)
+  for (const s of [owner, other, owner]) {
+    const again = await call(s.url, 'POST', `/chatapp/message?${qs}`, body, SERVE_TOKEN, key)
+    expect(again.status).toBe(200)
+    expect(again.json).toEqual(first.json)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+  }
+  const read = await call(owner.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
+  expect(read.json.data.filter((m: { text: string }) => m.text === 'exactly once')).toHaveLength(1)
+  const other422 = await call(other.url, 'POST', `/chatapp/message?${qs}`, { ...body, message: 'not this' }, SERVE_TOKEN, key)
+  expect(other422.status).toBe(422)
 })
 
 it('forwarding adds little latency: p50/p99 over 200 reads, through the owner and through the other worker', async () => {

@@ -14,13 +14,13 @@ import Type, { type TObject, type TSchema } from 'typebox'
 import type { HttpFacet, OperationDef } from '../../shared/operations/define'
 import { OPERATIONS, type OperationName } from '../../shared/operations/table'
 import { Credentials } from '../../shared/schemas/operations'
-import { AppError } from '../services/errors'
+import { AppError, HTTP_STATUS } from '../services/errors'
 import type { OperationContext } from '../operations/runners'
 import { authorizePermission, invoke } from '../operations/invoke'
 import type { Stored } from '../store/repos'
 import type { Instance } from '../../shared/schemas/records'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
-import { ok, responses } from './envelope'
+import { errorBody, ok, responses } from './envelope'
 import { readMultipart, type MultipartResult } from './multipart'
 import { requestExample } from './request-example'
 import { RESPONDERS } from './responders'
@@ -228,11 +228,16 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
         : { schema: schemaOf(def, http, shape) }
     // The raw file reaches the route as a stream; other routes of the scope refuse such a body (it is no JSON object).
     if (http.rawBody && !app.hasContentTypeParser('application/octet-stream')) app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload))
-    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-      const input = assembleInput(req, shape, uploads.get(req))
+    const run = async (req: FastifyRequest, reply: FastifyReply, input: Bag) => {
       const result = await invoke({ ...ctx, caller: req.caller, ip: req.ip, sessionToken: req.sessionToken }, name, input, instances.get(req))
       if (http.respond) return RESPONDERS[http.respond](reply, result, input, http.message)
       return ok(http.message, http.wire ? http.wire(result) : result)
+    }
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      const input = assembleInput(req, shape, uploads.get(req))
+      const key = req.headers['idempotency-key']
+      if (typeof key === 'string' && key !== '' && IDEMPOTENT.test(name) && !http.respond) return idempotent(ctx, req, reply, name, key, input, () => run(req, reply, input))
+      return run(req, reply, input)
     }
     // The permission is checked before the body is read or validated: a caller without it learns nothing more than 403.
     const onRequest = async (req: FastifyRequest) => {
@@ -242,6 +247,43 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
       const schema = { ...(options.schema as object), operationId: i === 0 ? name : `${name}.alias${i}` }
       app.route({ ...options, onRequest, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true } })
     }
+  }
+}
+
+/** The operations an `Idempotency-Key` applies to: the sends. */
+const IDEMPOTENT = /^messages\.send/
+
+/** Statuses a retry may change (busy, not connected yet, rate-limited, server errors): not stored. */
+const transient = (status: number) => status === 409 || status === 429 || status >= 500
+
+/**
+ * A send with an `Idempotency-Key` (docs/design.md §22): the key, the caller, the operation and the
+ * instance identify it. The first runs and its answer (status and body) is stored; a retry answers
+ * that answer without sending again (header `Idempotent-Replayed: true`); a retry while the first runs
+ * answers 409; a retry with another input answers 422. An answer a retry may change (409, 429, 5xx) is
+ * not stored: the retry sends. On a forwarded request the owner applies it (the forward comes first).
+ */
+async function idempotent(ctx: OperationContext, req: FastifyRequest, reply: FastifyReply, name: string, key: string, input: Bag, run: () => Promise<unknown>): Promise<unknown> {
+  if (key.length > 255) throw new AppError('VALIDATION_ERROR', 'Invalid Idempotency-Key: at most 255 characters.', [{ field: 'Idempotency-Key', problem: 'is longer than 255 characters' }])
+  const svc = ctx.core.idempotency
+  const id = svc.idOf(key, req.caller, name, instances.get(req)?._id ?? '')
+  const file = input.file as { sha256?: string; size?: number } | undefined
+  const hash = svc.hashOf({ ...input, file: file ? { sha256: file.sha256, size: file.size } : undefined })
+  const found = await svc.begin(id, hash)
+  if (found.state === 'running') throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress; retry once it has answered.')
+  if (found.state === 'mismatch') {
+    return reply.status(422).send(errorBody(new AppError('VALIDATION_ERROR', 'This Idempotency-Key was used for a request with another body; use a new key for a new request.', [{ field: 'Idempotency-Key', problem: 'was used with another body' }])))
+  }
+  if (found.state === 'done') return reply.status(found.status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(found.body)
+  try {
+    const answer = await run()
+    await svc.finish(id, 200, JSON.stringify(answer))
+    return answer
+  } catch (err) {
+    const status = err instanceof AppError ? HTTP_STATUS[err.code] : 500
+    if (err instanceof AppError && !transient(status)) await svc.finish(id, status, JSON.stringify(errorBody(err)))
+    else await svc.abandon(id)
+    throw err
   }
 }
 

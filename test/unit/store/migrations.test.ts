@@ -65,6 +65,18 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
     async check(db) {
       expect(await db.selectFrom('config_document').select(['id', 'version', 'updated_at']).execute()).toEqual([{ id: 'config', version: 7, updated_at: 1700000000000 }])
     }
+  },
+  5: {
+    async write(db) {
+      await sql`INSERT INTO idempotency_keys (key, caller, route, request_hash, status, body, created_at) VALUES ('k1', 'owner', 'messages.sendText i1', 'ab', 200, '{"status":true}', 1700000000000)`.execute(db)
+      await sql`INSERT INTO idempotency_keys (key, caller, route, request_hash, status, body, created_at) VALUES ('k2', 'key:x', 'messages.sendText i1', 'cd', NULL, NULL, 1700000000001)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('idempotency_keys').selectAll().orderBy('key').execute()).toEqual([
+        { key: 'k1', caller: 'owner', route: 'messages.sendText i1', request_hash: 'ab', status: 200, body: '{"status":true}', created_at: 1700000000000 },
+        { key: 'k2', caller: 'key:x', route: 'messages.sendText i1', request_hash: 'cd', status: null, body: null, created_at: 1700000000001 }
+      ])
+    }
   }
 }
 

@@ -5,6 +5,7 @@
  * holds the database for long. Keeping forever (the default) costs nothing. The audit log follows
  * the longest retention of any instance.
  */
+import { IDEMPOTENCY_TTL_MS } from '../idempotency-service'
 import type { Clock, Timers } from '../../clock'
 import type { Logger } from '../../logger'
 import type { Repositories } from '../../store/repos'
@@ -16,7 +17,7 @@ const DAY_MS = 86_400_000
 const BATCH = 5000
 
 export interface RetentionDeps {
-  repos: Pick<Repositories, 'instances' | 'customerData' | 'audit' | 'sessions'>
+  repos: Pick<Repositories, 'instances' | 'customerData' | 'audit' | 'sessions' | 'idempotency'>
   media: MediaFiles
   clock: Clock
   timers: Timers
@@ -78,11 +79,13 @@ export class RetentionService {
   /**
    * The audit log keeps the history's rule (issue 27 §5): entries older than the longest retention of
    * any instance go; while one instance keeps everything (or there is none), every entry stays.
-   * Expired web sessions go too.
+   * Expired web sessions and idempotency keys older than a day go too.
    */
   private async applyToAudit(): Promise<void> {
     const now = this.deps.clock.now()
     await this.deps.repos.sessions.purgeExpired(now)
+    // Idempotency keys are good for a day whatever the history's rule.
+    await this.deps.repos.idempotency.purgeBefore(now - IDEMPOTENCY_TTL_MS)
     const days = this.deps.repos.instances.all().map((i) => ({ ...DEFAULT_RETENTION, ...i.settings.retention }).days)
     if (days.length === 0 || days.some((d) => d === null)) return
     const longest = Math.max(...(days as number[]))

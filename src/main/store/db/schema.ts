@@ -461,6 +461,26 @@ export interface ConfigDocumentTable {
   updated_at: number
 }
 
+/**
+ * The first answer of a send made with an `Idempotency-Key` (migration 5; repos/idempotency-repo.ts),
+ * by (key, caller, route).
+ */
+export interface IdempotencyKeysTable {
+  key: string
+  /** Who sent it: `owner`, `staff:<id>` or `key:<id>`. */
+  caller: string
+  /** The operation and the instance, e.g. `messages.sendText <instance id>`. */
+  route: string
+  /** sha256 of the request's input: a retry must send the same. */
+  request_hash: string
+  /** null while the first request runs. */
+  status: number | null
+  /** The answer's JSON text; null while the first request runs. */
+  body: string | null
+  /** Epoch ms. */
+  created_at: number
+}
+
 /** The one typed schema of the database. */
 export interface Database {
   messages: MessagesTable
@@ -496,4 +516,5 @@ export interface Database {
   workers: WorkersTable
   instance_leases: InstanceLeasesTable
   config_document: ConfigDocumentTable
+  idempotency_keys: IdempotencyKeysTable
 }

@@ -31,6 +31,7 @@ import { BotActivityRepo, ReplyMarkRepo } from './bot-memory-repos'
 import { BroadcastRepo } from './broadcast-repo'
 import { ChannelAuthRepo } from './channel-auth-repo'
 import { LeaseRepo } from './lease-repo'
+import { IdempotencyRepo } from './idempotency-repo'
 import { WaMessageRepo } from './wa-message-repo'
 import { WebhookDeliveryRepo } from './webhook-delivery-repo'
 import { ChatPauseRepo } from './chat-pause-repo'
@@ -84,6 +85,8 @@ export interface DataRepositories {
   webhookDeliveries: WebhookDeliveryRepo
   /** Workers sharing the database and their leases on instances (issue 26). */
   leases: LeaseRepo
+  /** The first answers of sends made with an Idempotency-Key (issue 26). */
+  idempotency: IdempotencyRepo
   /** Staff accounts, their invites and web sessions (issue 27). */
   staff: StaffRepo
   invites: InviteRepo
@@ -129,6 +132,7 @@ function dataRepositories(x: Exec): DataRepositories {
     waMessages: new WaMessageRepo(x),
     webhookDeliveries: new WebhookDeliveryRepo(x),
     leases: new LeaseRepo(x),
+    idempotency: new IdempotencyRepo(x),
     staff: new StaffRepo(x),
     invites: new InviteRepo(x),
     sessions: new SessionRepo(x),
