@@ -18,6 +18,7 @@
  * | `webhookDeliveries` | the webhook outbox and what became of each delivery | `webhook_deliveries` |
  * | `channelAuth`, `waMessages` | channel credentials and Signal keys (writes optionally fenced by a lease's token); the real channel's kept messages | `auth_creds`, `auth_keys`, `wa_messages` |
  * | `leases` | workers sharing the database and their leases on instances (fencing tokens) | `workers`, `instance_leases` |
+ * | `idempotency` | the first answers of sends made with an `Idempotency-Key` | `idempotency_keys` |
  * | `staff`, `invites`, `sessions`, `apiKeys`, `audit` | the people at the desk, their invites and web sessions; scoped API keys; the audit log | `staff`, `staff_invites`, `auth_sessions`, `api_keys`, `audit_log` |
  *
  * {@link Repositories.transaction} runs a change of several repositories as one.
