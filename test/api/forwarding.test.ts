@@ -124,6 +124,36 @@ it('a send and a read through the worker that does not run the instance answer a
   }
 }, 60_000)
 
+it('an upload through the worker that does not run the instance is streamed to the owner (credentials in the query string); with the credentials only in the form, 409 names the owner', async () => {
+  const own = await owners()
+  const { inst, qs, creds } = insts[3]!
+  const owner = workers[own[inst.session_id]!]!
+  const other = workers[own[inst.session_id] === 'a' ? 'b' : 'a']!
+  // A PDF of 200 kB: several chunks on the wire, relayed as they come.
+  const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(200_000, 32), Buffer.from('\n%%EOF\n')])
+  const form = (withCreds: boolean) => {
+    const f = new FormData()
+    if (withCreds) for (const [k, v] of Object.entries(creds)) f.append(k, v)
+    f.append('chatId', '15550001111')
+    f.append('filename', 'Price list.pdf')
+    f.append('file', new Blob([pdf], { type: 'application/pdf' }), 'prices.pdf')
+    return f
+  }
+  const post = async (base: string, path: string, body: FormData) => {
+    const res = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${SERVE_TOKEN}` }, body })
+    return { status: res.status, json: (await res.json()) as any }
+  }
+  const direct = await post(owner.url, `/chatapp/message/doc?${qs}`, form(false))
+  const forwarded = await post(other.url, `/chatapp/message/doc?${qs}`, form(false))
+  expect(direct.status, JSON.stringify(direct.json)).toBe(200)
+  expect(forwarded.status, JSON.stringify(forwarded.json)).toBe(200)
+  expect(shape(forwarded.json)).toEqual(shape(direct.json))
+  const inForm = await post(other.url, '/chatapp/message/doc', form(true))
+  expect(inForm.status).toBe(409)
+  expect(inForm.json.message).toContain(`worker ${own[inst.session_id]} (${owner.url})`)
+  expect(inForm.json.message).toContain('query string')
+}, 30_000)
+
 it("the caller's own authentication applies on the owner: an API key limited to one instance is refused on another through either worker", async () => {
   const own = await owners()
   const [first, second] = [insts[0]!, insts[2]!]
