@@ -244,7 +244,8 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
       if (scope !== 'public') authorizePermission(req.caller, name)
     }
     for (const [i, path] of [http.path, ...(http.aliases ?? [])].entries()) {
-      const schema = { ...(options.schema as object), operationId: i === 0 ? name : `${name}.alias${i}` }
+      const base = options.schema as { description?: string }
+      const schema = { ...base, ...(IDEMPOTENT.test(name) ? idempotencySchema(base.description) : {}), operationId: i === 0 ? name : `${name}.alias${i}` }
       app.route({ ...options, onRequest, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true } })
     }
   }
@@ -252,6 +253,16 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
 
 /** The operations an `Idempotency-Key` applies to: the sends. */
 const IDEMPOTENT = /^messages\.send/
+
+/** The OpenAPI part of a send's `Idempotency-Key`: the header and what it does. */
+function idempotencySchema(description: string | undefined) {
+  const what =
+    'Send `Idempotency-Key: <up to 255 characters>` to make a retry safe: a retry with the same key (same caller, same instance) answers the first answer with `Idempotent-Replayed: true` and sends nothing again; 409 while the first still runs; 422 for another body with the same key. Kept for 24 h; 409, 429 and 5xx answers are not kept.'
+  return {
+    headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Makes a retry of this send safe (see the description).' })) }),
+    description: [description, what].filter(Boolean).join('\n\n')
+  }
+}
 
 /** Statuses a retry may change (busy, not connected yet, rate-limited, server errors): not stored. */
 const transient = (status: number) => status === 409 || status === 429 || status >= 500
