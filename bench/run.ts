@@ -11,6 +11,8 @@
  *   and two cheaper routes of the same server (`GET /health`, `GET /intent`) to show where the time goes.
  * - people: a read and a send with the owner's token, a scoped API key and a staff session token, as
  *   ratios of the owner's in the same run (issue 27: what authenticating a person or key costs).
+ * - workers: two workers on one PostgreSQL database (a server of its own); a read and a send through
+ *   the instance's owner and relayed through the other worker, p50/p99 (issue 26: what forwarding adds).
  * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
  * - auth: the channel credentials in the database (issue 25 §1): time per keys.set and keys.get in a
@@ -37,11 +39,12 @@ import { runPeopleBench } from './people-bench'
 import { runSignalBench } from './signal-bench'
 import { runStartBench } from './start-bench'
 import { runThroughputBench } from './throughput-bench'
+import { runWorkersBench } from './workers-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'history', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, history or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'history', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, history or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -59,6 +62,7 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['start', '## Start time and idle memory of npm run serve', runStartBench],
   ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench],
   ['people', '## Who is calling: owner token, API key, staff session', runPeopleBench],
+  ['workers', '## Two workers on PostgreSQL: a call through the owner and one relayed to it', runWorkersBench],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench]
 ]
 for (const [name, heading, run] of PARTS) {
