@@ -239,6 +239,8 @@ it('an owner that cannot be reached: 503 with Retry-After naming it, nothing don
   expect(down.status).toBe(503)
   expect(down.headers.get('retry-after')).toBe('5')
   expect(down.json.message).toContain('worker a (http://127.0.0.1:')
+  // Connection refused: the request never reached a, so the answer can say nothing was done.
+  expect(down.json.message).toContain('nothing was done')
   // After the lease lapses, b claims the instance and answers itself.
   await expect
     .poll(async () => (await call(workers.b!.url, 'POST', `/chatapp/message?${qs}`, { chatId: '15550001111', message: 'after the failover' })).status, { timeout: 15_000, interval: 200 })

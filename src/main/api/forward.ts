@@ -10,7 +10,9 @@
  * shared account document (AccountService.forwardKey). The owner refuses a forged or stale signature
  * (401) and never forwards a forwarded request again (no loops): a forwarded request that reaches a
  * worker which does not run the instance answers 409 naming the owner. An owner out of reach: 503 with
- * Retry-After, nothing done here (this worker must not touch a socket it does not own).
+ * Retry-After, nothing done here (this worker must not touch a socket it does not own); an owner that
+ * took the request and broke off before answering: 503 saying it may have acted (an Idempotency-Key
+ * makes the retry safe).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { Readable } from 'node:stream'
@@ -28,6 +30,9 @@ const FORWARD_SIG = 'x-chatapp-forward-sig'
 const MAX_SKEW_MS = 60_000
 /** Retry-After of a 503 for an owner out of reach: about when a failover has placed the instance again. */
 const RETRY_AFTER_S = 5
+
+/** Errors before the request reached the owner (no connection made): nothing can have been done there. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
 
 /** RFC 9110 §7.6.1 hop-by-hop fields, plus those the relay recomputes. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length'])
@@ -95,13 +100,16 @@ export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, r
     upstream = await request(new URL(req.url, owner.url), {
       method: req.method as 'GET',
       headers,
-      body: body ?? null,
-      headersTimeout: 30_000
+      body: body ?? null
     })
   } catch (err) {
     req.log.warn({ err, owner: owner.id }, 'forwarding to the owner worker failed')
     if (body && typeof body !== 'string') body.resume()
-    throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
+    if (NOT_CONNECTED.has((err as { code?: string }).code ?? '')) {
+      throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
+    }
+    // The request reached the owner, which may have acted on it before the connection broke.
+    throw new RetryLaterError(`This instance runs on ${named}, which took the request but did not answer; it may have been done there. Check before sending again, or retry with the same Idempotency-Key.`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
   }
   reply.hijack()
   const out: Record<string, string | string[]> = {}
