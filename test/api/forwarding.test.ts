@@ -154,6 +154,21 @@ it('an upload through the worker that does not run the instance is streamed to t
   expect(inForm.json.message).toContain('query string')
 }, 30_000)
 
+it("the web UI's /rpc calls with an instanceId are relayed to the owner too: the same answer, the message once", async () => {
+  const own = await owners()
+  for (const [n, { inst, qs }] of insts.entries()) {
+    const owner = workers[own[inst.session_id]!]!
+    const other = workers[own[inst.session_id] === 'a' ? 'b' : 'a']!
+    const direct = await call(owner.url, 'POST', '/rpc/messages.sendText', { instanceId: inst._id, chatId: '15550001111', message: `rpc direct ${n}` })
+    const forwarded = await call(other.url, 'POST', '/rpc/messages.sendText', { instanceId: inst._id, chatId: '15550001111', message: `rpc forwarded ${n}` })
+    expect(direct.status, JSON.stringify(direct.json)).toBe(200)
+    expect(forwarded.status, JSON.stringify(forwarded.json)).toBe(200)
+    expect(forwarded.json).toEqual(direct.json)
+    const read = await call(owner.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
+    expect(read.json.data.filter((m: { text: string }) => m.text === `rpc forwarded ${n}`)).toHaveLength(1)
+  }
+})
+
 it("the caller's own authentication applies on the owner: an API key limited to one instance is refused on another through either worker", async () => {
   const own = await owners()
   const [first, second] = [insts[0]!, insts[2]!]

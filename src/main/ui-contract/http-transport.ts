@@ -14,9 +14,10 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Core } from '../core'
-import { HTTP_STATUS, type ErrorCode } from '../services/errors'
+import { HTTP_STATUS, RetryLaterError, type ErrorCode } from '../services/errors'
+import { forwardIfOwnedElsewhere } from '../api/forward'
 import type { ContractEvent, ContractHandlers } from '../../shared/contract'
-import { dispatch } from './handlers'
+import { dispatch, toErrorShape } from './handlers'
 import { BACKUP_CHUNK_BYTES } from '../../shared/backup-chunk'
 import { subscribeContractEvents } from './event-bridge'
 import { EventReplay, type NumberedEvent } from './event-replay'
@@ -53,6 +54,19 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
 
     app.post('/rpc/:method', { bodyLimit, schema: { hide: true } }, async (req, reply) => {
       const { method } = req.params as { method: string }
+      // Database mode: a call for an instance another worker runs is relayed there, as the API's are
+      // (api/forward.ts); the owner checks the caller again. Its refusals answer in the contract's shape.
+      const instanceId = (req.body as { instanceId?: unknown } | undefined)?.instanceId
+      if (typeof instanceId === 'string') {
+        try {
+          if (await forwardIfOwnedElsewhere(core, req, reply, instanceId, JSON.stringify(req.body))) return reply
+        } catch (err) {
+          const error = toErrorShape(err, log)
+          void reply.status(HTTP_STATUS[error.code as ErrorCode] ?? 500)
+          if (err instanceof RetryLaterError) void reply.header('Retry-After', String(err.retryAfterS))
+          return { ok: false, error }
+        }
+      }
       const result = await dispatch(handlers, method, req.body, log, req.caller ? { caller: req.caller, ip: req.ip, sessionToken: req.sessionToken } : undefined)
       if (!result.ok) void reply.status(HTTP_STATUS[result.error.code as ErrorCode] ?? 500)
       return result
