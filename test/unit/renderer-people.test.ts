@@ -1,9 +1,10 @@
-/** Pure renderer logic of issue 27: which tabs a role sees, the assign menu, the sign-in words, the People tab's texts. */
+/** Pure renderer logic of issues 26 and 27: which tabs a role sees, the assign menu, the sign-in words, the People tab's texts, who sent a message, the workers. */
 import { describe, expect, it } from 'vitest'
 import { initialAssignedFilter, mayCall, openingTab, visibleTabs } from '../../src/renderer/src/access'
 import { initialsOf } from '../../src/renderer/src/components/AccountMenu'
 import { isMine, senderLabel } from '../../src/renderer/src/components/sender-label'
 import { pauseReason } from '../../src/renderer/src/tabs/messages/handoff-text'
+import { isCluster, workerLine, workerSummary } from '../../src/renderer/src/tabs/cluster/cluster-text'
 import { newPasswordProblem, signInRefusal } from '../../src/renderer/src/sign-in-text'
 import { assignChoices, timelineText } from '../../src/renderer/src/tabs/messages/assignment'
 import { auditWhat, auditWho, instanceIdsOf, instancesText } from '../../src/renderer/src/tabs/people/people-text'
@@ -136,5 +137,28 @@ describe('the hand-off bar names who took the chat over', () => {
     expect(pauseReason({ reason: 'manual', taken_by: { kind: 'staff', id: 's1', name: 'Bea' } }, owner)).toBe('paused by Bea')
     expect(pauseReason({ reason: 'human_reply', taken_by: { kind: 'staff', id: 's1', name: 'Bea' } }, { kind: 'staff', id: 's1' })).toBe('you replied')
     expect(pauseReason({ reason: 'keyword' }, owner)).toBe('the customer asked for a person')
+  })
+})
+
+describe('the workers, shown only on a desk that has several', () => {
+  const one = { workers: [{ id: 'desk:3210', url: 'http://127.0.0.1:3210', last_seen_at: '2026-11-27T05:00:00.000Z', instances: 2 }], instances: [{ session_id: 's1', owner: 'desk:3210', lease_expires_at: null }] }
+  const three = {
+    workers: [
+      { id: 'worker1', url: 'http://worker1:3210', last_seen_at: '2026-11-27T05:00:00.000Z', instances: 1 },
+      { id: 'worker2', url: 'http://worker2:3210', last_seen_at: '2026-11-27T04:58:00.000Z', instances: 0 },
+      { id: 'worker3', url: 'http://worker3:3210', last_seen_at: '2026-11-27T05:00:03.000Z', instances: 1 }
+    ],
+    instances: [
+      { session_id: 's1', owner: 'worker3', lease_expires_at: '2026-11-27T05:00:18.000Z' },
+      { session_id: 's2', owner: null, lease_expires_at: null }
+    ]
+  }
+  it('says nothing on one worker, and names the worker of each instance on several', () => {
+    expect(isCluster(one)).toBe(false)
+    expect(workerLine(one, 's1')).toBeNull()
+    expect(workerLine(three, 's1')).toBe('Runs on worker3')
+    expect(workerLine(three, 's2')).toBe('Not running on any worker')
+    expect(workerSummary(three.workers[0]!, Date.parse('2026-11-27T05:00:04.000Z'))).toBe('1 instance · seen 4 s ago')
+    expect(workerSummary(three.workers[1]!, Date.parse('2026-11-27T05:00:04.000Z'))).toBe('0 instances · seen 2 min ago')
   })
 })

@@ -11,11 +11,15 @@ import { useAction, useContract } from '../hooks'
 import { Welcome, WELCOME_HIDDEN_KEY } from '../components/Welcome'
 import { call, useDesk, useMayCall } from '../store'
 import type { TabProps } from './tab-props'
+import type { ClusterT } from '../../../shared/operations/table/cluster'
+import { workerLine } from './cluster/cluster-text'
 
 export function InstancesTab({ goTo }: TabProps) {
   const instances = useDesk((s) => s.instances)
   const loaded = useDesk((s) => s.instancesLoaded)
   const info = useDesk((s) => s.info)
+  // Which worker runs each instance, for the owner of a desk on several workers (none on the desktop).
+  const cluster = useContract('cluster.get', useMayCall('cluster.get') ? {} : null, (e) => e.type === 'state')
   const [channel, setChannel] = useState<string>(info?.defaultChannel ?? 'sandbox')
   const [name, setName] = useState('')
   const action = useAction()
@@ -68,7 +72,7 @@ export function InstancesTab({ goTo }: TabProps) {
       )}
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         {instances.map((i) => (
-          <InstanceCard key={i._id} inst={i} onPair={() => (useDesk.getState().select(i._id), goTo('pairing'))} />
+          <InstanceCard key={i._id} inst={i} cluster={cluster.data} onPair={() => (useDesk.getState().select(i._id), goTo('pairing'))} />
         ))}
       </SimpleGrid>
     </Stack>
@@ -127,13 +131,14 @@ function ActivityCounts({ instanceId }: { instanceId: string }) {
   )
 }
 
-function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
+function InstanceCard({ inst, onPair, cluster }: { inst: Instance; onPair(): void; cluster?: ClusterT }) {
   const selectedId = useDesk((s) => s.selectedId)
   const [confirm, setConfirm] = useState(false)
   const [unlink, setUnlink] = useState(false)
   const action = useAction()
   const owner = useMayCall('instances.delete')
   const s = inst.settings
+  const worker = workerLine(cluster, inst.session_id)
   const run = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), await useDesk.getState().refreshInstances()))
   return (
     <Card withBorder shadow={selectedId === inst._id ? 'md' : 'xs'} data-testid="instance-card" data-instance-id={inst._id}>
@@ -144,6 +149,11 @@ function InstanceCard({ inst, onPair }: { inst: Instance; onPair(): void }) {
       <Text size="sm" c="dimmed">
         {s.channel === 'sandbox' ? 'Sandbox' : 'WhatsApp'} · {s.bot_number ? `+${s.bot_number}` : 'no number linked'}
       </Text>
+      {worker && (
+        <Text size="xs" c="dimmed" data-testid="instance-worker">
+          {worker}
+        </Text>
+      )}
       {s.last_connected_at && (
         <Text size="xs" c="dimmed" data-testid="last-connected">
           Last connected {new Date(s.last_connected_at).toLocaleString()}

@@ -21,6 +21,7 @@ import { OpeningHoursSection } from './OpeningHoursSection'
 import { OptOutSection } from './OptOutSection'
 import { SmtpSection } from './SmtpSection'
 import { WebhookSection } from './WebhookSection'
+import { WorkersSection } from './WorkersSection'
 
 export function SettingsTab() {
   const inst = useSelectedInstance()
@@ -55,6 +56,7 @@ export function SettingsTab() {
       {/* The whole app's, so shown without an instance too (a backup restored onto a fresh install). */}
       {admin && (
         <>
+          <WorkersSection />
           <BackupSection />
           <SmtpSection />
           <AboutSection />

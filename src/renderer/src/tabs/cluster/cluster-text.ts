@@ -1,0 +1,23 @@
+/**
+ * What the UI says about the workers (issue 26, docs/design.md §22): only a desk that really runs on
+ * several workers shows them; the desktop (one process) shows nothing. Pure.
+ */
+import type { ClusterT } from '../../../../shared/operations/table/cluster'
+
+/** Whether there is more than one worker to speak of. */
+export function isCluster(c: ClusterT | undefined): c is ClusterT {
+  return (c?.workers.length ?? 0) > 1
+}
+
+/** "Runs on worker2", "Not running on any worker" for an instance, or null outside a cluster. */
+export function workerLine(c: ClusterT | undefined, sessionId: string): string | null {
+  if (!isCluster(c)) return null
+  const owner = c.instances.find((i) => i.session_id === sessionId)?.owner ?? null
+  return owner ? `Runs on ${owner}` : 'Not running on any worker'
+}
+
+/** "3 instances · seen 4 s ago" for a worker row, at `nowMs`. */
+export function workerSummary(w: ClusterT['workers'][number], nowMs: number): string {
+  const ago = Math.max(0, Math.round((nowMs - Date.parse(w.last_seen_at)) / 1000))
+  return `${w.instances} instance${w.instances === 1 ? '' : 's'} · seen ${ago < 60 ? `${ago} s` : `${Math.round(ago / 60)} min`} ago`
+}
