@@ -357,8 +357,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const inbox = new InboxService({ repos, handoff, sessions, contacts, events, clock, logger })
   const timers = opts.timers ?? systemTimers
   const governor = new OutreachGovernor({ repos, clock, random: opts.random })
-  const broadcasts = new BroadcastService({ repos, messages, sessions, governor, events, clock, timers, logger, random: opts.random })
-  const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger })
+  const broadcasts = new BroadcastService({ repos, messages, sessions, governor, events, clock, timers, logger, random: opts.random, ...(mine ? { mine } : {}) })
+  const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger, ...(mine ? { mine } : {}) })
   const stopInbox = inbox.start()
   const assignments = new AssignmentService({ repos, events, clock, logger })
   const stopAssignments = assignments.start()

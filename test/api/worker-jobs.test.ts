@@ -10,6 +10,7 @@ import { internalsOf } from '../../src/main/core'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver'
+import { ManualClock } from '../helpers/manual-clock'
 
 const TTL = 1500
 const CUSTOMER = '15550001111'
@@ -28,8 +29,9 @@ afterEach(async () => {
   url = undefined
 })
 
-async function worker(id: string): Promise<Harness> {
-  const h = await makeHarness({ databaseUrl: url!, worker: { id, url: `http://${id}.test:3210`, leaseTtlMs: TTL }, webhooks })
+async function worker(id: string, clock?: ManualClock): Promise<Harness> {
+  // The core's clock (outreach pacing) is manual when given; the lease loop keeps real time.
+  const h = await makeHarness({ databaseUrl: url!, worker: { id, url: `http://${id}.test:3210`, leaseTtlMs: TTL }, webhooks, ...(clock ? { clock, timers: clock } : {}) })
   harnesses.push(h)
   return h
 }
@@ -85,4 +87,89 @@ it("two workers send each webhook delivery of an instance exactly once; after it
   const got = received(rx)
   expect(got.ids.size).toBe(2 * N)
   expect(rx.requests.length).toBe(2 * N)
+}, 60_000)
+
+it('a broadcast runs on the worker holding its instance: killed mid-broadcast, the other resumes it after the failover and each of 10 recipients gets one message', async () => {
+  url = await createTestDatabase()
+  const clock = new ManualClock()
+  const a = await worker('a', clock)
+  const { inst, qs } = await a.connectedInstance()
+  const callA = a.instanceApi(qs)
+  await callA('PUT', '/chatapp/updateActions', { send_default_msg: false, reply_msgs: false })
+  await callA('PUT', '/chatapp/outreach', { number_since: '2020-01-01', quiet_hours: null, min_gap_seconds: 5, max_gap_seconds: 5 })
+  const to = Array.from({ length: 10 }, (_, i) => `39333500${String(i).padStart(4, '0')}`)
+  const created = (await callA('POST', '/broadcast', { send_type: 'individual', to: to.join(', '), message: { text: 'Hello [name]' } })).data
+  const sentCount = async () => (await a.core.broadcasts.get(inst, created._id)).progress.sent
+  let hs = [a]
+  /** Lets the shared manual clock run until `until` holds: fires each timer in turn, waits for the sends. */
+  const runClock = async (until: () => Promise<boolean>) => {
+    for (let i = 0; i < 500; i++) {
+      for (const h of hs) await h.core.broadcasts.idle()
+      if (await until()) return
+      const next = clock.nextIn()
+      if (next === undefined) {
+        // Nothing armed yet (the claim is under way in real time): let the lease loop work.
+        await new Promise((r) => setImmediate(r))
+        continue
+      }
+      clock.advance(Math.max(0, next))
+    }
+    throw new Error('the condition did not hold in time')
+  }
+  await runClock(async () => (await sentCount()) >= 2)
+  // b starts with the broadcast stored as sending: a's instance's, not b's to run.
+  const b = await worker('b', clock)
+  hs = [a, b]
+  await runClock(async () => (await sentCount()) >= 4)
+  // b made no attempt of its own (its view of the broadcast has no wait reason of its own).
+  expect((await b.core.broadcasts.get(inst, created._id)).progress.waiting).toBeNull()
+  // a is killed (its loop and sessions stop, nothing released): b claims the instance after the TTL.
+  await internalsOf(a.core).workers!.halt()
+  await expect.poll(() => b.core.sessions.get(inst._id) !== undefined, { timeout: 10_000, interval: 20 }).toBe(true)
+  await expect.poll(async () => { for (const h of hs) await h.core.broadcasts.idle(); const n = clock.nextIn(); if (n !== undefined) clock.advance(Math.max(0, n)); return (await b.core.broadcasts.get(inst, created._id)).status }, { timeout: 20_000, interval: 20 }).toBe('done')
+  const done = await b.core.broadcasts.get(inst, created._id)
+  const sentTo = done.sent.map((s) => s.number)
+  expect(done.progress.sent).toBe(10)
+  expect(new Set(sentTo).size).toBe(10)
+  const log = await internalsOf(b.core).storage.repos.messages.list(inst._id, { limit: 1000 })
+  const out = log.filter((m) => m.fromMe).map((m) => m.chatId)
+  expect(out).toHaveLength(10)
+  expect(new Set(out).size).toBe(10)
+}, 60_000)
+
+it('a scheduled message fires once with two workers: on the worker holding its instance', async () => {
+  url = await createTestDatabase()
+  const clock = new ManualClock()
+  clock.offset = Date.parse('2026-11-25T10:00:00Z') - Date.now()
+  const a = await worker('a', clock)
+  const { inst, qs } = await a.connectedInstance()
+  const callA = a.instanceApi(qs)
+  await callA('PUT', '/chatapp/updateActions', { send_default_msg: false, reply_msgs: false })
+  await callA('PUT', '/chatapp/updateGeneral', { bot_timezone: 'Europe/Rome' })
+  await callA('PUT', '/chatapp/outreach', { number_since: '2020-01-01', quiet_hours: null })
+  const made = await callA('POST', '/schedule', { target: { type: 'chat', id: '393335000001' }, message: { text: 'Once' }, repeat: 'none', start_at: '2026-11-25T12:00' })
+  expect(made.data, JSON.stringify(made)).toMatchObject({ next_run_at: '2026-11-25T11:00:00.000Z' })
+  // b starts with the schedule stored: a's instance's, not b's to run (nor to arm a timer for).
+  const b = await worker('b', clock)
+  await internalsOf(b.core).workers!.tick()
+  const repos = internalsOf(a.core).storage.repos
+  const outbound = async () => (await repos.messages.list(inst._id, { limit: 100 })).filter((m) => m.fromMe)
+  for (let i = 0; i < 100 && (await outbound()).length === 0; i++) {
+    for (const h of [a, b]) {
+      await h.core.schedules.idle()
+      await h.core.broadcasts.idle()
+    }
+    const next = clock.nextIn()
+    if (next !== undefined) clock.advance(Math.max(0, next))
+  }
+  // An hour later both workers' timers have had their chance.
+  clock.advance(3_600_000)
+  for (const h of [a, b]) {
+    await h.core.schedules.idle()
+    await h.core.broadcasts.idle()
+  }
+  expect(await outbound()).toHaveLength(1)
+  expect(await repos.broadcasts.ofInstance(inst._id)).toHaveLength(1)
+  const s = (await callA('GET', '/schedule')).data[0]
+  expect(s.runs.map((r: { result: string }) => r.result)).toEqual(['sent'])
 }, 60_000)
