@@ -1,9 +1,10 @@
 /**
  * Background jobs across workers (issue 26; docs/design.md §22 "Jobs"): an instance's webhook
- * deliveries are sent by the worker holding its lease, and by no other, so two workers on one
- * PostgreSQL database send each delivery once; after a failover the new owner sends what the old one
- * left pending. Real PostgreSQL (the run's server), sandbox instances, a real receiver on loopback.
- * Leases of 1 500 ms.
+ * deliveries, broadcasts and scheduled messages run on the worker holding its lease, and on no other,
+ * so with two workers on one PostgreSQL database each delivery, message and run happens once; after a
+ * failover the new owner takes over what the old one left. Real PostgreSQL (the run's server), sandbox
+ * instances, a real receiver on loopback; leases of 1 500 ms in real time, the outreach pacing on a
+ * manual clock both workers share. Each test fails with the rule off (every worker runs everything).
  */
 import { afterEach, expect, it } from 'vitest'
 import { internalsOf } from '../../src/main/core'
