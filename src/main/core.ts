@@ -302,8 +302,12 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const events = new CoreEventBus(faces)
   let webhooks: WebhookService
+  // Database mode: an instance's background jobs run on the worker holding its lease (docs/design.md
+  // §22); the lease loop is made further down, so the services ask through this.
+  let workersRef: WorkerLeases | null = null
+  const mine = opts.databaseUrl ? (instanceId: string) => workersRef?.holds(instanceId) ?? false : undefined
   try {
-    webhooks = await WebhookService.open({ instances: repos.instances, deliveries: repos.webhookDeliveries, events, logger, ...opts.webhooks })
+    webhooks = await WebhookService.open({ instances: repos.instances, deliveries: repos.webhookDeliveries, events, logger, ...opts.webhooks, ...(mine ? { mine } : {}) })
   } catch (err) {
     await store.close()
     throw err
@@ -353,8 +357,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const inbox = new InboxService({ repos, handoff, sessions, contacts, events, clock, logger })
   const timers = opts.timers ?? systemTimers
   const governor = new OutreachGovernor({ repos, clock, random: opts.random })
-  const broadcasts = new BroadcastService({ repos, messages, sessions, governor, events, clock, timers, logger, random: opts.random })
-  const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger })
+  const broadcasts = new BroadcastService({ repos, messages, sessions, governor, events, clock, timers, logger, random: opts.random, ...(mine ? { mine } : {}) })
+  const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger, ...(mine ? { mine } : {}) })
   const stopInbox = inbox.start()
   const assignments = new AssignmentService({ repos, events, clock, logger })
   const stopAssignments = assignments.start()
@@ -381,9 +385,11 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
         pairing: () => repos.instances.all().filter((i) => i.settings.status === 'QR').map((i) => i._id),
         clock: leaseClock,
         timers: opts.worker?.timers ?? systemTimers,
-        logger: logger.child({ worker: worker.id })
+        logger: logger.child({ worker: worker.id }),
+        onLease: (instanceId, held) => events.emit('lease', { instanceId, held })
       })
     : null
+  workersRef = workers
   if (workers) sessions.useLeases(workers)
   const idempotency = new IdempotencyService({ repo: repos.idempotency, clock })
   const cluster = new ClusterView({ instances: repos.instances, clock: leaseClock, worker, ...(workers ? { leases: repos.leases } : {}), running: (id) => sessions.has(id) })

@@ -39,6 +39,11 @@ export interface CoreEvents {
   labels: Record<string, never>
   /** A webhook delivery attempt was recorded (delivered, retrying or failed). */
   delivery: { instanceId: string; delivery: WebhookDelivery }
+  /**
+   * Database mode: this worker claimed (`held`) or lost an instance's lease (services/cluster/worker-leases.ts);
+   * the background jobs of an instance run on the worker that holds it (docs/design.md §22).
+   */
+  lease: { instanceId: string; held: boolean }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */
   changed: {
     instanceId: string

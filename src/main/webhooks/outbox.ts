@@ -50,13 +50,38 @@ export class WebhookOutbox {
   /** performance.now() of the last outcome write. */
   private lastOutcomeWrite = -Infinity
 
-  private constructor(readonly deliveries: WebhookDeliveryRepo) {}
+  private constructor(
+    readonly deliveries: WebhookDeliveryRepo,
+    private readonly mine: (instanceId: string) => boolean
+  ) {}
 
-  /** The outbox over `deliveries`, with every pending delivery loaded (oldest first). Throws the storage's errors. */
-  static async open(deliveries: WebhookDeliveryRepo): Promise<WebhookOutbox> {
-    const box = new WebhookOutbox(deliveries)
-    for (const d of await deliveries.pending()) box.put(d)
+  /**
+   * The outbox over `deliveries`, with every pending delivery of the instances `mine` answers true for
+   * loaded (oldest first). `mine` is the workers' rule (docs/design.md §22): in database mode only the
+   * worker holding an instance's lease sends its deliveries, so each is sent by one worker; the others'
+   * rows wait in the table until this worker claims their instance ({@link claimInstance}). Without it
+   * (one process) every instance is this one's. Throws the storage's errors.
+   */
+  static async open(deliveries: WebhookDeliveryRepo, mine: (instanceId: string) => boolean = () => true): Promise<WebhookOutbox> {
+    const box = new WebhookOutbox(deliveries, mine)
+    for (const d of await deliveries.pending()) if (mine(d.instance_id)) box.put(d)
     return box
+  }
+
+  /**
+   * This worker now holds `instanceId`'s lease: its pending deliveries in the table (those the last
+   * owner left, or another worker stored) join the working set. Throws the storage's errors.
+   */
+  async claimInstance(instanceId: string): Promise<void> {
+    const rows = await this.deliveries.pending(instanceId)
+    // Lost again meanwhile, or deleted: not ours to send.
+    if (!this.mine(instanceId) || this.dropped.has(instanceId)) return
+    for (const d of rows) if (!this.byId.has(d.id)) this.put(d)
+  }
+
+  /** This worker lost `instanceId`'s lease: its deliveries leave the working set (not the table), for the new owner to send. */
+  releaseInstance(instanceId: string): void {
+    for (const d of [...this.byId.values()]) if (d.instance_id === instanceId) this.remove(d.id)
   }
 
   /** A delivery of the working set (pending, committed), or undefined. */
@@ -91,7 +116,9 @@ export class WebhookOutbox {
       })
     }
     await g.written
-    for (const d of deliveries) if (d.status === 'pending' && !this.dropped.has(d.instance_id)) this.put(d)
+    // Another worker's instance (a desk event raised here as its lease moved): the row waits in the
+    // table for that instance's owner, which loads it when it claims the instance.
+    for (const d of deliveries) if (d.status === 'pending' && !this.dropped.has(d.instance_id) && this.mine(d.instance_id)) this.put(d)
   }
 
   /**
@@ -139,7 +166,7 @@ export class WebhookOutbox {
       (err: unknown) => {
         // Newest first, so each one finds the working set as its change left it.
         for (const o of [...batch].reverse()) {
-          if (unchanged(o) && !this.dropped.has(o.instanceId)) {
+          if (unchanged(o) && !this.dropped.has(o.instanceId) && this.mine(o.instanceId)) {
             this.remove(o.id)
             this.put(o.before)
           }
@@ -156,7 +183,7 @@ export class WebhookOutbox {
    */
   async requeue(instanceId: string, id: string, url: string | null, nextAttemptAt: string): Promise<RequeueResult> {
     const result = await this.deliveries.requeue(instanceId, id, url, nextAttemptAt)
-    if ('requeued' in result && !this.dropped.has(instanceId)) {
+    if ('requeued' in result && !this.dropped.has(instanceId) && this.mine(instanceId)) {
       this.remove(id)
       this.put(result.requeued)
     }

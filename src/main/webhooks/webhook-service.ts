@@ -49,6 +49,11 @@ export interface WebhookServiceDeps extends WebhookOptions {
   deliveries: WebhookDeliveryRepo
   events: CoreEventBus
   logger: Logger
+  /**
+   * Database mode: whether this worker holds the instance's lease (docs/design.md §22). Only then are
+   * its deliveries sent here; the bus's `lease` events move them in and out. Absent: all are (one process).
+   */
+  mine?: (instanceId: string) => boolean
 }
 
 export class WebhookService {
@@ -81,7 +86,7 @@ export class WebhookService {
 
   /** Loads the pending deliveries from the table. Throws the storage's errors. Not started yet. */
   static async open(deps: WebhookServiceDeps): Promise<WebhookService> {
-    const outbox = await WebhookOutbox.open(deps.deliveries)
+    const outbox = await WebhookOutbox.open(deps.deliveries, deps.mine)
     return new WebhookService(deps, outbox)
   }
 
@@ -120,7 +125,8 @@ export class WebhookService {
       events.on('assignment', ({ instanceId, chatId, assigned_to, by }) => this.onDeskEvent(instanceId, 'onAssignment', { chatId, assigned_to, by })),
       events.on('changed', (e) => {
         if (e.what === 'deleted') this.dropInstance(e.instanceId)
-      })
+      }),
+      events.on('lease', ({ instanceId, held }) => this.onLease(instanceId, held))
     ]
     this.dispatcher.start()
   }
@@ -211,6 +217,23 @@ export class WebhookService {
     } catch (err) {
       this.deps.logger.error({ err, instanceId: inst._id }, 'could not queue webhook deliveries')
     }
+  }
+
+  /**
+   * Database mode: a claimed instance's pending deliveries (the last owner's, or stored by another
+   * worker) are sent from here on; a lost one's stop here (requests in flight aborted, not recorded:
+   * the new owner sends them, receivers deduplicate on `webhook-id`).
+   */
+  private onLease(instanceId: string, held: boolean): void {
+    if (!this.deps.mine) return
+    if (!held) {
+      this.dispatcher.abortInstance(instanceId)
+      this.outbox.releaseInstance(instanceId)
+      return
+    }
+    this.track(this.outbox.claimInstance(instanceId))
+      .then(() => this.dispatcher.kick())
+      .catch((err: unknown) => this.deps.logger.error({ err, instanceId }, 'could not load the webhook deliveries of a claimed instance'))
   }
 
   private dropInstance(instanceId: string): void {

@@ -71,6 +71,11 @@ export interface WorkerLeasesDeps {
   clock: Clock
   timers: Timers
   logger: Logger
+  /**
+   * Told each lease this worker comes to hold (`true`) or stops holding (`false`): the instance's
+   * background jobs (webhook deliveries, broadcasts, schedules) follow its lease (docs/design.md §22).
+   */
+  onLease?: (instanceId: string, held: boolean) => void
 }
 
 /**
@@ -145,6 +150,35 @@ export class WorkerLeases {
     return this.ticking
   }
 
+  /** True while this worker holds `instanceId`'s lease: the instance's jobs run here (docs/design.md §22). */
+  holds(instanceId: string): boolean {
+    return this.held.has(instanceId)
+  }
+
+  private gained(instanceId: string, h: Held): void {
+    const had = this.held.has(instanceId)
+    this.held.set(instanceId, h)
+    if (!had) this.tell(instanceId, true)
+  }
+
+  private dropped(instanceId: string): boolean {
+    if (!this.held.delete(instanceId)) return false
+    this.tell(instanceId, false)
+    return true
+  }
+
+  private dropAll(): void {
+    for (const id of [...this.held.keys()]) this.dropped(id)
+  }
+
+  private tell(instanceId: string, held: boolean): void {
+    try {
+      this.deps.onLease?.(instanceId, held)
+    } catch (err) {
+      this.deps.logger.error({ err, instanceId }, 'a lease listener failed')
+    }
+  }
+
   /** The fence of an instance this worker holds, if any. */
   fenceOf(instanceId: string): Fence | undefined {
     const h = this.held.get(instanceId)
@@ -163,7 +197,7 @@ export class WorkerLeases {
     const now = this.deps.clock.now()
     const lease = await this.deps.leases.claim(instanceId, this.deps.worker.id, now, this.deps.ttlMs)
     if (lease) {
-      this.held.set(instanceId, { token: lease.token, since: now })
+      this.gained(instanceId, { token: lease.token, since: now })
       this.armDeadline()
       return { worker: this.deps.worker.id, token: lease.token }
     }
@@ -175,7 +209,7 @@ export class WorkerLeases {
 
   /** A credential write was refused (StaleLeaseError): another worker owns the instance; stop here at once. */
   async lost(instanceId: string): Promise<void> {
-    if (!this.held.delete(instanceId) && !this.deps.sessions.has(instanceId)) return
+    if (!this.dropped(instanceId) && !this.deps.sessions.has(instanceId)) return
     this.deps.logger.warn({ instanceId }, 'lease lost (a credential write was fenced off): session stopped')
     await this.deps.sessions.drop(instanceId)
   }
@@ -190,7 +224,7 @@ export class WorkerLeases {
     this.clearTimers()
     await this.roundOrPeriod()
     await this.deps.sessions.closeAll()
-    this.held.clear()
+    this.dropAll()
     try {
       await this.deps.leases.release(this.deps.worker.id, this.deps.clock.now())
     } catch (err) {
@@ -208,7 +242,7 @@ export class WorkerLeases {
     this.clearTimers()
     await this.roundOrPeriod()
     await this.deps.sessions.closeAll()
-    this.held.clear()
+    this.dropAll()
   }
 
   /**
@@ -259,7 +293,7 @@ export class WorkerLeases {
   private expireStale(now: number): void {
     for (const [id, h] of this.held) {
       if (now - h.since < this.deps.ttlMs - this.marginMs) continue
-      this.held.delete(id)
+      this.dropped(id)
       this.deps.logger.warn({ instanceId: id }, 'lease not renewed in time (database out of reach?): session stopped before it could expire')
       void this.deps.sessions.drop(id)
     }
@@ -273,14 +307,14 @@ export class WorkerLeases {
       if (this.stopped) return
       // Neither wanted nor running here (logged out, stopped by the owner): let the lease lapse.
       if (!sessions.has(id) && !this.deps.wanted().includes(id)) {
-        this.held.delete(id)
+        this.dropped(id)
         continue
       }
       const ok = await leases.renew(id, worker.id, h.token, now, ttlMs)
       if (this.held.get(id) !== h) continue
       if (ok) h.since = now
       else {
-        this.held.delete(id)
+        this.dropped(id)
         this.deps.logger.warn({ instanceId: id }, 'lease lost (another worker took it over): session stopped')
         await sessions.drop(id)
       }
@@ -300,7 +334,7 @@ export class WorkerLeases {
       const lease = await leases.claim(id, worker.id, now, ttlMs)
       // Stopped meanwhile: no socket; stop()'s release (after this round) frees the lease again.
       if (!lease || this.stopped) continue
-      this.held.set(id, { token: lease.token, since: now })
+      this.gained(id, { token: lease.token, since: now })
       this.deps.logger.info({ instanceId: id, token: lease.token }, 'instance claimed')
       void sessions.resume(id, { worker: worker.id, token: lease.token })
     }

@@ -58,6 +58,12 @@ export interface BroadcastDeps {
   timers: Timers
   logger: Logger
   random?: () => number
+  /**
+   * Database mode: whether this worker holds the instance's lease (docs/design.md §22). Only then do
+   * its broadcasts run here; the bus's `lease` events resume them on a claim and stop their timers on
+   * a loss. Absent: every instance's run (one process).
+   */
+  mine?: (instanceId: string) => boolean
 }
 
 export class BroadcastService {
@@ -75,8 +81,10 @@ export class BroadcastService {
 
   /** Resolves sends cut by a crash, resumes what was sending, and follows connections, limits and refusals. */
   async start(): Promise<() => void> {
-    for (const b of await this.deps.repos.broadcasts.interrupted()) await this.settleInterrupted(b)
+    // Another worker's broadcast may be mid-send right now: only this worker's are settled.
+    for (const b of await this.deps.repos.broadcasts.interrupted()) if (this.isMine(b.instance_id)) await this.settleInterrupted(b)
     const stops = [
+      this.deps.events.on('lease', ({ instanceId, held }) => this.onLease(instanceId, held)),
       this.deps.events.on('state', (e) => {
         if (e.state === 'CONNECTED') this.kick(e.instanceId)
       }),
@@ -277,8 +285,32 @@ export class BroadcastService {
     return out
   }
 
+  private isMine(instanceId: string): boolean {
+    return this.deps.mine?.(instanceId) ?? true
+  }
+
+  /**
+   * Database mode: a claimed instance's broadcasts resume here (a send the last owner was cut in the
+   * middle of is settled first, never sent twice); a lost one's timer stops, its stored state kept.
+   */
+  private onLease(instanceId: string, held: boolean): void {
+    if (!this.deps.mine || this.closed) return
+    if (!held) {
+      const t = this.armed.get(instanceId)
+      if (t !== undefined) this.deps.timers.clearTimeout(t)
+      this.armed.delete(instanceId)
+      this.waiting.delete(instanceId)
+      return
+    }
+    const resume = async () => {
+      for (const b of await this.deps.repos.broadcasts.interrupted()) if (b.instance_id === instanceId) await this.settleInterrupted(b)
+      this.kick(instanceId)
+    }
+    this.track(resume().catch((err: unknown) => this.deps.logger.error({ err, instanceId }, 'could not resume the broadcasts of a claimed instance')))
+  }
+
   private kick(instanceId: string): void {
-    if (this.closed) return
+    if (this.closed || !this.isMine(instanceId)) return
     if (this.running.has(instanceId)) {
       this.again.add(instanceId)
       return

@@ -46,13 +46,21 @@ export class ScheduleService {
       clock: Clock
       timers: Timers
       logger: Logger
+      /**
+       * Database mode: whether this worker holds the instance's lease (docs/design.md §22). Only then
+       * do its schedules run here; a claim runs what is due and re-arms, a loss re-arms without it.
+       * Absent: every instance's run (one process).
+       */
+      mine?: (instanceId: string) => boolean
     }
   ) {}
 
   /** Settles runs missed while the app was off, then waits for the next run. */
   async start(): Promise<() => void> {
     await this.runDue()
+    const stop = this.deps.mine ? this.deps.events.on('lease', () => this.fire()) : () => {}
     return () => {
+      stop()
       this.closed = true
       if (this.timer !== null) this.deps.timers.clearTimeout(this.timer)
     }
@@ -152,7 +160,8 @@ export class ScheduleService {
   /** Arms one timer for the soonest run of every instance. */
   private async arm(): Promise<void> {
     if (this.closed) return
-    const next = await this.deps.repos.schedules.soonest()
+    // Database mode: the soonest of this worker's instances (another's stays due until its owner runs it).
+    const next = this.deps.mine ? ((await this.deps.repos.schedules.due()).find((s) => this.isMine(s.instance_id))?.next_run_at ?? null) : await this.deps.repos.schedules.soonest()
     // Read before touching the timer: two arms in a row must leave one timer, for the latest state.
     if (this.closed) return
     if (this.timer !== null) this.deps.timers.clearTimeout(this.timer)
@@ -161,8 +170,18 @@ export class ScheduleService {
     const soonest = Date.parse(next)
     this.timer = this.deps.timers.setTimeout(() => {
       this.timer = null
-      this.firing = this.firing.then(() => this.runDue()).catch((err: unknown) => this.deps.logger.error({ err }, 'scheduled messages failed'))
+      this.fire()
     }, soonest - this.deps.clock.now())
+  }
+
+  /** Runs what is due (after any run under way), then re-arms. */
+  private fire(): void {
+    if (this.closed) return
+    this.firing = this.firing.then(() => this.runDue()).catch((err: unknown) => this.deps.logger.error({ err }, 'scheduled messages failed'))
+  }
+
+  private isMine(instanceId: string): boolean {
+    return this.deps.mine?.(instanceId) ?? true
   }
 
   /** Starts every run that is due: on time, or late within the grace; later ones are skipped and reported. */
@@ -170,7 +189,7 @@ export class ScheduleService {
     const now = this.deps.clock.now()
     for (const s of await this.deps.repos.schedules.due(new Date(now).toISOString())) {
       const inst = this.deps.repos.instances.find(s.instance_id)
-      if (!inst) continue
+      if (!inst || !this.isMine(s.instance_id)) continue
       const due = Date.parse(s.next_run_at!)
       const graceMs = outreachPolicy(inst).missed_run_grace_minutes * 60_000
       // A timer fires on time; a run found due at start was missed while the app was off.

@@ -101,9 +101,11 @@ export class WebhookDeliveryRepo {
     return rows.map(webhookDeliveryRows.fromRow)
   }
 
-  /** Every pending delivery, oldest first: what a start resumes. */
-  async pending(): Promise<WebhookDelivery[]> {
-    const rows = await this.x.db.selectFrom('webhook_deliveries').select(COLUMNS).where('status', '=', 'pending').orderBy('seq').execute()
+  /** Every pending delivery (of `instanceId` when given), oldest first: what a start (or a worker's claim of the instance) resumes. */
+  async pending(instanceId?: string): Promise<WebhookDelivery[]> {
+    let q = this.x.db.selectFrom('webhook_deliveries').select(COLUMNS).where('status', '=', 'pending')
+    if (instanceId !== undefined) q = q.where('instance_id', '=', instanceId)
+    const rows = await q.orderBy('seq').execute()
     return rows.map(webhookDeliveryRows.fromRow)
   }
 
