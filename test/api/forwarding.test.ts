@@ -7,9 +7,9 @@
  * 503 until the failover, then the new owner answers. Leases of 1 500 ms.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from '../helpers/webhook-receiver'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { Instance } from '../../src/shared/schemas/records'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
@@ -21,14 +21,6 @@ const dirs: string[] = []
 const workers: Record<string, ServeProcess> = {}
 /** The 4 instances and the worker each runs on. */
 const insts: Array<{ inst: Instance; qs: string; creds: { session_id: string; access_token: string } }> = []
-
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
-  const port = (s.address() as { port: number }).port
-  await new Promise<void>((resolve) => s.close(() => resolve()))
-  return port
-}
 
 /** A real `npm run serve` worker reachable by the other at its own URL. */
 async function serveWorker(id: string): Promise<ServeProcess> {

@@ -4,8 +4,8 @@
  * workers. Screenshots at phone, laptop and wide sizes in test-artifacts/cluster-*.png.
  */
 import { mkdirSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { freePort } from '../helpers/webhook-receiver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
@@ -17,14 +17,6 @@ let db: string
 const workers: ServeProcess[] = []
 let browser: Browser
 let page: Page
-
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
-  const port = (s.address() as { port: number }).port
-  await new Promise<void>((resolve) => s.close(() => resolve()))
-  return port
-}
 
 async function worker(id: string): Promise<ServeProcess> {
   const port = await freePort()

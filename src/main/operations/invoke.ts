@@ -33,10 +33,9 @@ export function authorizePermission(caller: Caller | undefined, name: OperationN
 
 /** 403 unless the context's caller may run `name` (on `inst`, for an instance-scoped operation). */
 export function authorize(ctx: OperationContext, name: OperationName, inst: Stored<Instance> | undefined): void {
-  const def = OPERATIONS[name] as OperationDef<TObject, unknown, unknown>
   const caller = callerOf(ctx)
-  if (!mayUse(caller, def.permission)) throw forbidden(def.permission)
-  if (inst && !mayReach(caller, inst._id)) throw forbidden(def.permission, `on instance ${inst._id}`)
+  authorizePermission(caller, name)
+  if (inst && !mayReach(caller, inst._id)) throw forbidden((OPERATIONS[name] as OperationDef<TObject, unknown, unknown>).permission, `on instance ${inst._id}`)
 }
 
 /** Authorizes, runs and audits one operation; answers the runner's result. */

@@ -142,10 +142,9 @@ export class StaffService {
 
   /** The caller and CSRF token of a session token, or undefined when it is unknown, ended or expired. */
   async session(token: string): Promise<{ caller: Caller; csrfToken: string; member: Stored<StaffMember> } | undefined> {
-    const s = await this.repos.sessions.find(tokenHash(token))
+    const s = await this.repos.sessions.findWithMember(tokenHash(token))
     if (!s || s.expiresAt <= this.clock.now()) return undefined
-    const member = await this.repos.staff.find(s.staffId)
-    return member ? { caller: staffCaller(member), csrfToken: s.csrfToken, member } : undefined
+    return { caller: staffCaller(s.member), csrfToken: s.csrfToken, member: s.member }
   }
 
   /** Ends one session, or every session of its member (`everywhere`); answers how many ended. */
