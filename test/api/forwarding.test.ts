@@ -6,7 +6,7 @@
  * worker signature is refused; an `Idempotency-Key` holds across workers; an owner out of reach answers
  * 503 until the failover, then the new owner answers. Leases of 1 500 ms.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../helpers/webhook-receiver'
@@ -21,6 +21,9 @@ const dirs: string[] = []
 const workers: Record<string, ServeProcess> = {}
 /** The 4 instances and the worker each runs on. */
 const insts: Array<{ inst: Instance; qs: string; creds: { session_id: string; access_token: string } }> = []
+
+/** Each worker's data dir, by worker id. */
+const dirOf: Record<string, string> = {}
 
 /** A real `npm run serve` worker reachable by the other at its own URL. */
 async function serveWorker(id: string): Promise<ServeProcess> {
@@ -38,6 +41,7 @@ async function serveWorker(id: string): Promise<ServeProcess> {
     CHATAPP_LEASE_TTL_MS: String(TTL)
   })
   workers[id] = s
+  dirOf[id] = dir
   return s
 }
 
@@ -116,7 +120,7 @@ it('a send and a read through the worker that does not run the instance answer a
   }
 }, 60_000)
 
-it('an upload through the worker that does not run the instance is streamed to the owner (credentials in the query string); with the credentials only in the form, 409 names the owner', async () => {
+it('an upload through the worker that does not run the instance reaches the owner: streamed (credentials in the query string) or sent again from the form read here (credentials in the form), the file byte for byte', async () => {
   const own = await owners()
   const { inst, qs, creds } = insts[3]!
   const owner = workers[own[inst.session_id]!]!
@@ -141,9 +145,20 @@ it('an upload through the worker that does not run the instance is streamed to t
   expect(forwarded.status, JSON.stringify(forwarded.json)).toBe(200)
   expect(shape(forwarded.json)).toEqual(shape(direct.json))
   const inForm = await post(other.url, '/chatapp/message/doc', form(true))
-  expect(inForm.status).toBe(409)
-  expect(inForm.json.message).toContain(`worker ${own[inst.session_id]} (${owner.url})`)
-  expect(inForm.json.message).toContain('query string')
+  expect(inForm.status, JSON.stringify(inForm.json)).toBe(200)
+  expect(shape(inForm.json)).toEqual(shape(direct.json))
+  // An attachment uploaded with the credentials in the form through the other worker: the owner
+  // stored it, and its file comes back byte for byte, with its name and type.
+  const f = form(true)
+  f.delete('chatId')
+  const uploaded = await post(other.url, '/attachment', f)
+  expect(uploaded.status, JSON.stringify(uploaded.json)).toBe(200)
+  const file = await fetch(`${owner.url}/attachment/${uploaded.json.data._id}/file?${qs}`, { headers: { authorization: `Bearer ${SERVE_TOKEN}` } })
+  expect(file.status).toBe(200)
+  expect(file.headers.get('content-type')).toContain('application/pdf')
+  expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).toBe(true)
+  // The relaying worker kept no copy: its temp files went once the owner answered.
+  await expect.poll(() => readdir(join(dirOf[own[inst.session_id] === 'a' ? 'b' : 'a']!, 'tmp')), { timeout: 5000 }).toEqual([])
 }, 30_000)
 
 it("the web UI's /rpc calls with an instanceId are relayed to the owner too: the same answer, the message once", async () => {

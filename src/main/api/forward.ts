@@ -15,11 +15,13 @@
  * makes the retry safe).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import { openAsBlob } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { request } from 'undici'
+import { request, type FormData as UndiciFormData } from 'undici'
 import type { Core } from '../core'
+import type { UploadedFile } from '../services/attachment-service'
 import { AppError, RetryLaterError } from '../services/errors'
 import { errorBody } from './envelope'
 
@@ -68,12 +70,26 @@ export function checkForwarded(core: Core) {
 }
 
 /**
+ * A multipart upload read here already (its fields, and its file in a temp file) as a form to send
+ * again: the same fields, the file part named `file` with its name and declared type, read from disk
+ * as undici sends it. Used when the credentials were only in the form's fields, so the owner was
+ * known only after the body was read.
+ */
+export async function formOf(upload: { fields: Record<string, unknown>; file?: UploadedFile }): Promise<FormData> {
+  const form = new FormData()
+  for (const [name, value] of Object.entries(upload.fields)) if (typeof value === 'string') form.append(name, value)
+  if (upload.file) form.append('file', await openAsBlob(upload.file.path, { type: upload.file.declaredMimetype ?? 'application/octet-stream' }), upload.file.filename)
+  return form
+}
+
+/**
  * When another worker runs `instanceId`, relays the request there and answers true (the reply is
  * sent); false when this worker answers it. `body` is the request body to send: the raw stream (not
- * read yet) or the parsed JSON. A request already forwarded is never forwarded again (409 naming the
- * owner); an owner that cannot be reached answers 503 with Retry-After.
+ * read yet), the parsed JSON, or a multipart form read already ({@link formOf}). A request already
+ * forwarded is never forwarded again (409 naming the owner); an owner that cannot be reached answers
+ * 503 with Retry-After.
  */
-export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, reply: FastifyReply, instanceId: string, body: Readable | string | undefined): Promise<boolean> {
+export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, reply: FastifyReply, instanceId: string, body: Readable | string | FormData | undefined): Promise<boolean> {
   const owner = await core.cluster.ownerElsewhere(instanceId)
   if (!owner) return false
   const named = `worker ${owner.id}${owner.url ? ` (${owner.url})` : ''}`
@@ -87,8 +103,10 @@ export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, r
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-chatapp-forward')) continue
     headers[name] = Array.isArray(value) ? value.join(', ') : value
   }
-  // The body was parsed here: it is sent again as JSON, whose length the relay sets.
+  // A body parsed here is sent again: as JSON, or as a new form whose boundary undici sets; the relay
+  // sets the length of both. A stream goes on as it came.
   if (typeof body === 'string') headers['content-type'] = 'application/json'
+  else if (body instanceof FormData) delete headers['content-type']
   else if (req.headers['content-length']) headers['content-length'] = req.headers['content-length']
   const ts = String(Date.now())
   headers[FORWARDED_BY] = core.cluster.self
@@ -100,11 +118,13 @@ export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, r
     upstream = await request(new URL(req.url, owner.url), {
       method: req.method as 'GET',
       headers,
-      body: body ?? null
+      // Node's own FormData (a file read from disk as a Blob): undici 7's FormData class stalls on such a
+      // Blob, while its request() sends Node's with the boundary and length set; the types differ only.
+      body: (body ?? null) as Readable | string | UndiciFormData | null
     })
   } catch (err) {
     req.log.warn({ err, owner: owner.id }, 'forwarding to the owner worker failed')
-    if (body && typeof body !== 'string') body.resume()
+    if (body && typeof body !== 'string' && !(body instanceof FormData)) body.resume()
     if (NOT_CONNECTED.has((err as { code?: string }).code ?? '')) {
       throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
     }

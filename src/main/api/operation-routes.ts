@@ -29,8 +29,7 @@ import { rm } from 'node:fs/promises'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { MAX_RESTORE_BYTES } from '../services/backup'
-import { OwnedElsewhereError } from '../services/cluster/worker-leases'
-import { forwardIfOwnedElsewhere } from './forward'
+import { formOf, forwardIfOwnedElsewhere } from './forward'
 
 type AnyOperation = OperationDef<TObject, unknown, unknown>
 
@@ -347,8 +346,7 @@ export function forwardBeforeBody(ctx: OperationContext) {
  * The instance scope's hook: authenticates `session_id`/`access_token` (query string first, then the
  * body or multipart fields) once per request, before the handler. 400 names a missing credential,
  * 401 answers wrong ones (docs/design.md §3). In database mode, a request for an instance another
- * worker runs is then relayed there (its JSON body sent again); a multipart or raw body is read
- * already, so such a request answers 409 naming the owner (credentials in the query string forward it).
+ * worker runs is then relayed there: its JSON body, or the multipart form read here, sent again.
  */
 export function instanceScope(ctx: OperationContext) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -360,9 +358,11 @@ export function instanceScope(ctx: OperationContext) {
         : ctx.core.instances.authenticate(sessionId, accessToken)
     instances.set(req, instance)
     if (ownerChecked.has(req)) return
-    if (uploads.has(req)) {
-      const owner = await ctx.core.cluster.ownerElsewhere(instance._id)
-      if (owner) throw new OwnedElsewhereError(instance._id, owner.id, owner.url || undefined, 'pass session_id and access_token in the query string to have an upload forwarded')
+    const upload = uploads.get(req)
+    if (upload) {
+      // The form is read (its file in a temp file, removed by onResponse either way): only when another
+      // worker runs the instance is it built again to be sent there.
+      if (await ctx.core.cluster.ownerElsewhere(instance._id)) await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, await formOf(upload))
       return
     }
     await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, JSON.stringify(req.body ?? {}))
