@@ -392,7 +392,14 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   workersRef = workers
   if (workers) sessions.useLeases(workers)
   const idempotency = new IdempotencyService({ repo: repos.idempotency, clock })
-  const cluster = new ClusterView({ instances: repos.instances, clock: leaseClock, worker, ...(workers ? { leases: repos.leases } : {}), running: (id) => sessions.has(id) })
+  const cluster = new ClusterView({
+    instances: repos.instances,
+    clock: leaseClock,
+    worker,
+    ...(workers ? { leases: repos.leases, ttlMs: opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS } : {}),
+    running: (id) => sessions.has(id),
+    config: store.config
+  })
   const core: Core = {
     events,
     logger,

@@ -82,10 +82,10 @@ beforeAll(async () => {
   url = await createTestDatabase()
   const a = await serveWorker('a')
   const b = await serveWorker('b')
-  await connectOn(a)
-  await connectOn(a)
-  await connectOn(b)
-  await connectOn(b)
+  // Each start runs on the least-loaded worker, the one asked on a tie: a, b, a, b.
+  for (const s of [a, b, a, b]) await connectOn(s)
+  const own = await owners()
+  insts.sort((x, y) => own[x.inst.session_id]!.localeCompare(own[y.inst.session_id]!))
 }, 60_000)
 
 afterAll(async () => {
@@ -251,6 +251,27 @@ it('forwarding adds little latency: p50/p99 over 200 reads, through the owner an
   console.log(`forwarding latency (200 GET /chatapp/messages): direct p50 ${direct.p50.toFixed(2)} ms p99 ${direct.p99.toFixed(2)} ms; forwarded p50 ${forwarded.p50.toFixed(2)} ms p99 ${forwarded.p99.toFixed(2)} ms`)
   expect(forwarded.p50).toBeGreaterThan(0)
 }, 60_000)
+
+it('a new instance starts on the least-loaded worker, whichever worker is asked: through the busier one its init is forwarded and runs on the other', async () => {
+  const loads = async () => Object.fromEntries((await serveApi(workers.a!.url, 'GET', '/cluster')).json.data.workers.map((w: { id: string; instances: number }) => [w.id, w.instances]))
+  expect(await loads()).toEqual({ a: 2, b: 2 })
+  const made: Instance[] = []
+  const started: string[] = []
+  for (let n = 0; n < 2; n++) {
+    const inst = (await serveApi(workers.a!.url, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })).json.data as Instance
+    made.push(inst)
+    const init = await serveApi(workers.a!.url, 'POST', '/chatapp/init', { session_id: inst.session_id, access_token: inst.settings.access_token })
+    expect(init.status, JSON.stringify(init.json)).toBe(200)
+    started.push((await owners())[inst.session_id]!)
+  }
+  // A tie stays on the worker asked (a: 3); then b has fewer, so the next start asked of a runs on b.
+  expect(started).toEqual(['a', 'b'])
+  expect(await loads()).toEqual({ a: 3, b: 3 })
+  for (const inst of made) {
+    const via = workers[(await owners())[inst.session_id]!]!
+    expect((await serveApi(via.url, 'DELETE', `/chatapp/${inst._id}`)).status).toBe(200)
+  }
+})
 
 it('an owner that cannot be reached: 503 with Retry-After naming it, nothing done; after the failover the new owner answers 200', async () => {
   const own = await owners()

@@ -330,8 +330,11 @@ it("a worker's maximum is kept: the orphans beyond it go to the other worker", a
   url = await createTestDatabase()
   const a = await worker('a', { maxInstances: 1 })
   const b = await worker('b')
+  // A has fewer instances, so each start asked of B is placed on A; A's URL cannot be reached (these
+  // workers serve no HTTP), so each runs on B instead of failing.
   const made = [await b.connectedInstance(), await b.connectedInstance(), await b.connectedInstance()]
   const ids = made.map((m) => m.inst._id)
+  expect(ids.filter((id) => b.core.sessions.get(id))).toHaveLength(3)
   // B stops with no goodbye (its leases lapse); A may take one, then C takes the rest.
   await internalsOf(b.core).workers!.halt()
   const c = await worker('c')

@@ -28,10 +28,23 @@ import { errorBody } from './envelope'
 export const FORWARDED_BY = 'x-chatapp-forwarded-by'
 const FORWARD_TS = 'x-chatapp-forward-ts'
 const FORWARD_SIG = 'x-chatapp-forward-sig'
+/** The configuration document's version the forwarder held: the owner catches up to it first. */
+const FORWARD_CONFIG = 'x-chatapp-forward-config'
 /** How old a forwarded request's signature may be (clock skew between workers plus transit). */
 const MAX_SKEW_MS = 60_000
 /** Retry-After of a 503 for an owner out of reach: about when a failover has placed the instance again. */
 const RETRY_AFTER_S = 5
+
+/** Operations that start an instance's session: they run where ClusterView.placeFor places them. */
+const PLACED: ReadonlySet<string> = new Set(['instances.init'])
+
+/**
+ * True for an operation that starts a session ({@link PLACED}): forward it only once its (small JSON)
+ * body is parsed, so that a start placed on a worker out of reach can still run here.
+ */
+export function startsSession(operation: string | undefined): boolean {
+  return operation !== undefined && PLACED.has(operation)
+}
 
 /** Errors before the request reached the owner (no connection made): nothing can have been done there. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
@@ -66,6 +79,10 @@ export function checkForwarded(core: Core) {
       return reply.status(401).send(errorBody(new AppError('UNAUTHORIZED', 'Invalid worker signature on a forwarded request.')))
     }
     req.forwardedBy = String(by)
+    // An instance (or token, key) the forwarder knows may be too new for this worker's copy of the
+    // document: its change notification can arrive after the forwarded request does.
+    const version = Number(req.headers[FORWARD_CONFIG])
+    if (Number.isSafeInteger(version)) await core.cluster.catchUp(version)
   }
 }
 
@@ -87,10 +104,20 @@ export async function formOf(upload: { fields: Record<string, unknown>; file?: U
  * sent); false when this worker answers it. `body` is the request body to send: the raw stream (not
  * read yet), the parsed JSON, or a multipart form read already ({@link formOf}). A request already
  * forwarded is never forwarded again (409 naming the owner); an owner that cannot be reached answers
- * 503 with Retry-After.
+ * 503 with Retry-After. `operation`: the operation's name; a start (`instances.init`) of an instance no
+ * worker holds goes to the least-loaded worker (ClusterView.placeFor).
  */
-export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, reply: FastifyReply, instanceId: string, body: Readable | string | FormData | undefined): Promise<boolean> {
-  const owner = await core.cluster.ownerElsewhere(instanceId)
+export async function forwardIfOwnedElsewhere(
+  core: Core,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  instanceId: string,
+  body: Readable | string | FormData | undefined,
+  operation?: string
+): Promise<boolean> {
+  // A start goes where it should run (the least-loaded worker) when no worker holds the instance; a
+  // start forwarded here already is run here, whatever the loads are now (one hop).
+  const owner = startsSession(operation) && !req.forwardedBy ? await core.cluster.placeFor(instanceId) : await core.cluster.ownerElsewhere(instanceId)
   if (!owner) return false
   const named = `worker ${owner.id}${owner.url ? ` (${owner.url})` : ''}`
   if (req.forwardedBy) {
@@ -112,6 +139,8 @@ export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, r
   headers[FORWARDED_BY] = core.cluster.self
   headers[FORWARD_TS] = ts
   headers[FORWARD_SIG] = sign(core.account.forwardKey(), core.cluster.self, req.method, req.url, ts)
+  const version = core.cluster.configVersion()
+  if (version !== null) headers[FORWARD_CONFIG] = String(version)
   headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.ip].filter(Boolean).join(', ')
   let upstream: Awaited<ReturnType<typeof request>>
   try {
@@ -126,6 +155,9 @@ export async function forwardIfOwnedElsewhere(core: Core, req: FastifyRequest, r
     req.log.warn({ err, owner: owner.id }, 'forwarding to the owner worker failed')
     if (body && typeof body !== 'string' && !(body instanceof FormData)) body.resume()
     if (NOT_CONNECTED.has((err as { code?: string }).code ?? '')) {
+      // A start placed on a worker that cannot be reached runs here instead: nothing happened there,
+      // and a start must not fail because one worker is down (its heartbeat lapses soon).
+      if ('placed' in owner && owner.placed && (body === undefined || typeof body === 'string')) return false
       throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
     }
     // The request reached the owner, which may have acted on it before the connection broke.

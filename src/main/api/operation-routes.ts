@@ -29,7 +29,7 @@ import { rm } from 'node:fs/promises'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { MAX_RESTORE_BYTES } from '../services/backup'
-import { formOf, forwardIfOwnedElsewhere } from './forward'
+import { formOf, forwardIfOwnedElsewhere, startsSession } from './forward'
 
 type AnyOperation = OperationDef<TObject, unknown, unknown>
 
@@ -37,6 +37,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route applies to the account's only instance when sent without credentials (HttpFacet). */
     soleInstanceWithoutCredentials?: boolean
+    /** The operation's name (the table's key). */
+    operation?: string
   }
 }
 type Bag = Record<string, unknown>
@@ -245,7 +247,7 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
     for (const [i, path] of [http.path, ...(http.aliases ?? [])].entries()) {
       const base = options.schema as { description?: string }
       const schema = { ...base, ...(IDEMPOTENT.test(name) ? idempotencySchema(base.description) : {}), operationId: i === 0 ? name : `${name}.alias${i}` }
-      app.route({ ...options, onRequest, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true } })
+      app.route({ ...options, onRequest, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true, operation: name } })
     }
   }
 }
@@ -329,7 +331,7 @@ const ownerChecked = new WeakSet<FastifyRequest>()
 export function forwardBeforeBody(ctx: OperationContext) {
   return async (req: FastifyRequest, reply: FastifyReply, payload: Readable): Promise<Readable> => {
     const [sessionId, accessToken] = credentialsOf(req, {})
-    if (sessionId === undefined || accessToken === undefined) return payload
+    if (sessionId === undefined || accessToken === undefined || startsSession(req.routeOptions.config.operation)) return payload
     let instance: Stored<Instance>
     try {
       instance = ctx.core.instances.authenticate(sessionId, accessToken)
@@ -337,7 +339,7 @@ export function forwardBeforeBody(ctx: OperationContext) {
       return payload
     }
     ownerChecked.add(req)
-    await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, payload)
+    await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, payload, req.routeOptions.config.operation)
     return payload
   }
 }
@@ -365,6 +367,6 @@ export function instanceScope(ctx: OperationContext) {
       if (await ctx.core.cluster.ownerElsewhere(instance._id)) await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, await formOf(upload))
       return
     }
-    await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, JSON.stringify(req.body ?? {}))
+    await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, JSON.stringify(req.body ?? {}), req.routeOptions.config.operation)
   }
 }

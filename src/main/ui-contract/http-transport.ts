@@ -59,7 +59,7 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
       const instanceId = (req.body as { instanceId?: unknown } | undefined)?.instanceId
       if (typeof instanceId === 'string') {
         try {
-          if (await forwardIfOwnedElsewhere(core, req, reply, instanceId, JSON.stringify(req.body))) return reply
+          if (await forwardIfOwnedElsewhere(core, req, reply, instanceId, JSON.stringify(req.body), method)) return reply
         } catch (err) {
           const error = toErrorShape(err, log)
           void reply.status(HTTP_STATUS[error.code as ErrorCode] ?? 500)

@@ -5,7 +5,8 @@
  */
 import type { Clock } from '../../clock'
 import type { InstanceRepo } from '../../store/repos'
-import type { LeaseRepo, WorkerInfo } from '../../store/repos/lease-repo'
+import type { LeaseRepo, WorkerInfo, WorkerLoad } from '../../store/repos/lease-repo'
+import { AppError } from '../errors'
 
 /** The answer of `GET /cluster`; times are ISO 8601 UTC. */
 export interface ClusterInfo {
@@ -20,9 +21,30 @@ export interface ClusterViewDeps {
   /** This process as a worker. */
   worker: WorkerInfo
   /** Database mode: the lease tables. Absent: SQLite mode, one process. */
-  leases?: Pick<LeaseRepo, 'cluster' | 'holder'>
+  leases?: Pick<LeaseRepo, 'cluster' | 'holder' | 'leastLoaded'>
+  /** Database mode: the lease time, ms; a worker seen within it counts as live for placing a start. */
+  ttlMs?: number
   /** SQLite mode: whether a session of the instance runs here. */
   running: (instanceId: string) => boolean
+  /** The configuration document this process holds (ConfigStore's), for a forwarded request's catch-up. */
+  config?: { readonly version: number | null; catchUp(version: number): Promise<void> }
+}
+
+/**
+ * Where a start asked of worker `me` should run (issue 26: "new and orphaned instances are claimed by
+ * the least-loaded worker"): `loads` is LeaseRepo.leastLoaded's answer (the live workers with room
+ * under their maximum, fewest instances first, ties by id). `me` keeps it when no worker has fewer
+ * instances than `me` (no hop for a tie); else the least-loaded worker that others can reach (a URL).
+ * 'full': no live worker has room.
+ */
+export function placeStart(loads: readonly WorkerLoad[], me: string): WorkerLoad | 'here' | 'full' {
+  const self = loads.find((l) => l.id === me)
+  const least = loads[0]
+  if (!least) return 'full'
+  if (self && self.instances <= least.instances) return 'here'
+  const pick = loads.find((l) => l.id === me || l.url !== '')
+  if (!pick) return 'full'
+  return pick.id === me ? 'here' : pick
 }
 
 export class ClusterView {
@@ -54,6 +76,19 @@ export class ClusterView {
     }
   }
 
+  /** The version of the configuration document this worker holds (database mode; null otherwise). */
+  configVersion(): number | null {
+    return this.deps.config?.version ?? null
+  }
+
+  /**
+   * Before answering a request another worker forwarded: reads the configuration document again if
+   * the forwarder held a newer version (an instance created there a moment ago must be known here).
+   */
+  async catchUp(version: number): Promise<void> {
+    await this.deps.config?.catchUp(version)
+  }
+
   /** This process's worker id. */
   get self(): string {
     return this.deps.worker.id
@@ -68,5 +103,25 @@ export class ClusterView {
     if (!this.deps.leases || this.deps.running(instanceId)) return undefined
     const holder = await this.deps.leases.holder(instanceId, this.deps.clock.now())
     return holder && holder.id !== this.deps.worker.id ? holder : undefined
+  }
+
+  /**
+   * Where a start of `instanceId` (init) asked of this worker should run: the other worker holding it,
+   * or, when no worker does, the least-loaded live worker if it is another one ({@link placeStart});
+   * undefined: here; `placed`: no worker holds it (a worker out of reach may be passed over). Throws
+   * CONFLICT when every live worker runs its maximum
+   * (CHATAPP_WORKER_MAX_INSTANCES). The HTTP faces forward the init to the worker answered.
+   */
+  async placeFor(instanceId: string): Promise<{ id: string; url: string; placed?: true } | undefined> {
+    const leases = this.deps.leases
+    if (!leases || this.deps.running(instanceId)) return undefined
+    const now = this.deps.clock.now()
+    const holder = await leases.holder(instanceId, now)
+    if (holder) return holder.id !== this.deps.worker.id ? holder : undefined
+    const place = placeStart(await leases.leastLoaded(now, this.deps.ttlMs ?? 15_000), this.deps.worker.id)
+    if (place === 'full') {
+      throw new AppError('CONFLICT', 'Every worker runs its maximum number of instances (CHATAPP_WORKER_MAX_INSTANCES); nothing was started. Stop an instance, raise a maximum or add a worker.')
+    }
+    return place === 'here' ? undefined : { id: place.id, url: place.url, placed: true }
   }
 }
