@@ -84,7 +84,12 @@ beforeAll(async () => {
   const b = await serveWorker('b')
   // Each start runs on the least-loaded worker, the one asked on a tie: a, b, a, b.
   for (const s of [a, b, a, b]) await connectOn(s)
-  const own = await owners()
+  // Worker a hears of the instances made on b through the configuration document's notification.
+  let own = await owners()
+  for (const deadline = Date.now() + 5000; !insts.every((i) => i.inst.session_id in own) && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    own = await owners()
+  }
   insts.sort((x, y) => own[x.inst.session_id]!.localeCompare(own[y.inst.session_id]!))
 }, 60_000)
 
@@ -267,10 +272,10 @@ it('a new instance starts on the least-loaded worker, whichever worker is asked:
   // A tie stays on the worker asked (a: 3); then b has fewer, so the next start asked of a runs on b.
   expect(started).toEqual(['a', 'b'])
   expect(await loads()).toEqual({ a: 3, b: 3 })
-  for (const inst of made) {
-    const via = workers[(await owners())[inst.session_id]!]!
-    expect((await serveApi(via.url, 'DELETE', `/chatapp/${inst._id}`)).status).toBe(200)
-  }
+  // Deleted through worker a, the one on b too: the delete is relayed to the worker running it.
+  for (const inst of made) expect((await serveApi(workers.a!.url, 'DELETE', `/chatapp/${inst._id}`)).status).toBe(200)
+  await expect.poll(loads, { timeout: 5000 }).toEqual({ a: 2, b: 2 })
+  expect((await serveApi(workers.b!.url, 'GET', '/chatapp')).json.data.map((i: Instance) => i._id)).not.toContain(made[1]!._id)
 })
 
 it('an owner that cannot be reached: 503 with Retry-After naming it, nothing done; after the failover the new owner answers 200', async () => {

@@ -166,9 +166,10 @@ it('each of 4 connected instances runs on exactly one of two workers; GET /clust
   const again = await b.call({ method: 'POST', url: path, payload: made[0]!.creds, headers: { 'x-chatapp-forwarded-by': 'c', 'x-chatapp-forward-ts': ts, 'x-chatapp-forward-sig': sig } })
   expect(again.statusCode).toBe(409)
   expect(again.body).toContain('runs on worker a (http://a.test:3210), not on the worker c forwarded to')
-  // Nor may B delete it under A's running socket.
+  // Nor does B delete it under A's running socket: the delete is relayed to A (whose URL here cannot
+  // be reached: 503 naming it, nothing done).
   const del = await b.call({ method: 'DELETE', url: `/chatapp/${ids[0]}` })
-  expect(del.statusCode).toBe(409)
+  expect(del.statusCode).toBe(503)
   expect(del.body).toContain('worker a')
   expect(b.core.instances.list().map((i) => i._id)).toContain(ids[0])
   expect(a.core.sessions.get(ids[0]!)).toBeDefined()

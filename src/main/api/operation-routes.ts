@@ -39,6 +39,8 @@ declare module 'fastify' {
     soleInstanceWithoutCredentials?: boolean
     /** The operation's name (the table's key). */
     operation?: string
+    /** An account route about one instance: the path parameter naming it (forwarded to its owner worker). */
+    instanceParam?: string
   }
 }
 type Bag = Record<string, unknown>
@@ -244,10 +246,11 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: OperationCont
     const onRequest = async (req: FastifyRequest) => {
       if (scope !== 'public') authorizePermission(req.caller, name)
     }
+    const instanceParam = Object.entries(http.params ?? {}).find(([, field]) => field === 'instanceId')?.[0]
     for (const [i, path] of [http.path, ...(http.aliases ?? [])].entries()) {
       const base = options.schema as { description?: string }
       const schema = { ...base, ...(IDEMPOTENT.test(name) ? idempotencySchema(base.description) : {}), operationId: i === 0 ? name : `${name}.alias${i}` }
-      app.route({ ...options, onRequest, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true, operation: name } })
+      app.route({ ...options, onRequest, method: http.method, url: path, schema, handler, config: { soleInstanceWithoutCredentials: http.soleInstanceWithoutCredentials === true, operation: name, ...(scope === 'account' && instanceParam ? { instanceParam } : {}) } })
     }
   }
 }
@@ -321,6 +324,19 @@ function credentialsOf(req: FastifyRequest, body: Bag): [unknown, unknown] {
 
 /** Requests whose owner worker was already looked up (preParsing), so preHandler does not again. */
 const ownerChecked = new WeakSet<FastifyRequest>()
+
+/**
+ * The account scope's hook (database mode; api/forward.ts): an account route about one instance named
+ * in its path (`DELETE /chatapp/:instance_id`) is relayed to the worker running that instance, which
+ * answers it as its own (a delete stops the socket there).
+ */
+export function forwardByPath(ctx: OperationContext) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const param = req.routeOptions.config.instanceParam
+    const id = param ? (req.params as Bag)[param] : undefined
+    if (typeof id === 'string' && id !== '') await forwardIfOwnedElsewhere(ctx.core, req, reply, id, undefined)
+  }
+}
 
 /**
  * The instance scope's preParsing hook (database mode; api/forward.ts): when the credentials are in

@@ -23,7 +23,7 @@ import { webhookDocs } from './webhook-docs'
 import type { Core } from '../core'
 import { AppError, HTTP_STATUS, RetryLaterError, storageAppError } from '../services/errors'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
-import { forwardBeforeBody, instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
+import { forwardBeforeBody, forwardByPath, instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
 import { checkForwarded } from './forward'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
@@ -324,6 +324,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   })
   await app.register(async (accountScope) => {
     accountScope.addHook('onRequest', authenticate(core, throttle))
+    // Database mode: an account route about an instance another worker runs is relayed there.
+    accountScope.addHook('preHandler', forwardByPath(ctx))
     registerOperationRoutes(accountScope, ctx, 'account')
     for (const plugin of opts.accountPlugins ?? []) await accountScope.register(plugin)
     await accountScope.register(async (instanceScope) => {
