@@ -2,7 +2,7 @@
  * The protocol test server's control API (used by the benchmarks and `npm run wa-test-server`): the
  * long poll `POST /control/contacts/{pn}/wait` answers at once when enough messages were decrypted,
  * 408 when they do not come in time, 400 on a bad count; `/control/behaviour` reads and sets the
- * live-service knobs. Delivery itself is covered by channel.test.ts.
+ * live-service knobs; `GET /control/devices` lists the linked devices' connections. Delivery itself is covered by channel.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWaTestServer, type WaTestServer } from '../support/wa-server/server'
@@ -51,5 +51,14 @@ describe('/control/behaviour', () => {
     expect((await put({ qrRefreshOnScn: false })).status).toBe(400)
     expect((await put({ dropAfterLoginMs: 'soon' })).status).toBe(400)
     expect(server.behaviour).toMatchObject({ qrRefreshOnScan: true, dropAfterLoginMs: null })
+  })
+})
+
+describe('GET /control/devices', () => {
+  it('answers every device that logged in with its connections; none before a login', async () => {
+    const res = await fetch(`${server.httpUrl}/control/devices`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ devices: [] })
+    // With logins: test/wa-e2e/worker-failover.test.ts and reconnect.test.ts read the same record in process.
   })
 })

@@ -57,6 +57,9 @@ describe('failures that heal', () => {
     // Stopped for good: no login follows.
     await new Promise((r) => setTimeout(r, 400))
     expect(t.server.logins.length).toBe(loginsBefore)
+    // The server's record of the device: both connections ended as replaced, never two live at once.
+    expect(t.server.deviceConnections()).toMatchObject({ live: 0, maxLive: 1, replaced: 2 })
+    expect(t.server.deviceConnections()!.connections.map((c) => c.endedBy)).toEqual(['replaced', 'replaced'])
   })
 
   it('a server that drops each connection 100 ms after login: the delay between logins keeps growing (no reset on a short open)', async () => {

@@ -35,6 +35,11 @@ export class WaConnection {
   /** Frames are decoded one after another, in order. */
   private chain: Promise<void> = Promise.resolve()
   closed = false
+  /**
+   * The server began ending this connection (close() or kill()): from then on it no longer counts as
+   * live, and when it closes the server, not the client, ended it.
+   */
+  endedByServer = false
   payload: proto.ClientPayload | null = null
   /**
    * The client's Noise static public key (32 bytes), once the handshake finished: Baileys' static is
@@ -98,10 +103,14 @@ export class WaConnection {
 
   /** Closes the websocket (the client sees a closed connection). */
   close(): void {
-    if (!this.closed) this.ws.close()
+    if (this.closed) return
+    this.endedByServer = true
+    this.ws.close()
   }
 
+  /** Cuts the websocket with no close handshake (a network loss, for the client). */
   kill(): void {
+    if (!this.closed) this.endedByServer = true
     this.closed = true
     this.ws.terminate()
   }

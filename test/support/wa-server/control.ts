@@ -14,6 +14,9 @@
  * - `POST /control/contacts/{pn}/wait` `{count, timeoutMs?}` → `{received}`: answers once the contact has
  *   decrypted at least `count` messages in all (a long poll: no polling of the full list)
  * - `POST /control/disconnect` `{phone?, code?}` → `{ended}` ({@link WaTestServer.disconnect})
+ * - `GET  /control/devices`                  → `{devices: [{device, connections, live, maxLive, replaced}]}`:
+ *   per linked device, every connection that logged in as it and how it ended, and the most live at
+ *   once ({@link WaTestServer.devices})
  * - `GET  /control/behaviour`                → the server's knobs (behaviour.ts)
  * - `PUT  /control/behaviour` `{knob: value…}` → the knobs after the change (400 for an unknown knob)
  *
@@ -124,6 +127,7 @@ export async function handleControl(server: WaTestServer, req: IncomingMessage, 
       }
       if (req.method === 'PUT' || req.method === 'GET') return reply(200, server.behaviour)
     }
+    if (req.method === 'GET' && what === 'devices' && !id) return reply(200, { devices: server.devices() })
     if (req.method === 'POST' && what === 'disconnect') {
       return reply(200, { ended: server.disconnect({ phone: body.phone === undefined ? undefined : phoneArg(server, body.phone), code: body.code === undefined ? undefined : Number(body.code) }) })
     }

@@ -44,7 +44,7 @@ import { answerGroupIq, deliverClientGroupMessage, fakeGroup, groupInboundMessag
 import { SenderKeys, senderKeysOf } from './sender-keys'
 import { buildMediaMessage, readMedia } from './contact-media'
 import { startMediaHost } from './media-host'
-import { LinkRefusedError, type FakeContact, type FakePhone, type LinkedDevice, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
+import { LinkRefusedError, type DeviceConnection, type DeviceConnections, type FakeContact, type FakePhone, type LinkedDevice, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
 import { LIVE_BEHAVIOUR, type ServerBehaviour } from './behaviour'
 import { answerOf, historyNotification, onDemandRequestOf, type HeldMessage, type OnDemandRequest } from './history'
 
@@ -58,6 +58,8 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws') as {
 
 export {
   LinkRefusedError,
+  type DeviceConnection,
+  type DeviceConnections,
   type FakeContact,
   type FakePhone,
   type LinkedDevice,
@@ -167,6 +169,9 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   /** Epoch ms of each successful login, and logins answered with a stream error (behaviour.loginStreamErrors). */
   const logins: number[] = []
   let loginFailures = 0
+  /** Per device JID: the connections that logged in as it (DeviceConnections) and which of them are live. */
+  const deviceLogs = new Map<string, { device: string; connections: DeviceConnection[]; live: Set<WaConnection>; maxLive: number }>()
+  const deviceEntry = new WeakMap<WaConnection, DeviceConnection>()
   /** Group metadata queries (`w:g2` get `<query>`) answered so far. */
   let groupMetadataQueries = 0
   /** Registrations: clients without credentials that were sent `<pair-device>` refs (each shows a QR). */
@@ -419,6 +424,47 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
     }
   }
 
+  /** The JID of `account`'s linked companion, as its logins name it. */
+  function deviceJid(account: Account): string {
+    return `${account.number}:${COMPANION_DEVICE}@s.whatsapp.net`
+  }
+
+  /** A login as `account`'s device on `conn`: logged, and the most live at once updated. */
+  function recordDeviceLogin(account: Account, conn: WaConnection): void {
+    const device = deviceJid(account)
+    let log = deviceLogs.get(device)
+    if (!log) deviceLogs.set(device, (log = { device, connections: [], live: new Set(), maxLive: 0 }))
+    const entry: DeviceConnection = { id: conn.id, loggedInAt: Date.now(), endedAt: null, endedBy: null }
+    log.connections.push(entry)
+    deviceEntry.set(conn, entry)
+    log.live.add(conn)
+    log.maxLive = Math.max(log.maxLive, liveOf(log.live))
+  }
+
+  /** Live: logged in, not closed, and the server has not started ending it. */
+  function liveOf(set: Set<WaConnection>): number {
+    return [...set].filter((c) => !c.closed && !c.endedByServer).length
+  }
+
+  /** Another login took the device's session: the old connection ends with a conflict (440 in Baileys). */
+  function endReplaced(conn: WaConnection): void {
+    const entry = deviceEntry.get(conn)
+    if (entry && entry.endedBy === null) entry.endedBy = 'replaced'
+    conn.send(node('stream:error', {}, [node('conflict', { type: 'replaced' })]))
+    conn.close()
+  }
+
+  /** What {@link WaTestServer.devices} answers for one device. */
+  function deviceView(log: { device: string; connections: DeviceConnection[]; live: Set<WaConnection>; maxLive: number }): DeviceConnections {
+    return {
+      device: log.device,
+      connections: log.connections.map((c) => ({ ...c })),
+      live: liveOf(log.live),
+      maxLive: log.maxLive,
+      replaced: log.connections.filter((c) => c.endedBy === 'replaced').length
+    }
+  }
+
   /** `<notification type="companion_reg_refresh">` to an unpaired companion (Baileys #2737, PR #2765). */
   function sendRefresh(conn: WaConnection): void {
     conn.send(
@@ -438,6 +484,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         p.reject?.(new LinkRefusedError('the client closed the connection before the pairing finished'))
       }
       for (const [ref, c] of pairing) if (c === conn) pairing.delete(ref)
+      const entry = deviceEntry.get(conn)
+      if (entry && entry.endedAt === null) {
+        entry.endedAt = Date.now()
+        entry.endedBy ??= conn.endedByServer ? 'server' : 'client'
+      }
+      for (const log of deviceLogs.values()) log.live.delete(conn)
       const account = accountOf.get(conn)
       if (account?.loggedIn === conn) {
         account.loggedIn = null
@@ -481,8 +533,16 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         conn.close()
         return
       }
-      // One session per companion: a new login replaces an older connection, as WhatsApp does.
-      if (account.loggedIn && account.loggedIn !== conn) account.loggedIn.kill()
+      // Counted before the replacement: a login while another connection of the device is live is a
+      // second live connection, whatever the server does about it next.
+      recordDeviceLogin(account, conn)
+      // One session per companion: a new login replaces the older connection, as WhatsApp does. The
+      // old client gets <stream:error><conflict type="replaced"/>, which Baileys ends with
+      // DisconnectReason.connectionReplaced (440): WhiskeySockets/Baileys v7.0.0-rc13
+      // src/Socket/socket.ts:982-988 ('CB:stream:error' → end(Boom(statusCode))) and
+      // src/Utils/generics.ts:355-371 (getErrorCodeFromStreamError: CODE_MAP conflict → 440); the
+      // installed rc14 build: lib/Socket/socket.js:791-795, lib/Utils/generics.js:282-298.
+      if (account.loggedIn && account.loggedIn !== conn) endReplaced(account.loggedIn)
       account.loggedIn = conn
       accountOf.set(conn, account)
       logins.push(Date.now())
@@ -876,9 +936,14 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       const conn = accounts.get(phone.number)?.loggedIn
       if (!conn) return false
       // Another client took the session: lib/Utils/generics.js getErrorCodeFromStreamError maps it to 440.
-      conn.send(node('stream:error', {}, [node('conflict', { type: 'replaced' })]))
-      conn.close()
+      endReplaced(conn)
       return true
+    },
+    devices: () => [...deviceLogs.values()].map(deviceView),
+    deviceConnections(phone = first.phone) {
+      const account = accounts.get(phone.number)
+      const log = account && deviceLogs.get(deviceJid(account))
+      return log && deviceView(log)
     },
     media,
     log,

@@ -266,6 +266,14 @@ export interface WaTestServer {
    * connection ends with `<stream:error><conflict type="replaced"/>` (440 in Baileys). False when not logged in.
    */
   replaceSession(phone?: FakePhone): boolean
+  /**
+   * Per linked device (`<number>:12@s.whatsapp.net`), every connection that logged in as it and how
+   * it ended, and the most that were live at once (see {@link DeviceConnections}). Devices in the
+   * order of their first login. `GET /control/devices` answers the same.
+   */
+  devices(): DeviceConnections[]
+  /** {@link devices} for the device of `phone`'s account (default: the first account's); undefined before its first login. */
+  deviceConnections(phone?: FakePhone): DeviceConnections | undefined
   /** Client connections opened so far (each reconnect is one more), and those still open. */
   readonly connections: number
   readonly openConnections: number
@@ -274,6 +282,39 @@ export interface WaTestServer {
   /** Stanzas seen, for failure messages (`WA_TEST_DEBUG=1` prints them). */
   readonly log: string[]
   close(): Promise<void>
+}
+
+/** One connection that logged in as a device: `id` is the server's connection number. */
+export interface DeviceConnection {
+  id: number
+  /** Epoch ms of its `<success>`. */
+  loggedInAt: number
+  /** Epoch ms the websocket closed; null while it is open. */
+  endedAt: number | null
+  /**
+   * Who ended it: `client` (the client closed it, or its process died and the OS closed the socket),
+   * `replaced` (a later login as the same device took over: `<stream:error><conflict type="replaced"/>`,
+   * 440 in Baileys), `server` (any other end the server caused: a disconnect, an unlink); null while open.
+   */
+  endedBy: 'client' | 'replaced' | 'server' | null
+}
+
+/**
+ * What the server saw of one linked device's connections. A connection is live from its login until
+ * the client closes it or the server starts ending it; `maxLive` is the most live at once, counted at
+ * each login before a replacement (2: a second client logged in while the first still held the
+ * session, which the live service answers by replacing the first: both clients of one credential
+ * then evict each other).
+ */
+export interface DeviceConnections {
+  /** `<number>:12@s.whatsapp.net`. */
+  device: string
+  connections: DeviceConnection[]
+  /** Live now. */
+  live: number
+  maxLive: number
+  /** Connections ended as `replaced`. */
+  replaced: number
 }
 
 /**
