@@ -69,7 +69,7 @@ export async function runDbCopyCommand(argv: string[], io: CliIo = consoleIo): P
   }
   io.out(`Copying ${describeEndpoint(from)} to ${describeEndpoint(to)}…`)
   try {
-    const report = await copyDesk(from, to, { onTable: (table, rows) => io.err(`  ${table}: ${rows} rows`) })
+    const report = await copyDesk(from, to, { onTable: (table, rows) => void (rows > 0 && io.err(`  copied ${table}: ${rows} rows`)) })
     for (const line of formatReport(report)) io.out(line)
     const perSecond = report.ms > 0 ? Math.round((report.rows / report.ms) * 1000) : report.rows
     io.out(`Copied and checked ${report.rows} rows in ${(report.ms / 1000).toFixed(1)} s (${perSecond} rows/s): every count and checksum matches.`)

@@ -306,6 +306,23 @@ describe('db:copy', () => {
     expect(Object.values(await snapshot(pg(url))).every((n) => n === 0)).toBe(true)
   }, 60_000)
 
+  it('answers wrong usage with exit code 2 and the usage line, before touching anything', async () => {
+    const run = async (...argv: string[]) => {
+      const err: string[] = []
+      const out: string[] = []
+      const code = await runDbCopyCommand(argv, { out: (l) => out.push(l), err: (l) => err.push(l) })
+      return { code, err: err.join('\n'), out: out.join('\n') }
+    }
+    const d = await folder()
+    expect(await run('--from', d)).toMatchObject({ code: 2, err: expect.stringContaining('Both --from and --to are required') })
+    expect(await run('--from', 'mysql://h/db', '--to', d)).toMatchObject({ code: 2, err: expect.stringContaining('mysql:// is not a database this copies') })
+    expect(await run('--from', d, '--to', d, '--force')).toMatchObject({ code: 2, err: expect.stringContaining("Unknown option '--force'") })
+    expect(await run('--help')).toMatchObject({ code: 0, out: expect.stringContaining('Attachment and media files are not in the database') })
+    expect(await run('--from', d, '--to', d)).toMatchObject({ code: 1, err: expect.stringContaining('are the same') })
+    expect(await run('--from', join(d, 'nothing'), '--to', join(d, 'new'))).toMatchObject({ code: 1, err: expect.stringContaining('no chatapp.db') })
+    expect(existsSync(join(d, 'new'))).toBe(false)
+  })
+
   it('refuses a PostgreSQL source while a worker is live on it', async () => {
     const url = await database()
     const t = await folder()
