@@ -16,6 +16,7 @@ import { sql } from 'kysely'
 import pgClient from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { internalsOf } from '../../../src/main/core'
+import { enospc, injectConfigWriteFault } from '../../../src/main/store/config/durable-json-file'
 import { openDatabase, openPostgresDatabase, NewerDatabaseError } from '../../../src/main/store/db/database'
 import { COPIED_TABLES, copyDesk, CopyRefusedError, type CopyEndpoint } from '../../../src/main/store/copy'
 import { runDbCopyCommand } from '../../../src/main/cli/db-copy-command'
@@ -264,6 +265,23 @@ describe('db:copy', () => {
     }
     await expect(copyDesk(pg(p.databaseUrl!), dir(target), { onTable: cut })).rejects.toThrow(/connection|terminat/)
     expect(existsSync(target)).toBe(false)
+
+    // config.json that cannot be written (a full disk, the configuration store's own seam) rolls the
+    // rows back too: into a folder that had an empty database already, that database stays empty.
+    const full = await tempStorage('postgres')
+    cleanups.push(() => full.close())
+    await full.storage.repos.messages.append('i1', { id: 'M1', chatId: '1@s.whatsapp.net', fromMe: false, pushName: 'A', type: 'text', text: 'olá', timestamp: 1, status: 'RECEIVED', source: 'inbound' })
+    await full.storage.close()
+    const emptyDesk = await folder()
+    await (await openDatabase(join(emptyDesk, 'chatapp.db'))).close()
+    injectConfigWriteFault((file) => enospc(file))
+    try {
+      await expect(copyDesk(pg(full.databaseUrl!), dir(emptyDesk))).rejects.toThrow(/ENOSPC/)
+    } finally {
+      injectConfigWriteFault(null)
+    }
+    expect(Object.values(await snapshot(dir(emptyDesk))).every((n) => n === 0)).toBe(true)
+    expect(existsSync(join(emptyDesk, 'config.json'))).toBe(false)
   }, 60_000)
 
   it('rolls back a copy whose checksums differ: a value the target stores differently is caught', async () => {

@@ -25,8 +25,8 @@
  *   numbered tables follow the copied numbers: SQLite's AUTOINCREMENT does by itself; PostgreSQL's
  *   identity sequences are set past the largest copied number.
  * - The configuration document: a data dir's `config.json` ↔ the `config_document` row of database
- *   mode (migration 4; ../config/database-document.ts). A target data dir gets `config.json` once the
- *   database has committed, then read back and checked.
+ *   mode (migration 4; ../config/database-document.ts). A target data dir gets `config.json` just
+ *   before the database commits, read back and checked (removed again if the commit fails).
  * - Attachments and media are files, not rows: they stay in the data dir; the caller says so
  *   ({@link FILES_NOT_COPIED}).
  */
@@ -186,19 +186,18 @@ export async function copyDesk(from: CopyEndpoint, to: CopyEndpoint, options: Co
         Object.assign(check, { targetRows: digest.rows, targetChecksum: digest.hex() })
         check.ok = check.targetRows === check.sourceRows && check.targetChecksum === check.sourceChecksum
       }
-      if (to.kind === 'postgres') tables.push(documentCheck(config, await new DatabaseDocument({ db: trx, write: () => Promise.reject(new Error('read only')), file: target.database.file }).read()))
+      if (to.kind === 'postgres') {
+        tables.push(documentCheck(config, await new DatabaseDocument({ db: trx, write: () => Promise.reject(new Error('read only')), file: target.database.file }).read()))
+      } else {
+        // config.json, written before the database commits: a failed write still rolls the rows back,
+        // and a failed commit removes the file again (the target had none: openTarget refuses one).
+        const file = new DurableJsonFile(dataPaths(to.dir).config, checkConfig)
+        if (config) await file.write(config)
+        tables.push(documentCheck(config, await file.read()))
+      }
       const report = reportOf(tables, started)
       if (!report.ok) throw new CopyMismatchError(report)
     })
-
-    if (to.kind === 'dir') {
-      // The database has committed; the document goes next to it, read back and checked.
-      const file = new DurableJsonFile(dataPaths(to.dir).config, checkConfig)
-      if (config) await file.write(config)
-      tables.push(documentCheck(config, await file.read()))
-      const report = reportOf(tables, started)
-      if (!report.ok) throw new CopyMismatchError(report)
-    }
     cleanupTarget = null
     return reportOf(tables, started)
   } finally {
