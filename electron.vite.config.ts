@@ -43,12 +43,13 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         // index: the Electron shell; serve: the headless server (`npm run serve` runs it with plain node);
-        // backup, restore: the command-line tools (`npm run backup`, `npm run restore`).
+        // backup, restore, db-copy: the command-line tools (`npm run backup`, `npm run restore`, `npm run db:copy`).
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           serve: resolve(__dirname, 'src/main/serve.ts'),
           backup: resolve(__dirname, 'src/main/cli/backup.ts'),
-          restore: resolve(__dirname, 'src/main/cli/restore.ts')
+          restore: resolve(__dirname, 'src/main/cli/restore.ts'),
+          'db-copy': resolve(__dirname, 'src/main/cli/db-copy.ts')
         },
         output: { format: 'es' }
       }

@@ -13,6 +13,8 @@
  *   ratios of the owner's in the same run (issue 27: what authenticating a person or key costs).
  * - workers: two workers on one PostgreSQL database (a server of its own); a read and a send through
  *   the instance's owner and relayed through the other worker, p50/p99 (issue 26: what forwarding adds).
+ * - copy: `npm run db:copy` of a desk of 100,000 messages from SQLite to PostgreSQL and back (issue 26
+ *   §1): rows per second, the check included, median of 3 (./copy-bench.ts). About a minute.
  * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
  * - auth: the channel credentials in the database (issue 25 §1): time per keys.set and keys.get in a
@@ -33,6 +35,7 @@ import { spawn } from 'node:child_process'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { runAuthBench } from './auth-bench'
+import { runCopyBench } from './copy-bench'
 import { runHistoryBench } from './history-bench'
 import { runMatchBench } from './match-bench'
 import { runPeopleBench } from './people-bench'
@@ -43,8 +46,8 @@ import { runWorkersBench } from './workers-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'history', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, history or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'copy', 'history', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, copy, history or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -63,6 +66,7 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench],
   ['people', '## Who is calling: owner token, API key, staff session', runPeopleBench],
   ['workers', '## Two workers on PostgreSQL: a call through the owner and one relayed to it', runWorkersBench],
+  ['copy', '## npm run db:copy of 100,000 messages: SQLite to PostgreSQL and back', () => runCopyBench()],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench]
 ]
 for (const [name, heading, run] of PARTS) {
