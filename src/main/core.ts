@@ -50,6 +50,7 @@ import { SessionManager } from './services/session-manager'
 import { WorkerLeases } from './services/cluster/worker-leases'
 import { IdempotencyService } from './services/idempotency-service'
 import { ClusterView } from './services/cluster/cluster-view'
+import { DatabaseAlignedClock } from './services/cluster/database-clock'
 import { SurveyService } from './services/survey-service'
 import { ActivityMonitor } from './services/activity'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
@@ -119,6 +120,11 @@ export interface WorkerOptions {
    */
   clock?: Clock
   timers?: Timers
+  /**
+   * Keep the lease clock in step with the database server's (services/cluster/database-clock.ts), so
+   * every worker compares expiries on one time line. Default: yes, unless `clock` is given (a test's).
+   */
+  alignClock?: boolean
 }
 
 /**
@@ -367,7 +373,14 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
-  const leaseClock = opts.worker?.clock ?? systemClock
+  // Lease expiries are compared across workers: each worker's lease clock follows the database's.
+  const aligned =
+    opts.databaseUrl && (opts.worker?.alignClock ?? !opts.worker?.clock) ? new DatabaseAlignedClock(opts.worker?.clock ?? systemClock, () => repos.leases.databaseNow()) : null
+  if (aligned) {
+    const offset = await aligned.sync()
+    if (Math.abs(offset) > 1000) logger.warn({ offsetMs: Math.round(offset) }, 'this machine\'s clock differs from the database server\'s by more than a second; lease times follow the database\'s (keep the clocks in step with NTP)')
+  }
+  const leaseClock = aligned ?? opts.worker?.clock ?? systemClock
   const worker = {
     id: opts.worker?.id || `${hostname()}:${process.pid}`,
     url: opts.worker?.url ?? '',
@@ -384,6 +397,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
         wanted: () => repos.instances.all().filter((i) => i.settings.status === 'CONNECTED' || i.settings.status === 'CONNECTING').map((i) => i._id),
         pairing: () => repos.instances.all().filter((i) => i.settings.status === 'QR').map((i) => i._id),
         clock: leaseClock,
+        ...(aligned ? { syncClock: () => aligned.sync() } : {}),
         timers: opts.worker?.timers ?? systemTimers,
         logger: logger.child({ worker: worker.id }),
         onLease: (instanceId, held) => events.emit('lease', { instanceId, held })

@@ -272,3 +272,36 @@ it('what the count catches: a worker whose clock runs ahead claims the lease whi
   await roundTrip(wa, b, t, 'b')
   relay.restore()
 }, 120_000)
+
+it('the same worker clock 2 TTLs ahead, kept in step with the database server (the default): it claims only once A’s lease lapsed, A’s deadline stopped its socket first, and the server never sees two live connections', async () => {
+  // As above, but B's lease clock follows the database's (services/cluster/database-clock.ts): its
+  // offset, measured at start and every round, cancels the 2 TTLs it runs ahead.
+  const ttl = 20_000
+  const { url, wa, relay } = await setup()
+  const a = await serveWorker(wa, 'a', relay.url, ttl)
+  const t = await pairOn(wa, a)
+  await roundTrip(wa, a, t, 'a')
+  relay.cut()
+  applyTestRootKey(wa.rootPublicKey)
+  const baileys = createBaileysChannel({ waWebSocketUrl: wa.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 } })
+  const ahead = { now: () => Date.now() + 2 * ttl }
+  const port = await freePort()
+  const bh = await makeHarness({
+    factories: { baileys },
+    apiToken: SERVE_TOKEN,
+    logger: pino({ level: 'silent' }),
+    databaseUrl: url,
+    worker: { id: 'b', url: `http://127.0.0.1:${port}`, leaseTtlMs: ttl, clock: ahead, alignClock: true }
+  })
+  cleanup.push(() => bh.close())
+  await bh.app.listen({ port, host: '127.0.0.1' })
+  const b: Worker = { id: 'b', url: `http://127.0.0.1:${port}` }
+  // B connects once A's lease lapsed (up to a TTL after A's last renewal), never before A's socket closed.
+  await expect.poll(() => wa.deviceConnections()?.connections.length ?? 0, { timeout: 2 * ttl, interval: 50 }).toBe(2)
+  const device = wa.deviceConnections()!
+  expect(device.maxLive).toBe(1)
+  expect(device.replaced).toBe(0)
+  expect(wa.pairingRequests).toBe(1)
+  await roundTrip(wa, b, t, 'b')
+  relay.restore()
+}, 120_000)

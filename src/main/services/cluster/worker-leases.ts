@@ -69,6 +69,8 @@ export interface WorkerLeasesDeps {
   /** The instance ids saved as showing a QR (pairing on some worker, or left over by one that stopped). */
   pairing: () => string[]
   clock: Clock
+  /** Measures the clock's offset from the database's again (DatabaseAlignedClock.sync), each round. */
+  syncClock?: () => Promise<unknown>
   timers: Timers
   logger: Logger
   /**
@@ -301,6 +303,7 @@ export class WorkerLeases {
 
   private async round(): Promise<void> {
     const { leases, worker, ttlMs, sessions } = this.deps
+    await this.deps.syncClock?.()
     const now = this.deps.clock.now()
     await leases.heartbeat(worker, now)
     for (const [id, h] of [...this.held]) {

@@ -16,11 +16,13 @@
  * whatever the clocks and pauses of the processes.
  *
  * `now` is always the caller's clock (epoch ms), passed in: the repository never reads a clock, so the
- * rules are tested with explicit times. Lease statements commit on their own (not in the group commit,
+ * rules are tested with explicit times. The workers keep that clock in step with the database
+ * server's ({@link LeaseRepo.databaseNow}; services/cluster/database-clock.ts), so every worker
+ * compares expiries on one time line. Lease statements commit on their own (not in the group commit,
  * ../db/write-queue.ts): a claim's outcome never waits on or fails with unrelated writes, and a
  * statement that locks one row cannot join a deadlock with another worker's batch.
  */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../db/dialect'
 import { StaleLeaseError } from '../db/errors'
 import type { Database } from '../db/schema'
@@ -234,6 +236,17 @@ export class LeaseRepo {
   /** The lease row of `instanceId` (held or expired), or undefined when it was never claimed. */
   async lease(instanceId: string): Promise<ClusterView['leases'][number] | undefined> {
     return this.x.db.selectFrom('instance_leases').selectAll().where('instance_id', '=', instanceId).executeTakeFirst()
+  }
+
+  /**
+   * The database server's time now, epoch ms (PostgreSQL's `clock_timestamp()`, which moves during a
+   * transaction, unlike `now()`); null on SQLite, whose "server" is this process's own clock.
+   */
+  async databaseNow(): Promise<number | null> {
+    if (dialectOf(this.x.db) !== 'postgres') return null
+    const r = await sql<{ ms: number }>`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`.execute(this.x.db)
+    const ms = Number(r.rows[0]?.ms)
+    return Number.isFinite(ms) ? ms : null
   }
 
   /**
