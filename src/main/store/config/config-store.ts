@@ -166,6 +166,21 @@ export class ConfigStore {
     })
   }
 
+  /** Database mode: the version of the document this worker holds (null: the data dir's file, or no row yet). */
+  get version(): number | null {
+    return this.row?.version ?? null
+  }
+
+  /**
+   * Database mode: reads the document again when the one held here is older than `version` (another
+   * worker's, told with one of its events: docs/design.md §22 "Events across workers"); resolves at
+   * once otherwise. Rejects as {@link refresh} does.
+   */
+  async atLeast(version: number): Promise<void> {
+    if (!this.row || (this.row.version !== null && this.row.version >= version)) return
+    await this.refresh()
+  }
+
   /** Reads the stored document into memory (lowdb keeps the old data when the read throws). */
   private async reread(): Promise<void> {
     await this.low.read()
