@@ -41,12 +41,12 @@ const NAMES = ['Pizzeria', 'Bakery', 'Florist', 'Garage', 'Dentist', 'Bookshop']
 
 /** Each card's name, status and worker line, as the page shows them. */
 async function cards(p: Page): Promise<string[]> {
-  return p.getByTestId('instance-card').evaluateAll((els) =>
-    els.map((el) => {
-      const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent ?? ''
-      return `${el.querySelector('p')?.textContent ?? ''} | ${text('status-badge')} | ${text('instance-worker')}`
-    })
-  )
+  const out: string[] = []
+  for (const card of await p.getByTestId('instance-card').all()) {
+    const text = async (id: string) => ((await card.getByTestId(id).count()) ? await card.getByTestId(id).textContent() : '')
+    out.push(`${await card.locator('p').first().textContent()} | ${await text('status-badge')} | ${await text('instance-worker')}`)
+  }
+  return out
 }
 
 beforeAll(async () => {
