@@ -160,8 +160,9 @@ export class ConfigStore {
     if (!this.row || !this.database?.listen || this.unlisten || this.closed) return
     const row = this.row
     const listen = this.database.listen
-    const refreshed = () =>
-      this.refresh().then(
+    // Never rejects: the outcome goes to onRefresh.
+    const refreshed = (): void =>
+      void this.refresh().then(
         (data) => onRefresh(null, data),
         (err: unknown) => onRefresh(err instanceof Error ? err : new Error(String(err)), this.committed)
       )
