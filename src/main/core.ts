@@ -51,6 +51,8 @@ import { WorkerLeases } from './services/cluster/worker-leases'
 import { IdempotencyService } from './services/idempotency-service'
 import { ClusterView } from './services/cluster/cluster-view'
 import { DatabaseAlignedClock } from './services/cluster/database-clock'
+import { receiveEvent, sendEvents } from './services/cluster/event-relay'
+import { EventChannel } from './store/db/event-channel'
 import { SurveyService } from './services/survey-service'
 import { ActivityMonitor } from './services/activity'
 import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
@@ -216,6 +218,8 @@ export interface CoreInternals {
   inbound: InboundPipeline
   /** Database mode: the lease loop (tests: `halt()` stands for a killed worker). */
   workers: WorkerLeases | null
+  /** Database mode on PostgreSQL: the events sent to and heard from the other workers. */
+  relay: EventChannel | null
 }
 
 const internals = new WeakMap<Core, () => CoreInternals>()
@@ -405,6 +409,20 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     : null
   workersRef = workers
   if (workers) sessions.useLeases(workers)
+  // Database mode on PostgreSQL: this worker's events reach the UIs connected to the others, and
+  // theirs reach this one's, on the faces' bus only (docs/design.md §22 "Events across workers").
+  const relayLogger = logger.child({ worker: worker.id })
+  const relay = workers
+    ? await EventChannel.open({
+        database: store.database,
+        worker: worker.id,
+        config: store.config,
+        logger: relayLogger,
+        onEvent: (type, payload, from) => receiveEvent(faces, type, payload, from, relayLogger),
+        onResync: (reason) => faces.emit('resync', { reason })
+      })
+    : null
+  const stopRelay = relay ? sendEvents(events, (type, payload) => relay.publish(type, payload)) : () => {}
   const idempotency = new IdempotencyService({ repo: repos.idempotency, clock })
   const cluster = new ClusterView({
     instances: repos.instances,
@@ -470,6 +488,9 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       await sessions.closeAll()
       // After the sessions, so their last state changes are queued; before storage, which it reads.
       await webhooks.close()
+      // After the sessions too, so their last events reach the other workers.
+      stopRelay()
+      await relay?.close()
       await remoteFiles.close()
       await store.close()
     })
@@ -486,5 +507,5 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     // The lease loop's first round claims this worker's share of the instances saved as connected.
     if (workers) await workers.start()
   }
-  return { core, internals: { storage: store, sessions, inbound, workers } }
+  return { core, internals: { storage: store, sessions, inbound, workers, relay } }
 }

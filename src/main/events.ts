@@ -44,6 +44,11 @@ export interface CoreEvents {
    * the background jobs of an instance run on the worker that holds it (docs/design.md §22).
    */
   lease: { instanceId: string; held: boolean }
+  /**
+   * Database mode, faces only: events of other workers may have been missed (the connection that
+   * hears them broke; docs/design.md §22 "Events across workers"): what the UI shows is reloaded.
+   */
+  resync: { reason: string }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */
   changed: {
     instanceId: string

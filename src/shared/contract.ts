@@ -80,9 +80,14 @@ export type ContractEvent =
   | { type: 'quickReplies' }
   /** The labels (names, colours) changed. */
   | { type: 'labels' }
+  /** Which worker runs an instance changed (a worker claimed or lost its lease): reload `cluster.get`. */
+  | { type: 'cluster'; instanceId: string }
   /** The desktop app's update status changed (checking, downloading, downloaded, …): never from the core. */
   | { type: 'update'; status: UpdateStatusT }
-  /** Sent by the event stream (never by the core) when it reconnected and the events it missed are no longer kept: reload. */
+  /**
+   * Reload what is shown: sent by the event stream when it reconnected and the events it missed are no
+   * longer kept, and by a worker whose connection hearing the other workers' events broke (a gap).
+   */
   | { type: 'resync' }
 
 /** The error both transports carry: docs/design.md §4 codes, a message for the owner, field details. */

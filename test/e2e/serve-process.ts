@@ -4,6 +4,7 @@
  * its ready line `Chatapp API listening on http://HOST:PORT`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +18,8 @@ export interface ServeProcess {
   rpc(method: string, input: unknown): Promise<any>
   /** SIGTERM, wait for exit, remove the data dir (unless `keep`: a restart on it follows). */
   stop(keep?: boolean): Promise<void>
+  /** SIGKILL (a crash: nothing released, nothing flushed); resolves once the process is gone. */
+  kill(): Promise<void>
 }
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -68,8 +71,18 @@ export async function startServe(opts: { dataDir?: string; env?: Record<string, 
       if (!body.ok) throw new Error(JSON.stringify(body.error))
       return body.data
     },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      // tsx's binary runs the server in a child process of its own (it relays SIGTERM, but nothing
+      // relays a SIGKILL): that child is the server to kill, then tsx itself.
+      const exited = new Promise((r) => child.once('exit', r))
+      const server = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+      for (const pid of server) process.kill(pid, 'SIGKILL')
+      child.kill('SIGKILL')
+      await exited
+    },
     async stop(keep = false) {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r))
         child.kill('SIGTERM')
         await exited

@@ -23,6 +23,8 @@ export function subscribeContractEvents(core: Core, listener: (event: ContractEv
     core.events.on('assignment', (e) => listener({ type: 'assignment', instanceId: e.instanceId, chatId: e.chatId, assigned_to: e.assigned_to })),
     core.events.on('quickReplies', () => listener({ type: 'quickReplies' })),
     core.events.on('labels', () => listener({ type: 'labels' })),
+    core.events.on('lease', (e) => listener({ type: 'cluster', instanceId: e.instanceId })),
+    core.events.on('resync', () => listener({ type: 'resync' })),
     core.events.on('qr', (e) => {
       qrDataUrl(e.qr)
         .then((qrDataUrl) => listener({ type: 'qr', instanceId: e.instanceId, qrDataUrl }))

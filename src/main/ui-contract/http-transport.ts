@@ -3,15 +3,17 @@
  *
  * - `POST /rpc/{method}` with the input as the JSON body answers `{ok:true, data}` or
  *   `{ok:false, error:{code, message, details?}}` with the docs/design.md §4 status of the code.
- * - `GET /rpc/events` streams the contract's events as server-sent events (`id: <n>` and
+ * - `GET /rpc/events` streams the contract's events as server-sent events (`id: <stream>.<n>` and
  *   `data: <json>` frames, a comment heartbeat every 15 s). A client that reconnects with
- *   `Last-Event-ID` gets the events it missed first; when they are no longer kept (or the app
- *   restarted), it gets a `resync` event and reloads what it shows.
+ *   `Last-Event-ID` gets the events it missed first; when they are no longer kept, or the id is
+ *   another stream's (the app restarted, or a proxy sent the client to another worker, whose events
+ *   are numbered apart), it gets a `resync` event and reloads what it shows.
  *
  * Both need `Authorization: Bearer <token>` (the API's auth hook covers `/rpc`). EventSource cannot
  * set headers, so the web UI reads the SSE stream with fetch() and a ReadableStream instead: the token
  * never lands in a URL (server logs, browser history, Referer).
  */
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { Core } from '../core'
 import { HTTP_STATUS, RetryLaterError, type ErrorCode } from '../services/errors'
@@ -39,6 +41,9 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
     // Open event streams, ended at shutdown so `server.close()` does not wait for browsers.
     const streams = new Set<() => void>()
     const replay = new EventReplay()
+    // Names this process's numbering in the ids it sends: a Last-Event-ID of an earlier run, or of
+    // another worker behind the same proxy, is not a position in this one's.
+    const stream = randomBytes(6).toString('hex')
     const listeners = new Set<(e: NumberedEvent) => void>()
     const publish = (event: ContractEvent) => {
       const numbered = replay.add(event)
@@ -91,11 +96,12 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
       const send = ({ id, event }: NumberedEvent) => {
         const instanceId = (event as { instanceId?: unknown }).instanceId
         if (caller && typeof instanceId === 'string' && !mayReach(caller, instanceId)) return
-        res.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`)
+        res.write(`id: ${stream}.${id}\ndata: ${JSON.stringify(event)}\n\n`)
       }
       const lastId = req.headers['last-event-id']
       if (typeof lastId === 'string') {
-        const missed = replay.since(Number(lastId))
+        const [of, n] = lastId.split('.')
+        const missed = of === stream && n !== undefined ? replay.since(Number(n)) : null
         if (missed) missed.forEach(send)
         else res.write(`data: ${JSON.stringify({ type: 'resync' })}\n\n`)
       }

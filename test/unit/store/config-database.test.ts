@@ -236,4 +236,20 @@ describe('on postgres: LISTEN/NOTIFY', () => {
     await b.config.close()
     await b.db.close()
   })
+
+  it('a listening connection that breaks is opened again, and the writes made meanwhile are read', async () => {
+    const a = await worker('postgres')
+    const b = await worker('postgres')
+    await b.config.subscribe(() => {}, { min: 20, max: 100 })
+    // The server ends the listening backend (a restart, a network cut); A writes before B listens again.
+    const ended = await a.db.db.executeQuery<{ ended: boolean }>(
+      sql`SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatapp_config'`.compile(a.db.db)
+    )
+    expect(ended.rows).toEqual([{ ended: true }])
+    await a.config.update((d) => void (d.account = account))
+    await expect.poll(() => b.config.data.account).toEqual(account)
+    // Listening again: a later write arrives by notification, without a refresh asked.
+    await a.config.update((d) => void d.instances.push(instance('i1')))
+    await expect.poll(() => b.config.data.instances.map((i) => i._id)).toEqual(['i1'])
+  })
 })

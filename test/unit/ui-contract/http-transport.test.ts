@@ -95,11 +95,12 @@ describe('POST /rpc/{method}', () => {
     const a = (await rpc('instances.create', { channel: 'sandbox' })).json.data
     await expect.poll(() => first.numbered.length).toBeGreaterThan(0)
     const lastSeen = first.numbered.at(-1)!.id
+    const name = first.numbered.at(-1)!.stream
     await first.close()
     // While no stream is open: two more changes.
     const b = (await rpc('instances.create', { channel: 'sandbox' })).json.data
     await rpc('intents.create', { instanceId: a._id, title: 'Hi', keyword: 'hi', reply: 'Hello' })
-    const resumed = await openStream(lastSeen)
+    const resumed = await openStream(`${name}.${lastSeen}`)
     await expect.poll(() => resumed.events.filter((e) => e.type === 'changed').length).toBeGreaterThanOrEqual(2)
     expect(resumed.events).not.toContainEqual({ type: 'resync' })
     expect(resumed.events.slice(0, 2)).toEqual([
@@ -110,16 +111,25 @@ describe('POST /rpc/{method}', () => {
     await resumed.close()
 
     // An id the server does not know (another run of the app): reload instead.
-    const stale = await openStream(10_000_000)
+    const stale = await openStream(`${name}.10000000`)
     await expect.poll(() => stale.events).toEqual([{ type: 'resync' }])
     await stale.close()
+    // A position in another stream's numbering (another worker behind the same proxy, an earlier run):
+    // reload, though the number is one this stream has.
+    const other = await openStream(`0123456789ab.${lastSeen}`)
+    await expect.poll(() => other.events).toEqual([{ type: 'resync' }])
+    await other.close()
+    const bare = await openStream(String(lastSeen))
+    await expect.poll(() => bare.events).toEqual([{ type: 'resync' }])
+    await bare.close()
   })
 })
 
 /** Opens the event stream (optionally resuming after `lastEventId`) and collects its events. */
-async function openStream(lastEventId?: number) {
+async function openStream(lastEventId?: string) {
   const events: ContractEvent[] = []
-  const numbered: Array<{ id: number; event: ContractEvent }> = []
+  /** The events with their ids: the stream's name and the number (`<stream>.<n>`). */
+  const numbered: Array<{ stream: string; id: number; event: ContractEvent }> = []
   const ctrl = new AbortController()
   const res = await fetch(`${base}/rpc/events`, {
     headers: { authorization: `Bearer ${TOKEN}`, ...(lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : {}) },
@@ -130,7 +140,7 @@ async function openStream(lastEventId?: number) {
     onEvent(message) {
       const event = JSON.parse(message.data) as ContractEvent
       events.push(event)
-      if (message.id) numbered.push({ id: Number(message.id), event })
+      if (message.id) numbered.push({ stream: message.id.split('.')[0]!, id: Number(message.id.split('.')[1]), event })
     }
   })
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()

@@ -51,6 +51,8 @@ export class ConfigStore {
   private chain: Promise<unknown> = Promise.resolve()
   private closed = false
   private unlisten: (() => Promise<void>) | null = null
+  /** A re-LISTEN waiting for its turn after the listening connection broke. */
+  private relisten: NodeJS.Timeout | null = null
 
   private constructor(
     private readonly low: Low<ConfigData>,
@@ -164,21 +166,60 @@ export class ConfigStore {
    * Database mode on PostgreSQL: LISTENs on `chatapp_config` (one connection of the pool, held until
    * {@link close}) and refreshes the document whenever another worker commits a write of it; each
    * refresh's outcome is handed to `onRefresh` (an error: the document as it was, the next
-   * notification tries again). Resolves once listening. Does nothing elsewhere (the file, SQLite):
-   * there no other process writes the document while the app runs.
+   * notification tries again). A listening connection that breaks is opened again (backoff from
+   * `relistenMs.min` to `relistenMs.max`, default 200 ms to 5 s) and the document read once it listens,
+   * since writes may have been missed meanwhile. Resolves once listening. Does nothing elsewhere (the
+   * file, SQLite): there no other process writes the document while the app runs.
    */
-  async subscribe(onRefresh: (err: Error | null, data: Readonly<ConfigData>) => void = () => {}): Promise<void> {
+  async subscribe(onRefresh: (err: Error | null, data: Readonly<ConfigData>) => void = () => {}, relistenMs = { min: 200, max: 5000 }): Promise<void> {
     if (!this.row || !this.database?.listen || this.unlisten || this.closed) return
     const row = this.row
-    this.unlisten = await this.database.listen(CONFIG_CHANNEL, (payload) => {
-      // This worker's own writes are notified too: nothing newer to read then.
-      const version = Number(payload)
-      if (row.version !== null && Number.isSafeInteger(version) && version <= row.version) return
-      this.refresh().then(
+    const listen = this.database.listen
+    // Never rejects: the outcome goes to onRefresh.
+    const refreshed = (): void =>
+      void this.refresh().then(
         (data) => onRefresh(null, data),
         (err: unknown) => onRefresh(err instanceof Error ? err : new Error(String(err)), this.committed)
       )
-    })
+    const onNotify = (payload: string) => {
+      // This worker's own writes are notified too: nothing newer to read then.
+      const version = Number(payload)
+      if (row.version !== null && Number.isSafeInteger(version) && version <= row.version) return
+      refreshed()
+    }
+    const start = (): Promise<() => Promise<void>> => listen(CONFIG_CHANNEL, onNotify, () => this.closed || again(relistenMs.min))
+    const again = (delay: number): void => {
+      this.unlisten = null
+      this.relisten = setTimeout(() => {
+        this.relisten = null
+        if (this.closed) return
+        start().then(
+          (stop) => {
+            if (this.closed) return void stop()
+            this.unlisten = stop
+            refreshed()
+          },
+          () => again(Math.min(delay * 2, relistenMs.max))
+        )
+      }, delay)
+      this.relisten.unref()
+    }
+    this.unlisten = await start()
+  }
+
+  /** Database mode: the version of the document this worker holds (null: the data dir's file, or no row yet). */
+  get version(): number | null {
+    return this.row?.version ?? null
+  }
+
+  /**
+   * Database mode: reads the document again when the one held here is older than `version` (another
+   * worker's, told with one of its events: docs/design.md §22 "Events across workers"); resolves at
+   * once otherwise. Rejects as {@link refresh} does.
+   */
+  async atLeast(version: number): Promise<void> {
+    if (!this.row || (this.row.version !== null && this.row.version >= version)) return
+    await this.refresh()
   }
 
   /** Reads the stored document into memory (lowdb keeps the old data when the read throws). */
@@ -190,6 +231,7 @@ export class ConfigStore {
   /** Waits for the writes asked for so far; later changes are refused. */
   async close(): Promise<void> {
     this.closed = true
+    if (this.relisten) clearTimeout(this.relisten)
     const unlisten = this.unlisten
     this.unlisten = null
     await unlisten?.()

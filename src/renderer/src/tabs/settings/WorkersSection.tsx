@@ -1,7 +1,7 @@
 /**
  * Settings → Workers (issue 26): the workers sharing the database and how many instances each runs,
- * shown only when there are several (docs/deploy.md). Reloads when an instance's state changes (a
- * failover shows as instances connecting on another worker).
+ * shown only when there are several (docs/deploy.md). Reloads when an instance's state changes or a
+ * worker claims or loses one (`cluster`, heard from every worker: a failover shows live).
  */
 import { Card, Group, Stack, Text, Title } from '@mantine/core'
 import { ErrorAlert } from '../../components/ErrorAlert'
@@ -9,7 +9,7 @@ import { useContract } from '../../hooks'
 import { isCluster, workerSummary } from '../cluster/cluster-text'
 
 export function WorkersSection() {
-  const cluster = useContract('cluster.get', {}, (e) => e.type === 'state' || (e.type === 'changed' && e.what === 'instance'))
+  const cluster = useContract('cluster.get', {}, (e) => e.type === 'state' || e.type === 'cluster' || (e.type === 'changed' && e.what === 'instance'))
   if (!isCluster(cluster.data)) return cluster.error ? <ErrorAlert error={cluster.error} /> : null
   const now = Date.now()
   return (
