@@ -27,7 +27,7 @@ export interface ClusterViewDeps {
   /** SQLite mode: whether a session of the instance runs here. */
   running: (instanceId: string) => boolean
   /** The configuration document this process holds (ConfigStore's), for a forwarded request's catch-up. */
-  config?: { readonly version: number | null; catchUp(version: number): Promise<void> }
+  config?: { readonly version: number | null; atLeast(version: number): Promise<void> }
 }
 
 /**
@@ -86,7 +86,7 @@ export class ClusterView {
    * the forwarder held a newer version (an instance created there a moment ago must be known here).
    */
   async catchUp(version: number): Promise<void> {
-    await this.deps.config?.catchUp(version)
+    await this.deps.config?.atLeast(version)
   }
 
   /** This process's worker id. */

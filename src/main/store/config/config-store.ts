@@ -147,21 +147,6 @@ export class ConfigStore {
     return run
   }
 
-  /** Database mode: the version of the stored document this process holds; null in file mode (or none yet). */
-  get version(): number | null {
-    return this.row?.version ?? null
-  }
-
-  /**
-   * Database mode: reads the document again when this process holds a version older than `version`
-   * (another worker, forwarding a request, had seen it newer: its NOTIFY may not have arrived here yet).
-   * Resolves at once otherwise; rejects as {@link refresh} does.
-   */
-  async catchUp(version: number): Promise<void> {
-    if (!this.row || (this.row.version !== null && this.row.version >= version)) return
-    await this.refresh()
-  }
-
   /**
    * Database mode on PostgreSQL: LISTENs on `chatapp_config` (one connection of the pool, held until
    * {@link close}) and refreshes the document whenever another worker commits a write of it; each
@@ -214,8 +199,8 @@ export class ConfigStore {
 
   /**
    * Database mode: reads the document again when the one held here is older than `version` (another
-   * worker's, told with one of its events: docs/design.md §22 "Events across workers"); resolves at
-   * once otherwise. Rejects as {@link refresh} does.
+   * worker's, told with one of its events — docs/design.md §22 "Events across workers" — or with a
+   * request it forwards, api/forward.ts); resolves at once otherwise. Rejects as {@link refresh} does.
    */
   async atLeast(version: number): Promise<void> {
     if (!this.row || (this.row.version !== null && this.row.version >= version)) return
