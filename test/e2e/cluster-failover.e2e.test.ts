@@ -52,11 +52,14 @@ async function cards(p: Page): Promise<string[]> {
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
   db = await createTestDatabase()
-  const a = await worker('worker-a')
-  const b = await worker('worker-b')
-  const c = await worker('worker-c')
   // worker-b runs three, worker-c two, worker-a one: the one to kill is not the one the UI is on.
-  for (const [s, name] of [[b, NAMES[0]], [b, NAMES[1]], [b, NAMES[2]], [c, NAMES[3]], [c, NAMES[4]], [a, NAMES[5]]] as const) await linkedOn(s, name!)
+  // A start goes to the least-loaded live worker, so each worker starts as its share is linked.
+  const b = await worker('worker-b')
+  for (const name of NAMES.slice(0, 3)) await linkedOn(b, name)
+  const c = await worker('worker-c')
+  for (const name of NAMES.slice(3, 5)) await linkedOn(c, name)
+  const a = await worker('worker-a')
+  await linkedOn(a, NAMES[5]!)
   browser = await launchChromium()
   page = await browser.newPage({ viewport: { width: 1366, height: 768 } })
   page.on('pageerror', (e) => pageErrors.push(e.stack ?? e.message))

@@ -25,7 +25,7 @@ async function worker(id: string): Promise<ServeProcess> {
   return s
 }
 
-/** A sandbox instance named `name`, made and linked through worker `s` (which then runs it). */
+/** A sandbox instance named `name`, made and linked through worker `s` (which runs it unless another live worker has fewer). */
 async function linkedOn(s: ServeProcess, name: string): Promise<void> {
   const inst = await s.rpc('instances.create', { channel: 'sandbox', name })
   await s.rpc('instances.init', { instanceId: inst._id })
@@ -35,10 +35,11 @@ async function linkedOn(s: ServeProcess, name: string): Promise<void> {
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
   db = await createTestDatabase()
+  // A start goes to the least-loaded live worker: worker-one takes two before worker-two starts.
   const one = await worker('worker-one')
-  const two = await worker('worker-two')
   await linkedOn(one, 'Pizzeria')
   await linkedOn(one, 'Bakery')
+  const two = await worker('worker-two')
   await linkedOn(two, 'Florist')
   browser = await launchChromium()
   page = await browser.newPage({ viewport: { width: 1366, height: 768 } })
