@@ -1,16 +1,19 @@
 /**
- * Attachments (docs/design.md §8): files stored under the data dir, owned by one instance, named by id
- * in intent/survey actions and in the text send's `attachments`. The MIME type is read from the bytes.
- * Uploads arrive as a file in the data dir's tmp folder (HTTP multipart) or as bytes (the UI).
+ * Attachments (docs/design.md §8): files stored under the data dir (or the shared `CHATAPP_MEDIA_DIR`,
+ * docs/deploy.md), owned by one instance, named by id in intent/survey actions and in the text send's
+ * `attachments`. The MIME type is read from the bytes. Uploads arrive as a file in the data dir's tmp
+ * folder (HTTP multipart) or as bytes (the UI), and are moved into the store whole
+ * (../store/shared-files.ts: a copy beside the destination when the store is on another disk).
  */
 import { createHash } from 'node:crypto'
-import { rename, rm, writeFile } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import { newObjectId } from '../ids'
 import { detectMimeType } from '../media/media-inspect'
 import type { Repositories, Stored } from '../store/repos'
+import { moveFileInto } from '../store/shared-files'
 import type { Attachment, Instance } from '../../shared/schemas/records'
 import { AppError, invalid, notFound } from './errors'
 
@@ -71,7 +74,7 @@ export class AttachmentService {
   async create(inst: Inst, upload: UploadedFile): Promise<Stored<Attachment>> {
     const id = newObjectId()
     const mimetype = await detectMimeType(upload.path, upload.filename, upload.declaredMimetype)
-    await rename(upload.path, this.filePath(id))
+    await moveFileInto(upload.path, this.filePath(id))
     try {
       const record = await this.deps.repos.attachments.put({
         _id: id,
