@@ -6,9 +6,11 @@
  * release), and downloads through b; deleting the instance removes its files from the shared folder.
  * Without the shared folder (each worker's own data dir) b cannot send it: the test fails.
  */
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
 import { afterEach, expect, it } from 'vitest'
 import { internalsOf } from '../../src/main/core'
 import { makeHarness, type Harness } from '../helpers/harness'
@@ -88,4 +90,37 @@ it('an image uploaded through worker a is sent by an intent on worker b after a 
   expect(del.statusCode, del.body).toBe(200)
   expect(await readdir(join(mediaDir, 'attachments'))).toEqual([])
   expect(await readdir(join(mediaDir, 'media'))).toEqual([])
+}, 60_000)
+
+/** A logger whose lines the test reads. */
+function recordingLogger(): { logger: ReturnType<typeof pino>; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = []
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>)
+      done()
+    }
+  })
+  return { logger: pino({ level: 'info' }, sink), lines }
+}
+
+it('in database mode a worker without CHATAPP_MEDIA_DIR warns that its attachments are its own; with it, no warning, and an open media folder is made 0700/0600', async () => {
+  url = await createTestDatabase()
+  const without = recordingLogger()
+  harnesses.push(await makeHarness({ databaseUrl: url, logger: without.logger, worker: { id: 'a', leaseTtlMs: TTL } }))
+  const warned = without.lines.find((l) => String(l.msg).startsWith('CHATAPP_MEDIA_DIR is not set'))
+  expect(warned?.level).toBe(40)
+  expect(String(warned?.msg)).toMatch(/another worker takes over cannot send or serve them/)
+
+  mediaDir = await mkdtemp(join(tmpdir(), 'chatapp-media-'))
+  await mkdir(join(mediaDir, 'attachments'), { mode: 0o755 })
+  await chmod(join(mediaDir, 'attachments'), 0o755)
+  await writeFile(join(mediaDir, 'attachments', 'old'), 'x', { mode: 0o644 })
+  const withDir = recordingLogger()
+  harnesses.push(await makeHarness({ databaseUrl: url, mediaDir, logger: withDir.logger, worker: { id: 'b', leaseTtlMs: TTL } }))
+  expect(withDir.lines.filter((l) => String(l.msg).startsWith('CHATAPP_MEDIA_DIR is not set'))).toEqual([])
+  expect(withDir.lines.find((l) => String(l.msg).startsWith('media dir: folders set to 0700'))?.changed).toBe(2)
+  expect(await mode(join(mediaDir, 'attachments'))).toBe(0o700)
+  expect(await mode(join(mediaDir, 'attachments', 'old'))).toBe(0o600)
+  expect(await mode(join(mediaDir, 'media'))).toBe(0o700)
 }, 60_000)
