@@ -13,6 +13,7 @@ import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { afterEach, expect, it } from 'vitest'
 import { internalsOf } from '../../src/main/core'
+import type { Logger } from '../../src/main/logger'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { multipart, png } from '../helpers/fixtures'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
@@ -93,7 +94,7 @@ it('an image uploaded through worker a is sent by an intent on worker b after a 
 }, 60_000)
 
 /** A logger whose lines the test reads. */
-function recordingLogger(): { logger: ReturnType<typeof pino>; lines: Array<Record<string, unknown>> } {
+function recordingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = []
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
