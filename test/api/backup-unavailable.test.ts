@@ -13,6 +13,8 @@ import { extractBackup } from '../../src/main/store/backup'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { multipart, png } from '../helpers/fixtures'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
+import { ManualClock } from '../helpers/manual-clock'
+import { RETRY_MS, START_DELAY_MS } from '../../src/main/services/backup/backup-service'
 
 let h: Harness | undefined
 let url: string | undefined
@@ -87,4 +89,17 @@ it('with CHATAPP_MEDIA_DIR on SQLite: a backup holds the attachments from that f
   expect(res.json.message).toMatch(/CHATAPP_MEDIA_DIR.*Nothing was changed\./)
   expect(await readdir(join(mediaDir, 'attachments'))).toEqual([att._id])
   expect((await readdir(h.dataDir)).filter((n) => n.startsWith('replaced-'))).toEqual([])
+}, 60_000)
+
+it('on PostgreSQL the daily backup, on by default, stops after its first refusal (no hourly retry) and shows the reason', async () => {
+  url = await createTestDatabase()
+  const clock = new ManualClock()
+  h = await makeHarness({ databaseUrl: url, clock, timers: clock })
+  expect((await h.core.backups.status()).next_at).not.toBeNull()
+  clock.advance(START_DELAY_MS + 1)
+  await expect.poll(async () => (await h!.core.backups.status()).last_error, { timeout: 10_000, interval: 20 }).toMatch(/use pg_dump/)
+  const status = await h.core.backups.status()
+  expect(status).toMatchObject({ daily: true, running: false, next_at: null, backups: [] })
+  clock.advance(RETRY_MS + 1)
+  expect((await h.core.backups.status()).next_at).toBeNull()
 }, 60_000)
