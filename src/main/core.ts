@@ -15,6 +15,7 @@ import { silentLogger, type Logger } from './logger'
 import { lockDataDir } from './store/data-dir-lock'
 import { once } from './once'
 import { openStorage, type DataPaths, type Storage } from './store/storage'
+import { removeStaleParts } from './store/shared-files'
 import { AccountService } from './services/account-service'
 import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
@@ -300,13 +301,17 @@ interface Running {
 }
 
 /**
- * The shared media folder at start (docs/deploy.md "A shared media folder"): its folders and files made
- * 0700/0600 like the data dir's (a failure, e.g. a mount that refuses chmod, is logged, not fatal); and
- * in database mode without one, a warning: the attachments and media are this worker's, so an instance
+ * The attachments and media folders at start: the temporary files of writes a crash cut short removed
+ * once an hour old (../store/shared-files.ts). The shared media folder (docs/deploy.md "A shared media
+ * folder"): its folders and files made 0700/0600 like the data dir's (a failure, e.g. a mount that
+ * refuses chmod, is logged, not fatal); and in database mode without one, a warning: the attachments and media are this worker's, so an instance
  * taken over by another worker cannot send or serve them there. Not refused: one worker on PostgreSQL
  * (or several that never move an instance with attachments) needs no shared folder.
  */
 async function checkMediaDir(opts: CoreOptions, paths: DataPaths, logger: Logger): Promise<void> {
+  // File times are real time whatever the core's clock (tests move that one by hours).
+  const stale = (await removeStaleParts(paths.attachments, Date.now())) + (await removeStaleParts(paths.media, Date.now()))
+  if (stale > 0) logger.info({ removed: stale }, 'removed temporary files an interrupted write left in attachments/ and media/')
   if (opts.mediaDir) {
     for (const dir of [paths.attachments, paths.media]) {
       try {

@@ -5,16 +5,17 @@
  *
  * - a file is written under a temporary name in its destination's own folder and then renamed: a
  *   rename is atomic only within one file system, and a temporary file in the data dir's tmp/ (another
- *   disk than the mount) cannot be renamed into it at all (EXDEV);
+ *   disk than the mount) cannot be renamed into it at all (EXDEV); a crash may leave a temporary file,
+ *   which the next start removes once it is an hour old ({@link removeStaleParts});
  * - temporary names are random, so two writers of one name (never two workers: ids are unique, but a
  *   message's media may be fetched twice) never share a temporary file; the last rename wins, and a
  *   reader sees one whole version or the other;
  * - files are 0600, as in the data dir (./data-dir-modes.ts).
  */
 import { randomBytes } from 'node:crypto'
-import { chmod, copyFile, constants, open, rename, rm } from 'node:fs/promises'
+import type { Dirent } from 'node:fs'
+import { chmod, copyFile, constants, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
 import { FILE_MODE, syncDir } from './config/durable-json-file'
 
 /** The file-system calls {@link moveFileInto} makes that a test may replace (an EXDEV needs two file systems, and root to mount one). */
@@ -63,9 +64,59 @@ export async function moveFileInto(src: string, dest: string, ops: MoveOps = rea
 }
 
 /**
- * Writes `data` as `dest` atomically (write-file-atomic: a temporary file beside it, fsync, rename;
- * its writes to one name within this process are queued), 0600. Throws what the write throws.
+ * Writes `data` as `dest` atomically: a temporary file beside it ({@link partName}, created
+ * exclusively, 0600), fsynced, then renamed over `dest`. Throws what the write throws (ENOSPC…), with
+ * no temporary file left and `dest` as it was. Not write-file-atomic (which the configuration file
+ * uses): its temporary name is derived from the process id and a counter, and workers in containers
+ * are all pid 1, so two of them writing one name on a shared mount could write one temporary file.
  */
 export async function writeFileInto(dest: string, data: Buffer): Promise<void> {
-  await writeFileAtomic(dest, data, { mode: FILE_MODE, fsync: true })
+  const part = partName(dest)
+  try {
+    const fh = await open(part, 'wx', FILE_MODE)
+    try {
+      await fh.writeFile(data)
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+    await rename(part, dest)
+  } catch (err) {
+    await rm(part, { force: true })
+    throw err
+  }
+}
+
+/** A temporary name of {@link partName}. */
+const PART = /^\..+\.part-[0-9a-f]{12}$/
+
+/**
+ * Removes the temporary files a crash left in `dir` and in its subfolders one level down (the layout
+ * of attachments/ and media/<instance>/) when older than `olderThanMs` (another worker may be writing
+ * a younger one right now). Answers how many it removed. A folder that does not exist counts none.
+ */
+export async function removeStaleParts(dir: string, now: number, olderThanMs = 60 * 60 * 1000): Promise<number> {
+  let removed = 0
+  const visit = async (folder: string, depth: number): Promise<void> => {
+    let entries: Dirent[]
+    try {
+      entries = await readdir(folder, { withFileTypes: true })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return
+      throw err
+    }
+    for (const e of entries) {
+      const path = join(folder, e.name)
+      if (e.isDirectory() && depth > 0) await visit(path, depth - 1)
+      else if (e.isFile() && PART.test(e.name)) {
+        const st = await stat(path).catch(() => null)
+        if (st && now - st.mtimeMs > olderThanMs) {
+          await rm(path, { force: true })
+          removed++
+        }
+      }
+    }
+  }
+  await visit(dir, 1)
+  return removed
 }

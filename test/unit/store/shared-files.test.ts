@@ -6,11 +6,11 @@
  * file system needs root to mount, so the EXDEV is injected: a rename that refuses to cross folders,
  * as the kernel refuses to cross file systems.
  */
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { moveFileInto, writeFileInto, type MoveOps } from '../../../src/main/store/shared-files'
+import { moveFileInto, partName, removeStaleParts, writeFileInto, type MoveOps } from '../../../src/main/store/shared-files'
 
 let root: string
 let src: string
@@ -105,4 +105,28 @@ it('concurrent moves to one name (two workers) leave one whole version and no te
   expect(got.every((b) => b === got[0])).toBe(true)
   expect(await readdir(join(root, 'shared'))).toEqual(['a1b2c3'])
   expect(await readdir(join(root, 'tmp'))).toEqual([])
+})
+
+it('a write that fails leaves no temporary file and the previous version in place', async () => {
+  await writeFileInto(dest, Buffer.from('v1'))
+  // A folder where the file should be: the rename over it fails (EISDIR), after the bytes were written.
+  const blocked = join(root, 'shared', 'blocked')
+  await mkdir(blocked)
+  await expect(writeFileInto(blocked, Buffer.from('v2'))).rejects.toMatchObject({ code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/) })
+  expect(await readFile(dest, 'utf8')).toBe('v1')
+  expect((await readdir(join(root, 'shared'))).sort()).toEqual(['a1b2c3', 'blocked'])
+})
+
+it('at start, removes temporary files a crash left once an hour old, in the folder and one level down; nothing else', async () => {
+  const media = join(root, 'shared', 'inst1')
+  await mkdir(media)
+  const old = [partName(dest), partName(join(media, '3EB0ABC'))]
+  const young = partName(join(media, '3EB0DEF'))
+  for (const p of [...old, young, join(media, '3EB0ABC'), dest]) await writeFile(p, 'x')
+  const hourAgo = (Date.now() - 2 * 3_600_000) / 1000
+  for (const p of [...old, join(media, '3EB0ABC'), dest]) await utimes(p, hourAgo, hourAgo)
+  expect(await removeStaleParts(join(root, 'shared'), Date.now())).toBe(2)
+  expect(await readdir(join(root, 'shared'))).toEqual(['a1b2c3', 'inst1'])
+  expect((await readdir(media)).sort()).toEqual([young.split('/').pop(), '3EB0ABC'].sort())
+  expect(await removeStaleParts(join(root, 'nowhere'), Date.now())).toBe(0)
 })
