@@ -125,3 +125,31 @@ it('in database mode a worker without CHATAPP_MEDIA_DIR warns that its attachmen
   expect(await mode(join(mediaDir, 'attachments', 'old'))).toBe(0o600)
   expect(await mode(join(mediaDir, 'media'))).toBe(0o700)
 }, 60_000)
+
+it('without a shared folder, the worker that took an instance over answers 404 naming the missing file and CHATAPP_MEDIA_DIR (was a 500)', async () => {
+  url = await createTestDatabase()
+  const own = async (id: string) => {
+    const h = await makeHarness({ databaseUrl: url!, worker: { id, url: `http://${id}.test:3210`, leaseTtlMs: TTL } })
+    harnesses.push(h)
+    return h
+  }
+  const a = await own('a')
+  const { inst, qs } = await a.connectedInstance()
+  await a.instanceApi(qs)('PUT', '/chatapp/updateActions', { send_default_msg: false })
+  const att = (await a.call({ method: 'POST', url: `/attachment?${qs}`, ...multipart({}, { filename: 'menu.png', contentType: 'image/png', data: await png() }) })).json.data
+  await a.instanceApi(qs)('POST', '/intent', { title: 'Menu', keyword: 'menu', reply: 'Here', action: { send_photo: att._id } })
+  const b = await own('b')
+  await internalsOf(a.core).workers!.halt()
+  await expect.poll(() => b.core.instances.get(inst._id).settings.status === 'CONNECTED' && b.core.sessions.get(inst._id) !== undefined, { timeout: 10_000, interval: 20 }).toBe(true)
+
+  const missing = /^The file of attachment menu\.png \(\w+\) is not in this worker's attachments folder\. With several workers, CHATAPP_MEDIA_DIR must name a folder every worker mounts\.$/
+  const file = await b.call({ method: 'GET', url: `/attachment/${att._id}/file?${qs}` })
+  expect(file.statusCode, file.body).toBe(404)
+  expect(file.json.message).toMatch(missing)
+  const send = await b.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: CUSTOMER, attachments: [att._id] } })
+  expect(send.statusCode, send.body).toBe(404)
+  expect(send.json.message).toMatch(missing)
+  await b.call({ method: 'POST', url: `/chatapp/sandbox/inbound?${qs}`, payload: { chatId: CUSTOMER, message: 'menu' } })
+  const activity = (await b.call({ method: 'GET', url: `/chatapp/bot/activity?${qs}` })).json.data
+  expect(activity[0].actions).toEqual([{ action: 'send_photo', ok: false, error: expect.stringMatching(missing) }])
+}, 60_000)

@@ -6,8 +6,9 @@
  * (../store/shared-files.ts: a copy beside the destination when the store is on another disk).
  */
 import { createHash } from 'node:crypto'
-import { rm, writeFile } from 'node:fs/promises'
+import { access, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { MediaSource } from '../channel/types'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import { newObjectId } from '../ids'
@@ -63,6 +64,25 @@ export class AttachmentService {
   /** Path of the stored bytes. */
   filePath(id: string): string {
     return join(this.deps.dir, id)
+  }
+
+  /**
+   * The stored file of `a`, to send or serve. 404 naming the attachment when its bytes are not in this
+   * worker's attachments folder: in database mode without a shared `CHATAPP_MEDIA_DIR`, only the worker
+   * that stored it has them (docs/deploy.md "A shared media folder").
+   */
+  async source(a: Stored<Attachment>): Promise<MediaSource> {
+    const path = this.filePath(a._id)
+    try {
+      await access(path)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      throw new AppError(
+        'NOT_FOUND',
+        `The file of attachment ${a.filename} (${a._id}) is not in this worker's attachments folder. With several workers, CHATAPP_MEDIA_DIR must name a folder every worker mounts.`
+      )
+    }
+    return { path, mimetype: a.mimetype, size: a.size, fileName: a.filename }
   }
 
   /** A path in the tmp folder for an upload in progress. */
