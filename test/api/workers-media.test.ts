@@ -4,7 +4,9 @@
  * media folder on a real PostgreSQL database. An image uploaded through worker a is sent by an intent
  * on worker b once b has taken the instance over (a killed: its lease loop and sockets stopped, no
  * release), and downloads through b; deleting the instance removes its files from the shared folder.
- * Without the shared folder (each worker's own data dir) b cannot send it: the test fails.
+ * Without the shared folder (each worker's own data dir) b cannot send it: the first test fails then,
+ * and the last one checks that b says why (404 naming the file and the variable). The start's
+ * warning in database mode without the variable, and the folder's modes.
  */
 import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
