@@ -18,7 +18,7 @@ COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/out ./out
 COPY --from=build /app/scripts ./scripts
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data /media && chown node:node /data /media && chmod 700 /data /media
 USER node
 VOLUME /data
 EXPOSE 3210

@@ -48,6 +48,7 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
     core = await startCore({
       dataDir: config.dataDir,
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl, worker: config.worker } : {}),
+      ...(config.mediaDir ? { mediaDir: config.mediaDir } : {}),
       defaultChannel: config.channel,
       apiToken: config.apiToken,
       fetchAllow: config.fetchAllow,

@@ -4,7 +4,7 @@
  * offline test seam (docs/design.md §5): for tests only, unset in normal use.
  */
 import { homedir, hostname } from 'node:os'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import type { ChannelKind } from './channel/types'
 import { PRODUCT_NAME } from './version'
 import { addressPolicy } from './media/address-policy'
@@ -16,6 +16,11 @@ export interface ServeConfig {
    * everything that grows, instead of the data dir's SQLite file (docs/storage.md, "PostgreSQL").
    */
   databaseUrl?: string
+  /**
+   * `CHATAPP_MEDIA_DIR`: an absolute folder every worker mounts, holding `attachments/` and `media/`
+   * instead of the data dir (docs/deploy.md "A shared media folder").
+   */
+  mediaDir?: string
   host: string
   /** 0 = any free port. */
   port: number
@@ -133,8 +138,10 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
   if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) {
     throw new ConfigError('CHATAPP_DATABASE_URL must be a postgres:// (or postgresql://) URL')
   }
+  const mediaDir = readMediaDir(env)
   const host = env.CHATAPP_HOST?.trim() || '127.0.0.1'
   return {
+    ...(mediaDir ? { mediaDir } : {}),
     ...(wsUrl ? { waWebSocketUrl: wsUrl } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(waRootKey ? { waRootKey } : {}),
@@ -148,6 +155,17 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
     tuning: readTuning(env),
     worker: readWorker(env, host, port)
   }
+}
+
+/**
+ * `CHATAPP_MEDIA_DIR`, or undefined when unset. Must be an absolute path: each worker may start in
+ * another working directory, and a relative one would name a different folder on each. Throws ConfigError.
+ */
+export function readMediaDir(env: NodeJS.ProcessEnv): string | undefined {
+  const dir = env.CHATAPP_MEDIA_DIR?.trim()
+  if (!dir) return undefined
+  if (!isAbsolute(dir)) throw new ConfigError(`CHATAPP_MEDIA_DIR must be an absolute path (a folder every worker mounts), got "${dir}"`)
+  return dir
 }
 
 /** The worker variables (issue 26), validated; defaults from the host and port. Throws ConfigError. */

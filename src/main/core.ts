@@ -14,7 +14,8 @@ import { CoreEventBus } from './events'
 import { silentLogger, type Logger } from './logger'
 import { lockDataDir } from './store/data-dir-lock'
 import { once } from './once'
-import { openStorage, type Storage } from './store/storage'
+import { openStorage, type DataPaths, type Storage } from './store/storage'
+import { removeStaleParts } from './store/shared-files'
 import { AccountService } from './services/account-service'
 import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
@@ -40,7 +41,7 @@ import { CustomerDataService } from './services/history/customer-data-service'
 import { RetentionService } from './services/history/retention-service'
 import { PhoneHistoryService } from './services/history/phone-history-service'
 import { BackupDesk, BackupService, restoreWithReload } from './services/backup'
-import type { RestoreResult } from './store/backup'
+import { BackupUnavailableError, type RestoreResult } from './store/backup'
 import { MessageService } from './services/messages/message-sender'
 import { Outbound } from './services/messages/outbound'
 import { RemoteFiles } from './services/messages/remote-file'
@@ -74,6 +75,11 @@ export interface CoreOptions {
   dataDir: string
   /** A PostgreSQL database for what grows, instead of the data dir's SQLite file (`CHATAPP_DATABASE_URL`). */
   databaseUrl?: string
+  /**
+   * `CHATAPP_MEDIA_DIR`: attachments and downloaded media in `<mediaDir>/attachments` and
+   * `<mediaDir>/media`, a folder every worker mounts, instead of the data dir (docs/deploy.md).
+   */
+  mediaDir?: string
   /** Channel of new instances without an explicit one (`CHATAPP_CHANNEL`). */
   defaultChannel?: ChannelKind
   /** Fixed bearer token (`CHATAPP_API_TOKEN`). */
@@ -259,7 +265,9 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const restore = async (archive: string | Readable): Promise<RestoreResult> => {
     // A backup holds a SQLite file: restoring it beside a PostgreSQL database would bring back the
     // configuration without the data it belongs to (docs/storage.md, "PostgreSQL": not yet).
-    if (opts.databaseUrl) throw new Error('Restoring a backup is not available yet when the database is PostgreSQL (CHATAPP_DATABASE_URL); restore the database with pg_restore. Nothing was changed.')
+    if (opts.databaseUrl) throw new BackupUnavailableError('Restoring a backup is not available when the database is PostgreSQL (CHATAPP_DATABASE_URL): restore the database with pg_restore (docs/deploy.md "Backups"). Nothing was changed.')
+    // The restore's journal swaps folders of the data dir only; the attachments would stay the current ones.
+    if (opts.mediaDir) throw new BackupUnavailableError('Restoring a backup is not available while the attachments are in CHATAPP_MEDIA_DIR: restore without it, then move the data dir\'s attachments/ and media/ into that folder (docs/deploy.md). Nothing was changed.')
     restoring = true
     try {
       return await restoreWithReload(archive, {
@@ -302,12 +310,43 @@ interface Running {
   internals: CoreInternals
 }
 
+/**
+ * The attachments and media folders at start: the temporary files of writes a crash cut short removed
+ * once an hour old (../store/shared-files.ts). The shared media folder (docs/deploy.md "A shared media
+ * folder"): its folders and files made 0700/0600 like the data dir's (a failure, e.g. a mount that
+ * refuses chmod, is logged, not fatal); and in database mode without one, a warning: the attachments
+ * and media are this worker's, so an instance taken over by another worker cannot send or serve them
+ * there. Not refused: one worker on PostgreSQL (or several that never move an instance with
+ * attachments) needs no shared folder.
+ */
+async function checkMediaDir(opts: CoreOptions, paths: DataPaths, logger: Logger): Promise<void> {
+  // File times are real time whatever the core's clock (tests move that one by hours).
+  const stale = (await removeStaleParts(paths.attachments, Date.now())) + (await removeStaleParts(paths.media, Date.now()))
+  if (stale > 0) logger.info({ removed: stale }, 'removed temporary files an interrupted write left in attachments/ and media/')
+  if (opts.mediaDir) {
+    for (const dir of [paths.attachments, paths.media]) {
+      try {
+        const changed = await secureDataDir(dir)
+        if (changed > 0) logger.warn({ dir, changed }, 'media dir: folders set to 0700 and files to 0600 (they were readable by others)')
+      } catch (err) {
+        logger.warn({ err, dir }, 'media dir: could not make its folders 0700 and files 0600')
+      }
+    }
+  } else if (opts.databaseUrl) {
+    logger.warn(
+      { attachments: paths.attachments, media: paths.media },
+      'CHATAPP_MEDIA_DIR is not set: attachments and downloaded media stay in this worker\'s data dir, and an instance another worker takes over cannot send or serve them there. Set CHATAPP_MEDIA_DIR to a folder every worker mounts (docs/deploy.md).'
+    )
+  }
+}
+
 /** Starts the services on the data dir (already locked); their events go to `faces` too. */
 async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEventBus, restore: (archive: string | Readable) => Promise<RestoreResult>): Promise<Running> {
   const clock = opts.clock ?? systemClock
   const opened = await secureDataDir(opts.dataDir)
   if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
-  const store = await openStorage(opts.dataDir, { logger, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) })
+  const store = await openStorage(opts.dataDir, { logger, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}), ...(opts.mediaDir ? { mediaDir: opts.mediaDir } : {}) })
+  await checkMediaDir(opts, store.paths, logger)
   const { repos, paths } = store
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const events = new CoreEventBus(faces)

@@ -27,6 +27,11 @@ describe('readServeConfig', () => {
     expect(readServeConfig({ CHATAPP_DATABASE_URL: ' postgres://chatapp:pw@db:5432/chatapp ' }).databaseUrl).toBe('postgres://chatapp:pw@db:5432/chatapp')
   })
 
+  it('reads CHATAPP_MEDIA_DIR: an absolute folder (unset: the data dir holds attachments and media)', () => {
+    expect(readServeConfig({ HOME: '/home/ann' }).mediaDir).toBeUndefined()
+    expect(readServeConfig({ CHATAPP_MEDIA_DIR: ' /srv/chatapp-media ' }).mediaDir).toBe('/srv/chatapp-media')
+  })
+
   it('reads the worker variables (issue 26): defaults from the host and port, each validated', () => {
     expect(readServeConfig({ CHATAPP_HOST: '10.0.0.5', CHATAPP_PORT: '3300' }).worker).toEqual({
       id: `${hostname()}:3300`,
@@ -76,7 +81,8 @@ describe('readServeConfig', () => {
     ['CHATAPP_API_TOKEN', 'short', /at least 16 characters/],
     ['CHATAPP_MAX_FILE_MB', 'lots', /CHATAPP_MAX_FILE_MB must be a number from 1 to 2048, got "lots"/],
     ['CHATAPP_SURVEY_IDLE_MIN', '0', /CHATAPP_SURVEY_IDLE_MIN must be a number/],
-    ['CHATAPP_DATABASE_URL', 'mysql://db/chatapp', /CHATAPP_DATABASE_URL must be a postgres:\/\/ \(or postgresql:\/\/\) URL/]
+    ['CHATAPP_DATABASE_URL', 'mysql://db/chatapp', /CHATAPP_DATABASE_URL must be a postgres:\/\/ \(or postgresql:\/\/\) URL/],
+    ['CHATAPP_MEDIA_DIR', 'shared/media', /CHATAPP_MEDIA_DIR must be an absolute path \(a folder every worker mounts\), got "shared\/media"/]
   ])('refuses %s=%s naming the variable', (name, value, message) => {
     expect(() => readServeConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => readServeConfig({ [name]: value })).toThrow(message)
@@ -103,6 +109,20 @@ describe('startApp', () => {
     }
   })
 
+  it('CHATAPP_MEDIA_DIR puts attachments and media in that folder, not the data dir', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chatapp-app-'))
+    const media = await mkdtemp(join(tmpdir(), 'chatapp-media-'))
+    const app = await startApp(readServeConfig({ CHATAPP_DATA_DIR: dir, CHATAPP_MEDIA_DIR: media, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_LOG_LEVEL: 'silent' }))
+    try {
+      expect(internalsOf(app.core).storage.paths).toMatchObject({ root: dir, attachments: join(media, 'attachments'), media: join(media, 'media'), tmp: join(dir, 'tmp') })
+      expect(existsSync(join(media, 'attachments'))).toBe(true)
+      expect(existsSync(join(dir, 'attachments'))).toBe(false)
+    } finally {
+      await app.close()
+      await rm(dir, { recursive: true, force: true })
+      await rm(media, { recursive: true, force: true })
+    }
+  })
 
   it('applies the tunables: a JSON body over CHATAPP_MAX_JSON_KB is a 413', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chatapp-app-'))

@@ -49,6 +49,14 @@ describe('compose.yaml: PostgreSQL, three workers and a proxy', () => {
     }
   })
 
+  it('mounts one media volume on every worker, where CHATAPP_MEDIA_DIR points', () => {
+    const mounts = workers.map(([, s]) => {
+      const dir = readServeConfig(containerEnv(s)).mediaDir
+      return s.volumes?.find((v) => v.split(':')[1] === dir)?.split(':')[0]
+    })
+    expect(mounts).toEqual(['media', 'media', 'media'])
+  })
+
   it('routes the proxy to every worker on the port it listens on, with the health check the server answers', () => {
     const caddy = read('deploy/Caddyfile')
     const port = readServeConfig(containerEnv(workers[0]![1])).port

@@ -103,7 +103,7 @@ export class ActionRunner {
       case 'send_photo':
       case 'send_file': {
         const a = await this.deps.attachments.get(inst, action[name]!)
-        const media = { path: this.deps.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename }
+        const media = await this.deps.attachments.source(a)
         if (name === 'send_photo') {
           if (kindOfMime(a.mimetype) !== 'image') throw new Error(`attachment ${a.filename} is ${a.mimetype}, not an image`)
           await send.send(inst, ctx.chatId, { kind: 'image', media }, bot)

@@ -1,13 +1,15 @@
 /**
  * `npm run backup -- --out FILE [--data-dir DIR] [--media]`: writes a backup of a data dir to FILE
  * (docs/storage.md "Backup and restore"). Works while the app runs on that data dir: it reads the
- * database through SQLite's online backup on a read-only connection and takes no lock.
+ * database through SQLite's online backup on a read-only connection and takes no lock. With
+ * `CHATAPP_MEDIA_DIR` set, the attachments (and media) are read from that folder, as the app keeps them.
  */
 import { existsSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createBackup, openDataDirSource } from '../store/backup'
+import { ConfigError, readMediaDir } from '../config'
 import { consoleIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, resolveDataDir, size, type CliIo } from './common'
 
 const USAGE = 'Usage: npm run backup -- --out FILE [--data-dir DIR] [--media]'
@@ -35,9 +37,17 @@ export async function runBackupCommand(argv: string[], env: NodeJS.ProcessEnv = 
     return EXIT_USAGE
   }
   const dataDir = resolveDataDir(values['data-dir'], env)
+  let mediaDir: string | undefined
+  try {
+    mediaDir = readMediaDir(env)
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    io.err(`${err.message} (nothing was written).`)
+    return EXIT_USAGE
+  }
   let source: Awaited<ReturnType<typeof openDataDirSource>> | undefined
   try {
-    source = await openDataDirSource(dataDir)
+    source = await openDataDirSource(dataDir, mediaDir ? { mediaDir } : {})
     const manifest = await createBackup(source, out, { includeMedia: values.media === true })
     const bytes = (await stat(out)).size
     io.out(

@@ -39,6 +39,11 @@ export async function runRestoreCommand(argv: string[], env: NodeJS.ProcessEnv =
     return EXIT_USAGE
   }
   const dataDir = resolveDataDir(values['data-dir'], env)
+  if (env.CHATAPP_MEDIA_DIR?.trim()) {
+    // The restore swaps folders of the data dir only: the attachments in the media folder would stay the current ones.
+    io.err('CHATAPP_MEDIA_DIR is set: a restore puts attachments/ and media/ into the data dir, not that folder (nothing was changed). Restore without it, then move them into that folder (docs/deploy.md).')
+    return EXIT_USAGE
+  }
   await mkdir(dataDir, { recursive: true, mode: DIR_MODE })
   let release: (() => Promise<void>) | undefined
   try {

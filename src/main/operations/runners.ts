@@ -183,7 +183,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'attachments.get': ({ core }, { id }, inst) => core.attachments.get(inst, id),
   'attachments.file': async ({ core }, { id }, inst) => {
     const attachment = await core.attachments.get(inst, id)
-    return { attachment, path: core.attachments.filePath(attachment._id) }
+    return { attachment, path: (await core.attachments.source(attachment)).path }
   },
   'attachments.delete': ({ core }, { id }, inst) => core.attachments.delete(inst, id),
 

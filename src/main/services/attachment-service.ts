@@ -1,16 +1,20 @@
 /**
- * Attachments (docs/design.md §8): files stored under the data dir, owned by one instance, named by id
- * in intent/survey actions and in the text send's `attachments`. The MIME type is read from the bytes.
- * Uploads arrive as a file in the data dir's tmp folder (HTTP multipart) or as bytes (the UI).
+ * Attachments (docs/design.md §8): files stored under the data dir (or the shared `CHATAPP_MEDIA_DIR`,
+ * docs/deploy.md), owned by one instance, named by id in intent/survey actions and in the text send's
+ * `attachments`. The MIME type is read from the bytes. Uploads arrive as a file in the data dir's tmp
+ * folder (HTTP multipart) or as bytes (the UI), and are moved into the store whole
+ * (../store/shared-files.ts: a copy beside the destination when the store is on another disk).
  */
 import { createHash } from 'node:crypto'
-import { rename, rm, writeFile } from 'node:fs/promises'
+import { access, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { MediaSource } from '../channel/types'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import { newObjectId } from '../ids'
 import { detectMimeType } from '../media/media-inspect'
 import type { Repositories, Stored } from '../store/repos'
+import { moveFileInto } from '../store/shared-files'
 import type { Attachment, Instance } from '../../shared/schemas/records'
 import { AppError, invalid, notFound } from './errors'
 
@@ -62,6 +66,25 @@ export class AttachmentService {
     return join(this.deps.dir, id)
   }
 
+  /**
+   * The stored file of `a`, to send or serve. 404 naming the attachment when its bytes are not in this
+   * worker's attachments folder: in database mode without a shared `CHATAPP_MEDIA_DIR`, only the worker
+   * that stored it has them (docs/deploy.md "A shared media folder").
+   */
+  async source(a: Stored<Attachment>): Promise<MediaSource> {
+    const path = this.filePath(a._id)
+    try {
+      await access(path)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      throw new AppError(
+        'NOT_FOUND',
+        `The file of attachment ${a.filename} (${a._id}) is not in this worker's attachments folder. With several workers, CHATAPP_MEDIA_DIR must name a folder every worker mounts.`
+      )
+    }
+    return { path, mimetype: a.mimetype, size: a.size, fileName: a.filename }
+  }
+
   /** A path in the tmp folder for an upload in progress. */
   tmpPath(prefix: string): string {
     return join(this.deps.tmpDir, `${prefix}-${newObjectId()}`)
@@ -71,7 +94,7 @@ export class AttachmentService {
   async create(inst: Inst, upload: UploadedFile): Promise<Stored<Attachment>> {
     const id = newObjectId()
     const mimetype = await detectMimeType(upload.path, upload.filename, upload.declaredMimetype)
-    await rename(upload.path, this.filePath(id))
+    await moveFileInto(upload.path, this.filePath(id))
     try {
       const record = await this.deps.repos.attachments.put({
         _id: id,

@@ -71,7 +71,7 @@ export class SandboxService {
     } catch {
       throw invalid('attachmentId', 'names no attachment of this instance')
     }
-    return { path: this.deps.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename }
+    return this.deps.attachments.source(a)
   }
 
   private session(inst: Stored<Instance>): SandboxSession {

@@ -7,8 +7,9 @@
  * chatapp.db (-wal,-shm) everything that grows: messages, conversations, contacts, outreach, the bot's
  *                        records and memory, webhook deliveries, channel credentials (SQLite; or a
  *                        PostgreSQL database instead, `databaseUrl`)
- * attachments/<id>       attachment bytes
- * media/<inst>/<msg>     inbound media downloaded once (dropped by the media retention)
+ * attachments/<id>       attachment bytes        } in `mediaDir` (CHATAPP_MEDIA_DIR) instead when one
+ * media/<inst>/<msg>     inbound media downloaded } is given: a folder every worker mounts
+ *                        once (dropped by the media retention)
  * backups/               automatic daily backups
  * tmp/                   uploads and restores in progress (emptied at start)
  * migrated-<date>/       the files of a 0.1 data dir, after their import
@@ -45,9 +46,16 @@ export interface StorageOptions {
   /**
    * A PostgreSQL database (`postgres://…`) for everything that grows, instead of the data dir's
    * `chatapp.db` (docs/storage.md, "PostgreSQL"), and for the configuration document instead of
-   * `config.json` (copied into an empty database once). Attachments and media stay in the data dir.
+   * `config.json` (copied into an empty database once). Attachments and media stay in the data dir
+   * unless `mediaDir` is given.
    */
   databaseUrl?: string
+  /**
+   * `CHATAPP_MEDIA_DIR`: the folder of `attachments/` and `media/` instead of the data dir (absolute;
+   * made 0700 when missing), so that every worker of one database reads the same files
+   * (docs/deploy.md "A shared media folder").
+   */
+  mediaDir?: string
   /** Told what the import of a 0.1 data dir did (default: silent). */
   logger?: Logger
   /** Test seams of that import (./legacy/legacy-import.ts). */
@@ -63,7 +71,7 @@ export interface StorageOptions {
  */
 export async function openStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
   const logger = options.logger ?? silentLogger()
-  const paths = dataPaths(dataDir)
+  const paths = dataPaths(dataDir, options.mediaDir ? { mediaDir: options.mediaDir } : {})
   // A restore cut short by a crash after its commit point is finished before anything is read (backup/restore.ts).
   await finishInterruptedRestore(dataDir)
   await Promise.all([paths.attachments, paths.media, paths.backups].map((d) => mkdir(d, { recursive: true, mode: DIR_MODE })))

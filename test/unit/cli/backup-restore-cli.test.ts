@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -123,6 +123,28 @@ describe('npm run backup / npm run restore', () => {
     const r = await run('restore', [text, '--data-dir', dir])
     expect(r.code).toBe(1)
     expect(r.err).toBe('The backup was refused: This is a text file, not a Chatapp Desk backup (a .tar.gz file). Nothing was changed.\n')
+    expect(await checksums(dir)).toEqual(before)
+  })
+
+  it('with CHATAPP_MEDIA_DIR: the backup reads the attachments from that folder; the restore is refused, nothing changed', { timeout: 60_000 }, async () => {
+    const dir = join(work, 'media-desk')
+    await (await seedDataDir(dir, 'm')).close()
+    const media = join(work, 'shared-media')
+    await mkdir(media)
+    await rename(join(dir, 'attachments'), join(media, 'attachments'))
+    const archive = join(work, 'media-desk.tar.gz')
+    const b = await run('backup', ['--out', archive, '--data-dir', dir], { CHATAPP_MEDIA_DIR: media })
+    expect(b.err).toBe('')
+    expect(b.code).toBe(0)
+    const manifest = await verifyBackup(archive, { tmpDir: join(work, 'verify-media') })
+    expect(manifest.files.map((f) => f.path)).toEqual(['config.json', 'chatapp.db', 'attachments/att-m-1', 'attachments/att-m-2'])
+    const relative = await run('backup', ['--out', join(work, 'rel.tar.gz'), '--data-dir', dir], { CHATAPP_MEDIA_DIR: 'shared-media' })
+    expect(relative.code).toBe(2)
+    expect(relative.err).toMatch(/^CHATAPP_MEDIA_DIR must be an absolute path/)
+    const before = await checksums(dir)
+    const r = await run('restore', [archive, '--data-dir', dir], { CHATAPP_MEDIA_DIR: media })
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/^CHATAPP_MEDIA_DIR is set: a restore puts attachments\/ and media\/ into the data dir, not that folder \(nothing was changed\)/)
     expect(await checksums(dir)).toEqual(before)
   })
 

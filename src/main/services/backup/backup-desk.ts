@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { BackupStatusT, RestoreViewT, StoredBackupT } from '../../../shared/operations/results'
 import type { BackupSettings } from '../../store/config/config-store'
-import { isBackupArchiveError, type RestoreResult } from '../../store/backup'
+import { BackupUnavailableError, isBackupArchiveError, type RestoreResult } from '../../store/backup'
 import { AppError, notFound } from '../errors'
 import type { BackupService } from './backup-service'
 import { RestoreBusyError, RestoreStartError } from './restore-with-reload'
@@ -37,12 +37,24 @@ export function restoreView(r: RestoreResult): RestoreViewT {
 }
 
 /**
+ * A backup the app does not make here (the database is PostgreSQL) as the faces answer it: 409 with
+ * its message (use pg_dump; nothing written). Other errors pass as they are.
+ */
+export function backupAppError(err: unknown): unknown {
+  if (err instanceof BackupUnavailableError) return new AppError('CONFLICT', err.message, [{ field: 'backup', problem: err.code }])
+  return err
+}
+
+/**
  * A restore's failure as the faces answer it: a refused archive is a 400 (a newer release's a 409)
- * with its message (it says nothing changed); a restore already running a 409; the app not starting on
- * the restored data a 500 that says the previous data is served again. Other errors pass as they are.
+ * with its message (it says nothing changed); a restore this configuration does not do (PostgreSQL,
+ * CHATAPP_MEDIA_DIR) a 409 saying so and that nothing changed; a restore already running a 409; the
+ * app not starting on the restored data a 500 that says the previous data is served again. Other
+ * errors pass as they are.
  */
 export function restoreAppError(err: unknown): unknown {
   if (isBackupArchiveError(err)) return new AppError(err.code === 'BACKUP_NEWER' ? 'CONFLICT' : 'VALIDATION_ERROR', err.message, [{ field: 'backup', problem: err.code }])
+  if (err instanceof BackupUnavailableError) return backupAppError(err)
   if (err instanceof RestoreBusyError) return new AppError('CONFLICT', err.message)
   if (err instanceof RestoreStartError) return new AppError('INTERNAL', err.message)
   return err
@@ -67,13 +79,21 @@ export class BackupDesk {
 
   /** A fresh backup to send (GET /backup), staged before anything is sent. */
   async download(): Promise<{ filename: string; contentType: string; stream: Readable }> {
-    const d = await this.deps.backups.download()
-    return { filename: d.filename, contentType: 'application/gzip', stream: d.stream }
+    try {
+      const d = await this.deps.backups.download()
+      return { filename: d.filename, contentType: 'application/gzip', stream: d.stream }
+    } catch (err) {
+      throw backupAppError(err)
+    }
   }
 
-  /** Makes a backup into backups/ now. */
-  now(): Promise<StoredBackupT> {
-    return this.deps.backups.backupNow()
+  /** Makes a backup into backups/ now; errors as {@link backupAppError}. */
+  async now(): Promise<StoredBackupT> {
+    try {
+      return await this.deps.backups.backupNow()
+    } catch (err) {
+      throw backupAppError(err)
+    }
   }
 
   /** Restores an archive (a file or a stream); errors as {@link restoreAppError}. */

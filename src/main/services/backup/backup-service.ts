@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import type { Clock, Timers } from '../../clock'
 import type { Logger } from '../../logger'
 import type { BackupSettings } from '../../store/config/config-store'
-import { createBackup, stageBackup, storageSource, type BackupManifest } from '../../store/backup'
+import { BackupUnavailableError, createBackup, stageBackup, storageSource, type BackupManifest } from '../../store/backup'
 import type { Storage } from '../../store/storage'
 import { backupName, backupTime, listBackups, pruneBackups, type StoredBackup } from './stored-backups'
 
@@ -151,7 +151,11 @@ export class BackupService {
     this.nextAt = null
   }
 
-  /** The daily timer: a backup, then the next one a day later (or a retry an hour later). */
+  /**
+   * The daily timer: a backup, then the next one a day later (or a retry an hour later). A backup the
+   * app does not make here (PostgreSQL: BackupUnavailableError) is not retried: it would fail the same
+   * way every hour on every worker; the status keeps the reason (`last_error`) until a restart.
+   */
   private async daily(): Promise<void> {
     this.timer = null
     this.nextAt = null
@@ -159,6 +163,10 @@ export class BackupService {
     try {
       await this.backupNow()
     } catch (err) {
+      if (err instanceof BackupUnavailableError) {
+        this.deps.logger.warn({ reason: err.message }, 'automatic backups are off: the app does not back up this database')
+        return
+      }
       this.deps.logger.error({ err }, 'automatic backup failed; trying again in an hour')
       if (!this.closed && this.deps.settings.backup().daily) this.arm(RETRY_MS)
     }

@@ -1,10 +1,12 @@
 /**
- * The inbound media kept in the data dir (`media/<instanceId>/<messageId>`): a file downloaded once
+ * The inbound media kept in the data dir (`media/<instanceId>/<messageId>`; or in the shared
+ * `CHATAPP_MEDIA_DIR`, docs/deploy.md, written whole: ../../store/shared-files.ts): a file downloaded once
  * through the channel is served from here afterwards, and a media retention period (issue 25 §2)
  * deletes the copies earlier than the text. The names are message ids, made safe for a file name.
  */
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { writeFileInto } from '../../store/shared-files'
 
 /** A message id as a file name: anything but letters, digits, `-` and `_` hex-escaped (ids are `3EB0…`, never `..`). */
 function fileName(messageId: string): string {
@@ -28,10 +30,10 @@ export class MediaFiles {
     }
   }
 
-  /** Keeps a message's media (0600; the folder 0700). */
+  /** Keeps a message's media (0600; the folder 0700), written whole (a reader on another worker never sees part of it). */
   async write(instanceId: string, messageId: string, data: Buffer): Promise<void> {
     await mkdir(join(this.dir, fileName(instanceId)), { recursive: true, mode: 0o700 })
-    await writeFile(this.path(instanceId, messageId), data, { mode: 0o600 })
+    await writeFileInto(this.path(instanceId, messageId), data)
   }
 
   /** Deletes the kept media of these messages; answers how many files there were. */

@@ -63,7 +63,7 @@ export class MessageService {
       (body.attachments ?? []).map(async (id, i) => {
         const a = await this.attachments.find(inst, id)
         if (!a) throw invalid(`attachments.${i}`, 'names no attachment of this instance')
-        return { _id: a._id, media: { path: this.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename } }
+        return { _id: a._id, media: await this.attachments.source(a) }
       })
     )
     // `contactId`: a contact record's id (its name and number on the card), or a number or JID.
@@ -109,7 +109,7 @@ export class MessageService {
       inst,
       input.chatId,
       input.kind,
-      { path: this.attachments.filePath(a._id), mimetype: a.mimetype, size: a.size, fileName: a.filename },
+      await this.attachments.source(a),
       { caption: input.caption, fileName: a.filename, voiceNote: input.voiceNote },
       `a ${input.kind} message`
     )

@@ -36,3 +36,17 @@ export class BackupArchiveError extends Error {
 export function isBackupArchiveError(err: unknown): err is BackupArchiveError {
   return err instanceof BackupArchiveError
 }
+
+/**
+ * A backup or restore the app does not make in this configuration, refused before anything was read
+ * or changed: the database is PostgreSQL (`CHATAPP_DATABASE_URL`: pg_dump and pg_restore copy a
+ * server's database; docs/deploy.md "Backups"), or a restore while the attachments are in
+ * `CHATAPP_MEDIA_DIR` (the restore's journal swaps folders of the data dir only). The faces answer 409.
+ */
+export class BackupUnavailableError extends Error {
+  readonly code = 'BACKUP_UNAVAILABLE'
+  constructor(message: string) {
+    super(message)
+    this.name = 'BackupUnavailableError'
+  }
+}

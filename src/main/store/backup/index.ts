@@ -4,7 +4,7 @@
  * data moved aside and crash safety ({@link restoreBackup}). No HTTP or Electron here: the faces call
  * src/main/services/backup/.
  */
-export { BackupArchiveError, isBackupArchiveError, type BackupErrorCode } from './errors'
+export { BackupArchiveError, BackupUnavailableError, isBackupArchiveError, type BackupErrorCode } from './errors'
 export { BACKUP_APP_ID, BACKUP_FORMAT, type BackupFileEntry, type BackupManifest } from './manifest'
 export { openDataDirSource, storageSource, NoDataDirError, type BackupSource } from './source'
 export { createBackup, stageBackup, DEFAULT_GZIP_LEVEL, type CreateBackupOptions, type StagedBackup, type WriteBackupFileOptions } from './create'

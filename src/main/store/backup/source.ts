@@ -17,7 +17,7 @@ import type { ConfigData } from '../config/config-store'
 import { NodeSqliteDialect } from '../db/node-sqlite-dialect'
 import { storageError } from '../db/errors'
 import type { DatabaseHandle } from '../db/database'
-import { dataPaths, type DataPaths } from '../data-paths'
+import { dataPaths, type DataPaths, type DataPathsOptions } from '../data-paths'
 
 export interface BackupSource {
   /** The folders read (attachments, media) and the one the backup is staged in (tmp). */
@@ -53,11 +53,12 @@ export class NoDataDirError extends Error {
 const ALL_PAGES = 2_147_483_647
 
 /**
- * Opens `dataDir` for a backup from outside the app (see the module doc). Throws {@link NoDataDirError}
- * when it holds no database. Close it after the backup.
+ * Opens `dataDir` for a backup from outside the app (see the module doc); its attachments and media
+ * are read from `opts.mediaDir` when given (`CHATAPP_MEDIA_DIR`). Throws {@link NoDataDirError} when it
+ * holds no database. Close it after the backup.
  */
-export async function openDataDirSource(dataDir: string): Promise<BackupSource & { close(): Promise<void> }> {
-  const paths = dataPaths(dataDir)
+export async function openDataDirSource(dataDir: string, opts: DataPathsOptions = {}): Promise<BackupSource & { close(): Promise<void> }> {
+  const paths = dataPaths(dataDir, opts)
   if (!existsSync(paths.database)) throw new NoDataDirError(dataDir)
   let raw: DatabaseSync
   try {

@@ -26,6 +26,7 @@ import { CorruptDatabaseError, storageError } from './errors'
 import { MIGRATIONS } from './migrations'
 import type { Database } from './schema'
 import { WriteQueue, type WriteWork } from './write-queue'
+import { BackupUnavailableError } from '../backup/errors'
 
 export type { Database } from './schema'
 export type Tx = Transaction<Database>
@@ -192,7 +193,7 @@ export async function openPostgresDatabase(url: string, options: PostgresOptions
       return stop
     },
     backupTo() {
-      return Promise.reject(new Error(`Backups of a PostgreSQL database are not made by the app yet: use pg_dump on ${where}.`))
+      return Promise.reject(new BackupUnavailableError(`The app does not back up a PostgreSQL database: use pg_dump on ${where} (docs/deploy.md "Backups"). Nothing was written.`))
     },
     async version() {
       return (await appliedMigrations(db)).length

@@ -12,7 +12,7 @@ import { BACKUP_CHUNK_BYTES } from '../../backup-chunk'
 /** The bytes of an upload, as the HTTP face hands them over (not a JSON field). */
 const UploadedFile = Type.Object({ path: Type.String(), size: Type.Integer() })
 const BackupName = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._-]+$', description: 'A backup’s file name in backups/.' })
-const RESTORE_ERRORS = { 400: 'Not a Chatapp Desk backup, truncated or damaged (nothing changed)', 409: 'A restore is running, or the backup is of a newer release (nothing changed)', 507: 'The disk is full (nothing changed)' }
+const RESTORE_ERRORS = { 400: 'Not a Chatapp Desk backup, truncated or damaged (nothing changed)', 409: 'A restore is running, the backup is of a newer release, or the app does not restore here: the database is PostgreSQL (use pg_restore) or CHATAPP_MEDIA_DIR is set (nothing changed)', 507: 'The disk is full (nothing changed)' }
 /** Chunks of a backup through the UI contract: 4 MiB of file as base64 at most per call. */
 const CHUNK_BYTES = BACKUP_CHUNK_BYTES
 
@@ -76,7 +76,7 @@ export const DATA_OPERATIONS = {
     permission: 'admin',
     input: Empty,
     output: Type.String({ format: 'binary' }),
-    http: { method: 'GET', path: '/backup', message: '', respond: 'download', errors: { 507: 'The disk is full: no backup could be staged' } }
+    http: { method: 'GET', path: '/backup', message: '', respond: 'download', errors: { 409: 'The database is PostgreSQL: the app makes no backup of it (use pg_dump)', 507: 'The disk is full: no backup could be staged' } }
   }),
   'backups.restore': op<RestoreViewT>()({
     summary: 'Restore a backup (the body is the .tar.gz, as application/octet-stream)',
@@ -116,7 +116,7 @@ export const DATA_OPERATIONS = {
     permission: 'admin',
     input: Empty,
     output: StoredBackup,
-    http: { method: 'POST', path: '/backup/now', message: 'Backup made', bodyOptional: true, errors: { 507: 'The disk is full: no backup was left' } },
+    http: { method: 'POST', path: '/backup/now', message: 'Backup made', bodyOptional: true, errors: { 409: 'The database is PostgreSQL: the app makes no backup of it (use pg_dump)', 507: 'The disk is full: no backup was left' } },
     rpc: true
   }),
   'backups.restoreStored': op<RestoreViewT>()({
