@@ -2,8 +2,9 @@
  * Several workers on one PostgreSQL database (issue 26; docs/design.md §22): each instance's socket
  * runs on exactly one worker, the holder of its lease; `GET /cluster` shows who runs what; a worker
  * killed with SIGKILL loses its instances to the others once its leases lapse, one stopped with
- * SIGTERM hands them over at once; a stale owner's credential writes are refused and stop its session;
- * a worker's maximum is kept. Real PostgreSQL (the run's server), sandbox channel, real serve processes
+ * SIGTERM hands them over at once; an instance its owner stops, logs out or deletes gives its lease up
+ * at once; a stale owner's credential writes are refused and stop its session; a worker's maximum is
+ * kept. Real PostgreSQL (the run's server), sandbox channel, real serve processes
  * for the kills. Leases of 1 500 ms, so a loop round is every 500 ms.
  */
 import { createHmac } from 'node:crypto'

@@ -225,6 +225,10 @@ export class WorkerLeases {
     if (!fence) return
     this.dropped(instanceId)
     this.armDeadline()
+    // A round in flight may have sent this lease's renewal already; carrying the round's earlier time,
+    // it would still match a lease released now and extend it. Let that round end first (at most a
+    // period); the rounds after it no longer see the lease.
+    await this.roundOrPeriod()
     try {
       await this.deps.leases.releaseOne(instanceId, fence, this.deps.clock.now())
     } catch (err) {
@@ -241,6 +245,7 @@ export class WorkerLeases {
     const fence = this.fenceOf(instanceId)
     if (fence) this.dropped(instanceId)
     this.armDeadline()
+    await this.roundOrPeriod()
     try {
       await this.deps.leases.forget(instanceId, fence, this.deps.clock.now())
     } catch (err) {
