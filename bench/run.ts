@@ -11,8 +11,10 @@
  *   and two cheaper routes of the same server (`GET /health`, `GET /intent`) to show where the time goes.
  * - people: a read and a send with the owner's token, a scoped API key and a staff session token, as
  *   ratios of the owner's in the same run (issue 27: what authenticating a person or key costs).
- * - workers: two workers on one PostgreSQL database (a server of its own); a read and a send through
- *   the instance's owner and relayed through the other worker, p50/p99 (issue 26: what forwarding adds).
+ * - workers: workers on one PostgreSQL database (a server of its own), issue 26: a read and a send
+ *   through the instance's owner and relayed through the other worker, p50/p99 (what forwarding adds);
+ *   sends per second over 6 instances with 1, 2 and 3 `serve` workers (ratios to 1 worker); failover
+ *   after kill -9, the median of 5 (./workers-bench.ts). About two minutes.
  * - copy: `npm run db:copy` of a desk of 100,000 messages from SQLite to PostgreSQL and back (issue 26
  *   §1): rows per second, the check included, median of 3 (./copy-bench.ts). About a minute.
  * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
@@ -65,7 +67,7 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['start', '## Start time and idle memory of npm run serve', runStartBench],
   ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench],
   ['people', '## Who is calling: owner token, API key, staff session', runPeopleBench],
-  ['workers', '## Two workers on PostgreSQL: a call through the owner and one relayed to it', runWorkersBench],
+  ['workers', '## Workers on PostgreSQL: a relayed call, sends per second with 1–3 workers, failover after kill -9', runWorkersBench],
   ['copy', '## npm run db:copy of 100,000 messages: SQLite to PostgreSQL and back', () => runCopyBench()],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench]
 ]

@@ -390,7 +390,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const labels = new LabelService({ repos, events, clock })
   const contacts = new ContactService({ repos, events, clock, labels })
   const stopContacts = contacts.start()
-  const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, contacts, options: opts.bot })
+  const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, contacts, options: opts.bot, ...(mine ? { mine } : {}) })
   inbound.use((instanceId, message) => bot.decide(instanceId, message))
   inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   const instances = new InstanceRegistry({

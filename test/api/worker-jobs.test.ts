@@ -1,6 +1,6 @@
 /**
  * Background jobs across workers (issue 26; docs/design.md §22 "Jobs"): an instance's webhook
- * deliveries, broadcasts and scheduled messages run on the worker holding its lease, and on no other,
+ * deliveries, broadcasts, scheduled messages and survey idle expiry run on the worker holding its lease, and on no other,
  * so with two workers on one PostgreSQL database each delivery, message and run happens once; after a
  * failover the new owner takes over what the old one left. Real PostgreSQL (the run's server), sandbox
  * instances, a real receiver on loopback; leases of 1 500 ms in real time, the outreach pacing on a
@@ -173,3 +173,35 @@ it('a scheduled message fires once with two workers: on the worker holding its i
   const s = (await callA('GET', '/schedule')).data[0]
   expect(s.runs.map((r: { result: string }) => r.result)).toEqual(['sent'])
 }, 60_000)
+
+it("the survey idle sweep expires a run once: on the worker holding its instance; after a failover, on the new holder", async () => {
+  url = await createTestDatabase()
+  const clock = new ManualClock()
+  const a = await worker('a', clock)
+  const b = await worker('b', clock)
+  const { inst } = await a.connectedInstance()
+  await internalsOf(b.core).workers!.tick()
+  expect(internalsOf(a.core).workers!.holds(inst._id)).toBe(true)
+  expect(internalsOf(b.core).workers!.holds(inst._id)).toBe(false)
+  const runs = internalsOf(a.core).storage.repos.surveyRuns
+  const run = (id: string) => {
+    const at = new Date(clock.now()).toISOString()
+    return { _id: id, instance_id: inst._id, survey_title: 'Feedback', chatId: CUSTOMER, pushName: null, status: 'in_progress' as const, current_step_id: 'step-1', answers: [], startedAt: at, updatedAt: at, completedAt: null }
+  }
+  await runs.put(run('run-1'))
+  // Past the idle time (30 min by default).
+  clock.advance(31 * 60_000)
+  // b does not hold the instance: its sweep leaves the run alone (every worker's sweep would expire it).
+  expect(await b.core.bot.expireIdleRuns()).toBe(0)
+  expect((await runs.idleSince(new Date(clock.now()).toISOString())).map((r) => [r._id, r.status])).toEqual([['run-1', 'in_progress']])
+  expect(await a.core.bot.expireIdleRuns()).toBe(1)
+  expect(await b.core.bot.expireIdleRuns()).toBe(0)
+
+  // a stops with no goodbye: its run left idle is b's to expire once b holds the instance.
+  await runs.put(run('run-2'))
+  clock.advance(31 * 60_000)
+  await internalsOf(a.core).workers!.halt()
+  expect(await b.core.bot.expireIdleRuns()).toBe(0)
+  await expect.poll(() => internalsOf(b.core).workers!.holds(inst._id), { timeout: 10_000, interval: 20 }).toBe(true)
+  expect(await b.core.bot.expireIdleRuns()).toBe(1)
+}, 30_000)

@@ -2,8 +2,9 @@
  * Several workers on one PostgreSQL database (issue 26; docs/design.md §22): each instance's socket
  * runs on exactly one worker, the holder of its lease; `GET /cluster` shows who runs what; a worker
  * killed with SIGKILL loses its instances to the others once its leases lapse, one stopped with
- * SIGTERM hands them over at once; a stale owner's credential writes are refused and stop its session;
- * a worker's maximum is kept. Real PostgreSQL (the run's server), sandbox channel, real serve processes
+ * SIGTERM hands them over at once; an instance its owner stops, logs out or deletes gives its lease up
+ * at once; a stale owner's credential writes are refused and stop its session; a worker's maximum is
+ * kept. Real PostgreSQL (the run's server), sandbox channel, real serve processes
  * for the kills. Leases of 1 500 ms, so a loop round is every 500 ms.
  */
 import { createHmac } from 'node:crypto'
@@ -325,6 +326,39 @@ it("a stale owner (its lease taken over) cannot write the instance's credentials
   await expect.poll(() => a.core.sessions.get(inst._id), { timeout: 5000, interval: 10 }).toBeUndefined()
   // Not logged out: the record is not A's to write any more.
   expect(a.core.instances.get(inst._id).settings.status).not.toBe('LOGGED_OUT')
+}, 30_000)
+
+it('Stop and logout on the owner give its lease up at once (init on another worker runs it, long before the TTL); a deleted instance leaves no lease row', async () => {
+  url = await createTestDatabase()
+  // Long leases: only the release can let B in during the test.
+  const a = await worker('a', { leaseTtlMs: 60_000 })
+  const b = await worker('b', { leaseTtlMs: 60_000 })
+  const leases = internalsOf(b.core).storage.repos.leases
+  const qsOf = (c: { session_id: string; access_token: string }) => `session_id=${encodeURIComponent(c.session_id)}&access_token=${encodeURIComponent(c.access_token)}`
+  for (const how of ['stop', 'logout'] as const) {
+    const { inst, creds } = await a.connectedInstance()
+    expect((await b.call({ method: 'POST', url: '/chatapp/init', payload: creds })).statusCode).not.toBe(200)
+    const stopped = how === 'stop' ? await a.call({ method: 'POST', url: `/chatapp/stop?${qsOf(creds)}` }) : await a.call({ method: 'GET', url: `/chatapp/instance/logout/${inst._id}?${qsOf(creds)}` })
+    expect(stopped.statusCode, stopped.body).toBe(200)
+    expect(a.core.sessions.get(inst._id)).toBeUndefined()
+    // Free now, owner and token kept (the next claim moves the token on).
+    const row = (await leases.lease(inst._id))!
+    expect(row).toMatchObject({ owner: 'a', fencing_token: 1 })
+    expect(Number(row.expires_at)).toBeLessThanOrEqual(Date.now())
+    expect(internalsOf(a.core).workers!.holds(inst._id)).toBe(false)
+    const init = await b.call({ method: 'POST', url: '/chatapp/init', payload: creds })
+    expect(init.statusCode, init.body).toBe(200)
+    expect(b.core.sessions.get(inst._id)).toBeDefined()
+    expect(await leases.lease(inst._id)).toMatchObject({ owner: 'b', fencing_token: 2 })
+    // A's next round does not take it back.
+    await internalsOf(a.core).workers!.tick()
+    expect(a.core.sessions.get(inst._id)).toBeUndefined()
+  }
+  const { inst } = await a.connectedInstance()
+  expect(await leases.lease(inst._id)).toMatchObject({ owner: 'a' })
+  expect((await a.call({ method: 'DELETE', url: `/chatapp/${inst._id}` })).statusCode).toBe(200)
+  expect(await leases.lease(inst._id)).toBeUndefined()
+  expect((await a.call({ method: 'GET', url: '/cluster' })).json.data.instances.map((i: { session_id: string }) => i.session_id)).not.toContain(inst.session_id)
 }, 30_000)
 
 it("a worker's maximum is kept: the orphans beyond it go to the other worker", async () => {

@@ -91,6 +91,12 @@ export interface BotEngineDeps {
   contacts?: Pick<ContactService, 'addToGroup' | 'setOptedOut'>
   random?: () => number
   options?: BotEngineOptions
+  /**
+   * Database mode: true while this worker holds the instance's lease (docs/design.md §22). The idle
+   * sweep then expires only the runs of this worker's instances, so with several workers each run's
+   * expiry is written once. Absent (SQLite): every instance is this process's.
+   */
+  mine?: (instanceId: string) => boolean
 }
 
 /** How many recent messages of a chat are searched for the last buttons/list sent. */
@@ -241,10 +247,17 @@ export class BotEngine {
     }
   }
 
-  /** Marks idle runs expired. */
+  /**
+   * Marks idle runs expired (the minute sweep); answers how many. In database mode only the runs of
+   * instances this worker holds (`mine`): another worker's are its own sweep's, and an instance no
+   * worker holds is swept by the one that claims it (a message meanwhile finds its run expired anyway:
+   * the check on read, `isExpired`, needs no sweep).
+   */
   async expireIdleRuns(): Promise<number> {
     const nowMs = this.now().getTime()
-    const stale = (await this.deps.repos.surveyRuns.idleSince(new Date(nowMs - this.idleMs).toISOString())).filter((r) => isExpired(r, nowMs, this.idleMs))
+    const mine = this.deps.mine ?? (() => true)
+    const idle = await this.deps.repos.surveyRuns.idleSince(new Date(nowMs - this.idleMs).toISOString())
+    const stale = idle.filter((r) => mine(r.instance_id) && isExpired(r, nowMs, this.idleMs))
     for (const r of stale) await this.saveRun(expireRun(r, this.now()))
     return stale.length
   }

@@ -132,6 +132,7 @@ export class InstanceRegistry {
     // instance with no data, which a second delete finishes, never data without an instance.
     const attachmentFiles = await repos.customerData.removeInstance(inst._id)
     await repos.instances.remove(inst._id)
+    await this.deps.sessions.forget(inst._id)
     await Promise.all([
       rm(join(this.deps.mediaDir, inst._id), { recursive: true, force: true }),
       ...attachmentFiles.map((id) => rm(join(this.deps.attachmentsDir, id), { force: true }))

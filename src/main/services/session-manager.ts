@@ -36,6 +36,10 @@ export interface SessionLeases {
   acquire(instanceId: string): Promise<Fence>
   /** A credential write of `instanceId` was fenced off: another worker owns it. */
   lost(instanceId: string): Promise<void>
+  /** The owner stopped or logged out `instanceId` here: its lease goes at once (fenced). Never rejects. */
+  release(instanceId: string): Promise<void>
+  /** `instanceId` was deleted: its lease row goes (fenced). Never rejects. */
+  forget(instanceId: string): Promise<void>
 }
 
 export interface SessionManagerDeps {
@@ -188,6 +192,9 @@ export class SessionManager {
     this.qrs.delete(instanceId)
     await session?.stop()
     await this.settled(instanceId)
+    // Database mode: the owner stopped it, so another worker may start it now (not after the TTL).
+    this.fences.delete(instanceId)
+    await this.leases?.release(instanceId)
   }
 
   /** Unlinks the device and deletes its credentials, whether or not a session is running. */
@@ -198,6 +205,14 @@ export class SessionManager {
     this.qrs.delete(instanceId)
     await session.logout()
     await this.settled(instanceId)
+    this.fences.delete(instanceId)
+    await this.leases?.release(instanceId)
+  }
+
+  /** Database mode: the instance was deleted; its lease row goes (fenced: never another worker's live lease). */
+  async forget(instanceId: string): Promise<void> {
+    this.fences.delete(instanceId)
+    await this.leases?.forget(instanceId)
   }
 
   /**

@@ -285,6 +285,49 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(await w2.leases.lease('i3')).toMatchObject({ owner: 'w2', expires_at: T0 + TTL })
   })
 
+  it("releaseOne gives up one instance's lease at once, only with the holder's fence; the next claim gets the next token", async () => {
+    await w1.leases.claim('i1', 'w1', T0, TTL)
+    await w1.leases.claim('i2', 'w1', T0, TTL)
+    const t = T0 + 1_000
+    // Not the holder's fence: refused, nothing changes (another worker, an older token).
+    expect(await w2.leases.releaseOne('i1', { worker: 'w2', token: 1 }, t)).toBe(false)
+    expect(await w1.leases.releaseOne('i1', { worker: 'w1', token: 2 }, t)).toBe(false)
+    expect(await w2.leases.claim('i1', 'w2', t, TTL)).toBeUndefined()
+    // The holder's: the lease expires at t (owner and token kept), the other lease stays.
+    expect(await w1.leases.releaseOne('i1', { worker: 'w1', token: 1 }, t)).toBe(true)
+    expect(await w2.leases.lease('i1')).toEqual({ instance_id: 'i1', owner: 'w1', fencing_token: 1, expires_at: t, acquired_at: T0 })
+    expect(await w2.leases.orphans(['i1', 'i2'], t)).toEqual(['i1'])
+    // Claimed by the other worker at once, long before the TTL; the old fence no longer writes.
+    expect(await w2.leases.claim('i1', 'w2', t, TTL)).toEqual({ token: 2 })
+    await expect(w1.auth.saveCreds('i1', '{"me":"w1"}', AT, { worker: 'w1', token: 1 })).rejects.toBeInstanceOf(StaleLeaseError)
+    // A stale holder's late release does not free the new owner's lease.
+    expect(await w1.leases.releaseOne('i1', { worker: 'w1', token: 1 }, t + 1)).toBe(false)
+    expect(await w1.leases.lease('i1')).toMatchObject({ owner: 'w2', fencing_token: 2, expires_at: t + TTL })
+    // A lapsed lease is not released again (it is free already).
+    expect(await w1.leases.releaseOne('i2', { worker: 'w1', token: 1 }, T0 + TTL)).toBe(false)
+  })
+
+  it("forget deletes a deleted instance's lease row: when free, or with the holder's fence; never another worker's live lease", async () => {
+    await w1.leases.claim('i1', 'w1', T0, TTL)
+    await w2.leases.claim('i2', 'w2', T0, TTL)
+    await w1.leases.claim('i3', 'w1', T0, TTL)
+    const t = T0 + 1_000
+    // Held by w2: neither without a fence nor with w1's does it go.
+    expect(await w1.leases.forget('i2', undefined, t)).toBe(false)
+    expect(await w1.leases.forget('i2', { worker: 'w1', token: 1 }, t)).toBe(false)
+    expect(await w1.leases.lease('i2')).toMatchObject({ owner: 'w2' })
+    // The holder's fence: gone.
+    expect(await w1.leases.forget('i1', { worker: 'w1', token: 1 }, t)).toBe(true)
+    expect(await w2.leases.lease('i1')).toBeUndefined()
+    // Released (or lapsed): free, so it goes without a fence.
+    expect(await w1.leases.releaseOne('i3', { worker: 'w1', token: 1 }, t)).toBe(true)
+    expect(await w2.leases.forget('i3', undefined, t)).toBe(true)
+    expect(await w2.leases.lease('i3')).toBeUndefined()
+    expect((await w2.leases.cluster(t)).leases.map((l) => l.instance_id)).toEqual(['i2'])
+    // Nothing left to forget.
+    expect(await w1.leases.forget('i1', { worker: 'w1', token: 1 }, t)).toBe(false)
+  })
+
   it('least loaded: live workers by leases held, those at their maximum left out', async () => {
     const beat = (id: string, maxInstances: number | null, at: number) => w1.leases.heartbeat({ id, url: `http://${id}:3000`, startedAt: T0, maxInstances }, at)
     await beat('w1', 2, T0)

@@ -41,7 +41,7 @@ export class OwnedElsewhereError extends AppError {
 }
 
 /** The lease statements the loop uses (LeaseRepo's). */
-export type LeasePort = Pick<LeaseRepo, 'heartbeat' | 'claim' | 'renew' | 'release' | 'orphans' | 'leastLoaded' | 'cluster' | 'lease'>
+export type LeasePort = Pick<LeaseRepo, 'heartbeat' | 'claim' | 'renew' | 'release' | 'releaseOne' | 'forget' | 'orphans' | 'leastLoaded' | 'cluster' | 'lease'>
 
 /** What the loop does to sessions (the session manager's). */
 export interface SessionPort {
@@ -214,6 +214,45 @@ export class WorkerLeases {
     if (!this.dropped(instanceId) && !this.deps.sessions.has(instanceId)) return
     this.deps.logger.warn({ instanceId }, 'lease lost (a credential write was fenced off): session stopped')
     await this.deps.sessions.drop(instanceId)
+  }
+
+  /**
+   * The owner stopped `instanceId` here (Stop, a logout), its session already stopped: gives its lease
+   * up at once, fenced by this worker's token (LeaseRepo.releaseOne), so `init` on another worker
+   * claims it now instead of after the TTL. Nothing when this worker does not hold it. Never rejects:
+   * a release that fails (the database out of reach) leaves the lease to lapse, as before.
+   */
+  async release(instanceId: string): Promise<void> {
+    const fence = this.fenceOf(instanceId)
+    if (!fence) return
+    this.dropped(instanceId)
+    this.armDeadline()
+    // A round in flight may have sent this lease's renewal already; carrying the round's earlier time,
+    // it would still match a lease released now and extend it. Let that round end first (at most a
+    // period); the rounds after it no longer see the lease.
+    await this.roundOrPeriod()
+    try {
+      await this.deps.leases.releaseOne(instanceId, fence, this.deps.clock.now())
+    } catch (err) {
+      this.deps.logger.warn({ err, instanceId }, 'could not release the lease of a stopped instance; it lapses after the TTL')
+    }
+  }
+
+  /**
+   * `instanceId` was deleted: its lease row goes (LeaseRepo.forget: when no worker holds it, or with
+   * this worker's fence; never another worker's live lease). Never rejects (a row left behind is
+   * harmless: no instance wants it).
+   */
+  async forget(instanceId: string): Promise<void> {
+    const fence = this.fenceOf(instanceId)
+    if (fence) this.dropped(instanceId)
+    this.armDeadline()
+    await this.roundOrPeriod()
+    try {
+      await this.deps.leases.forget(instanceId, fence, this.deps.clock.now())
+    } catch (err) {
+      this.deps.logger.warn({ err, instanceId }, 'could not delete the lease row of a deleted instance')
+    }
   }
 
   /**

@@ -178,6 +178,44 @@ export class LeaseRepo {
     return this.x.db.isTransaction ? work(this.x.db) : this.x.db.transaction().execute(work)
   }
 
+  /**
+   * Gives up one lease at once (the owner stopped the instance, or logged it out), fenced: only when
+   * it is still `fence.worker`'s with `fence.token` and unexpired at `now` (one conditional UPDATE). It
+   * expires at `now`, owner and token kept, so the next claim (any worker's) increments the token, as
+   * after {@link release}. False: not held with that fence any more (taken over, lapsed): nothing changed.
+   */
+  async releaseOne(instanceId: string, fence: Fence, now: number): Promise<boolean> {
+    const r = await this.x.db
+      .updateTable('instance_leases')
+      .set({ expires_at: now })
+      .where('instance_id', '=', instanceId)
+      .where('owner', '=', fence.worker)
+      .where('fencing_token', '=', fence.token)
+      .where('expires_at', '>', now)
+      .executeTakeFirst()
+    return Number(r.numUpdatedRows) === 1
+  }
+
+  /**
+   * Deletes the lease row of a deleted instance (one conditional DELETE): when no worker holds it at
+   * `now` (never claimed, released, lapsed), or when `fence` is the holder's. A lease another worker
+   * holds stays (its socket runs: the delete must not pull the lease from under it). Answers whether a
+   * row went.
+   */
+  async forget(instanceId: string, fence: Fence | undefined, now: number): Promise<boolean> {
+    const r = await this.x.db
+      .deleteFrom('instance_leases')
+      .where('instance_id', '=', instanceId)
+      .where((eb) =>
+        eb.or([
+          eb('expires_at', '<=', now),
+          ...(fence ? [eb.and([eb('owner', '=', fence.worker), eb('fencing_token', '=', fence.token)])] : [])
+        ])
+      )
+      .executeTakeFirst()
+    return Number(r.numDeletedRows) === 1
+  }
+
   /** Of `instanceIds`, those without a lease held at `now` (none, expired or released), in the given order (each once). */
   async orphans(instanceIds: readonly string[], now: number): Promise<string[]> {
     const held = new Set<string>()
