@@ -192,7 +192,7 @@ async function api(base: string, method: string, path: string, body?: object): P
   return { status: res.status, json: (await res.json()) as any }
 }
 
-/** A sandbox instance created through `base` and walked to CONNECTED there (init claims it for that worker). */
+/** A sandbox instance created through `base` and walked to CONNECTED (on `base` unless another live worker has fewer). */
 async function connectOn(base: string): Promise<{ sessionId: string; qs: string }> {
   const made = await api(base, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
   if (made.status !== 200) throw new Error(`create: ${made.status} ${JSON.stringify(made.json)}`)
@@ -380,10 +380,13 @@ async function failover(url: string): Promise<void> {
   const times: number[] = []
   try {
     let next = 1
-    const first = [await cluster.start(`w${next++}`), await cluster.start(`w${next++}`), await cluster.start(`w${next++}`)]
-    // 3, 2 and 1 instances: one worker is the busiest.
+    // 3, 2 and 1 instances: one worker is the busiest. A start goes to the least-loaded live worker,
+    // so each worker starts as its share is linked.
     const insts: Array<{ sessionId: string; qs: string }> = []
-    for (const w of [0, 0, 0, 1, 1, 2]) insts.push(await connectOn(first[w]!.url))
+    for (const share of [3, 2, 1]) {
+      const w = await cluster.start(`w${next++}`)
+      for (let i = 0; i < share; i++) insts.push(await connectOn(w.url))
+    }
     for (let run = 0; run < FAILOVER_RUNS; run++) {
       const any = [...cluster.live.values()][0]!
       const own = await owners(any.url)

@@ -61,7 +61,7 @@ interface Made {
   qs: string
 }
 
-/** Creates a sandbox instance through `s` and walks it to CONNECTED there (init claims it for `s`). */
+/** Creates a sandbox instance through `s` and walks it to CONNECTED (on `s` unless another live worker has fewer). */
 async function connectOn(s: ServeProcess): Promise<Made> {
   const made = await serveApi(s.url, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
   expect(made.status).toBe(200)
@@ -112,10 +112,14 @@ interface Send {
 
 it('three workers, six instances, kill -9 of the busiest owner while clients send: all six CONNECTED on the survivors within 30 s; every acknowledged send in the history exactly once', async () => {
   url = await createTestDatabase()
-  const ws = [await serveWorker('a'), await serveWorker('b'), await serveWorker('c')]
-  // 3 on a, 2 on b, 1 on c: one worker is clearly the busiest.
+  // 3 on a, 2 on b, 1 on c: one worker is clearly the busiest. A start goes to the least-loaded live
+  // worker, so each worker starts as its share is linked.
+  const ws: ServeProcess[] = []
   const made: Made[] = []
-  for (const n of [0, 0, 0, 1, 1, 2]) made.push(await connectOn(ws[n]!))
+  for (const [id, share] of [['a', 3], ['b', 2], ['c', 1]] as const) {
+    ws.push(await serveWorker(id))
+    for (let i = 0; i < share; i++) made.push(await connectOn(ws[ws.length - 1]!))
+  }
   const before = await owners(ws[0]!)
   const load: Record<string, number> = {}
   for (const o of Object.values(before)) if (o) load[o] = (load[o] ?? 0) + 1
