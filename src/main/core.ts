@@ -5,6 +5,7 @@
  * table (src/main/operations), never storage or the session manager.
  */
 import { mkdir } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { Readable } from 'node:stream'
 import type { ChannelFactory, ChannelKind } from './channel/types'
@@ -462,7 +463,19 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       })
     : null
   const stopRelay = relay ? sendEvents(events, (type, payload) => relay.publish(type, payload)) : () => {}
-  const idempotency = new IdempotencyService({ repo: repos.idempotency, clock })
+  // A request made with a key notes who took it, so a retry can tell a dead attempt from a running one:
+  // the lease's fence in database mode, else this process's run.
+  const runId = `run:${randomUUID()}`
+  const idempotency = new IdempotencyService({
+    repo: repos.idempotency,
+    clock,
+    taker: (instanceId) => workers?.fenceOf(instanceId) ?? { worker: workers ? worker.id : runId, token: null },
+    alive: async (instanceId, taker) => {
+      if (!workers || taker.token === null) return taker.worker === (workers ? worker.id : runId)
+      const lease = await repos.leases.lease(instanceId)
+      return !!lease && lease.owner === taker.worker && Number(lease.fencing_token) === taker.token && Number(lease.expires_at) > leaseClock.now()
+    }
+  })
   const cluster = new ClusterView({
     instances: repos.instances,
     clock: leaseClock,

@@ -58,7 +58,7 @@ it('a retry while the first request still runs answers 409 "in progress"; an ans
   const body = { chatId: '15550001111', message: 'racing' }
   const id = h.core.idempotency.idOf('k-run', undefined, 'messages.sendText', inst._id)
   // The first request of this key has begun (on this or another worker) and not answered yet.
-  expect(await h.core.idempotency.begin(id, h.core.idempotency.hashOf(body))).toEqual({ state: 'new' })
+  expect(await h.core.idempotency.begin(id, h.core.idempotency.hashOf(body), inst._id)).toEqual({ state: 'new' })
   const busy = await send(qs, body, 'k-run')
   expect(busy.statusCode).toBe(409)
   expect(busy.json.message).toContain('still in progress')
@@ -69,7 +69,7 @@ it('a retry while the first request still runs answers 409 "in progress"; an ans
   const idle = `session_id=${encodeURIComponent(made.session_id)}&access_token=${encodeURIComponent(made.settings.access_token)}`
   const refused = await send(idle, { chatId: '15550001111', message: 'later' }, 'k-later')
   expect(refused.statusCode, refused.body).toBe(409)
-  expect(await h.core.idempotency.begin(h.core.idempotency.idOf('k-later', undefined, 'messages.sendText', made._id), 'other')).toEqual({ state: 'new' })
+  expect(await h.core.idempotency.begin(h.core.idempotency.idOf('k-later', undefined, 'messages.sendText', made._id), 'other', made._id)).toEqual({ state: 'new' })
 })
 
 it('the retention run forgets keys older than a day: the same key then sends again', async () => {
@@ -93,4 +93,22 @@ it('the OpenAPI document shows the Idempotency-Key header on the sends, and only
   expect(headerOf('/chatapp/message/image', 'post')).toBeDefined()
   expect(doc.paths['/chatapp/message'].post.description).toContain('Idempotent-Replayed')
   expect(headerOf('/chatapp/init', 'post')).toBeUndefined()
+})
+
+it('a first request whose server stopped before answering: a retry after the restart answers 409 saying it may have been sent, and sends nothing (before the restart: "in progress")', async () => {
+  const { inst, qs } = await h.connectedInstance()
+  const body = { chatId: '15550001111', message: 'cut short' }
+  const id = h.core.idempotency.idOf('k-cut', undefined, 'messages.sendText', inst._id)
+  // The first request took the key and the process died before it answered.
+  expect(await h.core.idempotency.begin(id, h.core.idempotency.hashOf(body), inst._id)).toEqual({ state: 'new' })
+  expect((await send(qs, body, 'k-cut')).json.message).toContain('still in progress')
+  h = await h.restart()
+  const retry = await send(qs, body, 'k-cut')
+  expect(retry.statusCode).toBe(409)
+  expect(retry.json.message).toContain('an earlier run of this server, which stopped before answering; it may or may not have been sent')
+  expect(await texts(qs)).not.toContain('cut short')
+  // At most once: it stays so, and a new key sends.
+  expect((await send(qs, body, 'k-cut')).statusCode).toBe(409)
+  expect((await send(qs, body, 'k-cut-2')).statusCode).toBe(200)
+  expect((await texts(qs)).filter((t) => t === 'cut short')).toHaveLength(1)
 })

@@ -402,3 +402,19 @@ it('GET /cluster without a PostgreSQL database (the desktop): this process is th
   ])
   expect(instances[1].lease_expires_at).toBeNull()
 })
+
+it('Idempotency-Key: a request taken by a worker whose lease then lapsed answers 409 on the new owner (it may have been sent), while a running one answers "in progress"', async () => {
+  url = await createTestDatabase()
+  const a = await worker('a')
+  const b = await worker('b')
+  const { inst } = await a.connectedInstance()
+  const id = a.core.idempotency.idOf('k-lost', undefined, 'messages.sendText', inst._id)
+  expect(await a.core.idempotency.begin(id, 'hash', inst._id)).toEqual({ state: 'new' })
+  // A holds the lease it took the request under: the attempt counts as running, from either worker.
+  expect(await b.core.idempotency.begin(id, 'hash', inst._id)).toEqual({ state: 'running' })
+  expect(await a.core.idempotency.begin(id, 'hash', inst._id)).toEqual({ state: 'running' })
+  // A dies (no release); B takes the instance over with the next token.
+  await internalsOf(a.core).workers!.halt()
+  await expect.poll(() => b.core.sessions.get(inst._id) !== undefined, { timeout: 10_000, interval: 20 }).toBe(true)
+  expect(await b.core.idempotency.begin(id, 'hash', inst._id)).toEqual({ state: 'orphaned', taker: { worker: 'a', token: 1 } })
+}, 30_000)

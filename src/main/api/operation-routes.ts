@@ -284,8 +284,12 @@ async function idempotent(ctx: OperationContext, req: FastifyRequest, reply: Fas
   const id = svc.idOf(key, req.caller, name, instances.get(req)?._id ?? '')
   const file = input.file as { sha256?: string; size?: number } | undefined
   const hash = svc.hashOf({ ...input, file: file ? { sha256: file.sha256, size: file.size } : undefined })
-  const found = await svc.begin(id, hash)
+  const found = await svc.begin(id, hash, instances.get(req)?._id ?? '')
   if (found.state === 'running') throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress; retry once it has answered.')
+  if (found.state === 'orphaned') {
+    // At most once: the first attempt may have sent before its worker stopped, so it is never run again.
+    throw new AppError('CONFLICT', `The request first made with this Idempotency-Key was taken by ${found.taker.token === null ? 'an earlier run of this server' : `worker ${found.taker.worker}`}, which stopped before answering; it may or may not have been sent. Check the chat's messages, and send again with a new key if it is not there.`)
+  }
   if (found.state === 'mismatch') {
     return reply.status(422).send(errorBody(new AppError('VALIDATION_ERROR', 'This Idempotency-Key was used for a request with another body; use a new key for a new request.', [{ field: 'Idempotency-Key', problem: 'was used with another body' }])))
   }

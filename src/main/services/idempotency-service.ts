@@ -7,13 +7,29 @@
 import { createHash } from 'node:crypto'
 import type { Clock } from '../clock'
 import type { Caller } from '../../shared/access'
-import type { IdempotencyBegin, IdempotencyId, IdempotencyRepo } from '../store/repos/idempotency-repo'
+import type { IdempotencyBegin, IdempotencyId, IdempotencyRepo, IdempotencyTaker } from '../store/repos/idempotency-repo'
+
+/**
+ * What a request with a key finds: as the repository answers, or `orphaned` — the first request's
+ * taker is gone (its process stopped, or its lease on the instance moved) before it answered, so it
+ * will never answer, and whether it sent is unknown.
+ */
+export type IdempotencyOutcome = Exclude<IdempotencyBegin, { state: 'running' }> | { state: 'running' } | { state: 'orphaned'; taker: IdempotencyTaker }
+
+export interface IdempotencyDeps {
+  repo: IdempotencyRepo
+  clock: Clock
+  /** Who this process is for a request on `instanceId`: its worker and lease token, or its run id. */
+  taker: (instanceId: string) => IdempotencyTaker
+  /** Whether `taker` may still be running a request on `instanceId` (its run, or its lease, lives on). */
+  alive: (instanceId: string, taker: IdempotencyTaker) => Promise<boolean>
+}
 
 /** How long a key is remembered: a retry within a day of the first request answers its answer. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
 export class IdempotencyService {
-  constructor(private readonly deps: { repo: IdempotencyRepo; clock: Clock }) {}
+  constructor(private readonly deps: IdempotencyDeps) {}
 
   /** The (key, caller, route) of a request: a key means nothing across callers, operations or instances. */
   idOf(key: string, caller: Caller | undefined, operation: string, instanceId: string): IdempotencyId {
@@ -26,10 +42,17 @@ export class IdempotencyService {
     return createHash('sha256').update(JSON.stringify(input)).digest('hex')
   }
 
-  /** Starts a request with a key (see IdempotencyRepo.begin). */
-  begin(id: IdempotencyId, hash: string): Promise<IdempotencyBegin> {
+  /**
+   * Starts a request with a key on `instanceId` (see IdempotencyRepo.begin), taken by this process;
+   * a first request still in progress whose taker is gone answers `orphaned`, not `running`.
+   */
+  async begin(id: IdempotencyId, hash: string, instanceId: string): Promise<IdempotencyOutcome> {
     const now = this.deps.clock.now()
-    return this.deps.repo.begin(id, hash, now, now - IDEMPOTENCY_TTL_MS)
+    const found = await this.deps.repo.begin(id, hash, now, now - IDEMPOTENCY_TTL_MS, this.deps.taker(instanceId))
+    if (found.state !== 'running') return found
+    // A row of a release before the taker was stored: nothing tells, so it counts as running.
+    if (found.taker && !(await this.deps.alive(instanceId, found.taker))) return { state: 'orphaned', taker: found.taker }
+    return { state: 'running' }
   }
 
   /** Stores the answer a retry will get. */

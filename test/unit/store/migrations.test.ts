@@ -72,10 +72,18 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
       await sql`INSERT INTO idempotency_keys (key, caller, route, request_hash, status, body, created_at) VALUES ('k2', 'key:x', 'messages.sendText i1', 'cd', NULL, NULL, 1700000000001)`.execute(db)
     },
     async check(db) {
-      expect(await db.selectFrom('idempotency_keys').selectAll().orderBy('key').execute()).toEqual([
+      expect(await db.selectFrom('idempotency_keys').select(['key', 'caller', 'route', 'request_hash', 'status', 'body', 'created_at']).where('key', 'in', ['k1', 'k2']).orderBy('key').execute()).toEqual([
         { key: 'k1', caller: 'owner', route: 'messages.sendText i1', request_hash: 'ab', status: 200, body: '{"status":true}', created_at: 1700000000000 },
         { key: 'k2', caller: 'key:x', route: 'messages.sendText i1', request_hash: 'cd', status: null, body: null, created_at: 1700000000001 }
       ])
+    }
+  },
+  6: {
+    async write(db) {
+      await sql`INSERT INTO idempotency_keys (key, caller, route, request_hash, status, body, created_at, taken_by, fencing_token) VALUES ('k3', 'owner', 'messages.sendText i2', 'ef', NULL, NULL, 1700000000002, 'w1', 4)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('idempotency_keys').select(['key', 'taken_by', 'fencing_token']).where('key', '=', 'k3').execute()).toEqual([{ key: 'k3', taken_by: 'w1', fencing_token: 4 }])
     }
   }
 }

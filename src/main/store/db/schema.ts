@@ -479,6 +479,10 @@ export interface IdempotencyKeysTable {
   body: string | null
   /** Epoch ms. */
   created_at: number
+  /** Who runs it: the worker id (database mode) or the process's run id (one process); null before migration 6. */
+  taken_by: string | null
+  /** The taker's lease token on the instance (database mode); null otherwise. */
+  fencing_token: number | null
 }
 
 /** The one typed schema of the database. */
