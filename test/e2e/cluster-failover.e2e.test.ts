@@ -115,11 +115,12 @@ describe('a failover watched from another worker’s UI', () => {
     }
 
     // Settings → Workers, open in a second window since before the kill, counts the six on the two
-    // workers left, live too.
+    // workers left, live too, and says the killed one is not responding.
     // The row's summary, "3 instances · seen 1 s ago" (its last line; the URL above it ends in digits too).
     const rows = settings.getByTestId('worker-row')
-    const count = async (id: string) => Number(/^(\d+) instances? ·/.exec((await rows.filter({ hasText: id }).locator('p').last().textContent()) ?? '')?.[1] ?? -1)
-    await expect.poll(() => count('worker-b')).toBe(0)
+    const summary = async (id: string) => (await rows.filter({ hasText: id }).locator('p').last().textContent()) ?? ''
+    const count = async (id: string) => Number(/^(\d+) instances? ·/.exec(await summary(id))?.[1] ?? -1)
+    await expect.poll(() => summary('worker-b')).toMatch(/^Not responding · last seen \d+ s ago$/)
     await expect.poll(async () => (await count('worker-a')) + (await count('worker-c'))).toBe(6)
     expect(await settings.evaluate('window.__beforeKill')).toBe(true)
     await settings.getByRole('region', { name: 'Workers' }).scrollIntoViewIfNeeded()

@@ -141,12 +141,12 @@ describe('the hand-off bar names who took the chat over', () => {
 })
 
 describe('the workers, shown only on a desk that has several', () => {
-  const one = { workers: [{ id: 'desk:3210', url: 'http://127.0.0.1:3210', last_seen_at: '2026-11-27T05:00:00.000Z', instances: 2 }], instances: [{ session_id: 's1', owner: 'desk:3210', lease_expires_at: null }] }
+  const one = { workers: [{ id: 'desk:3210', url: 'http://127.0.0.1:3210', last_seen_at: '2026-11-27T05:00:00.000Z', instances: 2, alive: true }], instances: [{ session_id: 's1', owner: 'desk:3210', lease_expires_at: null }] }
   const three = {
     workers: [
-      { id: 'worker1', url: 'http://worker1:3210', last_seen_at: '2026-11-27T05:00:00.000Z', instances: 1 },
-      { id: 'worker2', url: 'http://worker2:3210', last_seen_at: '2026-11-27T04:58:00.000Z', instances: 0 },
-      { id: 'worker3', url: 'http://worker3:3210', last_seen_at: '2026-11-27T05:00:03.000Z', instances: 1 }
+      { id: 'worker1', url: 'http://worker1:3210', last_seen_at: '2026-11-27T05:00:00.000Z', instances: 1, alive: true },
+      { id: 'worker2', url: 'http://worker2:3210', last_seen_at: '2026-11-27T04:58:00.000Z', instances: 0, alive: false },
+      { id: 'worker3', url: 'http://worker3:3210', last_seen_at: '2026-11-27T05:00:03.000Z', instances: 1, alive: true }
     ],
     instances: [
       { session_id: 's1', owner: 'worker3', lease_expires_at: '2026-11-27T05:00:18.000Z' },
@@ -159,6 +159,6 @@ describe('the workers, shown only on a desk that has several', () => {
     expect(workerLine(three, 's1')).toBe('Runs on worker3')
     expect(workerLine(three, 's2')).toBe('Not running on any worker')
     expect(workerSummary(three.workers[0]!, Date.parse('2026-11-27T05:00:04.000Z'))).toBe('1 instance · seen 4 s ago')
-    expect(workerSummary(three.workers[1]!, Date.parse('2026-11-27T05:00:04.000Z'))).toBe('0 instances · seen 2 min ago')
+    expect(workerSummary(three.workers[1]!, Date.parse('2026-11-27T05:00:04.000Z'))).toBe('Not responding · last seen 2 min ago')
   })
 })

@@ -10,7 +10,7 @@ import { AppError } from '../errors'
 
 /** The answer of `GET /cluster`; times are ISO 8601 UTC. */
 export interface ClusterInfo {
-  workers: Array<{ id: string; url: string; last_seen_at: string; instances: number }>
+  workers: Array<{ id: string; url: string; last_seen_at: string; instances: number; alive: boolean }>
   /** Every instance, by session id; owner null: no worker holds a lease on it (not running anywhere). */
   instances: Array<{ session_id: string; owner: string | null; lease_expires_at: string | null }>
 }
@@ -58,7 +58,7 @@ export class ClusterView {
     if (!this.deps.leases) {
       const mine = all.filter((i) => this.deps.running(i._id))
       return {
-        workers: [{ id: this.deps.worker.id, url: this.deps.worker.url, last_seen_at: iso(now), instances: mine.length }],
+        workers: [{ id: this.deps.worker.id, url: this.deps.worker.url, last_seen_at: iso(now), instances: mine.length, alive: true }],
         instances: all.map((i) => {
           const runs = this.deps.running(i._id)
           return { session_id: i.session_id, owner: runs ? this.deps.worker.id : null, lease_expires_at: null }
@@ -68,7 +68,8 @@ export class ClusterView {
     const c = await this.deps.leases.cluster(now)
     const held = new Map(c.leases.filter((l) => Number(l.expires_at) > now).map((l) => [l.instance_id, l]))
     return {
-      workers: c.workers.map((w) => ({ id: w.id, url: w.url, last_seen_at: iso(Number(w.last_seen_at)), instances: w.instances })),
+      // A worker's heartbeat is every TTL/3: one unseen for a whole TTL has stopped or lost the database.
+      workers: c.workers.map((w) => ({ id: w.id, url: w.url, last_seen_at: iso(Number(w.last_seen_at)), instances: w.instances, alive: Number(w.last_seen_at) >= now - (this.deps.ttlMs ?? 15_000) })),
       instances: all.map((i) => {
         const l = held.get(i._id)
         return { session_id: i.session_id, owner: l?.owner ?? null, lease_expires_at: l ? iso(Number(l.expires_at)) : null }

@@ -10,7 +10,8 @@ const ClusterWorker = Type.Object({
   id: Type.String({ description: 'CHATAPP_WORKER_ID' }),
   url: Type.String({ description: 'CHATAPP_WORKER_URL: where the other workers reach it' }),
   last_seen_at: Type.String({ description: 'Its last heartbeat (ISO 8601)' }),
-  instances: Type.Integer({ description: 'Leases it holds now' })
+  instances: Type.Integer({ description: 'Leases it holds now' }),
+  alive: Type.Boolean({ description: 'Seen within the lease time (CHATAPP_LEASE_TTL_MS); false: stopped or out of reach' })
 })
 
 const ClusterInstance = Type.Object({
@@ -20,7 +21,7 @@ const ClusterInstance = Type.Object({
 })
 
 export interface ClusterT {
-  workers: Array<{ id: string; url: string; last_seen_at: string; instances: number }>
+  workers: Array<{ id: string; url: string; last_seen_at: string; instances: number; alive: boolean }>
   instances: Array<{ session_id: string; owner: string | null; lease_expires_at: string | null }>
 }
 

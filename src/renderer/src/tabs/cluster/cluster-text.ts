@@ -16,8 +16,10 @@ export function workerLine(c: ClusterT | undefined, sessionId: string): string |
   return owner ? `Runs on ${owner}` : 'Not running on any worker'
 }
 
-/** "3 instances · seen 4 s ago" for a worker row, at `nowMs`. */
+/** "3 instances · seen 4 s ago" for a worker row at `nowMs`; "Not responding · last seen 24 s ago" for one that stopped. */
 export function workerSummary(w: ClusterT['workers'][number], nowMs: number): string {
   const ago = Math.max(0, Math.round((nowMs - Date.parse(w.last_seen_at)) / 1000))
-  return `${w.instances} instance${w.instances === 1 ? '' : 's'} · seen ${ago < 60 ? `${ago} s` : `${Math.round(ago / 60)} min`} ago`
+  const when = ago < 60 ? `${ago} s` : ago < 3600 ? `${Math.round(ago / 60)} min` : `${Math.round(ago / 3600)} h`
+  if (!w.alive) return `Not responding · last seen ${when} ago`
+  return `${w.instances} instance${w.instances === 1 ? '' : 's'} · seen ${when} ago`
 }

@@ -1,6 +1,7 @@
 /**
  * Settings → Workers (issue 26): the workers sharing the database and how many instances each runs,
- * shown only when there are several (docs/deploy.md). Reloads when an instance's state changes or a
+ * shown only when there are several (docs/deploy.md); a worker unseen for a lease time is "Not
+ * responding". Reloads when an instance's state changes or a
  * worker claims or loses one (`cluster`, heard from every worker: a failover shows live).
  */
 import { Card, Group, Stack, Text, Title } from '@mantine/core'
@@ -32,7 +33,9 @@ export function WorkersSection() {
                   {w.url}
                 </Text>
               </Stack>
-              <Text size="sm">{workerSummary(w, now)}</Text>
+              <Text size="sm" c={w.alive ? undefined : 'red.7'}>
+                {workerSummary(w, now)}
+              </Text>
             </Group>
           ))}
         </Stack>
