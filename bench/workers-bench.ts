@@ -32,7 +32,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApiServer } from '../src/main/api/server'
 import { startCore, type Core } from '../src/main/core'
 import { startPostgres } from '../test/support/postgres-server'
-import { SERVE_TOKEN, startServe, type ServeProcess } from '../test/helpers/serve-process'
+import { SERVE_TOKEN, startServeWorker, type ServeProcess } from '../test/helpers/serve-process'
 
 const CALLS = 500
 const SECONDS = Number(process.env.WORKERS_SECONDS ?? 5)
@@ -151,19 +151,8 @@ class ServeCluster {
   ) {}
 
   async start(id: string): Promise<ServeProcess> {
-    const dir = await mkdtemp(join(tmpdir(), 'chatapp-workers-bench-'))
-    this.dirs.push(dir)
-    const port = await freePort()
-    const s = await startServe({
-      CHATAPP_DATA_DIR: dir,
-      CHATAPP_PORT: String(port),
-      CHATAPP_CHANNEL: 'sandbox',
-      CHATAPP_API_TOKEN: SERVE_TOKEN,
-      CHATAPP_DATABASE_URL: this.url,
-      CHATAPP_WORKER_ID: id,
-      CHATAPP_WORKER_URL: `http://127.0.0.1:${port}`,
-      ...(this.ttlMs ? { CHATAPP_LEASE_TTL_MS: String(this.ttlMs) } : {})
-    })
+    const s = await startServeWorker(this.url, id, this.ttlMs ? { CHATAPP_LEASE_TTL_MS: String(this.ttlMs) } : {})
+    this.dirs.push(s.dir)
     this.live.set(id, s)
     this.all.push(s)
     return s

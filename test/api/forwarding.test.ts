@@ -6,14 +6,12 @@
  * worker signature is refused; an `Idempotency-Key` holds across workers; an owner out of reach answers
  * 503 until the failover, then the new owner answers. Leases of 1 500 ms.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { freePort } from '../helpers/webhook-receiver'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { Instance } from '../../src/shared/schemas/records'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
-import { SERVE_TOKEN, serveApi, startServe, type ServeProcess } from '../helpers/serve-process'
+import { SERVE_TOKEN, serveApi, startServeWorker, type ServeProcess } from '../helpers/serve-process'
 
 const TTL = 1500
 let url: string
@@ -27,21 +25,10 @@ const dirOf: Record<string, string> = {}
 
 /** A real `npm run serve` worker reachable by the other at its own URL. */
 async function serveWorker(id: string): Promise<ServeProcess> {
-  const dir = await mkdtemp(join(tmpdir(), 'chatapp-fwd-'))
-  dirs.push(dir)
-  const port = await freePort()
-  const s = await startServe({
-    CHATAPP_DATA_DIR: dir,
-    CHATAPP_PORT: String(port),
-    CHATAPP_CHANNEL: 'sandbox',
-    CHATAPP_API_TOKEN: SERVE_TOKEN,
-    CHATAPP_DATABASE_URL: url,
-    CHATAPP_WORKER_ID: id,
-    CHATAPP_WORKER_URL: `http://127.0.0.1:${port}`,
-    CHATAPP_LEASE_TTL_MS: String(TTL)
-  })
+  const s = await startServeWorker(url, id, { CHATAPP_LEASE_TTL_MS: String(TTL) })
+  dirs.push(s.dir)
   workers[id] = s
-  dirOf[id] = dir
+  dirOf[id] = s.dir
   return s
 }
 

@@ -12,14 +12,11 @@
  * progress), until it gets a 2xx or its own deadline passes (then it is unacknowledged, and may be in
  * the history at most once).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterAll, expect, it } from 'vitest'
 import type { Instance } from '../../src/shared/schemas/records'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
-import { SERVE_TOKEN, serveApi, startServe, type ServeProcess } from '../helpers/serve-process'
-import { freePort } from '../helpers/webhook-receiver'
+import { SERVE_TOKEN, serveApi, startServeWorker, type ServeProcess } from '../helpers/serve-process'
 
 const TTL = 1500
 const CHAT = '15550001111'
@@ -39,19 +36,8 @@ afterAll(async () => {
 
 /** A real `npm run serve` worker, reachable by the others at its own URL (forwarding). */
 async function serveWorker(id: string): Promise<ServeProcess> {
-  const dir = await mkdtemp(join(tmpdir(), 'chatapp-failover-'))
-  dirs.push(dir)
-  const port = await freePort()
-  const s = await startServe({
-    CHATAPP_DATA_DIR: dir,
-    CHATAPP_PORT: String(port),
-    CHATAPP_CHANNEL: 'sandbox',
-    CHATAPP_API_TOKEN: SERVE_TOKEN,
-    CHATAPP_DATABASE_URL: url!,
-    CHATAPP_WORKER_ID: id,
-    CHATAPP_WORKER_URL: `http://127.0.0.1:${port}`,
-    CHATAPP_LEASE_TTL_MS: String(TTL)
-  })
+  const s = await startServeWorker(url!, id, { CHATAPP_LEASE_TTL_MS: String(TTL) })
+  dirs.push(s.dir)
   workers[id] = s
   return s
 }

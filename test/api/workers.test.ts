@@ -9,7 +9,6 @@
  */
 import { createHmac } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer, connect, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
@@ -17,6 +16,7 @@ import { internalsOf, type CoreOptions } from '../../src/main/core'
 import type { Instance } from '../../src/shared/schemas/records'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
+import { startPgRelay, type PgRelay } from '../helpers/pg-relay'
 import { ManualClock } from '../helpers/manual-clock'
 import { SERVE_TOKEN, serveApi, startServe, type ServeProcess } from '../helpers/serve-process'
 
@@ -65,46 +65,9 @@ async function serveWorker(id: string, ttl = TTL): Promise<ServeProcess> {
   return s
 }
 
-/**
- * A TCP relay in front of the PostgreSQL server whose traffic can be held (`cut()`): a worker behind it
- * finds the database unreachable (its queries hang) while the others reach it directly.
- */
-async function relay(target: string): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
-  const t = new URL(target)
-  const pairs: Array<[Socket, Socket]> = []
-  let held = false
-  // Unpiped and paused, not only paused: pipe() resumes a paused source when its destination drains.
-  const join = ([a, b]: [Socket, Socket]) => (a.pipe(b), b.pipe(a))
-  const hold = ([a, b]: [Socket, Socket]) => (a.unpipe(b), b.unpipe(a), a.pause(), b.pause())
-  const server: Server = createServer((client) => {
-    const pair: [Socket, Socket] = [client, connect(Number(t.port || 5432), t.hostname)]
-    pairs.push(pair)
-    if (held) hold(pair)
-    else join(pair)
-    const end = () => pair.forEach((s) => s.destroy())
-    for (const s of pair) s.on('error', end).on('close', end)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const via = new URL(target)
-  via.hostname = '127.0.0.1'
-  via.port = String((server.address() as { port: number }).port)
-  const r = {
-    url: via.toString(),
-    cut() {
-      held = true
-      pairs.forEach(hold)
-    },
-    restore() {
-      if (!held) return
-      held = false
-      pairs.forEach(join)
-    },
-    close: () => {
-      r.restore()
-      pairs.forEach((p) => p.forEach((s) => s.destroy()))
-      return new Promise<void>((resolve) => server.close(() => resolve()))
-    }
-  }
+/** A relay to the database whose traffic can be held (test/helpers/pg-relay.ts), closed after the test. */
+async function relay(target: string): Promise<PgRelay> {
+  const r = await startPgRelay(target)
   proxies.push(r)
   return r
 }

@@ -1,7 +1,7 @@
 /**
  * A TCP relay in front of a PostgreSQL server whose traffic can be held (`cut()`): a worker that
  * reaches the database through it finds the database unreachable (its queries hang, its connections
- * stay open) while the other workers reach it directly. Same relay as test/api/workers.test.ts's.
+ * stay open) while the other workers reach it directly.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net'
 

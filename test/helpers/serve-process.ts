@@ -3,7 +3,11 @@
  * separate process: crash safety, signals, the ready line.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort } from './webhook-receiver'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -57,4 +61,26 @@ export async function serveApi(url: string, method: string, path: string, body?:
     body: body ? JSON.stringify(body) : undefined
   })
   return { status: res.status, json: (await res.json()) as any }
+}
+
+/**
+ * A real `serve` worker on the PostgreSQL database `databaseUrl` (issue 26): a data dir of its own (a
+ * new temp dir, `dir`: the caller removes it), a free loopback port with `CHATAPP_WORKER_URL` naming
+ * it (so the others can forward to it), the sandbox channel and the tests' token; `env` adds to or
+ * overrides these (a lease TTL, the Baileys channel's test server).
+ */
+export async function startServeWorker(databaseUrl: string, id: string, env: Record<string, string> = {}): Promise<ServeProcess & { dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), `chatapp-worker-${id}-`))
+  const port = await freePort()
+  const s = await startServe({
+    CHATAPP_DATA_DIR: dir,
+    CHATAPP_PORT: String(port),
+    CHATAPP_CHANNEL: 'sandbox',
+    CHATAPP_API_TOKEN: SERVE_TOKEN,
+    CHATAPP_DATABASE_URL: databaseUrl,
+    CHATAPP_WORKER_ID: id,
+    CHATAPP_WORKER_URL: `http://127.0.0.1:${port}`,
+    ...env
+  })
+  return { ...s, dir }
 }

@@ -10,9 +10,7 @@
  * credentials (no new QR, the same device), messages flow both ways, and the server never saw two
  * live connections for the device (none replaced). Leases of 1 500 ms (a loop round every 500 ms).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import pino from 'pino'
 import { afterAll, afterEach, expect, it } from 'vitest'
 import { applyTestRootKey, createBaileysChannel } from '../../src/main/channel/baileys'
@@ -21,7 +19,7 @@ import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
 import { startPgRelay, type PgRelay } from '../helpers/pg-relay'
 import { decodeQr } from '../helpers/qr'
 import { scanLikeAPhone, waTestFile } from '../helpers/wa-instance'
-import { startServe, SERVE_TOKEN, serveApi as api, type ServeProcess } from '../helpers/serve-process'
+import { startServeWorker, SERVE_TOKEN, serveApi as api, type ServeProcess } from '../helpers/serve-process'
 import { freePort } from '../helpers/webhook-receiver'
 import { startWaTestServer, type WaTestServer } from '../support/wa-server/server'
 
@@ -46,26 +44,18 @@ interface Worker {
 
 /** A real serve worker on the database at `databaseUrl`, with the Baileys channel on `wa`. */
 async function serveWorker(wa: WaTestServer, id: string, databaseUrl: string, ttl = TTL): Promise<Worker> {
-  const dir = await mkdtemp(join(tmpdir(), `chatapp-wa-worker-${id}-`))
-  const port = await freePort()
-  const srv = await startServe({
-    CHATAPP_DATA_DIR: dir,
-    CHATAPP_PORT: String(port),
+  const srv = await startServeWorker(databaseUrl, id, {
     CHATAPP_CHANNEL: 'baileys',
-    CHATAPP_API_TOKEN: SERVE_TOKEN,
     CHATAPP_WA_WS_URL: wa.url,
     CHATAPP_WA_ROOT_KEY: wa.rootPublicKeyB64,
     CHATAPP_SEND_INTERVAL_MS: '0',
     CHATAPP_SEND_JITTER_MS: '0',
-    CHATAPP_DATABASE_URL: databaseUrl,
-    CHATAPP_WORKER_ID: id,
-    CHATAPP_WORKER_URL: `http://127.0.0.1:${port}`,
     CHATAPP_LEASE_TTL_MS: String(ttl)
   })
   cleanup.push(async () => {
     if (srv.child.exitCode === null && srv.child.signalCode === null) srv.child.kill('SIGKILL')
     await srv.exited
-    await rm(dir, { recursive: true, force: true })
+    await rm(srv.dir, { recursive: true, force: true })
   })
   return { id, url: srv.url, srv }
 }
@@ -243,39 +233,14 @@ it('A alive but cut off from the database: its deadline stops the socket before 
   expectOneLiveThroughout(wa, 2)
 }, 120_000)
 
-it('what the count catches: a worker whose clock runs ahead claims the lease while A still runs the socket; the server sees two live connections and replaces A (440)', async () => {
-  // The lease's expiry is compared on the claimant's clock (docs/storage.md "Leases and fencing
-  // tokens"): workers whose clocks differ by more than the margin (TTL/5) break the rule the tests
-  // above check. A's database is cut first, so A cannot learn of the claim from a refused renewal
-  // and keeps its socket until its deadline (at least TTL − margin − TTL/3 ≈ 9 s away with a 20 s
-  // TTL); B, in this process with its lease clock 2 TTLs ahead, takes the lease at once.
-  const ttl = 20_000
-  const { url, wa, relay } = await setup()
-  const a = await serveWorker(wa, 'a', relay.url, ttl)
-  const t = await pairOn(wa, a)
-  await roundTrip(wa, a, t, 'a')
-  relay.cut()
-  applyTestRootKey(wa.rootPublicKey)
-  const baileys = createBaileysChannel({ waWebSocketUrl: wa.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 } })
-  const ahead = { now: () => Date.now() + 2 * ttl }
-  const port = await freePort()
-  const bh = await makeHarness({ factories: { baileys }, apiToken: SERVE_TOKEN, logger: pino({ level: 'silent' }), databaseUrl: url, worker: { id: 'b', url: `http://127.0.0.1:${port}`, leaseTtlMs: ttl, clock: ahead } })
-  cleanup.push(() => bh.close())
-  await bh.app.listen({ port, host: '127.0.0.1' })
-  const b: Worker = { id: 'b', url: `http://127.0.0.1:${port}` }
-  await expect.poll(() => wa.deviceConnections()?.replaced ?? 0, WAIT).toBe(1)
-  const device = wa.deviceConnections()!
-  expect(device.maxLive).toBe(2)
-  expect(device.connections.map((c) => c.endedBy)).toEqual(['replaced', null])
-  // No re-pair all the same: B logged in with the stored credentials.
-  expect(wa.pairingRequests).toBe(1)
-  await roundTrip(wa, b, t, 'b')
-  relay.restore()
-}, 120_000)
-
-it('the same worker clock 2 TTLs ahead, kept in step with the database server (the default): it claims only once A’s lease lapsed, A’s deadline stopped its socket first, and the server never sees two live connections', async () => {
-  // As above, but B's lease clock follows the database's (services/cluster/database-clock.ts): its
-  // offset, measured at start and every round, cancels the 2 TTLs it runs ahead.
+/**
+ * The clock tests' setup: worker A (a serve process, 20 s leases) pairs the instance and sends a
+ * message each way, then its database is cut, so A cannot learn of a claim from a refused renewal and
+ * keeps its socket until its deadline (at least TTL − margin − TTL/3 ≈ 9 s away); then worker B starts
+ * in this process with its lease clock 2 TTLs ahead, its offset from the database's clock measured
+ * (`alignClock`) or not.
+ */
+async function clockAheadOnB(alignClock: boolean): Promise<{ wa: WaTestServer; b: Worker; t: Linked; ttl: number; restore(): void }> {
   const ttl = 20_000
   const { url, wa, relay } = await setup()
   const a = await serveWorker(wa, 'a', relay.url, ttl)
@@ -291,11 +256,28 @@ it('the same worker clock 2 TTLs ahead, kept in step with the database server (t
     apiToken: SERVE_TOKEN,
     logger: pino({ level: 'silent' }),
     databaseUrl: url,
-    worker: { id: 'b', url: `http://127.0.0.1:${port}`, leaseTtlMs: ttl, clock: ahead, alignClock: true }
+    worker: { id: 'b', url: `http://127.0.0.1:${port}`, leaseTtlMs: ttl, clock: ahead, alignClock }
   })
   cleanup.push(() => bh.close())
   await bh.app.listen({ port, host: '127.0.0.1' })
-  const b: Worker = { id: 'b', url: `http://127.0.0.1:${port}` }
+  return { wa, b: { id: 'b', url: `http://127.0.0.1:${port}` }, t, ttl, restore: () => relay.restore() }
+}
+
+it('what the count catches: a worker whose clock runs ahead, not kept in step with the database, claims the lease while A still runs the socket; the server sees two live connections and replaces A (440)', async () => {
+  // The lease's expiry is compared on the claimant's lease clock (docs/design.md §22 "Clocks").
+  const { wa, b, t, restore } = await clockAheadOnB(false)
+  await expect.poll(() => wa.deviceConnections()?.replaced ?? 0, WAIT).toBe(1)
+  const device = wa.deviceConnections()!
+  expect(device.maxLive).toBe(2)
+  expect(device.connections.map((c) => c.endedBy)).toEqual(['replaced', null])
+  // No re-pair all the same: B logged in with the stored credentials.
+  expect(wa.pairingRequests).toBe(1)
+  await roundTrip(wa, b, t, 'b')
+  restore()
+}, 120_000)
+
+it('the same worker clock 2 TTLs ahead, kept in step with the database server (the default): it claims only once A’s lease lapsed, A’s deadline stopped its socket first, and the server never sees two live connections', async () => {
+  const { wa, b, t, ttl, restore } = await clockAheadOnB(true)
   // B connects once A's lease lapsed (up to a TTL after A's last renewal), never before A's socket closed.
   await expect.poll(() => wa.deviceConnections()?.connections.length ?? 0, { timeout: 2 * ttl, interval: 50 }).toBe(2)
   const device = wa.deviceConnections()!
@@ -303,5 +285,5 @@ it('the same worker clock 2 TTLs ahead, kept in step with the database server (t
   expect(device.replaced).toBe(0)
   expect(wa.pairingRequests).toBe(1)
   await roundTrip(wa, b, t, 'b')
-  relay.restore()
+  restore()
 }, 120_000)

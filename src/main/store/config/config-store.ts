@@ -21,6 +21,7 @@ import { Low } from 'lowdb'
 import type { DatabaseHandle } from '../db/database'
 import { checkConfig } from './config-check'
 import { CONFIG_DEFAULTS, type ConfigData } from './config-data'
+import { listenLasting } from '../db/lasting-listen'
 import { CONFIG_CHANNEL, ConfigConflictError, DatabaseDocument, type DocumentDatabase } from './database-document'
 
 export { CONFIG_DEFAULTS, DEFAULT_BACKUP_SETTINGS, type Account, type AppSettings, type BackupSettings, type ConfigData, type SmtpSettings, type WaWebVersionRecord } from './config-data'
@@ -52,7 +53,6 @@ export class ConfigStore {
   private closed = false
   private unlisten: (() => Promise<void>) | null = null
   /** A re-LISTEN waiting for its turn after the listening connection broke. */
-  private relisten: NodeJS.Timeout | null = null
 
   private constructor(
     private readonly low: Low<ConfigData>,
@@ -172,24 +172,8 @@ export class ConfigStore {
       if (row.version !== null && Number.isSafeInteger(version) && version <= row.version) return
       refreshed()
     }
-    const start = (): Promise<() => Promise<void>> => listen(CONFIG_CHANNEL, onNotify, () => this.closed || again(relistenMs.min))
-    const again = (delay: number): void => {
-      this.unlisten = null
-      this.relisten = setTimeout(() => {
-        this.relisten = null
-        if (this.closed) return
-        start().then(
-          (stop) => {
-            if (this.closed) return void stop()
-            this.unlisten = stop
-            refreshed()
-          },
-          () => again(Math.min(delay * 2, relistenMs.max))
-        )
-      }, delay)
-      this.relisten.unref()
-    }
-    this.unlisten = await start()
+    // Writes made while the connection was down were not notified: read the document once it listens again.
+    this.unlisten = await listenLasting(listen, CONFIG_CHANNEL, onNotify, { onRelisten: refreshed, relistenMs })
   }
 
   /** Database mode: the version of the document this worker holds (null: the data dir's file, or no row yet). */
@@ -216,7 +200,6 @@ export class ConfigStore {
   /** Waits for the writes asked for so far; later changes are refused. */
   async close(): Promise<void> {
     this.closed = true
-    if (this.relisten) clearTimeout(this.relisten)
     const unlisten = this.unlisten
     this.unlisten = null
     await unlisten?.()

@@ -30,6 +30,7 @@
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { DatabaseHandle } from './database'
+import { listenLasting } from './lasting-listen'
 import type { Logger } from '../../logger'
 
 /** The PostgreSQL channel of the workers' events. */
@@ -123,7 +124,6 @@ export class EventChannel {
   private readonly runs = new Map<string, RunState>()
   private delivering: Promise<void> = Promise.resolve()
   private unlisten: (() => Promise<void>) | null = null
-  private relistenTimer: NodeJS.Timeout | null = null
   private closed = false
   /** Counters for tests and the logs. */
   readonly stats = { published: 0, notifications: 0, received: 0, resyncs: 0, publishFailures: 0 }
@@ -183,33 +183,17 @@ export class EventChannel {
   }
 
   private async listen(): Promise<void> {
-    this.unlisten = await this.opts.database.listen!(EVENTS_CHANNEL, (payload) => this.received(payload), (err) => this.lost(err))
-  }
-
-  private lost(err: Error): void {
-    this.unlisten = null
-    if (this.closed) return
-    this.opts.logger.warn({ err }, 'the connection listening for the other workers’ events broke; listening again')
-    this.relisten(this.opts.relistenMs?.min ?? RELISTEN_MIN_MS)
-  }
-
-  private relisten(delay: number): void {
-    this.relistenTimer = setTimeout(() => {
-      this.relistenTimer = null
-      if (this.closed) return
-      this.listen().then(
-        () => {
-          // Whatever was sent while nobody listened is gone: start every run afresh and tell the UIs.
-          this.runs.clear()
-          this.resync('the connection listening for the other workers’ events broke and was opened again')
-        },
-        (err: unknown) => {
-          this.opts.logger.warn({ err }, 'could not listen for the other workers’ events yet')
-          this.relisten(Math.min(delay * 2, this.opts.relistenMs?.max ?? RELISTEN_MAX_MS))
-        }
-      )
-    }, delay)
-    this.relistenTimer.unref()
+    const { logger } = this.opts
+    this.unlisten = await listenLasting(this.opts.database.listen!, EVENTS_CHANNEL, (payload) => this.received(payload), {
+      onLost: (err) => logger.warn({ err }, 'the connection listening for the other workers’ events broke; listening again'),
+      onRelisten: () => {
+        // Whatever was sent while nobody listened is gone: start every run afresh and tell the UIs.
+        this.runs.clear()
+        this.resync('the connection listening for the other workers’ events broke and was opened again')
+      },
+      onRetryFailed: (err) => logger.warn({ err }, 'could not listen for the other workers’ events yet'),
+      relistenMs: { min: this.opts.relistenMs?.min ?? RELISTEN_MIN_MS, max: this.opts.relistenMs?.max ?? RELISTEN_MAX_MS }
+    })
   }
 
   private resync(reason: string): void {
@@ -279,7 +263,6 @@ export class EventChannel {
   async close(): Promise<void> {
     await this.idle()
     this.closed = true
-    if (this.relistenTimer) clearTimeout(this.relistenTimer)
     const unlisten = this.unlisten
     this.unlisten = null
     await unlisten?.()
