@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OPERATION_DOMAINS, OPERATIONS, type OperationName } from '../../src/shared/operations/table'
 import { CONTRACT_METHODS, contractInputSchema } from '../../src/shared/contract'
 import { RUNNERS } from '../../src/main/operations/runners'
+import { audited } from '../../src/main/operations/invoke'
 import { createHandlers, dispatch } from '../../src/main/ui-contract/handlers'
 import { makeHarness, type Harness } from '../helpers/harness'
 
@@ -43,6 +44,15 @@ describe('the operation table', () => {
     const defined = Object.values(OPERATION_DOMAINS).flatMap((domain) => Object.keys(domain))
     expect(defined.length).toBe(names.length)
     expect(new Set(defined).size).toBe(defined.length)
+  })
+
+  it('gives every operation the audit log records a past-tense text for the People → Audit page, and no other one', () => {
+    const names = Object.keys(OPERATIONS) as OperationName[]
+    const texts = Object.fromEntries(names.map((n) => [n, (OPERATIONS[n] as { audit?: string }).audit]))
+    // The staff service records an accepted invite itself (a public operation: no caller to audit yet).
+    const recorded = (n: OperationName) => audited(n) || n === 'auth.acceptInvite'
+    expect(names.filter((n) => recorded(n) && !texts[n])).toEqual([])
+    expect(names.filter((n) => !recorded(n) && texts[n])).toEqual([])
   })
 
   it('has one runner per operation and nothing else', () => {

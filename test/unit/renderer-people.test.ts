@@ -107,7 +107,12 @@ describe('People tab texts', () => {
   })
 
   it('says what an audit entry records and who did it', () => {
-    expect(auditWhat({ kind: 'change', detail: { operation: 'staff.create' } })).toBe('Changed: staff.create')
+    // A change reads as its operation's audit text (the table's), with the instance it was about.
+    expect(auditWhat({ kind: 'change', detail: { operation: 'staff.create' } })).toBe('Added a person')
+    expect(auditWhat({ kind: 'change', detail: { operation: 'apiKeys.delete' } })).toBe('Revoked an API key')
+    expect(auditWhat({ kind: 'change', detail: { operation: 'settings.setWebhook', instance_id: 'i1' } }, (id) => (id === 'i1' ? 'Pizzeria' : id))).toBe('Changed the webhook · Pizzeria')
+    // An operation this release does not know (an entry written by another): its name.
+    expect(auditWhat({ kind: 'change', detail: { operation: 'gone.op' } })).toBe('gone.op')
     expect(auditWhat({ kind: 'login_failed', detail: { reason: 'locked' } })).toBe('Sign-in refused (account locked)')
     expect(auditWhat({ kind: 'logout', detail: { everywhere: true } })).toBe('Signed out everywhere')
     expect(auditWho({ actor: 'owner', actor_name: null })).toBe('Owner')

@@ -59,6 +59,11 @@ export interface RpcFacet<R> {
 
 export interface OperationDef<I extends TObject = TObject, R = unknown, RO = R> {
   summary: string
+  /**
+   * What a successful run reads as in the audit log, past tense ("Revoked an API key"): every
+   * operation the log records (src/main/operations/invoke.ts `audited`) has one.
+   */
+  audit?: string
   description?: string
   tags: string[]
   scope: Scope

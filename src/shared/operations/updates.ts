@@ -73,10 +73,11 @@ const Empty = Type.Object({})
 export const UPDATE_OPERATIONS = {
   'app.about': op<AboutInfoT>()({ summary: 'Version and data folder of the app', tags: ['app'], scope: 'account', permission: 'signed-in', input: Empty, output: AboutInfo, rpc: true }),
   'updates.status': op<UpdateStatusT>()({ summary: 'Where the app’s updates stand', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
-  'updates.check': op<UpdateStatusT>()({ summary: 'Check for updates now', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
-  'updates.download': op<UpdateStatusT>()({ summary: 'Download the update on offer', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
+  'updates.check': op<UpdateStatusT>()({ summary: 'Check for updates now', audit: 'Checked for updates', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
+  'updates.download': op<UpdateStatusT>()({ summary: 'Download the update on offer', audit: 'Downloaded an update', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
   'updates.setAutoDownload': op<UpdateStatusT>()({
     summary: 'Turn automatic update downloads on or off',
+    audit: 'Changed automatic update downloads',
     tags: ['app'],
     scope: 'account',
     permission: 'admin',
@@ -86,6 +87,7 @@ export const UPDATE_OPERATIONS = {
   }),
   'updates.restart': op<UpdateStatusT>()({
     summary: 'Restart to install the downloaded update',
+    audit: 'Restarted to install an update',
     description: 'Waits for sends in flight. While a broadcast sends or a survey waits for an answer, answers the status with those blockers and restarts only with `force`.',
     tags: ['app'],
     scope: 'account',

@@ -17,7 +17,7 @@ export const ADMIN_OPERATIONS = {
     output: Type.Object({ token: Type.String(), fixed: Type.Boolean() }),
     rpc: true
   }),
-  'apiToken.regenerate': op<{ token: string }>()({ summary: 'A new API bearer token', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: Type.Object({ token: Type.String() }), rpc: true }),
+  'apiToken.regenerate': op<{ token: string }>()({ summary: 'A new API bearer token', audit: 'Made a new API token', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: Type.Object({ token: Type.String() }), rpc: true }),
   'appSettings.get': op<{ smtp: SmtpViewT | null }>()({
     summary: 'App settings (the SMTP server; the password is never answered)',
     tags: ['app'],
@@ -29,6 +29,7 @@ export const ADMIN_OPERATIONS = {
   }),
   'appSettings.setSmtp': op<{ smtp: SmtpViewT | null }>()({
     summary: 'Set (or clear) the SMTP server of notification e-mails',
+    audit: 'Changed the mail (SMTP) settings',
     tags: ['app'],
     scope: 'account',
     permission: 'admin',

@@ -209,6 +209,7 @@ export const BOT_OPERATIONS = {
   }),
   'settings.away': op<AwaySettingsT>()({
     summary: 'The away message sent outside active days and hours',
+    audit: 'Changed the away message',
     description: 'At most once per contact per default-message window. `[name]` is the contact, `[next_open]` when the bot answers again (e.g. "tomorrow at 9:00", in bot_timezone).',
     tags: ['instance settings'],
     scope: 'instance',
@@ -220,6 +221,7 @@ export const BOT_OPERATIONS = {
   }),
   'settings.openingHours': op<OpeningHoursT>()({
     summary: 'Several windows a day and holidays (beyond active_days / active_hours)',
+    audit: 'Changed the opening hours',
     description:
       'Per weekday a list of windows `{from, to}` (H:MM, an overnight window like 19:00–2:00 belongs to the day it starts on); a day with an empty list uses `active_hours`. `holidays`: local dates (YYYY-MM-DD, in bot_timezone) when the bot treats itself as closed (the away message answers). `active_days` still decides which days are open.',
     tags: ['instance settings'],
@@ -234,6 +236,7 @@ export const BOT_OPERATIONS = {
   }),
   'handoff.settings': op<HandoffSettingsT>()({
     summary: 'How long a person’s reply pauses the bot, and the customer’s hand-off keyword',
+    audit: 'Changed the hand-off settings',
     description: '`pause_minutes` 0 = a reply never pauses the bot. `keyword`: comma-separated words a customer writes to ask for a person (empty = none).',
     tags: ['hand-off'],
     scope: 'instance',

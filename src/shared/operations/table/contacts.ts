@@ -202,6 +202,7 @@ export const CONTACT_OPERATIONS = {
   }),
   'settings.optOut': op<OptOutSettingsT>()({
     summary: 'The words a customer writes to opt out of (or back in to) broadcasts, and the replies',
+    audit: 'Changed the opt-out words',
     description: 'The whole message must be one of the words (any case), in a 1:1 chat; it works at any hour and while the bot is paused. The contact is marked `opted_out`. Default STOP/UNSUBSCRIBE and START/SUBSCRIBE.',
     tags: ['contacts'],
     scope: 'instance',

@@ -21,6 +21,7 @@ const CustomerNumber = Type.String({ minLength: 3, maxLength: 40, description: '
 export const DATA_OPERATIONS = {
   'settings.retention': op<RetentionSettingsT>()({
     summary: 'How long the instance keeps its messages and downloaded media',
+    audit: 'Changed how long messages and media are kept',
     description:
       'Forever by default. `days`: messages older than this are deleted once a day (and their inbound media files); `media_days`: downloaded media files of messages older than this are deleted sooner (the message stays). null = keep.',
     tags: ['data'],
@@ -33,6 +34,7 @@ export const DATA_OPERATIONS = {
   }),
   'customers.export': op<CustomerExportT | { fileName: string; csv: string }, CustomerExportT>()({
     summary: 'Everything kept of one customer (format=csv: their messages as CSV)',
+    audit: 'Exported a customer’s data',
     description:
       'Their contact record, every message of their chats and what they wrote in groups (oldest first), and their survey answers — to give a customer their data, or to keep a copy before erasing it.',
     tags: ['data'],
@@ -45,6 +47,7 @@ export const DATA_OPERATIONS = {
   }),
   'customers.exportCsv': op<{ fileName: string; csv: string }>()({
     summary: 'A customer’s messages as a CSV file',
+    audit: 'Exported a customer’s messages (CSV)',
     tags: ['data'],
     scope: 'instance',
     permission: 'admin',
@@ -54,6 +57,7 @@ export const DATA_OPERATIONS = {
   }),
   'customers.erase': op<ErasureResultT>()({
     summary: 'Erase one customer’s data',
+    audit: 'Erased a customer’s data',
     description:
       'Deletes their messages (their chats and what they wrote in groups), downloaded media, survey answers, contact record, inbox row, hand-off pause and queued webhooks that carry them, in one transaction. Cannot be undone (a backup made before still holds them): export first if they asked for a copy. The erasure is recorded (who, when, how many records), not what was erased.',
     tags: ['data'],
@@ -69,6 +73,7 @@ export const DATA_OPERATIONS = {
 
   'backups.download': op<{ filename: string; contentType: string; stream: unknown }>()({
     summary: 'A backup of everything, made now (one .tar.gz)',
+    audit: 'Downloaded a backup',
     description:
       'The database (SQLite’s online backup: consistent while the app goes on), the configuration, the channels’ credentials and keys, the attachments, and a manifest with versions and checksums. Restore it with POST /restore, Settings → Backup, or `npm run restore`. It holds the API token and WhatsApp credentials: keep it safe.',
     tags: ['backup'],
@@ -80,6 +85,7 @@ export const DATA_OPERATIONS = {
   }),
   'backups.restore': op<RestoreViewT>()({
     summary: 'Restore a backup (the body is the .tar.gz, as application/octet-stream)',
+    audit: 'Restored a backup',
     description:
       'The archive is checked whole first (checksums, versions, paths); a truncated, tampered or foreign archive is refused and nothing changes. Then the current data is moved aside into a replaced-<time> folder of the data dir, the backup’s data put in place, and the app serves it without a restart (requests during the swap get 503). The answer comes once the restored data is served.',
     tags: ['backup'],
@@ -101,6 +107,7 @@ export const DATA_OPERATIONS = {
   }),
   'backups.settings': op<BackupStatusT>()({
     summary: 'Turn the daily backup on or off, and how many backups to keep',
+    audit: 'Changed the daily backup settings',
     tags: ['backup'],
     scope: 'account',
     permission: 'admin',
@@ -111,6 +118,7 @@ export const DATA_OPERATIONS = {
   }),
   'backups.now': op<StoredBackupT>()({
     summary: 'Make a backup into backups/ now',
+    audit: 'Made a backup',
     tags: ['backup'],
     scope: 'account',
     permission: 'admin',
@@ -121,6 +129,7 @@ export const DATA_OPERATIONS = {
   }),
   'backups.restoreStored': op<RestoreViewT>()({
     summary: 'Restore one of the backups kept in backups/',
+    audit: 'Restored a kept backup',
     tags: ['backup'],
     scope: 'account',
     permission: 'admin',
@@ -140,6 +149,7 @@ export const DATA_OPERATIONS = {
   }),
   'backups.upload': op<{ uploadId: string; size: number }>()({
     summary: 'A part of a backup file to restore (the UI uploads it in parts, then calls backups.restoreUpload)',
+    audit: 'Uploaded part of a backup to restore',
     tags: ['backup'],
     scope: 'account',
     permission: 'admin',
@@ -149,6 +159,7 @@ export const DATA_OPERATIONS = {
   }),
   'backups.restoreUpload': op<RestoreViewT>()({
     summary: 'Restore the backup uploaded in parts',
+    audit: 'Restored an uploaded backup',
     tags: ['backup'],
     scope: 'account',
     permission: 'admin',

@@ -123,6 +123,7 @@ export const INBOX_OPERATIONS = {
   }),
   'quickReplies.create': op<QuickReplyT>()({
     summary: 'Save a quick reply',
+    audit: 'Saved a quick reply',
     description: 'Typing `/shortcut` in the desk’s composer inserts `text`. Shortcuts are unique.',
     tags: ['inbox'],
     scope: 'account',
@@ -134,6 +135,7 @@ export const INBOX_OPERATIONS = {
   }),
   'quickReplies.update': op<QuickReplyT>()({
     summary: 'Change a quick reply',
+    audit: 'Changed a quick reply',
     tags: ['inbox'],
     scope: 'account',
     permission: 'settings:write',
@@ -144,6 +146,7 @@ export const INBOX_OPERATIONS = {
   }),
   'quickReplies.delete': op<void, DeleteResultT>()({
     summary: 'Delete a quick reply',
+    audit: 'Deleted a quick reply',
     tags: ['inbox'],
     scope: 'account',
     permission: 'settings:write',

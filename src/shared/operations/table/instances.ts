@@ -27,6 +27,7 @@ export const INSTANCE_OPERATIONS = {
 
   'instances.create': op<InstanceT>()({
     summary: 'Create an instance',
+    audit: 'Created an instance',
     description: 'Body may be empty; `channel` picks `baileys` or `sandbox` (default: CHATAPP_CHANNEL); `name` names it (its bot_name, default "Chatapp Bot").',
     tags: ['instances'],
     scope: 'account',
@@ -51,6 +52,7 @@ export const INSTANCE_OPERATIONS = {
   }),
   'instances.delete': op<void, DeleteResultT>()({
     summary: 'Delete an instance and everything it owns',
+    audit: 'Deleted an instance',
     tags: ['instances'],
     scope: 'account',
     permission: 'admin',
@@ -166,6 +168,7 @@ export const INSTANCE_OPERATIONS = {
   }),
   'instances.logout': op<{ status: string }>()({
     summary: 'Log out (unlink the device, delete its credentials)',
+    audit: 'Logged an instance out of WhatsApp',
     tags: ['instances'],
     scope: 'instance',
     permission: 'admin',
@@ -185,6 +188,7 @@ export const INSTANCE_OPERATIONS = {
 
   'settings.updateGeneral': op<SettingsChangeT, UpdateResultT>()({
     summary: 'Bot name, time zone, language, default message',
+    audit: 'Changed the bot’s name, time zone, language or default message',
     tags: ['instance settings'],
     scope: 'instance',
     permission: 'settings:write',
@@ -195,6 +199,7 @@ export const INSTANCE_OPERATIONS = {
   }),
   'settings.updateActions': op<SettingsChangeT, UpdateResultT>()({
     summary: 'Behaviour flags',
+    audit: 'Changed the bot’s behaviour flags',
     tags: ['instance settings'],
     scope: 'instance',
     permission: 'settings:write',
@@ -205,6 +210,7 @@ export const INSTANCE_OPERATIONS = {
   }),
   'settings.updateActiveDays': op<SettingsChangeT, UpdateResultT>()({
     summary: 'Days the bot answers',
+    audit: 'Changed the days the bot answers',
     tags: ['instance settings'],
     scope: 'instance',
     permission: 'settings:write',
@@ -215,6 +221,7 @@ export const INSTANCE_OPERATIONS = {
   }),
   'settings.updateActiveHours': op<SettingsChangeT, UpdateResultT>()({
     summary: 'Hours the bot answers',
+    audit: 'Changed the hours the bot answers',
     description: '`H:MM`/`HH:MM` or `always` (both). `from` later than `to` is an overnight window.',
     tags: ['instance settings'],
     scope: 'instance',
@@ -226,6 +233,7 @@ export const INSTANCE_OPERATIONS = {
   }),
   'settings.setWebhook': op<SettingsChangeT, { webhook_url: string | null; events: string[]; requestConfig: Record<string, unknown>; secret: string; send_webhook: boolean }>()({
     summary: 'Webhook URL, events and request options',
+    audit: 'Changed the webhook',
     description: 'Deliveries are signed with the Standard Webhooks scheme using the answered `secret`. actions.send_webhook switches sending on or off.',
     tags: ['instance settings'],
     scope: 'instance',
@@ -304,6 +312,7 @@ export const INSTANCE_OPERATIONS = {
   }),
   'webhookDeliveries.retry': op<WebhookDeliveryT>()({
     summary: 'Send a failed or pending webhook delivery again now (extension)',
+    audit: 'Sent a webhook delivery again',
     description: "Requeues the delivery for an attempt now, to the instance's current webhook URL. A delivery past its 24 h window gets one attempt.",
     tags: ['webhooks'],
     scope: 'instance',

@@ -118,6 +118,7 @@ export const OUTREACH_OPERATIONS = {
   }),
   'settings.outreach': op<OutreachSettingsT>()({
     summary: 'The send governor’s settings: quotas, random gaps, quiet hours, the number’s age, cooldown',
+    audit: 'Changed the send governor’s settings',
     description: 'Applies to broadcasts and scheduled messages only; bot and owner replies are never held. Defaults and their sources: docs/design.md §18.',
     tags: ['broadcasts'],
     scope: 'instance',

@@ -90,6 +90,7 @@ export const PEOPLE_OPERATIONS = {
   }),
   'auth.acceptInvite': op<{ login: string; name: string }>()({
     summary: 'Accept an invite: set the password',
+    audit: 'Accepted an invite and set a password',
     tags: ['people'],
     scope: 'public',
     permission: 'public',
@@ -122,6 +123,7 @@ export const PEOPLE_OPERATIONS = {
 
   'staff.create': op<StaffViewT & InviteViewT>()({
     summary: 'Add a person: name, login, role and instances; answers the one-time invite link',
+    audit: 'Added a person',
     tags: ['people'],
     scope: 'account',
     permission: 'admin',
@@ -147,6 +149,7 @@ export const PEOPLE_OPERATIONS = {
   }),
   'staff.update': op<StaffViewT>()({
     summary: 'Change a person’s name, role or instances',
+    audit: 'Changed a person’s name, role or instances',
     tags: ['people'],
     scope: 'account',
     permission: 'admin',
@@ -157,6 +160,7 @@ export const PEOPLE_OPERATIONS = {
   }),
   'staff.delete': op<{ id: string }>()({
     summary: 'Remove a person (their sessions end at once; their chats are unassigned)',
+    audit: 'Removed a person',
     tags: ['people'],
     scope: 'account',
     permission: 'admin',
@@ -167,6 +171,7 @@ export const PEOPLE_OPERATIONS = {
   }),
   'staff.invite': op<InviteViewT>()({
     summary: 'A new invite link for a person (a lost link, or a password reset); earlier links stop working',
+    audit: 'Made a new invite link',
     tags: ['people'],
     scope: 'account',
     permission: 'admin',
@@ -177,6 +182,7 @@ export const PEOPLE_OPERATIONS = {
   }),
   'staff.signOut': op<{ signed_out: number }>()({
     summary: 'Sign a person out everywhere (every session ends at once)',
+    audit: 'Signed a person out everywhere',
     tags: ['people'],
     scope: 'account',
     permission: 'admin',
@@ -190,6 +196,7 @@ export const PEOPLE_OPERATIONS = {
 
   'apiKeys.create': op<ApiKeyViewT & { key: string }>()({
     summary: 'A named API key with scopes; the key is shown only in this answer',
+    audit: 'Made an API key',
     description: `Scopes: ${PERMISSIONS.join(', ')}. \`admin\` is everything; a \`:write\` includes its \`:read\`. Limit it to instances with \`instance_ids\`.`,
     tags: ['people'],
     scope: 'account',
@@ -215,6 +222,7 @@ export const PEOPLE_OPERATIONS = {
   }),
   'apiKeys.delete': op<{ id: string }>()({
     summary: 'Revoke an API key (refused at once)',
+    audit: 'Revoked an API key',
     tags: ['people'],
     scope: 'account',
     permission: 'admin',

@@ -9,6 +9,7 @@ import { CardHeader } from '../../components/CardHeader'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { useAction } from '../../hooks'
 import { call } from '../../store'
+import { useInstanceName } from './InstancesPicker'
 import { auditWhat, auditWho, when } from './people-text'
 
 const PAGE = 50
@@ -71,11 +72,12 @@ export function AuditCard() {
 
 /** One entry: what and who on the first line, when and from where under it. */
 function AuditRow({ e }: { e: AuditEntryViewT }) {
+  const nameOf = useInstanceName()
   return (
     <Paper withBorder px="xs" py={4} data-testid="audit-row" data-kind={e.kind}>
       <Group justify="space-between" gap="xs" wrap="wrap">
         <Text size="sm" style={{ minWidth: 0, wordBreak: 'break-word' }}>
-          <b>{auditWho(e)}</b> · {auditWhat(e)}
+          <b>{auditWho(e)}</b> · {auditWhat(e, nameOf)}
         </Text>
         <Text size="xs" c="dimmed">
           {when(e.at)}

@@ -1,4 +1,5 @@
 /** Words of the People tab (pure, for tests): instances, audit entries, when. */
+import { OPERATIONS } from '../../../../shared/operations/table'
 import type { AuditEntryViewT } from '../../../../shared/operations/table/people'
 
 /** The instances a person or key works on, by name: "Every instance" when not limited. */
@@ -11,8 +12,17 @@ export function instanceIdsOf(picked: readonly string[]): string[] | null {
   return picked.length ? [...picked] : null
 }
 
-/** What an audit entry records, in words. */
-export function auditWhat(e: Pick<AuditEntryViewT, 'kind' | 'detail'>): string {
+/**
+ * A recorded change in words: its operation's `audit` text in the operation table ("Revoked an API
+ * key" for `apiKeys.delete`); the operation's name when the table does not know it (an entry written
+ * by another release).
+ */
+export function operationText(name: string): string {
+  return (OPERATIONS as Record<string, { audit?: string } | undefined>)[name]?.audit ?? name
+}
+
+/** What an audit entry records, in words; `nameOf` names the instance a change was about. */
+export function auditWhat(e: Pick<AuditEntryViewT, 'kind' | 'detail'>, nameOf?: (id: string) => string): string {
   const d = e.detail ?? {}
   switch (e.kind) {
     case 'login':
@@ -24,7 +34,8 @@ export function auditWhat(e: Pick<AuditEntryViewT, 'kind' | 'detail'>): string {
     case 'key_used':
       return 'Used the API key'
     case 'change':
-      return typeof d.operation === 'string' ? `Changed: ${d.operation}` : 'Changed'
+      if (typeof d.operation !== 'string') return 'Changed'
+      return typeof d.instance_id === 'string' && nameOf ? `${operationText(d.operation)} · ${nameOf(d.instance_id)}` : operationText(d.operation)
     default:
       return e.kind
   }
