@@ -7,7 +7,8 @@
  * Conversations are derived the way the app keeps them (last message, counts, unread).
  *
  * The text: short order-like sentences from a fixed vocabulary; the word `pizza` in 20 % of the
- * messages (the common word) and `zanzibar` in exactly 10 (the rare one), spread over the history.
+ * messages (the common word) and `zanzibar` in exactly 10 (the rare one), spread over the history;
+ * optionally a word of the last instance only (`lastInstanceWord`).
  */
 import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
@@ -20,6 +21,12 @@ export interface SeedShape {
   /** Messages of the largest chat (part of `messages`). */
   bigChat: number
   contacts: number
+  /**
+   * A word only the last instance's messages have (in every 10th of them), for a search of one
+   * instance that must find nothing (bench/search-bench.ts). Draws no random numbers, so the rest of
+   * the data is the same with it or without.
+   */
+  lastInstanceWord?: string
 }
 
 export interface Seeded {
@@ -90,6 +97,7 @@ export async function seedHistory(dataDir: string, shape: SeedShape, token: stri
       const words = Array.from({ length: 4 + Math.floor(random() * 6) }, () => WORDS[Math.floor(random() * WORDS.length)]!)
       if (random() < 0.2) words.splice(1, 0, 'pizza')
       if (n % rareEvery === rareEvery - 1) words.push('zanzibar')
+      if (shape.lastInstanceWord !== undefined && c % instances.length === instances.length - 1 && m % 10 === 0) words.push(shape.lastInstanceWord)
       const source = fromMe ? (m % 6 === 1 ? 'desk' : 'bot') : 'inbound'
       const res = insertMessage.run(inst.id, `SEED${n.toString(16).toUpperCase().padStart(10, '0')}`, chatId, fromMe ? 1 : 0, fromMe ? null : name, 'text', words.join(' '), at, fromMe ? 'READ' : 'RECEIVED', source, fromMe ? null : chatId, fromMe ? null : chatId)
       lastSeq = Number(res.lastInsertRowid)

@@ -17,6 +17,10 @@
  *   after kill -9, the median of 5 (./workers-bench.ts). About two minutes.
  * - copy: `npm run db:copy` of a desk of 100,000 messages from SQLite to PostgreSQL and back (issue 26
  *   §1): rows per second, the check included, median of 3 (./copy-bench.ts). About a minute.
+ * - search: the same searches (a common word, a rare one, two words, a part of a word, an accented
+ *   word, a word only another instance has) through the message repository on SQLite and on
+ *   PostgreSQL, one history of 300,000 messages moved by db:copy: p50/p95 and PostgreSQL / SQLite
+ *   ratios (./search-bench.ts). About two minutes.
  * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
  * - auth: the channel credentials in the database (issue 25 §1): time per keys.set and keys.get in a
@@ -41,6 +45,7 @@ import { runCopyBench } from './copy-bench'
 import { runHistoryBench } from './history-bench'
 import { runMatchBench } from './match-bench'
 import { runPeopleBench } from './people-bench'
+import { runSearchBench } from './search-bench'
 import { runSignalBench } from './signal-bench'
 import { runStartBench } from './start-bench'
 import { runThroughputBench } from './throughput-bench'
@@ -48,8 +53,8 @@ import { runWorkersBench } from './workers-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'copy', 'history', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, copy, history or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'copy', 'search', 'history', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, copy, search, history or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -69,6 +74,7 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['people', '## Who is calling: owner token, API key, staff session', runPeopleBench],
   ['workers', '## Workers on PostgreSQL: a relayed call, sends per second with 1–3 workers, failover after kill -9', runWorkersBench],
   ['copy', '## npm run db:copy of 100,000 messages: SQLite to PostgreSQL and back', () => runCopyBench()],
+  ['search', '## Message search at 300,000 messages: SQLite against PostgreSQL', runSearchBench],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench]
 ]
 for (const [name, heading, run] of PARTS) {
