@@ -472,8 +472,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     taker: (instanceId) => workers?.fenceOf(instanceId) ?? { worker: workers ? worker.id : runId, token: null },
     alive: async (instanceId, taker) => {
       if (!workers || taker.token === null) return taker.worker === (workers ? worker.id : runId)
-      const lease = await repos.leases.lease(instanceId)
-      return !!lease && lease.owner === taker.worker && Number(lease.fencing_token) === taker.token && Number(lease.expires_at) > leaseClock.now()
+      return workers.holdsFence(instanceId, { worker: taker.worker, token: taker.token })
     }
   })
   const cluster = new ClusterView({

@@ -102,7 +102,7 @@ export async function formOf(upload: { fields: Record<string, unknown>; file?: U
 /**
  * When another worker runs `instanceId`, relays the request there and answers true (the reply is
  * sent); false when this worker answers it. `body` is the request body to send: the raw stream (not
- * read yet), the parsed JSON, or a multipart form read already ({@link formOf}). A request already
+ * read yet), the parsed JSON, or a multipart form read already, built only if it is sent ({@link formOf}). A request already
  * forwarded is never forwarded again (409 naming the owner); an owner that cannot be reached answers
  * 503 with Retry-After. `operation`: the operation's name; a start (`instances.init`) of an instance no
  * worker holds goes to the least-loaded worker (ClusterView.placeFor).
@@ -112,7 +112,7 @@ export async function forwardIfOwnedElsewhere(
   req: FastifyRequest,
   reply: FastifyReply,
   instanceId: string,
-  body: Readable | string | FormData | undefined,
+  body: Readable | string | (() => Promise<FormData>) | undefined,
   operation?: string
 ): Promise<boolean> {
   // A start goes where it should run (the least-loaded worker) when no worker holds the instance; a
@@ -125,6 +125,7 @@ export async function forwardIfOwnedElsewhere(
     throw new AppError('CONFLICT', `This instance runs on ${named}, not on the worker ${req.forwardedBy} forwarded to; send the request again.`)
   }
   if (!owner.url) throw new AppError('CONFLICT', `This instance runs on ${named}, which has no CHATAPP_WORKER_URL to forward to; send the request there.`)
+  const sent = typeof body === 'function' ? await body() : body
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-chatapp-forward')) continue
@@ -132,8 +133,8 @@ export async function forwardIfOwnedElsewhere(
   }
   // A body parsed here is sent again: as JSON, or as a new form whose boundary undici sets; the relay
   // sets the length of both. A stream goes on as it came.
-  if (typeof body === 'string') headers['content-type'] = 'application/json'
-  else if (body instanceof FormData) delete headers['content-type']
+  if (typeof sent === 'string') headers['content-type'] = 'application/json'
+  else if (sent instanceof FormData) delete headers['content-type']
   else if (req.headers['content-length']) headers['content-length'] = req.headers['content-length']
   const ts = String(Date.now())
   headers[FORWARDED_BY] = core.cluster.self
@@ -149,15 +150,15 @@ export async function forwardIfOwnedElsewhere(
       headers,
       // Node's own FormData (a file read from disk as a Blob): undici 7's FormData class stalls on such a
       // Blob, while its request() sends Node's with the boundary and length set; the types differ only.
-      body: (body ?? null) as Readable | string | UndiciFormData | null
+      body: (sent ?? null) as Readable | string | UndiciFormData | null
     })
   } catch (err) {
     req.log.warn({ err, owner: owner.id }, 'forwarding to the owner worker failed')
-    if (body && typeof body !== 'string' && !(body instanceof FormData)) body.resume()
+    if (sent && typeof sent !== 'string' && !(sent instanceof FormData)) sent.resume()
     if (NOT_CONNECTED.has((err as { code?: string }).code ?? '')) {
       // A start placed on a worker that cannot be reached runs here instead: nothing happened there,
       // and a start must not fail because one worker is down (its heartbeat lapses soon).
-      if ('placed' in owner && owner.placed && (body === undefined || typeof body === 'string')) return false
+      if ('placed' in owner && owner.placed && (sent === undefined || typeof sent === 'string')) return false
       throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
     }
     // The request reached the owner, which may have acted on it before the connection broke.

@@ -279,7 +279,6 @@ const transient = (status: number) => status === 409 || status === 429 || status
  * not stored: the retry sends. On a forwarded request the owner applies it (the forward comes first).
  */
 async function idempotent(ctx: OperationContext, req: FastifyRequest, reply: FastifyReply, name: string, key: string, input: Bag, run: () => Promise<unknown>): Promise<unknown> {
-  if (key.length > 255) throw new AppError('VALIDATION_ERROR', 'Invalid Idempotency-Key: at most 255 characters.', [{ field: 'Idempotency-Key', problem: 'is longer than 255 characters' }])
   const svc = ctx.core.idempotency
   const id = svc.idOf(key, req.caller, name, instances.get(req)?._id ?? '')
   const file = input.file as { sha256?: string; size?: number } | undefined
@@ -384,7 +383,7 @@ export function instanceScope(ctx: OperationContext) {
     if (upload) {
       // The form is read (its file in a temp file, removed by onResponse either way): only when another
       // worker runs the instance is it built again to be sent there.
-      if (await ctx.core.cluster.ownerElsewhere(instance._id)) await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, await formOf(upload))
+      await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, () => formOf(upload))
       return
     }
     await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, JSON.stringify(req.body ?? {}), req.routeOptions.config.operation)

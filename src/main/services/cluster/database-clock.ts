@@ -29,11 +29,6 @@ export class DatabaseAlignedClock implements Clock {
     return this.local.now() + this.offsetMs
   }
 
-  /** The offset last measured (ms): how far the database's clock is ahead of this process's. */
-  get offset(): number {
-    return this.offsetMs
-  }
-
   /**
    * Measures the offset once; answers it. Never rejects: an unreachable database keeps the last offset
    * (the lease loop has its own answer to a database out of reach).

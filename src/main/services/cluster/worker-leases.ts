@@ -41,7 +41,7 @@ export class OwnedElsewhereError extends AppError {
 }
 
 /** The lease statements the loop uses (LeaseRepo's). */
-export type LeasePort = Pick<LeaseRepo, 'heartbeat' | 'claim' | 'renew' | 'release' | 'releaseOne' | 'forget' | 'orphans' | 'leastLoaded' | 'cluster' | 'lease'>
+export type LeasePort = Pick<LeaseRepo, 'heartbeat' | 'claim' | 'renew' | 'release' | 'releaseOne' | 'forget' | 'orphans' | 'leastLoaded' | 'holder' | 'lease'>
 
 /** What the loop does to sessions (the session manager's). */
 export interface SessionPort {
@@ -188,6 +188,17 @@ export class WorkerLeases {
   }
 
   /**
+   * Whether `fence` still holds `instanceId`'s lease (a request taken under it may still answer):
+   * this worker's own fences are answered from what it holds, another worker's from the lease row
+   * (same owner and token, unexpired).
+   */
+  async holdsFence(instanceId: string, fence: Fence): Promise<boolean> {
+    if (fence.worker === this.deps.worker.id) return this.fenceOf(instanceId)?.token === fence.token
+    const row = await this.deps.leases.lease(instanceId)
+    return !!row && row.owner === fence.worker && Number(row.fencing_token) === fence.token && Number(row.expires_at) > this.deps.clock.now()
+  }
+
+  /**
    * Claims `instanceId` for a start asked of this worker (init, a logout): answers the fence when this
    * worker holds it or could claim it. Throws {@link OwnedElsewhereError} (a 409 naming the owner
    * worker and its URL) when another worker holds it.
@@ -203,10 +214,8 @@ export class WorkerLeases {
       this.armDeadline()
       return { worker: this.deps.worker.id, token: lease.token }
     }
-    const row = await this.deps.leases.lease(instanceId)
-    const owner = row?.owner ?? 'another worker'
-    const url = (await this.deps.leases.cluster(now)).workers.find((w) => w.id === owner)?.url
-    throw new OwnedElsewhereError(instanceId, owner, url || undefined)
+    const owner = await this.deps.leases.holder(instanceId, now)
+    throw new OwnedElsewhereError(instanceId, owner?.id ?? 'another worker', owner?.url || undefined)
   }
 
   /** A credential write was refused (StaleLeaseError): another worker owns the instance; stop here at once. */
@@ -261,11 +270,7 @@ export class WorkerLeases {
    */
   async stop(): Promise<void> {
     if (this.stopped) return
-    this.stopped = true
-    this.clearTimers()
-    await this.roundOrPeriod()
-    await this.deps.sessions.closeAll()
-    this.dropAll()
+    await this.halt()
     try {
       await this.deps.leases.release(this.deps.worker.id, this.deps.clock.now())
     } catch (err) {
@@ -275,8 +280,8 @@ export class WorkerLeases {
   }
 
   /**
-   * Test seam for a worker killed with no goodbye: the loop stops and the sessions stop, nothing is
-   * released (the leases lapse after the TTL).
+   * Stops the loop and the sessions and releases nothing (the leases lapse after the TTL): the first
+   * half of {@link stop}, and the tests' stand-in for a worker killed with no goodbye.
    */
   async halt(): Promise<void> {
     this.stopped = true
@@ -345,10 +350,12 @@ export class WorkerLeases {
     await this.deps.syncClock?.()
     const now = this.deps.clock.now()
     await leases.heartbeat(worker, now)
+    const wanted = this.deps.wanted()
+    const wantedSet = new Set(wanted)
     for (const [id, h] of [...this.held]) {
       if (this.stopped) return
       // Neither wanted nor running here (logged out, stopped by the owner): let the lease lapse.
-      if (!sessions.has(id) && !this.deps.wanted().includes(id)) {
+      if (!sessions.has(id) && !wantedSet.has(id)) {
         this.dropped(id)
         continue
       }
@@ -368,7 +375,7 @@ export class WorkerLeases {
     if (pairing.length > 0) {
       for (const id of await leases.orphans(pairing, now)) if (!sessions.has(id)) await sessions.qrAbandoned(id)
     }
-    const orphans = await leases.orphans(this.deps.wanted(), now)
+    const orphans = await leases.orphans(wanted, now)
     if (orphans.length === 0) return
     const loads = await leases.leastLoaded(now, ttlMs)
     for (const id of assignOrphans(orphans, loads, worker.id)) {

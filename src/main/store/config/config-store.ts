@@ -152,11 +152,11 @@ export class ConfigStore {
    * {@link close}) and refreshes the document whenever another worker commits a write of it; each
    * refresh's outcome is handed to `onRefresh` (an error: the document as it was, the next
    * notification tries again). A listening connection that breaks is opened again (backoff from
-   * `relistenMs.min` to `relistenMs.max`, default 200 ms to 5 s) and the document read once it listens,
+   * `relistenMs.min` to `relistenMs.max`, lasting-listen.ts's defaults: 200 ms to 5 s) and the document read once it listens,
    * since writes may have been missed meanwhile. Resolves once listening. Does nothing elsewhere (the
    * file, SQLite): there no other process writes the document while the app runs.
    */
-  async subscribe(onRefresh: (err: Error | null, data: Readonly<ConfigData>) => void = () => {}, relistenMs = { min: 200, max: 5000 }): Promise<void> {
+  async subscribe(onRefresh: (err: Error | null, data: Readonly<ConfigData>) => void = () => {}, relistenMs?: { min: number; max: number }): Promise<void> {
     if (!this.row || !this.database?.listen || this.unlisten || this.closed) return
     const row = this.row
     const listen = this.database.listen
@@ -173,7 +173,7 @@ export class ConfigStore {
       refreshed()
     }
     // Writes made while the connection was down were not notified: read the document once it listens again.
-    this.unlisten = await listenLasting(listen, CONFIG_CHANNEL, onNotify, { onRelisten: refreshed, relistenMs })
+    this.unlisten = await listenLasting(listen, CONFIG_CHANNEL, onNotify, { onRelisten: refreshed, ...(relistenMs ? { relistenMs } : {}) })
   }
 
   /** Database mode: the version of the document this worker holds (null: the data dir's file, or no row yet). */

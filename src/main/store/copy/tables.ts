@@ -61,10 +61,8 @@ export interface CopiedTable {
   readonly numbered: boolean
 }
 
-/** Tables numbered by the database: their counter must end past the copied numbers. */
-const NUMBERED = new Set<TableName>(['messages', 'contacts', 'bot_activity', 'webhook_deliveries', 'audit_log', 'conversation_events'])
-
 /** Every table copied as rows, in copy order (config_document aside: it is the configuration document). */
 export const COPIED_TABLES: readonly CopiedTable[] = (Object.keys(KEYS) as TableName[])
   .filter((name) => name !== 'config_document')
-  .map((name) => ({ name, key: KEYS[name], numbered: NUMBERED.has(name) }))
+  // A table keyed by `seq` alone is numbered by the database: its counter must end past the copied numbers.
+  .map((name) => ({ name, key: KEYS[name], numbered: KEYS[name].join() === 'seq' }))

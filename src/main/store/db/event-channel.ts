@@ -21,7 +21,7 @@
  *   Received events are handed over one at a time, in order of arrival.
  * - **Gaps.** A receiver that sees a run's sequence jump (the publisher's statement failed, a part
  *   went missing) calls `onResync`. A listening connection that breaks is opened again (with a
- *   backoff from {@link RELISTEN_MIN_MS} to {@link RELISTEN_MAX_MS}); once it listens again,
+ *   backoff: ./lasting-listen.ts); once it listens again,
  *   `onResync` is called, since events may have been sent meanwhile.
  * - **Reading after an event.** Before handing over an event whose `v` is newer than this worker's
  *   configuration document, the document is read again (`config.atLeast`), so what the event
@@ -39,8 +39,6 @@ export const EVENTS_CHANNEL = 'chatapp_events'
 export const NOTIFY_MAX_BYTES = 7999
 /** Base64 characters of a part (a multiple of 4, so the pieces join into one valid base64 text). */
 export const PART_CHARS = 7000
-export const RELISTEN_MIN_MS = 200
-export const RELISTEN_MAX_MS = 5000
 
 /** What the channel needs of the configuration document (../config/config-store.ts). */
 export interface VersionedConfig {
@@ -192,7 +190,7 @@ export class EventChannel {
         this.resync('the connection listening for the other workers’ events broke and was opened again')
       },
       onRetryFailed: (err) => logger.warn({ err }, 'could not listen for the other workers’ events yet'),
-      relistenMs: { min: this.opts.relistenMs?.min ?? RELISTEN_MIN_MS, max: this.opts.relistenMs?.max ?? RELISTEN_MAX_MS }
+      ...(this.opts.relistenMs ? { relistenMs: this.opts.relistenMs } : {})
     })
   }
 

@@ -7,6 +7,11 @@
  */
 import type { DatabaseHandle } from './database'
 
+/** The first wait before listening again after a break, ms; it doubles up to {@link RELISTEN_MAX_MS}. */
+export const RELISTEN_MIN_MS = 200
+/** The longest wait between tries to listen again, ms. */
+export const RELISTEN_MAX_MS = 5000
+
 export interface LastingListenOptions {
   /** The listening connection broke; listening again follows. */
   onLost?: (err: Error) => void
@@ -14,7 +19,7 @@ export interface LastingListenOptions {
   onRelisten: () => void
   /** A try to listen again failed; the next follows after a longer wait. */
   onRetryFailed?: (err: unknown) => void
-  /** The wait before listening again, ms: from `min`, doubling up to `max` (default 200 to 5 000). */
+  /** The wait before listening again, ms: from `min`, doubling up to `max` (default {@link RELISTEN_MIN_MS} to {@link RELISTEN_MAX_MS}). */
   relistenMs?: { min: number; max: number }
 }
 
@@ -29,8 +34,8 @@ export async function listenLasting(
   onNotify: (payload: string) => void,
   opts: LastingListenOptions
 ): Promise<() => Promise<void>> {
-  const min = opts.relistenMs?.min ?? 200
-  const max = opts.relistenMs?.max ?? 5000
+  const min = opts.relistenMs?.min ?? RELISTEN_MIN_MS
+  const max = opts.relistenMs?.max ?? RELISTEN_MAX_MS
   let stopped = false
   let current: (() => Promise<void>) | null = null
   let timer: NodeJS.Timeout | null = null

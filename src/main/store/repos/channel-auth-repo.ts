@@ -12,8 +12,8 @@
  * transaction first checks that the lease is still that worker's with that token ({@link checkFence}:
  * `SELECT … FOR UPDATE` on PostgreSQL) and throws StaleLeaseError without writing anything when it is
  * not: a worker whose instance was taken over can never overwrite the new owner's credentials or keys.
- * Without one (the desktop app, a single `npm run serve`) nothing is checked. The seam is not wired
- * into the channel yet (auth-state.ts writes without a fence until the workers' lease loop exists).
+ * Without one (the desktop app, a single `npm run serve`) nothing is checked. In database mode the
+ * session manager wraps this repository so that every write of a session carries its lease's fence.
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema'
