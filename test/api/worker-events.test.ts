@@ -167,6 +167,9 @@ it('a worker’s UI stream gets the message, status, state and QR events of an i
     await expect.poll(() => has(onA), { interval: 1 }).toBeDefined()
     gaps.push(has(onA)!.at - has(onB)!.at)
   }
+  // Each of the 100 reached a's stream once, in b's order.
+  const relayed = onA.flatMap((s) => (s.event.type === 'message' && s.event.message.text?.startsWith('latency ') ? [s.event.message.text] : []))
+  expect(relayed).toEqual(Array.from({ length: 100 }, (_, n) => `latency ${n}`))
   gaps.sort((p, q) => p - q)
   const at = (q: number) => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))]!.toFixed(1)
   console.log(`relayed event latency (b's bus → a's stream): p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms over ${gaps.length}`)

@@ -44,10 +44,9 @@ async function sendTexts(h: Harness, qs: string, from: number, n: number): Promi
   }
 }
 
-/** The texts of the messages the receiver got, one per request, and the distinct webhook-ids. */
-function received(r: Receiver): { texts: string[]; ids: Set<string> } {
-  const texts = r.requests.map((q) => String(q.json?.data?.body ?? q.json?.data?.message ?? JSON.stringify(q.json)))
-  return { texts, ids: new Set(r.requests.map((q) => String(q.headers['webhook-id']))) }
+/** The distinct webhook-ids of the requests the receiver got. */
+function received(r: Receiver): { ids: Set<string> } {
+  return { ids: new Set(r.requests.map((q) => String(q.headers['webhook-id']))) }
 }
 
 it("two workers send each webhook delivery of an instance exactly once; after its owner is killed the other sends what it left pending, once", async () => {
@@ -68,9 +67,10 @@ it("two workers send each webhook delivery of an instance exactly once; after it
   const b = await worker('b')
   await internalsOf(b.core).workers!.tick()
   await expect.poll(async () => (await a.core.webhooks.list(inst._id, { status: 'delivered' })).length, { timeout: 10_000, interval: 20 }).toBe(N)
-  // A round of b's loop and a retry period later, still nothing more came.
+  // After another round of b's loop, the receiver has each delivery once: b sent none of them (its
+  // outbox holds only the instances it holds; the kill below shows what b sends once it holds this one).
   await internalsOf(b.core).workers!.tick()
-  await expect.poll(() => rx!.requests.length, { timeout: 1000, interval: 50 }).toBe(N)
+  expect(rx.requests.length).toBe(N)
   expect(received(rx).ids.size).toBe(N)
 
   // The receiver goes down; a's next deliveries are refused and wait for their retry; a is killed

@@ -75,7 +75,7 @@ async function seedRepositories(repos: Repositories, instanceId: string): Promis
   await repos.leases.heartbeat({ id: 'old-worker', url: 'http://127.0.0.1:1', startedAt: 1_000, maxInstances: null }, 2_000)
   await repos.leases.claim(instanceId, 'old-worker', 2_000, 15_000)
   const begun = await repos.idempotency.begin({ key: 'k-1', caller: 'owner', route: `messages.sendText ${instanceId}` }, 'hash', 3_000, 0, { worker: 'old-worker', token: 1 })
-  expect(begun).toBeTruthy()
+  expect(begun).toEqual({ state: 'new' })
   await repos.idempotency.finish({ key: 'k-1', caller: 'owner', route: `messages.sendText ${instanceId}` }, 200, '{"ok":true}')
   await repos.webhookDeliveries.add([
     {
