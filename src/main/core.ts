@@ -417,6 +417,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
+  const leaseTtlMs = opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
   // Lease expiries are compared across workers: each worker's lease clock follows the database's.
   const aligned =
     opts.databaseUrl && (opts.worker?.alignClock ?? !opts.worker?.clock) ? new DatabaseAlignedClock(opts.worker?.clock ?? systemClock, () => repos.leases.databaseNow()) : null
@@ -437,7 +438,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
         leases: repos.leases,
         sessions,
         worker,
-        ttlMs: opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+        ttlMs: leaseTtlMs,
         wanted: () => repos.instances.all().filter((i) => i.settings.status === 'CONNECTED' || i.settings.status === 'CONNECTING').map((i) => i._id),
         pairing: () => repos.instances.all().filter((i) => i.settings.status === 'QR').map((i) => i._id),
         clock: leaseClock,
@@ -479,7 +480,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     instances: repos.instances,
     clock: leaseClock,
     worker,
-    ...(workers ? { leases: repos.leases, ttlMs: opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS } : {}),
+    ttlMs: leaseTtlMs,
+    ...(workers ? { leases: repos.leases } : {}),
     running: (id) => sessions.has(id),
     config: store.config
   })

@@ -4,16 +4,13 @@
  * SQLite mode this one process is the only worker and runs every instance it has a session for.
  */
 import type { Clock } from '../../clock'
+import type { ClusterT } from '../../../shared/operations/table/cluster'
 import type { InstanceRepo } from '../../store/repos'
 import type { LeaseRepo, WorkerInfo, WorkerLoad } from '../../store/repos/lease-repo'
 import { AppError } from '../errors'
 
-/** The answer of `GET /cluster`; times are ISO 8601 UTC. */
-export interface ClusterInfo {
-  workers: Array<{ id: string; url: string; last_seen_at: string; instances: number; alive: boolean }>
-  /** Every instance, by session id; owner null: no worker holds a lease on it (not running anywhere). */
-  instances: Array<{ session_id: string; owner: string | null; lease_expires_at: string | null }>
-}
+/** The answer of `GET /cluster` (the operation table's shape); owner null: no worker holds the instance. */
+export type ClusterInfo = ClusterT
 
 export interface ClusterViewDeps {
   instances: InstanceRepo
@@ -22,8 +19,8 @@ export interface ClusterViewDeps {
   worker: WorkerInfo
   /** Database mode: the lease tables. Absent: SQLite mode, one process. */
   leases?: Pick<LeaseRepo, 'cluster' | 'holder' | 'leastLoaded'>
-  /** Database mode: the lease time, ms; a worker seen within it counts as live for placing a start. */
-  ttlMs?: number
+  /** The lease time (CHATAPP_LEASE_TTL_MS), ms: a worker seen within it counts as live. */
+  ttlMs: number
   /** SQLite mode: whether a session of the instance runs here. */
   running: (instanceId: string) => boolean
   /** The configuration document this process holds (ConfigStore's), for a forwarded request's catch-up. */
@@ -69,7 +66,7 @@ export class ClusterView {
     const held = new Map(c.leases.filter((l) => Number(l.expires_at) > now).map((l) => [l.instance_id, l]))
     return {
       // A worker's heartbeat is every TTL/3: one unseen for a whole TTL has stopped or lost the database.
-      workers: c.workers.map((w) => ({ id: w.id, url: w.url, last_seen_at: iso(Number(w.last_seen_at)), instances: w.instances, alive: Number(w.last_seen_at) >= now - (this.deps.ttlMs ?? 15_000) })),
+      workers: c.workers.map((w) => ({ id: w.id, url: w.url, last_seen_at: iso(Number(w.last_seen_at)), instances: w.instances, alive: Number(w.last_seen_at) >= now - this.deps.ttlMs })),
       instances: all.map((i) => {
         const l = held.get(i._id)
         return { session_id: i.session_id, owner: l?.owner ?? null, lease_expires_at: l ? iso(Number(l.expires_at)) : null }
@@ -119,7 +116,7 @@ export class ClusterView {
     const now = this.deps.clock.now()
     const holder = await leases.holder(instanceId, now)
     if (holder) return holder.id !== this.deps.worker.id ? holder : undefined
-    const place = placeStart(await leases.leastLoaded(now, this.deps.ttlMs ?? 15_000), this.deps.worker.id)
+    const place = placeStart(await leases.leastLoaded(now, this.deps.ttlMs), this.deps.worker.id)
     if (place === 'full') {
       throw new AppError('CONFLICT', 'Every worker runs its maximum number of instances (CHATAPP_WORKER_MAX_INSTANCES); nothing was started. Stop an instance, raise a maximum or add a worker.')
     }

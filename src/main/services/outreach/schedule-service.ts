@@ -36,6 +36,8 @@ const RUNS_KEPT = 20
 export class ScheduleService {
   private timer: unknown = null
   private firing: Promise<void> = Promise.resolve()
+  /** A run is waiting to start (fire() called since the last run began). */
+  private queued = false
   private closed = false
 
   constructor(
@@ -174,10 +176,20 @@ export class ScheduleService {
     }, soonest - this.deps.clock.now())
   }
 
-  /** Runs what is due (after any run under way), then re-arms. */
+  /**
+   * Runs what is due (after any run under way), then re-arms. Fires that come while a run waits to
+   * start share it: a worker claiming a hundred instances at once reads the due runs once, not a
+   * hundred times.
+   */
   private fire(): void {
-    if (this.closed) return
-    this.firing = this.firing.then(() => this.runDue()).catch((err: unknown) => this.deps.logger.error({ err }, 'scheduled messages failed'))
+    if (this.closed || this.queued) return
+    this.queued = true
+    this.firing = this.firing
+      .then(() => {
+        this.queued = false
+        return this.runDue()
+      })
+      .catch((err: unknown) => this.deps.logger.error({ err }, 'scheduled messages failed'))
   }
 
   private isMine(instanceId: string): boolean {

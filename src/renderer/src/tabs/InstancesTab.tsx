@@ -19,7 +19,7 @@ export function InstancesTab({ goTo }: TabProps) {
   const loaded = useDesk((s) => s.instancesLoaded)
   const info = useDesk((s) => s.info)
   // Which worker runs each instance, for the owner of a desk on several workers (none on the desktop).
-  const cluster = useContract('cluster.get', useMayCall('cluster.get') ? {} : null, (e) => e.type === 'state' || e.type === 'cluster')
+  const cluster = useContract('cluster.get', useMayCall('cluster.get') ? {} : null, (e) => e.type === 'cluster')
   const [channel, setChannel] = useState<string>(info?.defaultChannel ?? 'sandbox')
   const [name, setName] = useState('')
   const action = useAction()

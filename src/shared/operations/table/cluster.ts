@@ -2,7 +2,7 @@
  * The workers sharing one database (issue 26; docs/design.md §22): who runs, and which worker holds
  * each instance. In the desktop's SQLite mode the one process is the only worker.
  */
-import Type from 'typebox'
+import Type, { type Static } from 'typebox'
 import { op } from '../define'
 import { Empty } from './common'
 
@@ -20,10 +20,10 @@ const ClusterInstance = Type.Object({
   lease_expires_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null without a lease held' })
 })
 
-export interface ClusterT {
-  workers: Array<{ id: string; url: string; last_seen_at: string; instances: number; alive: boolean }>
-  instances: Array<{ session_id: string; owner: string | null; lease_expires_at: string | null }>
-}
+const Cluster = Type.Object({ workers: Type.Array(ClusterWorker), instances: Type.Array(ClusterInstance) })
+
+/** The answer of `GET /cluster` (`cluster.get`); times are ISO 8601 UTC. */
+export type ClusterT = Static<typeof Cluster>
 
 export const CLUSTER_OPERATIONS = {
   'cluster.get': op<ClusterT>()({
@@ -34,7 +34,7 @@ export const CLUSTER_OPERATIONS = {
     scope: 'account',
     permission: 'admin',
     input: Empty,
-    output: Type.Object({ workers: Type.Array(ClusterWorker), instances: Type.Array(ClusterInstance) }),
+    output: Cluster,
     http: { method: 'GET', path: '/cluster', message: 'Cluster fetched successfully!' },
     rpc: true
   })

@@ -1,8 +1,7 @@
 /**
  * Settings → Workers (issue 26): the workers sharing the database and how many instances each runs,
  * shown only when there are several (docs/deploy.md); a worker unseen for a lease time is "Not
- * responding". Reloads when an instance's state changes or a
- * worker claims or loses one (`cluster`, heard from every worker: a failover shows live).
+ * responding". Reloads when a worker claims or loses an instance (`cluster`, heard from every worker: a failover shows live).
  */
 import { Card, Group, Stack, Text, Title } from '@mantine/core'
 import { ErrorAlert } from '../../components/ErrorAlert'
@@ -10,7 +9,7 @@ import { useContract } from '../../hooks'
 import { isCluster, workerSummary } from '../cluster/cluster-text'
 
 export function WorkersSection() {
-  const cluster = useContract('cluster.get', {}, (e) => e.type === 'state' || e.type === 'cluster' || (e.type === 'changed' && e.what === 'instance'))
+  const cluster = useContract('cluster.get', {}, (e) => e.type === 'cluster' || (e.type === 'changed' && e.what === 'instance'))
   if (!isCluster(cluster.data)) return cluster.error ? <ErrorAlert error={cluster.error} /> : null
   const now = Date.now()
   return (
