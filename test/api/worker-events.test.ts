@@ -7,9 +7,7 @@
  * relayed event is measured. Real PostgreSQL (the run's server); b is a core in this process, so the
  * test can report a delivery status as the phone would (the sandbox has no HTTP route for it).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import pg from 'pg'
 import { createParser } from 'eventsource-parser'
 import { afterEach, expect, it } from 'vitest'
@@ -19,7 +17,7 @@ import type { ContractEvent } from '../../src/shared/contract'
 import { subscribeContractEvents } from '../../src/main/ui-contract/event-bridge'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
-import { SERVE_TOKEN, startServe, type ServeProcess } from '../helpers/serve-process'
+import { SERVE_TOKEN, startServeWorker, type ServeProcess } from '../helpers/serve-process'
 
 const TTL = 1500
 
@@ -43,18 +41,9 @@ afterEach(async () => {
 })
 
 async function serveWorker(id: string): Promise<ServeProcess> {
-  const dir = await mkdtemp(join(tmpdir(), 'chatapp-worker-'))
-  dirs.push(dir)
-  const s = await startServe({
-    CHATAPP_DATA_DIR: dir,
-    CHATAPP_PORT: '0',
-    CHATAPP_CHANNEL: 'sandbox',
-    CHATAPP_API_TOKEN: SERVE_TOKEN,
-    CHATAPP_DATABASE_URL: url!,
-    CHATAPP_WORKER_ID: id,
-    CHATAPP_WORKER_URL: `http://${id}.test:3210`,
-    CHATAPP_LEASE_TTL_MS: String(TTL)
-  })
+  // Port 0 and a URL no one answers at: these workers are reached directly, never relayed to.
+  const s = await startServeWorker(url!, id, { CHATAPP_PORT: '0', CHATAPP_WORKER_URL: `http://${id}.test:3210`, CHATAPP_LEASE_TTL_MS: String(TTL) })
+  dirs.push(s.dir)
   children.push(s)
   return s
 }

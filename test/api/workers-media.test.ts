@@ -35,8 +35,9 @@ afterEach(async () => {
   mediaDir = undefined
 })
 
-async function worker(id: string): Promise<Harness> {
-  const h = await makeHarness({ databaseUrl: url!, mediaDir: mediaDir!, worker: { id, url: `http://${id}.test:3210`, leaseTtlMs: TTL } })
+/** A worker on the test database; with the shared media folder unless `shared` is false. */
+async function worker(id: string, shared = true): Promise<Harness> {
+  const h = await makeHarness({ databaseUrl: url!, ...(shared ? { mediaDir: mediaDir! } : {}), worker: { id, url: `http://${id}.test:3210`, leaseTtlMs: TTL } })
   harnesses.push(h)
   return h
 }
@@ -130,11 +131,7 @@ it('in database mode a worker without CHATAPP_MEDIA_DIR warns that its attachmen
 
 it('without a shared folder, the worker that took an instance over answers 404 naming the missing file and CHATAPP_MEDIA_DIR (was a 500)', async () => {
   url = await createTestDatabase()
-  const own = async (id: string) => {
-    const h = await makeHarness({ databaseUrl: url!, worker: { id, url: `http://${id}.test:3210`, leaseTtlMs: TTL } })
-    harnesses.push(h)
-    return h
-  }
+  const own = (id: string) => worker(id, false)
   const a = await own('a')
   const { inst, qs } = await a.connectedInstance()
   await a.instanceApi(qs)('PUT', '/chatapp/updateActions', { send_default_msg: false })

@@ -8,9 +8,7 @@
  * for the kills. Leases of 1 500 ms, so a loop round is every 500 ms.
  */
 import { createHmac } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterEach, expect, it } from 'vitest'
 import { internalsOf, type CoreOptions } from '../../src/main/core'
 import type { Instance } from '../../src/shared/schemas/records'
@@ -18,7 +16,7 @@ import { makeHarness, type Harness } from '../helpers/harness'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
 import { startPgRelay, type PgRelay } from '../helpers/pg-relay'
 import { ManualClock } from '../helpers/manual-clock'
-import { SERVE_TOKEN, serveApi, startServe, type ServeProcess } from '../helpers/serve-process'
+import { serveApi, startServeWorker, type ServeProcess } from '../helpers/serve-process'
 
 const TTL = 1500
 
@@ -49,18 +47,9 @@ async function worker(id: string, extra: Partial<CoreOptions['worker']> = {}): P
 
 /** A real `npm run serve` worker on the test database. */
 async function serveWorker(id: string, ttl = TTL): Promise<ServeProcess> {
-  const dir = await mkdtemp(join(tmpdir(), 'chatapp-worker-'))
-  dirs.push(dir)
-  const s = await startServe({
-    CHATAPP_DATA_DIR: dir,
-    CHATAPP_PORT: '0',
-    CHATAPP_CHANNEL: 'sandbox',
-    CHATAPP_API_TOKEN: SERVE_TOKEN,
-    CHATAPP_DATABASE_URL: url!,
-    CHATAPP_WORKER_ID: id,
-    CHATAPP_WORKER_URL: `http://${id}.test:3210`,
-    CHATAPP_LEASE_TTL_MS: String(ttl)
-  })
+  // Port 0 and a URL no one answers at: these workers are reached directly, never relayed to.
+  const s = await startServeWorker(url!, id, { CHATAPP_PORT: '0', CHATAPP_WORKER_URL: `http://${id}.test:3210`, CHATAPP_LEASE_TTL_MS: String(ttl) })
+  dirs.push(s.dir)
   children.push(s)
   return s
 }

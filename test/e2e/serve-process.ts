@@ -4,7 +4,6 @@
  * its ready line `Chatapp API listening on http://HOST:PORT`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,8 +30,9 @@ const ROOT = join(import.meta.dirname, '..', '..')
 export async function startServe(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServeProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'chatapp-e2e-')))
   const token = 'e2e-token-0123456789abcdef'
-  // tsx's own binary, not `npx`, so the child is the server itself and SIGTERM reaches it.
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'src', 'main', 'serve.ts')], {
+  // Node with tsx's loader (not tsx's binary, which runs the server in a child of its own): the child
+  // is the server itself, so SIGTERM and SIGKILL reach it.
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main', 'serve.ts')], {
     cwd: ROOT,
     // WhatsApp instances point at a closed local port: their connection fails at once, with a reason.
     env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: token, CHATAPP_LOG_LEVEL: 'warn', CHATAPP_WA_WS_URL: 'ws://127.0.0.1:9', ...opts.env },
@@ -73,11 +73,7 @@ export async function startServe(opts: { dataDir?: string; env?: Record<string, 
     },
     async kill() {
       if (child.exitCode !== null || child.signalCode !== null) return
-      // tsx's binary runs the server in a child process of its own (it relays SIGTERM, but nothing
-      // relays a SIGKILL): that child is the server to kill, then tsx itself.
       const exited = new Promise((r) => child.once('exit', r))
-      const server = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-      for (const pid of server) process.kill(pid, 'SIGKILL')
       child.kill('SIGKILL')
       await exited
     },
