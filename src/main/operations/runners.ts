@@ -129,7 +129,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'appSettings.get': ({ core }) => ({ smtp: core.appSettings.smtp() }),
   'appSettings.setSmtp': async ({ core }, { smtp }) => ({ smtp: await core.appSettings.setSmtp(smtp) }),
 
-  'auth.login': ({ core }, { code }) => ({ token: core.account.redeemLoginCode(code) }),
+  'auth.login': async ({ core }, { code }) => ({ token: await core.account.redeemLoginCode(code) }),
   'instances.create': ({ core }, { channel, name }) => core.instances.create(channel, name),
   'instances.list': (ctx, page) => paged(reachable(ctx).map((i) => instanceViewFor(callerOf(ctx), i)), page),
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
