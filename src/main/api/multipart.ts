@@ -54,7 +54,8 @@ export async function readMultipart<S extends TSchema>(
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data with a file part named file.')
   }
   const fields: Record<string, string> = {}
-  const required = new Set<string>(Array.isArray((schema as { required?: unknown }).required) ? (schema as { required: string[] }).required : [])
+  const listed = (schema as unknown as { required?: unknown }).required
+  const required = new Set<string>(Array.isArray(listed) ? (listed as string[]) : [])
   let file: UploadedFile | undefined
   const cleanup = async () => {
     if (file) await rm(file.path, { force: true })

@@ -267,6 +267,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'outreach.status': ({ core }, _input, inst) => core.broadcasts.status(inst),
   'settings.outreach': ({ core }, input, inst) => core.settings.updateOutreach(inst._id, input),
   'sandbox.network': async ({ core }, input, inst) => (core.sandbox.network(inst, input), { status: 'ok' }),
+  'sandbox.read': ({ core }, { chatId }, inst) => core.sandbox.read(inst, chatId),
 
   'pairing.sandboxScan': async ({ core }, _input, inst) => {
     const account = await core.sandbox.scan(inst)

@@ -73,7 +73,7 @@ export class LoginCodeFile {
     }
     try {
       const codes = (JSON.parse(text) as { codes?: unknown }).codes
-      return Array.isArray(codes) ? codes.filter((e): e is Entry => typeof e?.sha256 === 'string' && typeof e?.expires_at === 'number') : []
+      return Array.isArray(codes) ? (codes as Array<Partial<Entry> | null>).filter((e): e is Entry => typeof e?.sha256 === 'string' && typeof e.expires_at === 'number') : []
     } catch {
       // A damaged file holds no usable code; the next add replaces it.
       return []
