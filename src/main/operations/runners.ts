@@ -102,6 +102,11 @@ function reachable(ctx: OperationContext): Stored<Instance>[] {
   return ctx.core.instances.list().filter((i) => mayReach(caller, i._id))
 }
 
+/** A customer's data operation's instances: the one named, or (`type=all`) every one the caller may reach, the named first. */
+function customerScope(ctx: OperationContext, inst: Stored<Instance>, type: 'all' | undefined): Stored<Instance>[] {
+  return type === 'all' ? [inst, ...reachable(ctx).filter((i) => i._id !== inst._id)] : [inst]
+}
+
 /** The instance `id` when the caller may reach it; 404 otherwise, as for an unknown one (its existence is not theirs to learn). */
 function reachableOne(ctx: OperationContext, id: string): Stored<Instance> {
   const inst = ctx.core.instances.get(id)
@@ -216,9 +221,9 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'contacts.import': ({ core }, { csv, mapping, group_id }, inst) => core.contacts.importCsv(inst, csv, mapping, group_id),
   'contacts.export': ({ core }, { type }, inst) => core.contacts.exportCsv(inst, type === 'all'),
   'settings.retention': ({ core }, input, inst) => core.settings.updateRetention(inst._id, input),
-  'customers.export': ({ core }, { number, format }, inst) => (format === 'csv' ? core.customers.exportCsv(inst, number) : core.customers.export(inst, number)),
-  'customers.exportCsv': ({ core }, { number }, inst) => core.customers.exportCsv(inst, number),
-  'customers.erase': ({ core, face }, { number }, inst) => core.customers.erase(inst, number, face === 'desk' ? 'the desk (owner)' : 'a script (API token)'),
+  'customers.export': (ctx, { number, format, type }, inst) => (format === 'csv' ? ctx.core.customers.exportCsv(customerScope(ctx, inst, type), number) : ctx.core.customers.export(customerScope(ctx, inst, type), number)),
+  'customers.exportCsv': (ctx, { number, type }, inst) => ctx.core.customers.exportCsv(customerScope(ctx, inst, type), number),
+  'customers.erase': (ctx, { number, type }, inst) => ctx.core.customers.erase(customerScope(ctx, inst, type), number, ctx.face === 'desk' ? 'the desk (owner)' : 'a script (API token)'),
   'backups.download': ({ core }) => core.backups.download(),
   'backups.restore': ({ core }, { file }) => core.backups.restore(file.path),
   'backups.status': ({ core }) => core.backups.status(),
