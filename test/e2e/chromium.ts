@@ -34,12 +34,37 @@ export async function fullPageShot(page: Page, file: string): Promise<void> {
   await page.screenshot({ path: file, fullPage: true })
 }
 
+/**
+ * Fills the owner's login on the login screen: a desk without staff opens on the API token; one with
+ * staff on a person's login and password, the token being the other way in.
+ */
+export async function fillOwnerLogin(page: Page, token: string): Promise<void> {
+  const field = page.getByLabel('API token')
+  const other = page.getByRole('button', { name: 'Use the API token (owner)' })
+  await field.or(other).first().waitFor()
+  if (!(await field.isVisible())) await other.click()
+  await field.fill(token)
+  await page.getByRole('button', { name: 'Log in' }).click()
+}
+
 /** Opens the web UI at `url` and logs in with the API `token`; resolves once the instance picker shows. */
 export async function logIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(url)
-  // The login screen opens on a person's login and password; the owner's token is the other way in.
-  await page.getByRole('button', { name: 'Use the API token (owner)' }).click()
-  await page.getByLabel('API token').fill(token)
-  await page.getByRole('button', { name: 'Log in' }).click()
+  await fillOwnerLogin(page, token)
   await page.getByTestId('instance-picker').waitFor()
+}
+
+/**
+ * Opens a section of the desk: its tab on a wider screen, the menu's entry on a phone (the tab row
+ * does not fit there).
+ */
+export async function openSection(page: Page, name: string): Promise<void> {
+  const tab = page.getByRole('tab', { name, exact: true })
+  const menu = page.getByTestId('menu-button')
+  // Whichever the screen has: the tab row, or the menu's button.
+  await page.locator('[role="tab"]:visible, [data-testid="menu-button"]:visible').first().waitFor()
+  if (await tab.isVisible()) return tab.click()
+  await menu.click()
+  await page.getByTestId('menu').getByRole('link', { name, exact: true }).or(page.getByTestId('menu').getByText(name, { exact: true })).first().click()
+  await page.getByTestId('section-title').filter({ hasText: name }).waitFor()
 }

@@ -14,7 +14,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, openSection, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -55,7 +55,7 @@ async function fits(page: Page, what: string): Promise<void> {
 }
 
 async function openTab(page: Page, name: string): Promise<void> {
-  await page.getByRole('tab', { name, exact: true }).click()
+  await openSection(page, name)
 }
 
 /** Picks `option` in the Mantine MultiSelect labelled `label` inside `scope`. */

@@ -297,6 +297,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'webhookDeliveries.retry': ({ core }, { deliveryId }, inst) => core.webhooks.retry(inst._id, deliveryId),
 
   'auth.password': async ({ core, ip }, { login, password }) => sessionView(await core.people.staff.login(login, password, ip ?? null)),
+  'auth.methods': async ({ core }) => ({ passwords: (await core.people.staff.list()).some((m) => m.active) }),
   'auth.acceptInvite': async ({ core }, { code, password }) => {
     const m = await core.people.staff.acceptInvite(code, password)
     return { login: m.login, name: m.name }

@@ -46,7 +46,11 @@ function stamp(ms: number): string {
   return d.toDateString() === new Date().toDateString() ? d.toLocaleTimeString() : d.toLocaleString()
 }
 
-export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessage; instanceId?: string; flash?: boolean }) {
+/**
+ * `decisionRun`: from ./decision-runs.ts — 0 hides the bot's line (said under the run's last message),
+ * n > 1 says it covers the n messages of the run; absent, the line shows as usual.
+ */
+export function MessageBubble({ m, instanceId, flash = false, decisionRun }: { m: LoggedMessage; instanceId?: string; flash?: boolean; decisionRun?: number }) {
   const me = useDesk((s) => s.me)
   return (
     <Group justify={m.fromMe ? 'flex-end' : 'flex-start'} wrap="nowrap">
@@ -81,9 +85,10 @@ export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessa
           {senderLabel(m, me)} · {stamp(m.timestamp)}
           {m.fromMe && <DeliveryTicks status={m.status} errorCode={m.error_code} />}
         </Text>
-        {!m.fromMe && m.bot && (
-          <Text size="xs" c={m.bot.action === 'none' ? 'orange.8' : 'teal.8'} fs="italic" mt={2} data-testid="bot-decision" data-action={m.bot.action}>
+        {!m.fromMe && m.bot && decisionRun !== 0 && (
+          <Text size="xs" c={m.bot.action === 'none' ? 'orange.8' : 'teal.8'} fs="italic" mt={2} data-testid="bot-decision" data-action={m.bot.action} data-run={decisionRun}>
             {explainBotDecision(m.bot)}
+            {decisionRun && decisionRun > 1 ? ` · ${decisionRun} messages in a row` : ''}
           </Text>
         )}
       </Paper>
