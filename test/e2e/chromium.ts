@@ -3,7 +3,7 @@
  * `apt-get install -y chromium`; CHROMIUM_PATH overrides the path.
  */
 import { existsSync } from 'node:fs'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 
 /** Phone, laptop and wide screen (issue 13 §7): every sweep and screenshot uses these. */
 export const SIZES = [
@@ -52,6 +52,37 @@ export async function logIn(page: Page, url: string, token: string): Promise<voi
   await page.goto(url)
   await fillOwnerLogin(page, token)
   await page.getByTestId('instance-picker').waitFor()
+}
+
+/** The sections offered: the tab row's, or on a phone the menu's (opened, read, and closed again). */
+export async function sectionNames(page: Page): Promise<string[]> {
+  await page.locator('[role="tab"]:visible, [data-testid="menu-button"]:visible').first().waitFor()
+  const tabs = page.getByRole('tab')
+  if ((await tabs.count()) > 0 && (await tabs.first().isVisible())) return tabs.allTextContents()
+  await page.getByTestId('menu-button').click()
+  const menu = page.getByTestId('menu')
+  await menu.waitFor()
+  const names = await menu.locator('.mantine-NavLink-label').allTextContents()
+  await page.getByTestId('menu-button').click()
+  await menu.waitFor({ state: 'detached' })
+  return names
+}
+
+/** The send kinds the composer `compose` offers (its kind picker opened, read, and closed again). */
+export async function sendKinds(page: Page, compose: Locator): Promise<string[]> {
+  await compose.getByRole('textbox', { name: 'Message kind' }).click()
+  const listbox = page.getByRole('listbox')
+  await listbox.waitFor()
+  const kinds = await listbox.getByRole('option').allTextContents()
+  await page.keyboard.press('Escape')
+  await listbox.waitFor({ state: 'hidden' })
+  return kinds
+}
+
+/** Picks the send kind `kind` in the composer `compose`. */
+export async function pickSendKind(page: Page, compose: Locator, kind: string): Promise<void> {
+  await compose.getByRole('textbox', { name: 'Message kind' }).click()
+  await page.getByRole('option', { name: kind, exact: true }).click()
 }
 
 /**

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fullPageShot, launchChromium, openSection, SIZES } from './chromium'
+import { fullPageShot, launchChromium, openSection, pickSendKind, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -260,7 +260,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await page.getByTestId('new-chat').fill('15550100002')
     await page.getByRole('button', { name: 'Open chat' }).click()
     const compose = page.getByRole('form', { name: 'Compose' })
-    await compose.getByText('Image', { exact: true }).click()
+    await pickSendKind(page, compose, 'Image')
     await compose.locator('input[type=file]').setInputFiles(png)
     await expect.poll(() => compose.getByTestId('media-picker').inputValue()).toContain('photo.png')
     await compose.getByTestId('compose-text').fill('Our new logo')
@@ -283,8 +283,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     const pausedChats = (await rpc('handoff.list', { instanceId: inst._id })).map((p: { chatId: string }) => p.chatId)
     expect(pausedChats).not.toContain('15550100002@s.whatsapp.net')
     // The buttons builder: body, two reply buttons and a footer, delivered as numbered text.
-    await compose.getByRole('textbox', { name: 'Message kind' }).click()
-    await page.getByRole('option', { name: 'Buttons', exact: true }).click()
+    await pickSendKind(page, compose, 'Buttons')
     await compose.getByTestId('compose-text').fill('What would you like?')
     await compose.getByLabel('Button title').fill('Menu')
     await compose.getByRole('button', { name: 'Add button' }).click()
