@@ -70,7 +70,7 @@ export async function sectionNames(page: Page): Promise<string[]> {
 
 /** The send kinds the composer `compose` offers (its kind picker opened, read, and closed again). */
 export async function sendKinds(page: Page, compose: Locator): Promise<string[]> {
-  await compose.getByRole('textbox', { name: 'Message kind' }).click()
+  await compose.getByTestId('send-kind').click()
   const listbox = page.getByRole('listbox')
   await listbox.waitFor()
   const kinds = await listbox.getByRole('option').allTextContents()
@@ -81,7 +81,7 @@ export async function sendKinds(page: Page, compose: Locator): Promise<string[]>
 
 /** Picks the send kind `kind` in the composer `compose`. */
 export async function pickSendKind(page: Page, compose: Locator, kind: string): Promise<void> {
-  await compose.getByRole('textbox', { name: 'Message kind' }).click()
+  await compose.getByTestId('send-kind').click()
   await page.getByRole('option', { name: kind, exact: true }).click()
 }
 
