@@ -51,13 +51,8 @@ export async function runLoginLinkCommand(argv: string[], env: NodeJS.ProcessEnv
   }
   let base = defaultAppUrl(env)
   if (values.url !== undefined) {
-    let parsed: URL
-    try {
-      parsed = new URL(values.url.trim())
-    } catch {
-      parsed = new URL('invalid:')
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    const parsed = URL.parse(values.url.trim())
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
       io.err(`--url must be an http:// or https:// address, got "${values.url}".\n${USAGE}`)
       return EXIT_USAGE
     }
