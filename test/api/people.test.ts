@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { INVITE_TTL_MS, LOCK_AFTER_FAILURES, LOCK_MS } from '../../src/main/services/people'
+import { newPasswordProblem } from '../../src/shared/domain/password-rule'
 
 let h: Harness
 let offset = 0
@@ -63,6 +64,17 @@ describe('invites', () => {
     const again = await raw({ method: 'POST', url: '/auth/accept-invite', payload: { code, password: 'another long one' } })
     expect(again.statusCode).toBe(401)
     expect((await login('CLEO', 'a long enough one')).statusCode).toBe(200)
+  })
+
+  it('a blank or whitespace-only password is refused (400) by the one rule, and the link still works', async () => {
+    const created = await h.call({ method: 'POST', url: '/staff', payload: { name: 'Wes', login: 'wes', role: 'agent', instance_ids: [a.inst._id] } })
+    const code = codeOf(created.json.data.invite_url)
+    for (const password of [' '.repeat(10), '\t\n'.repeat(6), '\u00a0'.repeat(12), '\u3000'.repeat(10)]) {
+      const refused = await raw({ method: 'POST', url: '/auth/accept-invite', payload: { code, password } })
+      expect(refused.statusCode, JSON.stringify(password)).toBe(400)
+      expect(refused.json.error.details).toEqual([{ field: 'password', problem: newPasswordProblem(password) }])
+    }
+    expect((await raw({ method: 'POST', url: '/auth/accept-invite', payload: { code, password: '  spaced but long  ' } })).statusCode).toBe(200)
   })
 
   it('an invite expires after 72 hours', async () => {

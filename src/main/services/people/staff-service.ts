@@ -3,7 +3,8 @@
  * on; the person sets a password through a one-time invite link; logging in makes a web session.
  *
  * Rules: logins are unique and case-insensitive; an invite is good once, for {@link INVITE_TTL_MS};
- * a password has at least {@link MIN_PASSWORD_LENGTH} characters; after {@link LOCK_AFTER_FAILURES}
+ * a password has at least 10 characters and is not blank (the shared rule,
+ * src/shared/domain/password-rule.ts); after {@link LOCK_AFTER_FAILURES}
  * wrong passwords in a row the account refuses logins for {@link LOCK_MS} (429 with the wait), right
  * password or not (OWASP Authentication Cheat Sheet, "Account lockout"); a session lasts
  * {@link SESSION_TTL_MS} unless ended earlier ("sign out", "sign out everywhere", deletion).
@@ -13,7 +14,8 @@ import { newObjectId, newSecret } from '../../ids'
 import type { Repositories, StaffMember, Stored } from '../../store/repos'
 import type { Caller, StaffRoleName } from '../../../shared/access'
 import { AppError, invalid, notFound, RetryLaterError } from '../errors'
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords'
+import { hashPassword, verifyPassword } from './passwords'
+import { newPasswordProblem } from '../../../shared/domain/password-rule'
 import { newSessionToken, tokenHash } from './tokens'
 import type { AuditService } from './audit-service'
 
@@ -174,7 +176,8 @@ export class StaffService {
   }
 
   private checkPassword(password: string): void {
-    if ([...password].length < MIN_PASSWORD_LENGTH) throw invalid('password', `must have at least ${MIN_PASSWORD_LENGTH} characters`)
+    const problem = newPasswordProblem(password)
+    if (problem) throw invalid('password', problem)
   }
 
   private checkInstances(ids: readonly string[] | null | undefined): void {
