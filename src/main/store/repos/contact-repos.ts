@@ -10,6 +10,7 @@ import type { ContactGroupsTable, ContactsTable, Database } from '../db/schema'
 import { flag, isSet, type Exec } from './exec'
 import { InstanceRecordTable, type RowMap, type Stored } from './record-table'
 import { likeAnyCase, matchingContactSeqs } from '../db/search-sql'
+import { searchText } from './search-terms'
 
 export const contactGroupRows: RowMap<ContactGroup, ContactGroupsTable> = {
   toRow: (r) => ({ id: r._id, instance_id: r.instance_id, client_id: r.client_id, title: r.title, is_default: flag(r.is_default), created_at: r.createdAt, updated_at: r.updatedAt, v: r.__v }),
@@ -115,10 +116,11 @@ export class ContactRepo {
       if (filter.instanceId !== undefined) r = r.where('instance_id', '=', filter.instanceId)
       if (filter.groupId !== undefined) r = r.where('group_id', '=', filter.groupId)
       if (filter.label) r = r.where('id', 'in', (eb) => eb.selectFrom('contact_labels').select('contact_id').where(sql<boolean>`lower(label) = lower(${filter.label})`))
-      const matching = filter.q ? matchingContactSeqs(this.x.db, filter.q) : null
+      const text = filter.q === undefined ? '' : searchText(filter.q)
+      const matching = text ? matchingContactSeqs(this.x.db, text) : null
       if (matching) r = r.where('seq', 'in', matching as never)
-      else if (filter.q?.trim()) {
-        const like = `%${filter.q.trim().replace(/[\\%_]/g, (c) => '\\' + c)}%`
+      else if (text) {
+        const like = `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`
         r = r.where((eb) => eb.or([likeAnyCase(this.x.db, 'name', like), likeAnyCase(this.x.db, 'number', like), likeAnyCase(this.x.db, 'notes', like)]))
       }
       return r
