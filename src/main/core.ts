@@ -204,7 +204,7 @@ export interface Core {
    * the restored data. Throws BackupArchiveError (nothing changed), RestoreBusyError, RestoreStartError.
    */
   restore(archive: string | Readable): Promise<RestoreResult>
-  /** True while a restore swaps the data (the faces answer 503 meanwhile). */
+  /** True while a restore swaps the data (the faces answer 503 meanwhile), not while it checks the archive. */
   isRestoring(): boolean
   /** Tells the webhooks the app's own API port (never a webhook target); kept across a restore. */
   setOwnApiPort(port: number): void
@@ -269,13 +269,16 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     if (opts.databaseUrl) throw new BackupUnavailableError('Restoring a backup is not available when the database is PostgreSQL (CHATAPP_DATABASE_URL): restore the database with pg_restore (docs/deploy.md "Backups"). Nothing was changed.')
     // The restore's journal swaps folders of the data dir only; the attachments would stay the current ones.
     if (opts.mediaDir) throw new BackupUnavailableError('Restoring a backup is not available while the attachments are in CHATAPP_MEDIA_DIR: restore without it, then move the data dir\'s attachments/ and media/ into that folder (docs/deploy.md). Nothing was changed.')
-    restoring = true
     try {
       return await restoreWithReload(archive, {
         dataDir: opts.dataDir,
         logger,
         clock: opts.clock,
-        stop: () => running.core.close(),
+        // The archive is verified while the app serves; only the swap (stop, move, start) answers 503.
+        stop: () => {
+          restoring = true
+          return running.core.close()
+        },
         start: async () => {
           running = await startServices(opts, logger, faces, (archive) => restore(archive))
           if (ownApiPort !== null) running.core.webhooks.setOwnApiPort(ownApiPort)
