@@ -365,7 +365,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     await store.close()
     throw err
   }
-  const account = new AccountService(repos.account, clock, opts.apiToken)
+  const account = new AccountService(repos.account, clock, opts.apiToken, events)
   await account.ensure()
   const appSettings = new AppSettingsService(repos.appSettings)
   const inbound = new InboundPipeline({ repos, events, logger })
@@ -419,7 +419,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
-  const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
+  const people = new People({ repos, account, clock, events, scryptLog2n: opts.passwordCostLog2 })
   const leaseTtlMs = opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
   // Lease expiries are compared across workers: each worker's lease clock follows the database's.
   const aligned =

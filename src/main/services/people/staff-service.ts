@@ -18,6 +18,7 @@ import { hashPassword, verifyPassword } from './passwords'
 import { newPasswordProblem } from '../../../shared/domain/password-rule'
 import { newSessionToken, tokenHash } from './tokens'
 import type { AuditService } from './audit-service'
+import type { CoreEventBus } from '../../events'
 
 export const INVITE_TTL_MS = 72 * 3_600_000
 export const SESSION_TTL_MS = 7 * 86_400_000
@@ -51,6 +52,8 @@ export class StaffService {
     private readonly repos: Pick<Repositories, 'staff' | 'invites' | 'sessions' | 'instances'>,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    /** Where ended sessions are announced (their event streams end). */
+    private readonly events: CoreEventBus,
     /** scrypt's cost, log2(N) (tests pass a small one). */
     private readonly scryptLog2n?: number
   ) {}
@@ -87,12 +90,15 @@ export class StaffService {
     this.checkInstances(change.instanceIds)
     const m = await this.repos.staff.update(id, { ...change, name: change.name?.trim() }, isoNow(this.clock))
     if (!m) throw notFound('Staff member')
+    // Open event streams carry what the person could see when they opened: they reopen with the new rights.
+    if (change.role !== undefined || change.instanceIds !== undefined) this.events.emit('revoked', { kind: 'staff', id })
     return m
   }
 
   /** Deletes the member; their sessions end at once and their chats are unassigned. */
   async remove(id: string): Promise<void> {
     if (!(await this.repos.staff.remove(id))) throw notFound('Staff member')
+    this.events.emit('revoked', { kind: 'staff', id })
   }
 
   /** Sets the password of the invite's member; 401 for an unknown, used or expired code. */
@@ -154,6 +160,7 @@ export class StaffService {
     const s = await this.repos.sessions.find(tokenHash(token))
     if (!s) return 0
     const ended = everywhere ? await this.repos.sessions.removeAllOf(s.staffId) : (await this.repos.sessions.remove(tokenHash(token)), 1)
+    this.events.emit('revoked', everywhere ? { kind: 'staff', id: s.staffId } : { kind: 'session', id: tokenHash(token) })
     await this.audit.record('logout', `staff:${s.staffId}`, ip, everywhere ? { everywhere: true } : null)
     return ended
   }
@@ -161,7 +168,9 @@ export class StaffService {
   /** Ends every session of a member; answers how many ended. */
   async signOutEverywhere(id: string): Promise<number> {
     await this.get(id)
-    return this.repos.sessions.removeAllOf(id)
+    const ended = await this.repos.sessions.removeAllOf(id)
+    this.events.emit('revoked', { kind: 'staff', id })
+    return ended
   }
 
   /** Deletes expired sessions (the daily run). */
