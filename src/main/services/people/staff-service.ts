@@ -2,7 +2,8 @@
  * Staff accounts (issue 27 §1): the owner creates a person with a role and the instances they work
  * on; the person sets a password through a one-time invite link; logging in makes a web session.
  *
- * Rules: logins are unique and case-insensitive; an invite is good once, for {@link INVITE_TTL_MS};
+ * Rules: what is guessed is counted, per login name (a name no one has too, alike), never per
+ * address: behind a proxy or on one machine everyone shares one. Logins are unique and case-insensitive; an invite is good once, for {@link INVITE_TTL_MS};
  * a password has at least 10 characters and is not blank (the shared rule,
  * src/shared/domain/password-rule.ts); after {@link LOCK_AFTER_FAILURES}
  * wrong passwords in a row the account refuses logins for {@link LOCK_MS} (429 with the wait), right
@@ -19,6 +20,7 @@ import { newPasswordProblem } from '../../../shared/domain/password-rule'
 import { newSessionToken, tokenHash } from './tokens'
 import type { AuditService } from './audit-service'
 import type { CoreEventBus } from '../../events'
+import { AuthThrottle } from '../auth-throttle'
 
 export const INVITE_TTL_MS = 72 * 3_600_000
 export const SESSION_TTL_MS = 7 * 86_400_000
@@ -48,6 +50,12 @@ export function staffCaller(m: Stored<StaffMember>): Caller {
 }
 
 export class StaffService {
+  /**
+   * Wrong passwords for login names no one has, counted like a real account's so that the answers
+   * (401, then 429) do not tell which logins exist. In memory: a worker's own count.
+   */
+  private readonly unknownLogins: AuthThrottle
+
   constructor(
     private readonly repos: Pick<Repositories, 'staff' | 'invites' | 'sessions' | 'instances'>,
     private readonly audit: AuditService,
@@ -56,7 +64,9 @@ export class StaffService {
     private readonly events: CoreEventBus,
     /** scrypt's cost, log2(N) (tests pass a small one). */
     private readonly scryptLog2n?: number
-  ) {}
+  ) {
+    this.unknownLogins = new AuthThrottle(clock, { maxFailures: LOCK_AFTER_FAILURES, windowMs: LOCK_MS })
+  }
 
   list(): Promise<Stored<StaffMember>[]> {
     return this.repos.staff.list()
@@ -131,6 +141,8 @@ export class StaffService {
     const creds = await this.repos.staff.credentials(loginName)
     const now = this.clock.now()
     if (creds?.lockedUntil && creds.lockedUntil > now) throw lockedError(creds.lockedUntil - now)
+    const unknownWait = creds ? null : this.unknownLogins.blockedFor(loginName)
+    if (unknownWait !== null) throw lockedError(unknownWait * 1000)
     // An unknown login costs a hash too, so timing does not tell which logins exist.
     const ok = creds?.passwordHash ? await verifyPassword(password, creds.passwordHash) : (await hashPassword(password, this.scryptLog2n), false)
     if (!creds || !ok) {
@@ -138,6 +150,9 @@ export class StaffService {
         const lock = creds.failedLogins + 1 >= LOCK_AFTER_FAILURES ? now + LOCK_MS : null
         await this.repos.staff.loginOutcome(creds.member.id, { ok: false, lockUntil: lock })
         if (lock) throw lockedError(LOCK_MS)
+      } else {
+        this.unknownLogins.fail(loginName)
+        if (this.unknownLogins.blockedFor(loginName) !== null) throw lockedError(LOCK_MS)
       }
       throw new AppError('UNAUTHORIZED', 'Wrong login or password.')
     }
