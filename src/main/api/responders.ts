@@ -16,6 +16,15 @@ function attachmentDisposition(fileName: string): string {
   return `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`
 }
 
+/**
+ * ` Secure` when the request came over https — which this plain-HTTP server learns only from a trusted
+ * proxy's `X-Forwarded-Proto` (`CHATAPP_TRUST_PROXY`): the browser then never sends the session over
+ * plain HTTP. Empty otherwise (loopback, where a Secure cookie would not be kept).
+ */
+function secure(reply: FastifyReply): string {
+  return reply.request.protocol === 'https' ? ' Secure;' : ''
+}
+
 type Respond = (reply: FastifyReply, result: unknown, input: Record<string, unknown>, message: string) => Promise<unknown>
 
 /**
@@ -62,12 +71,12 @@ export const RESPONDERS: Record<Responder, Respond> = {
   async startSession(reply, result, _input, message) {
     const s = result as SessionViewT
     const maxAge = Math.max(0, Math.floor((Date.parse(s.expires_at) - Date.now()) / 1000))
-    void reply.header('Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(s.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`).header('Cache-Control', 'no-store')
+    void reply.header('Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(s.token)}; Path=/; HttpOnly;${secure(reply)} SameSite=Strict; Max-Age=${maxAge}`).header('Cache-Control', 'no-store')
     return ok(message, s)
   },
   /** A session ended: the cookie is cleared. */
   async endSession(reply, result, _input, message) {
-    void reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`)
+    void reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly;${secure(reply)} SameSite=Strict; Max-Age=0`)
     return ok(message, result)
   },
   /** The JSON envelope, or with `format=csv` the file (docs/design.md §9). */

@@ -44,6 +44,12 @@ export interface ApiServerOptions {
   publicPlugins?: FastifyPluginAsync[]
   /** Plugins behind the bearer token (e.g. the UI contract's /rpc and its events). */
   accountPlugins?: FastifyPluginAsync[]
+  /**
+   * The reverse proxy's addresses (`CHATAPP_TRUST_PROXY`): from them, the client's address and scheme
+   * are read from `X-Forwarded-For` / `X-Forwarded-Proto` (throttles count the client, the session
+   * cookie is `Secure` over https). Unset: none.
+   */
+  trustProxy?: string
 }
 
 /** Maps any thrown error to the envelope error (logging a 500 with its request id). */
@@ -231,6 +237,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     // GET routes carry body schemas (credentials in GET bodies); HEAD twins cannot.
     exposeHeadRoutes: false,
     requestIdHeader: false,
+    ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
     ajv: { customOptions: { coerceTypes: false } }
   })
   // The seed sends credentials in GET bodies; let Fastify parse them.
