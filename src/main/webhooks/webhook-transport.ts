@@ -53,7 +53,7 @@ export interface WebhookTransport {
  * resolves the receiver's name once and connects to the address it checked (`opts.refuses`).
  */
 export function undiciTransport(opts: UndiciTransportOptions = {}): WebhookTransport {
-  const resolve = opts.lookup ?? (dnsLookup as unknown as Lookup)
+  const resolve = opts.lookup ?? dnsLookup
   // undici loads at the first delivery, not at start (issue 11 §13). Idle connections are kept 30 s:
   // receivers are few, and a burst of events reuses them.
   let loaded: Promise<{ agent: Agent; request: typeof undiciRequest }> | null = null
