@@ -204,7 +204,7 @@ export interface Core {
    * the restored data. Throws BackupArchiveError (nothing changed), RestoreBusyError, RestoreStartError.
    */
   restore(archive: string | Readable): Promise<RestoreResult>
-  /** True while a restore swaps the data (the faces answer 503 meanwhile). */
+  /** True while a restore swaps the data (the faces answer 503 meanwhile), not while it checks the archive. */
   isRestoring(): boolean
   /** Tells the webhooks the app's own API port (never a webhook target); kept across a restore. */
   setOwnApiPort(port: number): void
@@ -269,13 +269,16 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     if (opts.databaseUrl) throw new BackupUnavailableError('Restoring a backup is not available when the database is PostgreSQL (CHATAPP_DATABASE_URL): restore the database with pg_restore (docs/deploy.md "Backups"). Nothing was changed.')
     // The restore's journal swaps folders of the data dir only; the attachments would stay the current ones.
     if (opts.mediaDir) throw new BackupUnavailableError('Restoring a backup is not available while the attachments are in CHATAPP_MEDIA_DIR: restore without it, then move the data dir\'s attachments/ and media/ into that folder (docs/deploy.md). Nothing was changed.')
-    restoring = true
     try {
       return await restoreWithReload(archive, {
         dataDir: opts.dataDir,
         logger,
         clock: opts.clock,
-        stop: () => running.core.close(),
+        // The archive is verified while the app serves; only the swap (stop, move, start) answers 503.
+        stop: () => {
+          restoring = true
+          return running.core.close()
+        },
         start: async () => {
           running = await startServices(opts, logger, faces, (archive) => restore(archive))
           if (ownApiPort !== null) running.core.webhooks.setOwnApiPort(ownApiPort)
@@ -362,7 +365,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     await store.close()
     throw err
   }
-  const account = new AccountService(repos.account, clock, opts.apiToken)
+  const account = new AccountService(repos.account, clock, opts.apiToken, events)
   await account.ensure()
   const appSettings = new AppSettingsService(repos.appSettings)
   const inbound = new InboundPipeline({ repos, events, logger })
@@ -416,7 +419,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
-  const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
+  const people = new People({ repos, account, clock, events, scryptLog2n: opts.passwordCostLog2 })
   const leaseTtlMs = opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
   // Lease expiries are compared across workers: each worker's lease clock follows the database's.
   const aligned =

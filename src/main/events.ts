@@ -49,6 +49,13 @@ export interface CoreEvents {
    * hears them broke; docs/design.md §22 "Events across workers"): what the UI shows is reloaded.
    */
   resync: { reason: string }
+  /**
+   * A credential stopped being good: an API key revoked (`key`, its id), every session of a person
+   * ended or their rights changed (`staff`, their id: deleted, signed out everywhere, role or
+   * instances changed), one session ended (`session`, the sha256 of its token, never the token), the
+   * account token replaced (`accountToken`). The faces end what was opened with it (event streams).
+   */
+  revoked: { kind: 'key' | 'staff' | 'session' | 'accountToken'; id: string }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */
   changed: {
     instanceId: string

@@ -69,7 +69,7 @@ export class WebhookService {
     private readonly outbox: WebhookOutbox
   ) {
     this.clock = deps.clock ?? systemClock
-    this.transport = deps.transport ?? undiciTransport()
+    this.transport = deps.transport ?? undiciTransport({ refuses: (address, port) => this.ownApi.isOwn(address, port) })
     this.dispatcher = new WebhookDispatcher({
       outbox,
       target: (id) => this.target(id),

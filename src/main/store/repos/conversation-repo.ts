@@ -11,6 +11,7 @@ import type { Database } from '../db/schema'
 import { isSet, type Exec } from './exec'
 import { countUnread } from './conversation-index'
 import { messageFromRow } from './message-rows'
+import { searchText } from './search-terms'
 import { chatsOfMatchingMessages, inListUnindexed, likeAnyCase } from '../db/search-sql'
 import { sentByOfSource } from '../../../shared/domain/sent-by'
 
@@ -96,7 +97,7 @@ export class ConversationRepo {
       const label = filter.label
       q = q.where('c.chat_id', 'not like', '%@g.us').where((eb) => eb.exists(eb.selectFrom('contact_labels as cl').select('cl.contact_id').whereRef('cl.contact_id', '=', 'ct.id').where(sql<boolean>`lower(cl.label) = lower(${label})`)))
     }
-    const text = filter.q?.trim()
+    const text = filter.q === undefined ? '' : searchText(filter.q)
     if (text) {
       const like = `%${text.replace(/[\\%_]/g, (ch) => '\\' + ch)}%`
       const digits = text.replace(/\D/g, '')
