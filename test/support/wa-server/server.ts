@@ -47,6 +47,7 @@ import { startMediaHost } from './media-host'
 import { LinkRefusedError, type DeviceConnection, type DeviceConnections, type FakeContact, type FakePhone, type LinkedDevice, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
 import { LIVE_BEHAVIOUR, type ServerBehaviour } from './behaviour'
 import { answerOf, historyNotification, onDemandRequestOf, type HeldMessage, type OnDemandRequest } from './history'
+import { editOf, pollOf, reactionOf, revokeOf, voteOf, type PhoneMessage } from './message-changes'
 
 interface WsServerLike {
   on(event: 'connection', fn: (ws: WsLike) => void): void
@@ -275,6 +276,13 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       messages: () => [...account.phoneMessages],
       ownReceipts: () => [...account.ownReceipts],
       typeTo: (jid, text) => typeOnPhone(account, jid, text),
+      deleteForEveryone: (jid, id) => sendFromPhone(account, jid, revokeOf({ remoteJid: phoneChat(jid), id, fromMe: true })),
+      edit: (jid, id, text) => sendFromPhone(account, jid, editOf({ remoteJid: phoneChat(jid), id, fromMe: true }, text)),
+      react: (jid, target, emoji) => sendFromPhone(account, jid, reactionOf({ remoteJid: phoneChat(jid), ...target }, emoji)),
+      sendPoll: async (jid, name, options, selectable) => {
+        const poll = pollOf(name, options, selectable)
+        return { id: await sendFromPhone(account, jid, poll), secret: poll.secret }
+      },
       holdHistory: (jid, messages) => holdHistory(account, jid, messages),
       sendHistorySync: (opts) => sendHistorySync(account, opts),
       historyRequests: () => [...account.historyRequests],
@@ -678,11 +686,26 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
    * decodeMessageNode: `fromMe`, chatId = recipient; the wrapper is unwrapped on decrypt).
    */
   async function typeOnPhone(account: Account, jid: string, text: string): Promise<string> {
+    return sendFromPhone(account, jid, { message: { conversation: text }, attrs: {} })
+  }
+
+  /** The chat with `jid` as the phone names it in message keys: the contact's phone-number JID. */
+  function phoneChat(jid: string): string {
     const contact = contactOf(jid)
     if (!contact) throw new Error(`no contact ${jid}`)
-    const destinationJid = `${contact.pn}@s.whatsapp.net`
-    const { id } = await sendTo(account, account.peer, `${account.number}@s.whatsapp.net`, { deviceSentMessage: { destinationJid, message: { conversation: text } } }, account.name, {
-      recipient: destinationJid
+    return `${contact.pn}@s.whatsapp.net`
+  }
+
+  /**
+   * The owner does something on the phone in the chat with `jid` (a text, an edit, a deletion, a
+   * reaction, a poll): the linked client gets the phone's copy as in {@link typeOnPhone}, with the
+   * stanza attributes of that kind (message-changes.ts). Answers the id.
+   */
+  async function sendFromPhone(account: Account, jid: string, built: PhoneMessage): Promise<string> {
+    const destinationJid = phoneChat(jid)
+    const { id } = await sendTo(account, account.peer, `${account.number}@s.whatsapp.net`, { deviceSentMessage: { destinationJid, message: built.message } }, account.name, {
+      recipient: destinationJid,
+      ...built.attrs
     })
     return id
   }
@@ -964,24 +987,25 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         contacts.set(pn, c)
       }
       const contact = c
-      const send = async (message: proto.IMessage, to: FakePhone = first.phone, extra: { id?: string; corrupt?: boolean } = {}): Promise<string> => {
+      const send = async (message: proto.IMessage, to: FakePhone = first.phone, extra: { id?: string; corrupt?: boolean; attrs?: Record<string, string> } = {}): Promise<string> => {
         const account = accounts.get(to.number)
         if (!account) throw new Error(`no account ${to.number}`)
         // How WhatsApp addresses a 1:1 message today (Baileys #2683, lib/Utils/decode-wa-message.js
         // extractAddressingContext): by LID, with the phone number in sender_pn when it shares it.
         const pnJid = `${pn}@s.whatsapp.net`
         const lidJid = `${contact.lid}@lid`
+        const { attrs: kindAttrs, ...rest } = extra
         const { id, type } =
           contact.addressing === 'pn'
-            ? await sendTo(account, contact.peer, pnJid, message, contact.name, undefined, extra)
+            ? await sendTo(account, contact.peer, pnJid, message, contact.name, kindAttrs, rest)
             : await sendTo(
                 account,
                 contact.peer,
                 lidJid,
                 message,
                 contact.name,
-                { addressing_mode: 'lid', ...(contact.addressing === 'lid' ? { sender_pn: pnJid } : {}) },
-                extra
+                { addressing_mode: 'lid', ...(contact.addressing === 'lid' ? { sender_pn: pnJid } : {}), ...kindAttrs },
+                rest
               )
         contact.sent.push(type)
         if (contact.addressing !== 'pn') contact.lidChats.add(account.number)
@@ -997,6 +1021,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         contact.sent.push(type)
         return id
       }
+      /** The account as this contact's phone names it in keys: by LID once the chat is LID-addressed (Baileys #2683). */
+      const shopJid = (to: FakePhone): string => (contact.addressing === 'pn' ? to.jid : to.lid)
+      /** This contact as its own phone names itself (the voter JID of a poll vote). */
+      const selfJid = (): string => (contact.addressing === 'pn' ? `${pn}@s.whatsapp.net` : `${contact.lid}@lid`)
+      const sendBuilt = (built: PhoneMessage, to: FakePhone = first.phone) => send(built.message, to, { attrs: built.attrs })
       const receipt = (type: 'read' | 'played', ids?: string[]): number => {
         const wanted = ids ?? contact.messages.map((m) => m.id)
         const byAccount = new Map<string, string[]>()
@@ -1109,6 +1138,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           }),
         send,
         sendText: (text, to) => send({ conversation: text }, to),
+        edit: (id, text, to = first.phone) => sendBuilt(editOf({ remoteJid: shopJid(to), id, fromMe: true }, text), to),
+        deleteForEveryone: (id, to = first.phone) => sendBuilt(revokeOf({ remoteJid: shopJid(to), id, fromMe: true }), to),
+        react: (target, emoji, to = first.phone) => sendBuilt(reactionOf({ remoteJid: shopJid(to), ...target }, emoji), to),
+        vote: (poll, chosen, to = first.phone) =>
+          sendBuilt(voteOf({ key: { remoteJid: shopJid(to), id: poll.id, fromMe: false }, secret: poll.secret, creatorJid: shopJid(to) }, selfJid(), chosen), to),
         sendGroup,
         sendGroupText: (group, text, to) => sendGroup(group, { conversation: text }, to),
         sendMedia: async (kind, bytes, extras, to) => send(await buildMediaMessage(media, kind, bytes, extras), to),
