@@ -43,6 +43,7 @@ import {
   type HistoryFetchResult,
   type LinkedAccount,
   type OutboundContent,
+  type ReactionTarget,
   type ReadKey,
   type SentMessage,
   type StateUpdate
@@ -275,6 +276,12 @@ export class BaileysSession implements ChannelSession {
   async send(jid: string, content: OutboundContent, options: ChannelSendOptions = {}): Promise<SentMessage> {
     if (this.state !== 'CONNECTED' || !this.run) throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
     return this.outbound.send((expected) => this.connectedSocket(expected), jid, content, options)
+  }
+
+  /** A reaction on a message (outbound-sender.ts), in the send queue's order. */
+  async react(target: ReactionTarget, emoji: string): Promise<void> {
+    if (this.state !== 'CONNECTED' || !this.run) throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    return this.outbound.react((expected) => this.connectedSocket(expected), target, emoji)
   }
 
   /**
