@@ -24,7 +24,9 @@ import { parseKeyUpload, type SignalPeer, type UploadedKeys } from './peer'
 /** What the answers need from the server: who exists, and where uploads go. */
 export interface Directory {
   /** The peer (phone or contact) behind a JID's user, PN or LID. */
-  peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string } | undefined
+  peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; lidHidden?: boolean; username?: string } | undefined
+  /** The contact whose WhatsApp username is `username` (without "@"), if any. */
+  byUsername?(username: string): { pn: string; lid: string } | undefined
   onKeyUpload(keys: UploadedKeys): void
   onLogout(): void
   uploadedPreKeyCount(): number
@@ -96,7 +98,8 @@ function usyncAnswer(iq: BinaryNode, dir: Directory): BinaryNode {
       const devices = found ? [node('device', { id: 0 })] : []
       content.push(node('devices', {}, [node('device-list', {}, devices), node('key-index-list', { ts: Math.floor(Date.now() / 1000) })]))
     }
-    if (wanted.has('lid') && found && !jid.endsWith('@lid')) content.push(node('lid', { val: `${found.lid}@lid` }))
+    // A number whose LID the service does not hand out (before the LID rollout reached it): no `<lid>`.
+    if (wanted.has('lid') && found && !found.lidHidden && !jid.endsWith('@lid')) content.push(node('lid', { val: `${found.lid}@lid` }))
     if (wanted.has('contact')) content.push(node('contact', { type: found ? 'in' : 'out' }))
     return node('user', { jid: jid.includes('@') ? jid : `${jidUser(jid)}@s.whatsapp.net` }, content)
   })

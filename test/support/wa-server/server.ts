@@ -131,6 +131,10 @@ interface Contact {
   chatStates: Array<{ state: string; beforeMessage: number }>
   /** How this contact's messages to clients are addressed (FakeContact.addressing). */
   addressing: 'pn' | 'lid' | 'lid-only'
+  /** usync answers give no LID for this number (FakeContact.lidShared false). */
+  lidHidden: boolean
+  /** The contact's WhatsApp username (FakeContact.username). */
+  username: string | null
   /** Accounts whose chat with this contact moved to LID: it wrote to them LID-addressed (behaviour.refusePnInLidChat). */
   lidChats: Set<string>
   /** The privacy token this contact issued to each account (by number), sent to its client as a `privacy_token` notification. */
@@ -200,10 +204,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   }
 
   /** The phone or contact behind a JID's user (PN or LID). */
-  function peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; account?: Account; contact?: Contact } | undefined {
+  function peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; lidHidden?: boolean; username?: string; account?: Account; contact?: Contact } | undefined {
     const user = jidUser(jid)
     for (const a of accounts.values()) if (a.number === user || a.lid === user) return { peer: a.peer, pn: a.number, lid: a.lid, account: a }
-    for (const c of contacts.values()) if (c.pn === user || c.lid === user) return { peer: c.peer, pn: c.pn, lid: c.lid, contact: c }
+    for (const c of contacts.values()) {
+      if (c.pn === user || c.lid === user) return { peer: c.peer, pn: c.pn, lid: c.lid, lidHidden: c.lidHidden, ...(c.username ? { username: c.username } : {}), contact: c }
+    }
     return undefined
   }
 
@@ -983,7 +989,7 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         const lid = opts.lid ?? freeContactLid()
         const holder = peerFor(`${lid}@lid`)
         if (holder) throw new Error(`LID ${lid} belongs to ${holder.pn}`)
-        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [], lidChats: new Set(), issuedTokens: new Map(), requiresToken: false, refused: [] }
+        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', lidHidden: false, username: null, undelivered: new Map(), receipts: [], chatStates: [], lidChats: new Set(), issuedTokens: new Map(), requiresToken: false, refused: [] }
         contacts.set(pn, c)
       }
       const contact = c
@@ -1056,6 +1062,18 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         refused: () => [...contact.refused],
         set addressing(mode) {
           contact.addressing = mode
+        },
+        get lidShared() {
+          return !contact.lidHidden
+        },
+        set lidShared(on: boolean) {
+          contact.lidHidden = !on
+        },
+        get username() {
+          return contact.username
+        },
+        set username(name: string | null) {
+          contact.username = name
         },
         revealPn: (to = first.phone) => {
           const conn = accounts.get(to.number)?.loggedIn

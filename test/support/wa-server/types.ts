@@ -44,6 +44,19 @@ export interface FakeContact {
    */
   addressing: 'pn' | 'lid' | 'lid-only'
   /**
+   * Whether the service hands out this number's LID (usync `<lid>` answers). Default true; false is a
+   * number the LID rollout had not reached (last year's service): a linked device then keeps its
+   * Signal session with the contact under the number (lib/Signal/lid-mapping.js getLIDForPN finds
+   * no LID), which a later LID-addressed message does not find (Baileys PR #2763).
+   */
+  lidShared: boolean
+  /**
+   * The contact's WhatsApp username (without "@"), or null. Usync answers it for the contact
+   * (`username` protocol, lib/WAUSync/Protocols/USyncUsernameProtocol.js) and a lookup by it finds the
+   * contact's LID (`<contact username>`, USyncContactProtocol.js).
+   */
+  username: string | null
+  /**
    * The contact refuses (the server acks with error 463, delivers nothing) a message from a client
    * that does not carry, as its `<tctoken>` child, the privacy token this contact issued to that
    * client's account (behaviour.privacyTokens: issued after its first message there). Default false.
