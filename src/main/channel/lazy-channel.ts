@@ -37,6 +37,10 @@ export function lazyChannel(kind: ChannelKind, load: () => Promise<ChannelFactor
         if (!s.downloadMedia) throw new ChannelError('MEDIA_UNAVAILABLE', 'This channel cannot download media.')
         return s.downloadMedia(messageId)
       },
+      resolveUsername: async (username) => {
+        const s = await session()
+        return s.resolveUsername ? s.resolveUsername(username) : undefined
+      },
       react: async (target, emoji) => {
         const s = await session()
         if (!s.react) throw new ChannelError('SEND_FAILED', 'This channel cannot send reactions.')

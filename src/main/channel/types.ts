@@ -358,6 +358,12 @@ export interface ChannelSession {
    */
   react?(target: ReactionTarget, emoji: string): Promise<void>
   /**
+   * The LID (`…@lid`) of the WhatsApp account with `username` (lower case, no "@"), or undefined when
+   * none is. Optional: channels without usernames leave it out. Throws {@link ChannelError}
+   * `NOT_CONNECTED` when not connected.
+   */
+  resolveUsername?(username: string): Promise<string | undefined>
+  /**
    * Asks the phone for up to `count` (1–50) messages of `anchor.chatId` older than `anchor`, and waits
    * a bounded time for its answer, which goes through {@link ChannelHooks.onHistory} (also when it comes
    * after the wait). Optional: channels without a phone leave it out. Throws {@link ChannelError}

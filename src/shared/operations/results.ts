@@ -29,6 +29,7 @@ export const Conversation = Type.Object({
   chatId: Type.String(),
   name: Type.Union([Type.String(), Type.Null()], { description: "The customer's push name (the latest), null when none was sent." }),
   phone: Type.Union([Type.String(), Type.Null()], { description: 'Digits of the phone number; null for groups and LID-only chats.' }),
+  username: Type.Optional(Type.String({ description: 'The customer’s WhatsApp username (no "@"), when they write by LID with one: shown as "@name".' })),
   is_group: Type.Boolean(),
   last: Type.Object(
     {

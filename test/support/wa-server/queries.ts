@@ -6,7 +6,8 @@
  *   `<digest>` → a `<digest>` child (digestKeyBundle); `<key><user jid/>` → a bundle per user
  *   (Utils/signal.js parseAndInjectE2ESessions);
  * - `usync` → per user a device list and `<lid val>` (WAUSync/Protocols: devices, lid): v7 maps
- *   phone-number JIDs to LIDs before fetching pre-keys and drops users without a mapping;
+ *   phone-number JIDs to LIDs before fetching pre-keys and drops users without a mapping; a contact's
+ *   `<username>` (protocol `username`); a lookup by `<contact username>` answers that contact's LID;
  * - `w:g2` (groups) → {@link Directory.groupIq} (groups.ts), else an empty result;
  * - `md` `<remove-companion-device>` (logout) → result; the client then ends with 401;
  * - `w:m` `<media_conn/>` → `<media_conn auth ttl><host hostname/></media_conn>` naming the fake media host
@@ -91,8 +92,11 @@ function usyncAnswer(iq: BinaryNode, dir: Directory): BinaryNode {
   const users = children(child(usync, 'list'), 'user').map((u) => {
     // onWhatsApp asks by phone number: `<user><contact>+1555…</contact></user>` (WAUSync/Protocols/USyncContactProtocol.js).
     const phone = child(u, 'contact')?.content
-    const jid = u.attrs.jid ?? (phone ? `${String(Buffer.isBuffer(phone) || phone instanceof Uint8Array ? Buffer.from(phone).toString('utf8') : phone).replace(/\D/g, '')}@s.whatsapp.net` : '')
-    const found = dir.peerFor(jid)
+    // A username lookup: `<user><contact username="…"/></user>` (USyncContactProtocol.js getUserElement) names no JID.
+    const username = child(u, 'contact')?.attrs.username?.replace(/^@/, '').toLowerCase()
+    const byName = username ? dir.byUsername?.(username) : undefined
+    const jid = byName ? `${byName.lid}@lid` : (u.attrs.jid ?? (phone ? `${String(Buffer.isBuffer(phone) || phone instanceof Uint8Array ? Buffer.from(phone).toString('utf8') : phone).replace(/\D/g, '')}@s.whatsapp.net` : ''))
+    const found = username && !byName ? undefined : dir.peerFor(jid)
     const content: BinaryNode[] = []
     if (wanted.has('devices')) {
       const devices = found ? [node('device', { id: 0 })] : []
@@ -101,6 +105,8 @@ function usyncAnswer(iq: BinaryNode, dir: Directory): BinaryNode {
     // A number whose LID the service does not hand out (before the LID rollout reached it): no `<lid>`.
     if (wanted.has('lid') && found && !found.lidHidden && !jid.endsWith('@lid')) content.push(node('lid', { val: `${found.lid}@lid` }))
     if (wanted.has('contact')) content.push(node('contact', { type: found ? 'in' : 'out' }))
+    // A LID's username (USyncUsernameProtocol.js: the node's text), for a contact that has one.
+    if (wanted.has('username') && found?.username) content.push(node('username', {}, found.username))
     return node('user', { jid: jid.includes('@') ? jid : `${jidUser(jid)}@s.whatsapp.net` }, content)
   })
   return node('usync', { sid: usync?.attrs.sid, mode: usync?.attrs.mode, context: usync?.attrs.context, last: 'true', index: '0' }, [

@@ -236,6 +236,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       loggedIn: null,
       dir: {
         peerFor,
+        byUsername: (username) => {
+          for (const c of contacts.values()) if (c.username?.toLowerCase() === username) return { pn: c.pn, lid: c.lid }
+          return undefined
+        },
         // An upload adds to the pre-keys the server still holds (the client asks for the count and
         // tops it up: lib/Socket/socket.js uploadPreKeysToServerIfRequired uploads 5 more when 5 or
         // fewer are left); the identity, registration id and signed pre-key are the latest.

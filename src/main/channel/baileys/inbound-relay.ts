@@ -28,6 +28,8 @@ import type { SocketRun } from './socket-run'
 import type { Timers } from './timers'
 
 export interface InboundRelayDeps {
+  /** The username of a LID the key did not name (usernames.ts); undefined when none or unknown. */
+  usernameOf?: (sock: SocketRun['sock'], lid: string) => Promise<string | undefined>
   hooks: ChannelHooks
   messages: MessageStore
   recipients: RecipientCheck
@@ -72,9 +74,20 @@ export class InboundRelay {
         if (change.kind === 'delete') await this.forgetRevoked(change)
         const { message, identity } = await withStableChat(change, lookup)
         if (identity) hooks.onChatIdentity(identity)
+        await this.withUsername(run, message)
         void hooks.onMessageChange(message)
       })
       .catch((err) => logger.error({ err }, 'could not hand over a change to a message'))
+  }
+
+  /**
+   * A customer known only by LID (a username that hides the number, docs/baileys.md "Usernames"):
+   * the username is asked of the server when the key did not carry it.
+   */
+  private async withUsername(run: SocketRun, m: { chatId: string; fromMe: boolean; username?: string }): Promise<void> {
+    if (m.fromMe || m.username || !m.chatId.endsWith('@lid') || !this.deps.usernameOf) return
+    const username = await this.deps.usernameOf(run.sock, m.chatId)
+    if (username) m.username = username
   }
 
   /** The vote of `pending` decrypted with its poll, or null (logged) when the poll is unknown or the vote does not decrypt. */
@@ -118,6 +131,7 @@ export class InboundRelay {
       .then(async () => {
         const { message, identity } = await withStableChat(inbound, lookup)
         if (identity) hooks.onChatIdentity(identity)
+        await this.withUsername(run, message)
         // Whoever wrote to us is on WhatsApp: no onWhatsApp query before replying.
         if (!message.fromMe && message.senderPn) recipients.known(message.senderPn)
         if (!message.fromMe && message.chatId.endsWith('@s.whatsapp.net')) recipients.known(message.chatId)

@@ -20,7 +20,7 @@ import type { Logger } from '../../logger'
 import type { MessageRepo } from '../../store/repos/message-repo'
 import type { Instance, LoggedMessage, MessageReaction, PollTally } from '../../../shared/schemas/records'
 import { conflict, notFound } from '../errors'
-import { resolveChat, type Outbound } from './outbound'
+import { resolveRecipient, type Outbound } from './outbound'
 
 /** What a change writes to an entry, and the text it replaced (edits). */
 export interface ChangePatch {
@@ -136,7 +136,7 @@ export class MessageChangeService {
    * instance is not connected or its channel cannot react. Answers the reaction as stored.
    */
   async react(inst: Pick<Instance, '_id'>, input: ReactionInput): Promise<{ chatId: string; messageId: string; emoji: string; message: LoggedMessage }> {
-    const chatId = resolveChat(input.chatId)
+    const chatId = await resolveRecipient(input.chatId, () => this.deps.outbound.connectedSession(inst))
     const entry = await this.deps.messages.find(inst._id, input.messageId)
     if (!entry || entry.chatId !== chatId) throw notFound('Message')
     if (entry.deleted) throw conflict('This message was deleted for everyone; it cannot get reactions.')
