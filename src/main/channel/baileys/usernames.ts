@@ -14,11 +14,16 @@ import { withTimeout, type Timers } from './timers'
 
 /** What the lookups need of the socket (lib/Socket/socket.js executeUSyncQuery). */
 export interface UsyncSocket {
-  executeUSyncQuery(query: USyncQuery): Promise<{ list: ReadonlyArray<{ id: string }> } | undefined>
+  executeUSyncQuery(query: USyncQuery): Promise<{ list: ReadonlyArray<AnswerUser> } | undefined>
 }
 
 /** One user of an answer, with what its protocols parsed (USyncQueryResultList: `username`, `contact`, `lid`). */
-type AnswerUser = { id: string; username?: unknown; contact?: unknown; lid?: unknown }
+export interface AnswerUser {
+  id: string
+  username?: unknown
+  contact?: unknown
+  lid?: unknown
+}
 
 export interface UsernameLookupOptions {
   timers: Timers
@@ -41,7 +46,7 @@ export class UsernameLookup {
     const query = new USyncQuery().withContext('interactive').withUsernameProtocol().withUser(new USyncUser().withId(lid))
     const result = await this.ask(sock, query)
     if (result === 'failed') return undefined
-    const found = (result?.list as ReadonlyArray<AnswerUser> | undefined)?.find((u) => u.id === lid)?.username
+    const found = result?.list.find((u) => u.id === lid)?.username
     const name = typeof found === 'string' ? found : ''
     this.names.set(lid, name, name ? undefined : { ttl: this.opts.missTtlMs ?? 10 * 60_000 })
     return name || undefined
@@ -53,7 +58,7 @@ export class UsernameLookup {
     const query = new USyncQuery().withContext('interactive').withContactProtocol().withLIDProtocol().withUser(new USyncUser().withUsername(username))
     const result = await this.ask(sock, query)
     if (result === 'failed') return undefined
-    const user = (result?.list as ReadonlyArray<AnswerUser> | undefined)?.find((u) => u.contact === true)
+    const user = result?.list.find((u) => u.contact === true)
     const lid = typeof user?.lid === 'string' && user.lid.endsWith('@lid') ? user.lid : user?.id?.endsWith('@lid') ? user.id : ''
     this.lids.set(username, lid, lid ? undefined : { ttl: this.opts.missTtlMs ?? 10 * 60_000 })
     if (lid) this.names.set(lid, username)
