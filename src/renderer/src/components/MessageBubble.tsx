@@ -63,7 +63,7 @@ export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessa
         data-message-id={m.id}
         data-flash={flash || undefined}
       >
-        {!m.deleted && m.type !== 'text' && m.type !== 'extendedText' && m.type !== 'undecryptable' && m.type !== 'location' && m.type !== 'poll' && (
+        {!m.deleted && m.type !== 'text' && m.type !== 'extendedText' && m.type !== 'undecryptable' && m.type !== 'location' && (
           <Badge size="xs" variant="light" mb={4}>
             {m.type}
           </Badge>
@@ -71,7 +71,7 @@ export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessa
         {instanceId && !m.fromMe && m.media?.mimetype.startsWith('image/') && <MediaPreview instanceId={instanceId} messageId={m.id} alt={m.text || m.type} />}
         {m.deleted ? (
           <Text size="sm" c="dimmed" fs="italic" data-testid="deleted">
-            🚫 {deletedText(m)}
+            {deletedText(m)}
           </Text>
         ) : m.location ? (
           <Anchor href={mapUrl(m.location)} target="_blank" rel="noreferrer" size="sm" data-testid="map-link">
@@ -79,7 +79,6 @@ export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessa
           </Anchor>
         ) : (
           <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-            {m.type === 'poll' && <b>📊 </b>}
             {m.type === 'undecryptable' ? <i>Waiting for this message… (WhatsApp is asking the sender for it again)</i> : m.text ? <FormattedText text={m.text} /> : <i>({m.type})</i>}
           </Text>
         )}

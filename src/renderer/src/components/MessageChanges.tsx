@@ -16,6 +16,9 @@ export function deletedText(m: Pick<LoggedMessage, 'fromMe' | 'deleted'>): strin
 export function EditedNote({ edited }: { edited: NonNullable<LoggedMessage['edited']> }) {
   return (
     <Stack gap={0} mt={2} data-testid="edited">
+      <Text size="xs" c="dimmed">
+        Before the edit:
+      </Text>
       {edited.history.map((h, i) => (
         <Text key={i} size="xs" c="dimmed" td="line-through" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid="edited-before">
           {h.text || '(no text)'}
