@@ -397,7 +397,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const stopContacts = contacts.start()
   const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, contacts, options: opts.bot, ...(mine ? { mine } : {}) })
   inbound.use((instanceId, message) => bot.decide(instanceId, message))
-  const changes = new MessageChangeService({ messages: repos.messages, outbound, events, clock, logger })
+  const media = new MediaFiles(paths.media)
+  const changes = new MessageChangeService({ messages: repos.messages, media, outbound, events, clock, logger })
   inbound.useChanges((instanceId, change) => changes.apply(instanceId, change))
   inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   const instances = new InstanceRegistry({
@@ -419,7 +420,6 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const assignments = new AssignmentService({ repos, events, clock, logger })
   const stopAssignments = assignments.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
-  const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })

@@ -9,7 +9,9 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver'
+import { join } from 'node:path'
 import type { LoggedMessage } from '../../src/shared/schemas/records'
+import { MediaFiles } from '../../src/main/services/messages/media-files'
 
 afterAll(waTestFile())
 
@@ -103,6 +105,9 @@ describe('deletions for everyone', () => {
     await vi.waitFor(async () => expect((await entry(t, id))?.media).toBeDefined(), WAIT)
     const before = await t.h.call({ method: 'GET', url: `/chatapp/messages/${id}/media?${t.qs}` })
     expect(before.statusCode, before.body).toBe(200)
+    // The desk keeps what it downloaded (media/<instance>/<message>): the deletion must take it too.
+    const kept = () => new MediaFiles(join(t.h.dataDir, 'media')).read(t.inst._id, id)
+    expect(await kept()).not.toBeNull()
     await ana.deleteForEveryone(id)
     await vi.waitFor(async () => expect((await entry(t, id))?.deleted).toBeDefined(), WAIT)
     const gone = (await entry(t, id))!
@@ -110,6 +115,7 @@ describe('deletions for everyone', () => {
     expect(gone.text).toBe('')
     const after = await t.h.call({ method: 'GET', url: `/chatapp/messages/${id}/media?${t.qs}` })
     expect(after.statusCode).toBe(404)
+    expect(await kept()).toBeNull()
   })
 
   it('the owner deleting the shop’s message on the phone shows the same way', async () => {

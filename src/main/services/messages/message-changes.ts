@@ -21,6 +21,7 @@ import type { MessageRepo } from '../../store/repos/message-repo'
 import type { Instance, LoggedMessage, MessageReaction, PollTally } from '../../../shared/schemas/records'
 import { conflict, notFound } from '../errors'
 import { resolveRecipient, type Outbound } from './outbound'
+import type { MediaFiles } from './media-files'
 
 /** What a change writes to an entry, and the text it replaced (edits). */
 export interface ChangePatch {
@@ -96,6 +97,8 @@ export function changePatch(entry: LoggedMessage, change: MessageChange): Change
 
 export interface MessageChangeDeps {
   messages: Pick<MessageRepo, 'find' | 'updateIf'>
+  /** Media files the desk downloaded (a deleted message's file goes with it). */
+  media: Pick<MediaFiles, 'remove'>
   /** The connected session of an instance (409 otherwise): reactions the shop sends. */
   outbound: Pick<Outbound, 'connectedSession'>
   events: CoreEventBus
@@ -124,6 +127,8 @@ export class MessageChangeService {
         return decided?.patch ?? null
       })
       if (!updated) return
+      // The bytes of a deleted message's media, if the desk downloaded them, go too.
+      if (change.kind === 'delete') await this.deps.media.remove(instanceId, [change.id])
       await this.deps.events.emitDurable('messageChanged', { instanceId, message: updated, change, ...(previousText !== undefined ? { previousText } : {}) })
     } catch (err) {
       this.deps.logger.error({ err, instanceId, messageId: change.id, kind: change.kind }, 'could not apply a change to a message')
