@@ -1,5 +1,5 @@
 /**
- * Migration 8: what customers do to messages, and usernames (docs/baileys.md "Edits, deletions,
+ * Migration 7: what customers do to messages, and usernames (docs/baileys.md "Edits, deletions,
  * reactions and polls", "Usernames"). An edit's earlier texts, a deletion's record, reactions and a
  * poll's votes live in a message's details (JSON); the text column keeps the current text, so the
  * search index (migration 1's triggers, on SQLite FTS5 and PostgreSQL's `messages_words`) follows an
