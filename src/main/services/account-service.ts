@@ -12,6 +12,7 @@ import { newObjectId, newSecret } from '../ids'
 import type { AccountRepo } from '../store/repos'
 import type { LoginCodeFile } from '../store/login-code-file'
 import { AppError, conflict } from './errors'
+import type { CoreEventBus } from '../events'
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex')
 
@@ -31,6 +32,8 @@ export class AccountService {
     private readonly clock: Clock,
     /** A token fixed by the environment; overrides the stored one. */
     private readonly fixedToken?: string,
+    /** Where a replaced token is announced (what was opened with the old one ends: event streams). */
+    private readonly events?: CoreEventBus,
     /** Codes made by `npm run login-link` (none: only the server's own). */
     private readonly codeFile?: LoginCodeFile
   ) {}
@@ -103,6 +106,7 @@ export class AccountService {
     if (this.fixedToken) throw conflict('The API token is set by CHATAPP_API_TOKEN; change it there.')
     const token = newSecret(32)
     await this.account.set({ ...this.account.get()!, api_token: token })
+    this.events?.emit('revoked', { kind: 'accountToken', id: '' })
     return token
   }
 }
