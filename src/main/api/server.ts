@@ -344,7 +344,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
       login.addHook('onRequest', async (req, reply) => {
         const crossSite = crossSiteProblem(req.headers)
         if (crossSite) return reply.status(403).send(errorBody(crossSiteRefusal(crossSite)))
-        if (!isJsonBody(req.headers)) {
+        // A read (GET /auth/methods, asked by the first screen) carries nothing typed and needs no body.
+        if (req.method !== 'GET' && !isJsonBody(req.headers)) {
           return reply.status(415).send(errorBody(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as JSON (Content-Type: application/json).')))
         }
       })
