@@ -56,7 +56,7 @@ describe('a Node older than 24', () => {
   })
 
   const old = oldNode()
-  it.runIf(old)(`is refused by npm run serve, start, dev and every command: exit 1, no stack (${old?.path})`, { timeout: 120_000 }, async () => {
+  it.runIf(old)(`is refused by npm ci (postinstall), npm run serve, start, dev and every command: exit 1, no stack (${old?.path})`, { timeout: 120_000 }, async () => {
     const line = `Chatapp Desk needs Node 24 or newer (this is ${old!.major}.x).`
     for (const script of ['serve', 'backup', 'restore', 'db-copy', 'login-link', 'dist-linux', 'update-info', 'built']) {
       const r = await run(old!.path, [`scripts/${script}.mjs`])
@@ -66,7 +66,7 @@ describe('a Node older than 24', () => {
     }
     // npm's own scripts with that Node first on the PATH (npm runs them with the `node` it finds there).
     const path = `${join(old!.path, '..')}:${process.env.PATH}`
-    for (const script of ['start', 'dev', 'serve', 'login-link']) {
+    for (const script of ['postinstall', 'start', 'dev', 'serve', 'login-link']) {
       const r = await run('npm', ['run', '--silent', script], { PATH: path })
       expect(r.code, `npm run ${script}: ${r.err}`).toBe(1)
       expect(r.err, `npm run ${script}`).toContain(line)
