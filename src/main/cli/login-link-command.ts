@@ -6,8 +6,10 @@
  * (../store/login-code-file.ts), which the app reads when the link is opened. Takes no lock and
  * touches nothing else.
  *
- * The link's address is the app's as `npm run serve` computes it (CHATAPP_HOST, CHATAPP_PORT; a server
- * bound to every interface is reached on 127.0.0.1), or `--url` (behind a proxy, another port).
+ * The link's address is `--url` (behind a proxy); else, while the app runs, the address it recorded in
+ * the data dir (../store/app-address-file.ts: its real port, whatever this shell's variables say); else
+ * the one `npm run serve` would take (CHATAPP_HOST, CHATAPP_PORT). A server bound to every interface is
+ * reached on 127.0.0.1.
  * Exit codes (./common.ts): 0 printed; 1 could not write the code; 2 wrong usage or no data dir.
  */
 import { createHash } from 'node:crypto'
@@ -15,6 +17,7 @@ import { stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { newSecret } from '../ids'
 import { LOGIN_CODE_TTL_MS } from '../services/account-service'
+import { readAppAddress } from '../store/app-address-file'
 import { dataDirInUse } from '../store/data-dir-lock'
 import { LoginCodeFile } from '../store/login-code-file'
 import { consoleIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, resolveDataDir, type CliIo } from './common'
@@ -23,17 +26,23 @@ const USAGE = 'Usage: npm run login-link [-- --data-dir DIR] [--url URL]'
 
 const HELP = `${USAGE}
   --data-dir DIR  the data dir (default: CHATAPP_DATA_DIR, else the app's folder)
-  --url URL       the address the web UI is opened at (default: http://CHATAPP_HOST:CHATAPP_PORT,
-                  127.0.0.1:3210 when unset)
+  --url URL       the address the web UI is opened at (default: the running app's own address,
+                  else http://CHATAPP_HOST:CHATAPP_PORT, 127.0.0.1:3210 when unset)
 Prints a one-time login link, good for 10 minutes, whether the app runs or not.`
 
 /** The web UI's address as `npm run serve` listens by default: `http://host:port`. Pure. */
 export function defaultAppUrl(env: NodeJS.ProcessEnv): string {
-  let host = env.CHATAPP_HOST?.trim() || '127.0.0.1'
-  // Bound to every interface: this machine reaches it on loopback.
-  if (host === '0.0.0.0' || host === '::') host = '127.0.0.1'
+  const host = env.CHATAPP_HOST?.trim() || '127.0.0.1'
   const port = env.CHATAPP_PORT?.trim() || '3210'
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  return reachableUrl(`http://${host.includes(':') ? `[${host}]` : host}:${port}`)
+}
+
+/** `url` as this machine opens it: a server bound to every interface (0.0.0.0, ::) is reached on loopback. Pure. */
+export function reachableUrl(url: string): string {
+  const parsed = URL.parse(url)
+  if (!parsed) return url
+  if (parsed.hostname === '0.0.0.0' || parsed.hostname === '[::]') parsed.hostname = '127.0.0.1'
+  return parsed.origin
 }
 
 /** Runs the command; resolves with the exit code. `now` is the clock of the code's expiry (epoch ms). */
@@ -49,7 +58,7 @@ export async function runLoginLinkCommand(argv: string[], env: NodeJS.ProcessEnv
     io.out(HELP)
     return EXIT_OK
   }
-  let base = defaultAppUrl(env)
+  let base: string | null = null
   if (values.url !== undefined) {
     const parsed = URL.parse(values.url.trim())
     if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
@@ -64,6 +73,11 @@ export async function runLoginLinkCommand(argv: string[], env: NodeJS.ProcessEnv
     io.err(`There is no Chatapp data dir at ${dataDir}. Set CHATAPP_DATA_DIR (or --data-dir) to the folder the app runs with.`)
     return EXIT_USAGE
   }
+  const running = await dataDirInUse(dataDir)
+  if (base === null) {
+    const recorded = running ? await readAppAddress(dataDir) : null
+    base = recorded ? reachableUrl(recorded) : defaultAppUrl(env)
+  }
   const code = newSecret(18)
   const at = now()
   try {
@@ -73,7 +87,7 @@ export async function runLoginLinkCommand(argv: string[], env: NodeJS.ProcessEnv
     return EXIT_FAILED
   }
   io.out(`Log in (one-time link, 10 min): ${base}/#login=${code}`)
-  if (!(await dataDirInUse(dataDir))) {
+  if (!running) {
     io.out(`Chatapp is not running on ${dataDir}: start it (npm run serve, with the same CHATAPP_DATA_DIR) and open the link within 10 minutes.`)
   }
   io.out('Once logged in, the API tab shows the API token.')

@@ -31,7 +31,7 @@ function run(cmd: string, args: string[], env: Record<string, string | undefined
 }
 
 /** A command-line entry as the npm script runs it, from its source (the build bundles the same file). */
-const cli = (entry: 'login-link' | 'restore' | 'backup', args: string[], env: Record<string, string> = {}) => run(process.execPath, ['--import', 'tsx', `src/main/cli/${entry}.ts`, ...args], env)
+const cli = (entry: 'login-link' | 'restore' | 'backup', args: string[], env: Record<string, string | undefined> = {}) => run(process.execPath, ['--import', 'tsx', `src/main/cli/${entry}.ts`, ...args], env)
 
 /** A Node older than 24 on this machine (Debian's is 20), or none. */
 function oldNode(): { path: string; major: number } | null {
@@ -107,6 +107,11 @@ describe('npm run login-link', () => {
     expect(link![1]).toBe(server.url)
     expect(r.out).not.toContain('not running')
     expect(r.out).toContain('the API tab shows the API token')
+    // From a shell that does not know the app's port (CHATAPP_PORT unset here): the link still names
+    // where the app listens, not the default 3210.
+    const elsewhere = await cli('login-link', [], { CHATAPP_DATA_DIR: dir, CHATAPP_PORT: undefined })
+    expect(elsewhere.code, elsewhere.err).toBe(0)
+    expect(linkOf(elsewhere.out)![1]).toBe(server.url)
     const first = await exchange(server.url, link![2]!)
     expect(first.status).toBe(200)
     const token = ((await first.json()) as { data: { token: string } }).data.token
@@ -114,8 +119,14 @@ describe('npm run login-link', () => {
     const again = await exchange(server.url, link![2]!)
     expect(again.status).toBe(401)
     expect(((await again.json()) as { message: string }).message).toContain('npm run login-link')
-    // Only the code's hash is kept, and not once it is used.
+    // Only the codes' hashes are kept, and not once they are used.
+    expect((await exchange(server.url, linkOf(elsewhere.out)![2]!)).status).toBe(200)
     expect(existsSync(join(dir, 'login-codes.json'))).toBe(false)
+    // The app's address is forgotten when it stops.
+    expect(existsSync(join(dir, 'app-address.json'))).toBe(true)
+    server.child.kill('SIGTERM')
+    await server.exited
+    expect(existsSync(join(dir, 'app-address.json'))).toBe(false)
   })
 
   it('while it is stopped: says so, and the link works once the app is started; --url names another address', { timeout: 60_000 }, async () => {
