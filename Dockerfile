@@ -5,6 +5,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # The library patches (patches/, applied by patch-package at postinstall; docs/baileys.md).
 COPY patches ./patches
+# postinstall first refuses a Node older than 24 in one line (README "Set-up").
+COPY scripts/require-node.mjs ./scripts/
 RUN npm ci
 COPY . .
 # The main bundle and the web UI (out/); then only what the server needs at run time.

@@ -1,7 +1,7 @@
 /**
  * Build of the three Electron parts (docs/design.md §12) into out/:
  * - main: src/main/index.ts as ESM (the thin shell; the core is bundled with it), and src/main/serve.ts,
- *   the headless server, and src/main/cli/{backup,restore}.ts, the command-line tools, from the same
+ *   the headless server, and src/main/cli/{backup,restore,db-copy,login-link}.ts, the command-line tools, from the same
  *   build (shared chunks),
  * - preload: src/preload/index.ts as CommonJS `.cjs`, because sandboxed preloads cannot be ESM,
  * - renderer: src/renderer (React + Mantine), also served by the headless server's web mode.
@@ -43,13 +43,15 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         // index: the Electron shell; serve: the headless server (`npm run serve` runs it with plain node);
-        // backup, restore, db-copy: the command-line tools (`npm run backup`, `npm run restore`, `npm run db:copy`).
+        // backup, restore, db-copy, login-link: the command-line tools (`npm run backup`, `npm run restore`,
+        // `npm run db:copy`, `npm run login-link`).
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           serve: resolve(__dirname, 'src/main/serve.ts'),
           backup: resolve(__dirname, 'src/main/cli/backup.ts'),
           restore: resolve(__dirname, 'src/main/cli/restore.ts'),
-          'db-copy': resolve(__dirname, 'src/main/cli/db-copy.ts')
+          'db-copy': resolve(__dirname, 'src/main/cli/db-copy.ts'),
+          'login-link': resolve(__dirname, 'src/main/cli/login-link.ts')
         },
         output: { format: 'es' }
       }

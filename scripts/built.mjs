@@ -6,6 +6,7 @@
  * of rebuilding the Electron parts and the UI on every start (issue 11 §13).
  * Plain JavaScript on purpose: nothing to compile before the check.
  */
+import './require-node.mjs'
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'

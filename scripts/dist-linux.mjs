@@ -16,6 +16,7 @@
  * dpkg-deb and rpmbuild (Debian: `apt-get install rpm`). Options: `--prebuilt`, `--out <dir>`
  * (default dist/), `--only deb|rpm`. Prints one line per package; exits 1 with the tool's message.
  */
+import './require-node.mjs'
 import { spawn } from 'node:child_process'
 import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'

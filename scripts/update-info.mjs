@@ -8,6 +8,7 @@
  * CLI: `node scripts/update-info.mjs [dir]` (default `dist`) after the packages are built.
  * Parsed and written with js-yaml, the parser electron-updater reads the file with (its dependency).
  */
+import './require-node.mjs'
 import { createHash } from 'node:crypto'
 import { createReadStream, existsSync } from 'node:fs'
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises'

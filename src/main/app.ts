@@ -12,6 +12,7 @@ import { routeLibsignalConsole } from './channel/baileys/libsignal-console'
 import type { ServeConfig } from './config'
 import { startCore, type Core } from './core'
 import { createLogger } from './logger'
+import { removeAppAddress, writeAppAddress } from './store/app-address-file'
 import { APP_VERSION } from './version'
 
 export interface RunningApp {
@@ -84,12 +85,16 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
   core.setOwnApiPort(port)
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   url = `http://${host}:${port}`
+  // For commands run beside the app (npm run login-link): where it listens. Losing it costs only a
+  // link to the default address, so a failed write is logged and the start goes on.
+  await writeAppAddress(config.dataDir, url).catch((err: unknown) => logger.warn({ err }, 'could not record the app address in the data dir'))
   return {
     core,
     server,
     url,
     async close() {
       await server.close()
+      await removeAppAddress(config.dataDir).catch(() => undefined)
       await core.close()
       restoreConsole()
     }

@@ -18,6 +18,7 @@ import { once } from './once'
 import { openStorage, type DataPaths, type Storage } from './store/storage'
 import { removeStaleParts } from './store/shared-files'
 import { AccountService } from './services/account-service'
+import { LoginCodeFile } from './store/login-code-file'
 import { AppSettingsService } from './services/app-settings-service'
 import { AttachmentService } from './services/attachment-service'
 import { InboxService } from './services/inbox/inbox-service'
@@ -368,7 +369,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     await store.close()
     throw err
   }
-  const account = new AccountService(repos.account, clock, opts.apiToken, events)
+  const account = new AccountService(repos.account, clock, opts.apiToken, events, LoginCodeFile.in(opts.dataDir))
   await account.ensure()
   const appSettings = new AppSettingsService(repos.appSettings)
   const inbound = new InboundPipeline({ repos, events, logger })

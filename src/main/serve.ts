@@ -27,10 +27,10 @@ async function main(): Promise<void> {
       accountPlugins: [rpcPlugin(core, createHandlers(core, { baseUrl: url, mode: 'web', defaultChannel: config.channel, dataDir: config.dataDir }))]
     })
   })
-  console.log(ui ? `Web UI: ${app.url}/ (log in with the API token)` : `Web UI not built (run npm run build to serve it at ${app.url}/)`)
+  console.log(ui ? `Web UI: ${app.url}/ (open the login link below; npm run login-link prints a new one at any time)` : `Web UI not built (run npm run build to serve it at ${app.url}/)`)
   // The token before the ready line (scripts that wait for that line have it by then), and only when
   // it was just generated: later starts do not repeat a secret into logs. It stays in the data dir.
-  if (app.core.account.generatedNow) console.log(`API token: ${app.core.account.token()}`)
+  if (app.core.account.generatedNow) console.log(`API token: ${app.core.account.token()} (shown this once; the API tab shows it later)`)
   // A one-time code, not the token: the link in the browser's history is worthless once used.
   if (ui) console.log(`Log in (one-time link, 10 min): ${app.url}/#login=${app.core.account.issueLoginCode()}`)
   console.log(`Chatapp API listening on ${app.url}`)

@@ -105,6 +105,9 @@ it('a send and a read through the worker that does not run the instance answer a
     expect(shape(forwarded.json)).toEqual(shape(direct.json))
     expect(forwarded.json.message).toBe(direct.json.message)
 
+    // The sandbox's receipts settle first (DELIVERY_ACK a moment after a send), so both reads see one log.
+    const sentStatuses = async () => ((await call(owner.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)).json.data as Array<{ fromMe: boolean; status: string }>).filter((m) => m.fromMe).map((m) => m.status)
+    await expect.poll(async () => (await sentStatuses()).every((s) => s === 'DELIVERY_ACK')).toBe(true)
     const readOwner = await call(owner.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
     const readOther = await call(other.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)
     expect(readOther.status).toBe(200)

@@ -91,3 +91,18 @@ it('still refuses a file that was chosen but is empty, and a real file under ano
   expect(twice.json.error.details).toEqual([{ field: 'file', problem: 'is sent twice; send one file part' }])
   expect(await tmpFiles()).toEqual([])
 })
+
+it('an empty optional text field is an absent one: a document keeps its own name; an empty required field is still refused', async () => {
+  const doc = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n')
+  const res = await h.call({
+    method: 'POST',
+    url: `/chatapp/message/doc?${qs}`,
+    ...form([{ name: 'chatId', value: '15550001111' }, { name: 'filename', value: '' }, { name: 'caption', value: '' }, { name: 'file', filename: 'menu.pdf', contentType: 'application/pdf', data: doc }])
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  expect(res.json.data.message.documentMessage).toMatchObject({ fileName: 'menu.pdf', title: 'menu.pdf', caption: '' })
+  const noChat = await h.call({ method: 'POST', url: `/chatapp/message/doc?${qs}`, ...form([{ name: 'chatId', value: '' }, { name: 'file', filename: 'menu.pdf', contentType: 'application/pdf', data: doc }]) })
+  expect(noChat.statusCode).toBe(400)
+  expect(noChat.json.error.details[0].field).toBe('chatId')
+  expect(await tmpFiles()).toEqual([])
+})

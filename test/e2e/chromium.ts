@@ -3,7 +3,7 @@
  * `apt-get install -y chromium`; CHROMIUM_PATH overrides the path.
  */
 import { existsSync } from 'node:fs'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 
 /** Phone, laptop and wide screen (issue 13 §7): every sweep and screenshot uses these. */
 export const SIZES = [
@@ -34,12 +34,68 @@ export async function fullPageShot(page: Page, file: string): Promise<void> {
   await page.screenshot({ path: file, fullPage: true })
 }
 
+/**
+ * Fills the owner's login on the login screen: a desk without staff opens on the API token; one with
+ * staff on a person's login and password, the token being the other way in.
+ */
+export async function fillOwnerLogin(page: Page, token: string): Promise<void> {
+  const field = page.getByLabel('API token')
+  const other = page.getByRole('button', { name: 'Use the API token (owner)' })
+  await field.or(other).first().waitFor()
+  if (!(await field.isVisible())) await other.click()
+  await field.fill(token)
+  await page.getByRole('button', { name: 'Log in' }).click()
+}
+
 /** Opens the web UI at `url` and logs in with the API `token`; resolves once the instance picker shows. */
 export async function logIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(url)
-  // The login screen opens on a person's login and password; the owner's token is the other way in.
-  await page.getByRole('button', { name: 'Use the API token (owner)' }).click()
-  await page.getByLabel('API token').fill(token)
-  await page.getByRole('button', { name: 'Log in' }).click()
+  await fillOwnerLogin(page, token)
   await page.getByTestId('instance-picker').waitFor()
+}
+
+/** The sections offered: the tab row's, or on a phone the menu's (opened, read, and closed again). */
+export async function sectionNames(page: Page): Promise<string[]> {
+  await page.locator('[role="tab"]:visible, [data-testid="menu-button"]:visible').first().waitFor()
+  const tabs = page.getByRole('tab')
+  if ((await tabs.count()) > 0 && (await tabs.first().isVisible())) return tabs.allTextContents()
+  await page.getByTestId('menu-button').click()
+  const menu = page.getByTestId('menu')
+  await menu.waitFor()
+  const names = await menu.locator('.mantine-NavLink-label').allTextContents()
+  await page.getByTestId('menu-button').click()
+  await menu.waitFor({ state: 'detached' })
+  return names
+}
+
+/** The send kinds the composer `compose` offers (its kind picker opened, read, and closed again). */
+export async function sendKinds(page: Page, compose: Locator): Promise<string[]> {
+  await compose.getByTestId('send-kind').click()
+  const listbox = page.getByRole('listbox')
+  await listbox.waitFor()
+  const kinds = await listbox.getByRole('option').allTextContents()
+  await page.keyboard.press('Escape')
+  await listbox.waitFor({ state: 'hidden' })
+  return kinds
+}
+
+/** Picks the send kind `kind` in the composer `compose`. */
+export async function pickSendKind(page: Page, compose: Locator, kind: string): Promise<void> {
+  await compose.getByTestId('send-kind').click()
+  await page.getByRole('option', { name: kind, exact: true }).click()
+}
+
+/**
+ * Opens a section of the desk: its tab on a wider screen, the menu's entry on a phone (the tab row
+ * does not fit there).
+ */
+export async function openSection(page: Page, name: string): Promise<void> {
+  const tab = page.getByRole('tab', { name, exact: true })
+  const menu = page.getByTestId('menu-button')
+  // Whichever the screen has: the tab row, or the menu's button.
+  await page.locator('[role="tab"]:visible, [data-testid="menu-button"]:visible').first().waitFor()
+  if (await tab.isVisible()) return tab.click()
+  await menu.click()
+  await page.getByTestId('menu').getByRole('link', { name, exact: true }).or(page.getByTestId('menu').getByText(name, { exact: true })).first().click()
+  await page.getByTestId('section-title').filter({ hasText: name }).waitFor()
 }

@@ -12,7 +12,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, openSection, SIZES } from './chromium'
 import { seedChat } from './seed-history'
 import { startServe, type ServeProcess } from './serve-process'
 
@@ -33,7 +33,7 @@ let instanceId: string
 const pageErrors: string[] = []
 
 const rpc = (method: string, input: unknown) => serve.rpc(method, input)
-const openTab = (name: string) => page.getByRole('tab', { name, exact: true }).click()
+const openTab = (name: string) => openSection(page, name)
 const shot = (name: string) => fullPageShot(page, join(ARTIFACTS, `history-${name}.png`))
 const conversation = () => page.getByTestId('conversation')
 const bubble = (id: string) => conversation().locator(`[data-message-id="${id}"]`)

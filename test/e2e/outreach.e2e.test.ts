@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, openSection, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -29,7 +29,7 @@ async function shot(name: string): Promise<void> {
 const rpc = (method: string, input: unknown) => serve.rpc(method, input)
 
 
-const openTab = (name: string) => page.getByRole('tab', { name, exact: true }).click()
+const openTab = (name: string) => openSection(page, name)
 
 async function fits(what: string, width: number, height: number): Promise<void> {
   const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number

@@ -27,7 +27,7 @@ import { createHandlers } from '../../src/main/ui-contract/handlers'
 import { rpcPlugin } from '../../src/main/ui-contract/http-transport'
 import { webUiPlugin } from '../../src/main/ui-contract/web-ui'
 import { silentLogger } from '../../src/main/logger'
-import { launchChromium, SIZES } from './chromium'
+import { fillOwnerLogin, launchChromium, SIZES } from './chromium'
 import { makeDebUpdater, startLoopbackFeed, type LoopbackFeed, type TestUpdater } from '../support/update-feed'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -48,9 +48,7 @@ const pageErrors: string[] = []
 
 async function logIn(p: Page): Promise<void> {
   await p.goto(app.url)
-  await p.getByRole('button', { name: 'Use the API token (owner)' }).click()
-  await p.getByLabel('API token').fill(TOKEN)
-  await p.getByRole('button', { name: 'Log in' }).click()
+  await fillOwnerLogin(p, TOKEN)
 }
 
 /** The About card at each screen size (an element shot: the Settings page above it is long). */

@@ -22,7 +22,7 @@ export const ErrorEnvelope = Type.Object({
   status: Type.Literal(false),
   message: Type.String(),
   error: Type.Object({
-    code: Type.String({ description: 'VALIDATION_ERROR, UNAUTHORIZED, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, TOO_MANY_REQUESTS, INSUFFICIENT_STORAGE, SERVICE_UNAVAILABLE or INTERNAL' }),
+    code: Type.String({ description: 'VALIDATION_ERROR, UNAUTHORIZED, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, HEADERS_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, TOO_MANY_REQUESTS, INSUFFICIENT_STORAGE, SERVICE_UNAVAILABLE or INTERNAL' }),
     details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), problem: Type.String() })))
   })
 })

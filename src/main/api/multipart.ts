@@ -2,7 +2,9 @@
  * Multipart uploads (docs/api-seed.md §4.5 media sends, docs/design.md §8 attachments): the file part streams to the
  * data dir's tmp folder while its sha256 is computed, under the configured size limit (413 past it);
  * text fields are collected and validated with the operation's schema. A file part with no file in it
- * (`filename=""` and no bytes: a form's file row where none was chosen) counts as absent. The caller
+ * (`filename=""` and no bytes: a form's file row where none was chosen) counts as absent, and so does
+ * an empty optional text field (`filename=` left blank, as the original service's samples send: the
+ * file's own name is used); an empty required one is still refused by the schema. The caller
  * removes the file (`cleanup`); `tmpPath` names a new temp file in the data dir.
  */
 import { createHash } from 'node:crypto'
@@ -52,6 +54,8 @@ export async function readMultipart<S extends TSchema>(
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data with a file part named file.')
   }
   const fields: Record<string, string> = {}
+  const listed = (schema as unknown as { required?: unknown }).required
+  const required = new Set<string>(Array.isArray(listed) ? (listed as string[]) : [])
   let file: UploadedFile | undefined
   const cleanup = async () => {
     if (file) await rm(file.path, { force: true })
@@ -84,7 +88,9 @@ export async function readMultipart<S extends TSchema>(
           file = undefined
         }
       } else {
-        fields[part.fieldname] = String(part.value)
+        const value = String(part.value)
+        if (value === '' && !required.has(part.fieldname)) continue
+        fields[part.fieldname] = value
       }
     }
   } catch (err) {

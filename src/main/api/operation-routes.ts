@@ -9,6 +9,7 @@
  * Instance credentials (`session_id`, `access_token`) may come from the query string or the body
  * (docs/design.md §3); the instance scope's hook authenticates them once ({@link instanceScope}).
  */
+import { tooLarge } from '../services/too-large'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import Type, { type TObject, type TSchema } from 'typebox'
 import type { HttpFacet, OperationDef } from '../../shared/operations/define'
@@ -175,7 +176,7 @@ async function receiveFile(body: Readable, path: string, maxBytes: number): Prom
   const limit = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length
-      done(size > maxBytes ? new AppError('PAYLOAD_TOO_LARGE', 'The file is larger than the app accepts.') : null, chunk)
+      done(size > maxBytes ? tooLarge('The file', maxBytes) : null, chunk)
     }
   })
   try {

@@ -20,19 +20,24 @@ import multipart from '@fastify/multipart'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { webhookDocs } from './webhook-docs'
-import type { Core } from '../core'
+import type { Core, Limits } from '../core'
 import { AppError, HTTP_STATUS, RetryLaterError, storageAppError } from '../services/errors'
 import { ajvProblems, coercingAjv, lazyValidator, strictAjv, validationError } from '../validation'
 import { forwardBeforeBody, forwardByPath, instanceScope as instanceScopeHook, registerOperationRoutes } from './operation-routes'
 import { checkForwarded } from './forward'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { errorBody } from './envelope'
+import { clientErrorHandler } from './client-errors'
+import { tooLarge } from '../services/too-large'
 import { discardRest, type DiscardCaps } from './discard-body'
 import { AuthThrottle } from '../services/auth-throttle'
 import { isPeopleToken, SESSION_COOKIE } from '../services/people'
 import type { Caller } from '../../shared/access'
 import { timingSafeEqual } from 'node:crypto'
 import { crossSiteProblem, isJsonBody } from './cross-site'
+
+/** A form's limits besides the file size (one file is taken; more file parts are allowed for a form's empty file rows). */
+const MULTIPART_LIMITS = { files: 10, fields: 30, fieldSize: 1024 * 1024, parts: 40 }
 
 export interface ApiServerOptions {
   /** The address the server binds to; the Host header must name it (or localhost). */
@@ -52,8 +57,8 @@ export interface ApiServerOptions {
   trustProxy?: string
 }
 
-/** Maps any thrown error to the envelope error (logging a 500 with its request id). */
-function toAppError(err: FastifyError | AppError | Error, req: FastifyRequest): AppError {
+/** Maps any thrown error to the envelope error (logging a 500 with its request id); a 413 states the limit passed. */
+function toAppError(err: FastifyError | AppError | Error, req: FastifyRequest, limits: Pick<Limits, 'jsonBytes' | 'fileBytes'>): AppError {
   let appErr: AppError
   if (err instanceof AppError) {
     appErr = err
@@ -64,8 +69,10 @@ function toAppError(err: FastifyError | AppError | Error, req: FastifyRequest): 
     const fe = err as FastifyError
     const code = fe.code ?? ''
     const status = fe.statusCode ?? 500
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || status === 413) {
-      appErr = new AppError('PAYLOAD_TOO_LARGE', code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'The request body is larger than the limit.' : 'The upload is larger than the limit.')
+    if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT') {
+      appErr = new AppError('PAYLOAD_TOO_LARGE', `The form has more ${code === 'FST_FILES_LIMIT' ? `files than the limit of ${MULTIPART_LIMITS.files}` : `parts than the limit of ${MULTIPART_LIMITS.parts}`}; send one file part named file.`)
+    } else if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE' || status === 413) {
+      appErr = code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? tooLarge('The request body', limits.jsonBytes, 'CHATAPP_MAX_JSON_KB') : tooLarge('The file', limits.fileBytes, 'CHATAPP_MAX_FILE_MB')
     } else if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || status === 415) {
       appErr = new AppError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Type ${req.headers['content-type'] ?? '(none)'}; send application/json${code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ? ' or multipart/form-data' : ''}.`)
     } else if (err instanceof SyntaxError || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
@@ -89,9 +96,9 @@ function toAppError(err: FastifyError | AppError | Error, req: FastifyRequest): 
  * read to its end (over the limit, refused by its parser), the rest is read and discarded first
  * (within `caps`), so that clients which write the whole body before reading get the answer.
  */
-function errorHandler(caps: DiscardCaps) {
+function errorHandler(caps: DiscardCaps, limits: Pick<Limits, 'jsonBytes' | 'fileBytes'>) {
   return (err: FastifyError | AppError | Error, req: FastifyRequest, reply: FastifyReply): Promise<ReturnType<typeof errorBody>> | undefined => {
-    const appErr = toAppError(err, req)
+    const appErr = toAppError(err, req, limits)
     if (appErr.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
     if (appErr instanceof RetryLaterError) reply.header('Retry-After', String(appErr.retryAfterS))
     void reply.status(HTTP_STATUS[appErr.code])
@@ -238,7 +245,9 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     exposeHeadRoutes: false,
     requestIdHeader: false,
     ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
-    ajv: { customOptions: { coerceTypes: false } }
+    ajv: { customOptions: { coerceTypes: false } },
+    // What Node's HTTP parser refuses (431 headers too large, 408, 400) gets the envelope too.
+    clientErrorHandler
   })
   // The seed sends credentials in GET bodies; let Fastify parse them.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true })
@@ -272,7 +281,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   })
 
   // A body past the limit is still read to its end, up to twice the largest file taken, for 10 s at most.
-  app.setErrorHandler(errorHandler({ maxBytes: 2 * core.limits.fileBytes, timeoutMs: 10_000 }))
+  app.setErrorHandler(errorHandler({ maxBytes: 2 * core.limits.fileBytes, timeoutMs: 10_000 }, core.limits))
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)))
   })
@@ -296,7 +305,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
 
   await app.register(multipart, {
     // One file is taken (multipart.ts); more file parts are allowed for a form's empty file rows.
-    limits: { fileSize: core.limits.fileBytes, files: 10, fields: 30, fieldSize: 1024 * 1024, parts: 40 },
+    limits: { fileSize: core.limits.fileBytes, ...MULTIPART_LIMITS },
     throwFileSizeLimit: true
   })
   await app.register(swagger, {
@@ -335,7 +344,8 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
       login.addHook('onRequest', async (req, reply) => {
         const crossSite = crossSiteProblem(req.headers)
         if (crossSite) return reply.status(403).send(errorBody(crossSiteRefusal(crossSite)))
-        if (!isJsonBody(req.headers)) {
+        // A read (GET /auth/methods, asked by the first screen) carries nothing typed and needs no body.
+        if (req.method !== 'GET' && !isJsonBody(req.headers)) {
           return reply.status(415).send(errorBody(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as JSON (Content-Type: application/json).')))
         }
       })

@@ -6,7 +6,8 @@
  * {@link SandboxSession.simulateScan} (the phone scanning) → CONNECTED with a generated bot number.
  * The pairing is saved as the instance's credentials (`ctx.store.auth`, the `auth_creds` row: the JSON
  * of {@link SandboxCreds}), so a restart reconnects without a new QR, and logout deletes it. Sends return results shaped like Baileys' (docs/api-seed.md §2.11) with real sha256, sizes
- * and image dimensions, computed from the file.
+ * and image dimensions, computed from the file, and are then acknowledged as the network would
+ * (SERVER_ACK, DELIVERY_ACK, READ when the simulated customer reads; ./sandbox-receipts.ts).
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
@@ -14,6 +15,7 @@ import { newMessageId } from '../ids'
 import { readImageInfo } from '../media/image-info'
 import { digestFile, kindOfMime } from '../media/media-inspect'
 import { toJid } from './jid'
+import { SandboxReceipts } from './sandbox-receipts'
 import {
   ChannelError,
   OWN_LOGOUT_REASON,
@@ -85,7 +87,12 @@ export class SandboxSession implements ChannelSession {
   /** Numbers (digits) the simulated network says are not on WhatsApp. */
   private readonly notOnWhatsApp = new Set<string>()
 
-  constructor(private readonly ctx: ChannelContext) {}
+  /** The simulated network's receipts of what this device sends. */
+  private readonly receipts: SandboxReceipts
+
+  constructor(private readonly ctx: ChannelContext) {
+    this.receipts = new SandboxReceipts({ report: (update) => this.ctx.hooks.onMessageStatus(update), connected: () => this.state === 'CONNECTED' })
+  }
 
   get currentState(): ConnectionState {
     return this.state
@@ -115,11 +122,13 @@ export class SandboxSession implements ChannelSession {
 
   async stop(): Promise<void> {
     this.clearTimer()
+    this.receipts.stop()
     if (this.state !== 'DISCONNECTED' && this.state !== 'LOGGED_OUT') this.setState({ state: 'DISCONNECTED', reason: 'stopped' })
   }
 
   async logout(): Promise<void> {
     this.clearTimer()
+    this.receipts.stop()
     await this.ctx.store.auth.remove(this.ctx.instanceId)
     this.setState({ state: 'LOGGED_OUT', reason: OWN_LOGOUT_REASON })
   }
@@ -191,6 +200,8 @@ export class SandboxSession implements ChannelSession {
       timestamp: input.timestamp ?? Math.floor(this.now() / 1000),
       offline: input.offline ?? false
     }
+    // A customer who writes has the chat open: what was sent to them is read.
+    if (!message.fromMe) this.receipts.read(chatId)
     await this.ctx.hooks.onMessage(message)
     return message
   }
@@ -199,12 +210,20 @@ export class SandboxSession implements ChannelSession {
     if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
     if (this.notOnWhatsApp.has(jid.split('@')[0]!)) throw new ChannelError('NOT_ON_WHATSAPP', `${jid.split('@')[0]} is not on WhatsApp.`)
     if (options.composing) this.presences.push({ jid, at: this.now() })
-    return {
+    const sent: SentMessage = {
       key: { remoteJid: jid, fromMe: true, id: newMessageId() },
       message: await this.buildMessage(content),
       messageTimestamp: String(Math.floor(this.now() / 1000)),
       status: 'PENDING'
     }
+    this.receipts.sent(jid, sent.key.id)
+    return sent
+  }
+
+  /** The customer of `chatId` opens the chat: what was sent there is READ. Answers how many messages. */
+  simulateRead(chatId: string): number {
+    if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The sandbox instance is not connected; scan its QR code first.')
+    return this.receipts.read(toJid(chatId)!)
   }
 
   /** The bytes of an inbound media message (as the real channel downloads them on demand). */
@@ -220,10 +239,13 @@ export class SandboxSession implements ChannelSession {
 
   /**
    * What the simulated WhatsApp says: numbers that are not on WhatsApp (sends to them fail as on the real
-   * network), and the account's outreach limits (`message-capping.update`, a reach-out lock).
+   * network), numbers whose sends the server refuses after taking them (`failSends`: ERROR 463; the
+   * list replaces the previous one, [] clears it), and the account's outreach limits
+   * (`message-capping.update`, a reach-out lock).
    */
-  simulateNetwork(change: { notOnWhatsApp?: readonly string[]; limits?: SendLimits }): void {
+  simulateNetwork(change: { notOnWhatsApp?: readonly string[]; failSends?: readonly string[]; limits?: SendLimits }): void {
     for (const n of change.notOnWhatsApp ?? []) this.notOnWhatsApp.add(n.replace(/\D/g, ''))
+    if (change.failSends) this.receipts.refuse(change.failSends)
     if (change.limits) this.ctx.hooks.onLimits(change.limits)
   }
 

@@ -3,14 +3,19 @@
  * "Backup and restore"): verified whole first (a refused archive changes nothing), the current data
  * moved aside into replaced-<time>/. The app must be stopped: the command takes the data dir's lock,
  * and says how to restore from the running app instead when it cannot.
+ *
+ * "Nothing was changed" is kept true: a refused restore into a folder that did not exist leaves no
+ * folder, and into an existing one no tmp/ it did not have. A restore into a new or empty folder moves
+ * nothing aside, so it leaves no empty replaced-<time>/ and does not speak of old data.
  */
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readdir, rm, rmdir } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DIR_MODE } from '../store/config/durable-json-file'
 import { DataDirLockedError, lockDataDir } from '../store/data-dir-lock'
 import { BackupArchiveError, restoreBackup } from '../store/backup'
+import { dataPaths } from '../store/data-paths'
 import { consoleIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, resolveDataDir, type CliIo } from './common'
 
 const USAGE = 'Usage: npm run restore -- FILE [--data-dir DIR]'
@@ -44,13 +49,22 @@ export async function runRestoreCommand(argv: string[], env: NodeJS.ProcessEnv =
     io.err('CHATAPP_MEDIA_DIR is set: a restore puts attachments/ and media/ into the data dir, not that folder (nothing was changed). Restore without it, then move them into that folder (docs/deploy.md).')
     return EXIT_USAGE
   }
+  const existed = existsSync(dataDir)
+  const tmp = dataPaths(dataDir).tmp
+  const tmpExisted = existsSync(tmp)
   await mkdir(dataDir, { recursive: true, mode: DIR_MODE })
+  /** Removes what this command made in a data dir it leaves unchanged (called after the lock is released). */
+  const tidy = async () => {
+    if (!existed) await rm(dataDir, { recursive: true, force: true })
+    else if (!tmpExisted) await rm(tmp, { recursive: true, force: true })
+  }
   let release: (() => Promise<void>) | undefined
   try {
     release = await lockDataDir(dataDir, (err) => io.err(`The data dir lock was lost: ${err.message}`))
   } catch (err) {
     if (!(err instanceof DataDirLockedError)) {
-      io.err(`Restore failed: the data dir ${dataDir} cannot be locked (${(err as Error).message}).`)
+      await tidy()
+      io.err(`Restore failed: the data dir ${dataDir} cannot be locked (${(err as Error).message}); nothing was changed.`)
       return EXIT_FAILED
     }
     io.err(
@@ -60,16 +74,22 @@ export async function runRestoreCommand(argv: string[], env: NodeJS.ProcessEnv =
     )
     return EXIT_USAGE
   }
+  let restored = false
   try {
     io.out(`Verifying ${archive}…`)
     const { manifest, replacedDir } = await restoreBackup(dataDir, archive)
+    restored = true
     io.out(`Restored the backup of ${manifest.created_at} (Chatapp Desk ${manifest.app.version}) into ${dataDir}.`)
-    io.out(`The data that was there is kept in ${replacedDir}; delete it when you no longer need it.`)
+    // A new or empty data dir had nothing to move aside: no empty folder, no word of old data.
+    if ((await readdir(replacedDir)).length === 0) await rmdir(replacedDir)
+    else io.out(`The data that was there is kept in ${replacedDir}; delete it when you no longer need it.`)
     return EXIT_OK
   } catch (err) {
     io.err(err instanceof BackupArchiveError ? `The backup was refused: ${err.message}` : `Restore failed: ${(err as Error).message}`)
     return EXIT_FAILED
   } finally {
     await release()
+    if (!restored) await tidy()
+    else if (!tmpExisted) await rmdir(tmp).catch(() => undefined)
   }
 }

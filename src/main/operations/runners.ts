@@ -107,7 +107,12 @@ function reachable(ctx: OperationContext): Stored<Instance>[] {
  * (docs/design.md §21 "Instance limits"), `inst` first; otherwise `inst` alone.
  */
 function spanOf(ctx: OperationContext, inst: Stored<Instance>, all: boolean): string[] {
-  return all ? [inst._id, ...reachable(ctx).map((i) => i._id).filter((id) => id !== inst._id)] : [inst._id]
+  return customerScope(ctx, inst, all ? 'all' : undefined).map((i) => i._id)
+}
+
+/** A customer's data operation's instances: the one named, or (`type=all`) every one the caller may reach, the named first. */
+function customerScope(ctx: OperationContext, inst: Stored<Instance>, type: 'all' | undefined): Stored<Instance>[] {
+  return type === 'all' ? [inst, ...reachable(ctx).filter((i) => i._id !== inst._id)] : [inst]
 }
 
 /** The instance `id` when the caller may reach it; 404 otherwise, as for an unknown one (its existence is not theirs to learn). */
@@ -137,7 +142,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'appSettings.get': ({ core }) => ({ smtp: core.appSettings.smtp() }),
   'appSettings.setSmtp': async ({ core }, { smtp }) => ({ smtp: await core.appSettings.setSmtp(smtp) }),
 
-  'auth.login': ({ core }, { code }) => ({ token: core.account.redeemLoginCode(code) }),
+  'auth.login': async ({ core }, { code }) => ({ token: await core.account.redeemLoginCode(code) }),
   'instances.create': ({ core }, { channel, name }) => core.instances.create(channel, name),
   'instances.list': (ctx, page) => paged(reachable(ctx).map((i) => instanceViewFor(callerOf(ctx), i)), page),
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
@@ -226,9 +231,9 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'contacts.import': ({ core }, { csv, mapping, group_id }, inst) => core.contacts.importCsv(inst, csv, mapping, group_id),
   'contacts.export': (ctx, { type }, inst) => ctx.core.contacts.exportCsv(spanOf(ctx, inst, type === 'all')),
   'settings.retention': ({ core }, input, inst) => core.settings.updateRetention(inst._id, input),
-  'customers.export': ({ core }, { number, format }, inst) => (format === 'csv' ? core.customers.exportCsv(inst, number) : core.customers.export(inst, number)),
-  'customers.exportCsv': ({ core }, { number }, inst) => core.customers.exportCsv(inst, number),
-  'customers.erase': ({ core, face }, { number }, inst) => core.customers.erase(inst, number, face === 'desk' ? 'the desk (owner)' : 'a script (API token)'),
+  'customers.export': (ctx, { number, format, type }, inst) => (format === 'csv' ? ctx.core.customers.exportCsv(customerScope(ctx, inst, type), number) : ctx.core.customers.export(customerScope(ctx, inst, type), number)),
+  'customers.exportCsv': (ctx, { number, type }, inst) => ctx.core.customers.exportCsv(customerScope(ctx, inst, type), number),
+  'customers.erase': (ctx, { number, type }, inst) => ctx.core.customers.erase(customerScope(ctx, inst, type), number, ctx.face === 'desk' ? 'the desk (owner)' : 'a script (API token)'),
   'backups.download': ({ core }) => core.backups.download(),
   'backups.restore': ({ core }, { file }) => core.backups.restore(file.path),
   'backups.status': ({ core }) => core.backups.status(),
@@ -277,6 +282,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'outreach.status': ({ core }, _input, inst) => core.broadcasts.status(inst),
   'settings.outreach': ({ core }, input, inst) => core.settings.updateOutreach(inst._id, input),
   'sandbox.network': async ({ core }, input, inst) => (core.sandbox.network(inst, input), { status: 'ok' }),
+  'sandbox.read': ({ core }, { chatId }, inst) => core.sandbox.read(inst, chatId),
 
   'pairing.sandboxScan': async ({ core }, _input, inst) => {
     const account = await core.sandbox.scan(inst)
@@ -301,6 +307,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'webhookDeliveries.retry': ({ core }, { deliveryId }, inst) => core.webhooks.retry(inst._id, deliveryId),
 
   'auth.password': async ({ core, ip }, { login, password }) => sessionView(await core.people.staff.login(login, password, ip ?? null)),
+  'auth.methods': async ({ core }) => ({ passwords: (await core.people.staff.list()).some((m) => m.active) }),
   'auth.acceptInvite': async ({ core }, { code, password }) => {
     const m = await core.people.staff.acceptInvite(code, password)
     return { login: m.login, name: m.name }

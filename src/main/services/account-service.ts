@@ -2,12 +2,15 @@
  * The local account and its API bearer token (docs/design.md §3). The token is generated at first
  * start and kept in the data dir, unless `CHATAPP_API_TOKEN` fixes it; it is compared in constant time.
  * One-time login codes let the headless server print a login link that holds no secret worth keeping:
- * a code is good for one exchange for the token, within {@link LOGIN_CODE_TTL_MS}.
+ * a code is good for one exchange for the token, within {@link LOGIN_CODE_TTL_MS}. The codes the server
+ * issues are kept in memory; those `npm run login-link` makes (the app running or not) come through
+ * the data dir's login-code file (store/login-code-file.ts).
  */
 import { timingSafeEqual, createHash } from 'node:crypto'
 import { isoNow, type Clock } from '../clock'
 import { newObjectId, newSecret } from '../ids'
 import type { AccountRepo } from '../store/repos'
+import type { LoginCodeFile } from '../store/login-code-file'
 import { AppError, conflict } from './errors'
 import type { CoreEventBus } from '../events'
 
@@ -30,7 +33,9 @@ export class AccountService {
     /** A token fixed by the environment; overrides the stored one. */
     private readonly fixedToken?: string,
     /** Where a replaced token is announced (what was opened with the old one ends: event streams). */
-    private readonly events?: CoreEventBus
+    private readonly events?: CoreEventBus,
+    /** Codes made by `npm run login-link` (none: only the server's own). */
+    private readonly codeFile?: LoginCodeFile
   ) {}
 
   /** Creates the account on first start. */
@@ -58,14 +63,19 @@ export class AccountService {
     return code
   }
 
-  /** The token for a login code, which is used up; 401 for an unknown, used or expired code. */
-  redeemLoginCode(code: string): string {
+  /**
+   * The token for a login code, which is used up: one the server issued, or one `npm run login-link`
+   * wrote to the data dir. 401 for an unknown, used or expired code.
+   */
+  async redeemLoginCode(code: string): Promise<string> {
     const key = digest(code)
+    const now = this.clock.now()
     const expires = this.loginCodes.get(key)
     this.loginCodes.delete(key)
-    for (const [k, at] of this.loginCodes) if (at <= this.clock.now()) this.loginCodes.delete(k)
-    if (expires === undefined || expires <= this.clock.now()) throw new AppError('UNAUTHORIZED', 'This login link was used already or has expired; restart the server for a new one, or log in with the API token.')
-    return this.token()
+    for (const [k, at] of this.loginCodes) if (at <= now) this.loginCodes.delete(k)
+    if (expires !== undefined && expires > now) return this.token()
+    if (expires === undefined && (await this.codeFile?.take(key, now))) return this.token()
+    throw new AppError('UNAUTHORIZED', 'This login link was used already or has expired. For a new one, run npm run login-link where the app runs (or restart it), or log in with the API token.')
   }
 
   get id(): string {

@@ -5,6 +5,7 @@
  * folder (HTTP multipart) or as bytes (the UI), and are moved into the store whole
  * (../store/shared-files.ts: a copy beside the destination when the store is on another disk).
  */
+import { tooLarge } from './too-large'
 import { createHash } from 'node:crypto'
 import { access, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -118,7 +119,7 @@ export class AttachmentService {
   /** Stores a file given as bytes (the UI sends base64); 400 when empty, 413 over the limit. */
   async createFromBytes(inst: Inst, file: { filename: string; mimetype?: string; bytes: Buffer }): Promise<Stored<Attachment>> {
     if (file.bytes.length === 0) throw invalid('dataBase64', 'must hold the file (it is empty)')
-    if (file.bytes.length > this.deps.maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', 'The file is larger than the limit.')
+    if (file.bytes.length > this.deps.maxBytes) throw tooLarge('The file', this.deps.maxBytes, 'CHATAPP_MAX_FILE_MB')
     const path = this.tmpPath('ui')
     await writeFile(path, file.bytes, { mode: 0o600 })
     try {

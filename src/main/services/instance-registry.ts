@@ -14,6 +14,7 @@ import { DEFAULT_AWAY, DEFAULT_HANDOFF, type Instance, type InstanceSettings } f
 import { AppError, invalid, notFound } from './errors'
 import { OwnedElsewhereError } from './cluster/worker-leases'
 import type { SessionManager } from './session-manager'
+import { DEFAULT_INSTANCE_NAME, newInstanceName } from './instance-names'
 
 /** The friendly default reply (docs/design.md §5). */
 export const DEFAULT_MSG = '{Hi|Hello} [name], thanks for your message! We will reply soon.'
@@ -26,7 +27,7 @@ function localTimeZone(): string {
 export function defaultSettings(channel: ChannelKind): InstanceSettings {
   return {
     bot_number: null,
-    bot_name: 'Chatapp Bot',
+    bot_name: DEFAULT_INSTANCE_NAME,
     status: 'DISCONNECTED',
     bot_timezone: localTimeZone(),
     bot_lang: 'en',
@@ -72,10 +73,10 @@ export interface InstanceRegistryDeps {
 export class InstanceRegistry {
   constructor(private readonly deps: InstanceRegistryDeps) {}
 
-  /** Creates an instance in state DISCONNECTED. */
+  /** Creates an instance in state DISCONNECTED, named `name` or automatically (./instance-names.ts). */
   async create(channel?: ChannelKind, name?: string): Promise<Stored<Instance>> {
     const now = isoNow(this.deps.clock)
-    const settings = defaultSettings(channel ?? this.deps.defaultChannel)
+    const settings = { ...defaultSettings(channel ?? this.deps.defaultChannel), bot_name: newInstanceName(this.list().map((i) => i.settings.bot_name)) }
     const inst = await this.deps.repos.instances.put({
       _id: newObjectId(),
       user_id: this.deps.accountId(),

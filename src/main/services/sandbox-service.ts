@@ -40,9 +40,23 @@ export class SandboxService {
     await this.deps.sessions.settled(inst._id)
   }
 
-  /** What the simulated network says about numbers and the account's limits. 409 when not a started sandbox. */
-  network(inst: Stored<Instance>, change: { notOnWhatsApp?: string[]; limits?: SendLimits }): void {
+  /**
+   * What the simulated network says about numbers (not on WhatsApp; sends refused with ERROR 463) and
+   * the account's limits. 409 when not a started sandbox.
+   */
+  network(inst: Stored<Instance>, change: { notOnWhatsApp?: string[]; failSends?: string[]; limits?: SendLimits }): void {
     this.session(inst).simulateNetwork(change)
+  }
+
+  /**
+   * The customer of `chatId` opens the chat and reads it: what was sent there turns READ (reported as
+   * the network's receipts are, just after this answers). Answers how many messages. 400 for a bad
+   * chat id, 409 when not a connected sandbox.
+   */
+  async read(inst: Stored<Instance>, chatId: string): Promise<{ read: number }> {
+    const jid = resolveChat(chatId)
+    const session = this.session(inst)
+    return { read: await this.call(async () => session.simulateRead(jid)) }
   }
 
   /** Delivers a customer's message; answers it as logged and the bot's replies to that chat. */

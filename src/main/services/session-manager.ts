@@ -6,6 +6,7 @@
  * hands inbound messages to the inbound pipeline. At shutdown sessions stop without writing
  * DISCONNECTED, so instances that were CONNECTED reconnect by themselves at the next start.
  */
+import { linkedName } from './instance-names'
 import type {
   ChannelFactory,
   ChannelKind,
@@ -343,6 +344,8 @@ export class SessionManager {
     const s = inst.settings
     const user = update.account ? { id: update.account.id, name: update.account.name } : update.state === 'LOGGED_OUT' ? null : s.user
     const botNumber = update.account?.phone ?? s.bot_number
+    // Linked to a (new) number: an instance nobody named is called by it from now on.
+    const renamed = botNumber && botNumber !== s.bot_number ? linkedName(s.bot_name, botNumber, this.deps.instances.all().flatMap((i) => (i._id === instanceId ? [] : [i.settings.bot_name]))) : null
     const changed = previous !== update.state || botNumber !== s.bot_number || JSON.stringify(user) !== JSON.stringify(s.user)
     // A reconnecting channel reports CONNECTING again on every retry: only real changes are written.
     // A session whose lease moved no longer speaks for the instance: the new owner writes its state.
@@ -351,6 +354,7 @@ export class SessionManager {
       await this.deps.instances.update(instanceId, (d) => {
         d.settings.status = update.state
         d.settings.bot_number = botNumber
+        if (renamed) d.settings.bot_name = renamed
         d.settings.user = user
         if (update.state === 'CONNECTED') d.settings.last_connected_at = isoNow(this.deps.clock)
         d.updatedAt = isoNow(this.deps.clock)

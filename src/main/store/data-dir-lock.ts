@@ -29,3 +29,12 @@ export async function lockDataDir(dataDir: string, onCompromised: (err: Error) =
     throw err
   }
 }
+
+/** Whether a live process holds `dataDir`'s lock now (a stale lock of a killed one does not count). */
+export async function dataDirInUse(dataDir: string): Promise<boolean> {
+  try {
+    return await lockfile.check(dataDir, { lockfilePath: join(dataDir, 'chatapp.lock'), stale: 5000 })
+  } catch {
+    return false
+  }
+}

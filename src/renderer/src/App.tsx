@@ -1,9 +1,13 @@
 /**
  * The app shell: picks the transport (the preload's IPC bridge inside Electron, else HTTP with a
- * login), then shows the header (instance picker, live status) and the tabs.
+ * login), then shows the header (instance picker, live status) and the sections: a row of tabs on a
+ * wider screen, a menu (the header's ☰, a side panel listing every section) on a phone, where a row
+ * of eleven tabs would not fit.
  */
-import { AppShell, Button, Center, Group, Loader, Select, Tabs, Text, Title } from '@mantine/core'
+import { AppShell, Burger, Button, Center, Group, Loader, NavLink, ScrollArea, Select, Stack, Tabs, Text, Title } from '@mantine/core'
+import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { useEffect, useMemo, useState } from 'react'
+import { pickerLabel } from './instance-label'
 import { openingTab, visibleTabs } from './access'
 import { AccountMenu } from './components/AccountMenu'
 import { Login, TOKEN_KEY } from './Login'
@@ -126,31 +130,68 @@ function Desk({ onSignOut }: { onSignOut?: (everywhere: boolean) => Promise<void
   const select = useDesk((s) => s.select)
   const selected = useSelectedInstance()
   const updateReady = useDesk((s) => s.update?.state === 'downloaded')
+  // Mantine's `sm` breakpoint (48em): below it, the menu instead of the tab row.
+  const phone = useMediaQuery('(max-width: 48em)') ?? false
+  const [menuOpen, menu] = useDisclosure(false)
   const change = (v: string | null) => {
     if (!confirmLeave()) return
     const t = (v ?? 'instances') as TabId
     localStorage.setItem('chatapp.tab', t)
     setTab(t)
+    menu.close()
   }
+  const sections = TABS.filter(([id]) => shown.includes(id))
+  const current = sections.find(([id]) => id === tab)?.[1]
+  const byId = new Map(instances.map((i) => [i._id, i]))
   return (
-    <AppShell header={{ height: 60 }} padding="md">
+    <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !menuOpen, desktop: true } }} padding="md">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          {/* On a phone the instance picker and its status need the room. */}
+        <Group h="100%" px={{ base: 'xs', sm: 'md' }} justify="space-between" wrap="nowrap" gap="xs">
+          {/* A phone: the menu's button, and where one is. */}
+          <Group gap={6} wrap="nowrap" hiddenFrom="sm" style={{ minWidth: 0, flex: '0 1 auto' }}>
+            <Burger opened={menuOpen} onClick={menu.toggle} size="sm" aria-label={menuOpen ? 'Close the menu' : `Open the menu (${current ?? 'sections'})`} data-testid="menu-button" />
+            <Text fw={600} truncate onClick={menu.toggle} style={{ cursor: 'pointer' }} data-testid="section-title">
+              {current}
+            </Text>
+          </Group>
           <Title order={3} visibleFrom="sm">
             Chatapp Desk
           </Title>
-          <Group gap="xs" wrap="nowrap" ml="auto">
+          <Group gap="xs" wrap="nowrap" ml="auto" style={{ minWidth: 0 }}>
             <Select
               aria-label="Instance"
               placeholder={instances.length ? 'Pick an instance' : 'No instances yet'}
-              data={instances.map((i) => ({ value: i._id, label: `${i.settings.bot_name} · ${i.settings.bot_number ?? i._id.slice(-6)}` }))}
+              // The number is never the part that is cut: alone on a phone, after a shortened name elsewhere.
+              data={instances.map((i) => ({ value: i._id, label: pickerLabel(i, phone) }))}
+              renderOption={({ option, checked }) => {
+                const i = byId.get(option.value)
+                const number = i?.settings.bot_number ? `+${i.settings.bot_number}` : null
+                return (
+                  <div style={{ minWidth: 0 }}>
+                    <Text size="sm" fw={checked ? 600 : 400} truncate>
+                      {i?.settings.bot_name ?? option.label}
+                    </Text>
+                    {/* The name says the number already when it is the number. */}
+                    {i?.settings.bot_name !== number && (
+                      <Text size="xs" c="dimmed">
+                        {number ?? 'not linked yet'}
+                      </Text>
+                    )}
+                  </div>
+                )
+              }}
               value={selectedId}
+              // Picking the instance shown again keeps it (an empty picker has nothing to show).
+              allowDeselect={false}
               onChange={(id) => confirmLeave() && select(id)}
-              w={{ base: 150, sm: 280 }}
+              // A phone's header has no room for the status badge: its colour is a dot in the picker.
+              leftSection={phone && selected ? <StatusBadge status={selected.settings.status} compact /> : undefined}
+              leftSectionWidth={phone && selected ? 24 : undefined}
+              w={{ base: 184, sm: 300 }}
+              title={selected ? `${selected.settings.bot_name}${selected.settings.bot_number ? ` · +${selected.settings.bot_number}` : ''}` : undefined}
               data-testid="instance-picker"
             />
-            {selected && <StatusBadge status={selected.settings.status} />}
+            {selected && !phone && <StatusBadge status={selected.settings.status} />}
             {updateReady && (
               <Button
                 variant="light"
@@ -171,18 +212,35 @@ function Desk({ onSignOut }: { onSignOut?: (everywhere: boolean) => Promise<void
           </Group>
         </Group>
       </AppShell.Header>
+      {/* Only while open: a closed menu is out of sight, and out of the keyboard's and screen readers' way too. */}
+      {menuOpen && (
+        <AppShell.Navbar p="xs" aria-label="Sections" data-testid="menu">
+          <AppShell.Section grow component={ScrollArea}>
+            <Stack gap={2}>
+              {sections.map(([id, label]) => (
+                <NavLink key={id} label={label} active={id === tab} onClick={() => change(id)} aria-current={id === tab ? 'page' : undefined} variant="light" />
+              ))}
+            </Stack>
+          </AppShell.Section>
+          <AppShell.Section>
+            <Text c="dimmed" size="xs" p="xs">
+              Chatapp Desk · v{useDesk.getState().info?.version}
+            </Text>
+          </AppShell.Section>
+        </AppShell.Navbar>
+      )}
       <AppShell.Main>
         <ConnectionBanner onPair={(id) => (select(id), change('pairing'))} />
         <Tabs value={tab} onChange={change} keepMounted={false}>
-          {/* One row that scrolls sideways on a narrow screen, instead of widening the page. */}
-          <Tabs.List mb="md" style={{ flexWrap: 'nowrap', overflowX: 'auto', overflowY: 'hidden' }}>
-            {TABS.filter(([id]) => shown.includes(id)).map(([id, label]) => (
+          {/* Wider screens: one row (it scrolls sideways only if a window is narrower than the row). */}
+          <Tabs.List mb="md" visibleFrom="sm" style={{ flexWrap: 'nowrap', overflowX: 'auto', overflowY: 'hidden' }}>
+            {sections.map(([id, label]) => (
               <Tabs.Tab key={id} value={id}>
                 {label}
               </Tabs.Tab>
             ))}
           </Tabs.List>
-          {TABS.filter(([id]) => shown.includes(id)).map(([id, , Panel]) => (
+          {sections.map(([id, , Panel]) => (
             <Tabs.Panel key={id} value={id}>
               <Panel goTo={change} />
             </Tabs.Panel>

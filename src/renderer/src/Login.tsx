@@ -1,14 +1,16 @@
 /**
- * Web mode login (issue 27). People at the desk sign in with their login and password (the default;
- * `POST /auth/password` answers a session token); the owner can still use the API token (printed by
- * `npm run serve` when it generates it, shown in the API tab, or CHATAPP_API_TOKEN). An invite link
+ * Web mode login (issue 27). People at the desk sign in with their login and password (`POST
+ * /auth/password` answers a session token); the owner uses the one-time login link the server prints
+ * (`/#login=…`, traded in App.tsx; `npm run login-link` prints a new one at any time) or the API token
+ * (printed by `npm run serve` when it generates it, shown in the API tab, or CHATAPP_API_TOKEN).
+ * A desk where nobody has a password yet (`GET /auth/methods`) opens on the owner's way in, saying
+ * where the link and the token are; one with staff opens on the password form. An invite link
  * (`/#invite=<code>`) opens "Accept your invite": the person sets a password and is signed in with it.
- * The one-time link the server prints at each start (`/#login=…`) logs in without typing (App.tsx).
  * The token is kept in sessionStorage only, so closing the tab logs out.
  */
-import { Anchor, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
-import { useState } from 'react'
-import { acceptInvite, SignInError, signInWithPassword, tokenWorks } from './transport/http-client'
+import { Anchor, Button, Center, Code, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
+import { useEffect, useState } from 'react'
+import { acceptInvite, passwordsInUse, SignInError, signInWithPassword, tokenWorks } from './transport/http-client'
 import { ErrorAlert } from './components/ErrorAlert'
 import { MIN_PASSWORD, newPasswordProblem, signInRefusal } from './sign-in-text'
 
@@ -38,23 +40,38 @@ function useSubmit() {
   return { error, setError, busy, submit }
 }
 
-/** The login screen: password (default) or API token, or the invite form when opened from an invite link. */
+/**
+ * The login screen: the invite form when opened from an invite link; else the owner's way in on a
+ * desk where nobody has a password yet, and the password form on one with staff (each offers the other).
+ */
 export function Login({ onToken, error: outerError, inviteCode }: { onToken: (token: string) => void; error?: unknown; inviteCode?: string | null }) {
-  const [mode, setMode] = useState<'password' | 'token' | 'invite'>(inviteCode ? 'invite' : 'password')
+  const [mode, setMode] = useState<'password' | 'token' | 'invite' | null>(inviteCode ? 'invite' : null)
   const [login, setLogin] = useState('')
+  useEffect(() => {
+    if (mode !== null) return
+    let live = true
+    void passwordsInUse().then((passwords) => live && setMode((m) => m ?? (passwords ? 'password' : 'token')))
+    return () => {
+      live = false
+    }
+  }, [mode])
   return (
     <Center mih="100vh" bg="gray.0" p="md">
-      <Paper withBorder shadow="sm" p="xl" w={420} maw="100%">
+      <Paper withBorder shadow="sm" p={{ base: 'lg', sm: 'xl' }} w={440} maw="100%">
         <Stack>
           <Title order={2}>Chatapp Desk</Title>
-          {mode === 'invite' && inviteCode ? (
+          {mode === null ? (
+            <Center py="md">
+              <Loader size="sm" aria-label="Loading" />
+            </Center>
+          ) : mode === 'invite' && inviteCode ? (
             <AcceptInvite code={inviteCode} onToken={onToken} onSignIn={(l) => (setLogin(l), setMode('password'))} />
           ) : mode === 'password' ? (
             <PasswordSignIn login={login} onLogin={setLogin} onToken={onToken} outerError={outerError} />
           ) : (
             <TokenSignIn onToken={onToken} outerError={outerError} />
           )}
-          {mode !== 'invite' && (
+          {(mode === 'password' || mode === 'token') && (
             <Anchor component="button" type="button" size="sm" onClick={() => setMode(mode === 'password' ? 'token' : 'password')}>
               {mode === 'password' ? 'Use the API token (owner)' : 'Sign in with your login and password'}
             </Anchor>
@@ -104,8 +121,11 @@ function TokenSignIn({ onToken, outerError }: { onToken(t: string): void; outerE
   return (
     <form onSubmit={onSubmit} aria-label="Owner login">
       <Stack>
+        <Text size="sm">
+          Open the <b>login link</b> the server printed when it started (<Code>Log in (one-time link, 10 min): …</Code>) in this browser, or paste the <b>API token</b> here.
+        </Text>
         <Text c="dimmed" size="sm">
-          Log in with the API token of this server.
+          Lost them? Where the app runs, <Code>npm run login-link</Code> prints a new link. The token was printed at the first start and is kept in the data folder.
         </Text>
         <PasswordInput label="API token" value={token} onChange={(e) => setToken(e.currentTarget.value)} required autoFocus data-testid="login-token" />
         <ErrorAlert error={error ?? outerError} title="Login failed" />

@@ -226,28 +226,43 @@ export const MessageEntry = Type.Object({
 export type MessageEntryT = Static<typeof MessageEntry>
 
 /** Everything the app keeps of one customer (issue 25 §2 "export a customer's data"). */
+/** An instance an export or erasure covered: its id, name and number. */
+const CoveredInstance = {
+  instance_id: Type.String(),
+  name: Type.String({ description: 'The instance’s bot_name.' }),
+  bot_number: Type.Union([Type.String(), Type.Null()], { description: 'Its WhatsApp number, once linked.' })
+}
+
 export const CustomerExport = Type.Object({
   number: Type.String({ description: 'The customer’s number (digits).' }),
   exported_at: Type.String({ format: 'date-time' }),
-  contact: Type.Union([Contact, Type.Null()]),
-  messages: Type.Array(LoggedMessage, { description: 'Their chats’ messages and their messages in groups, oldest first.' }),
+  instances: Type.Array(
+    Type.Object({ ...CoveredInstance, contact: Type.Boolean({ description: 'It holds a contact record of theirs.' }), messages: Type.Integer(), survey_runs: Type.Integer() }),
+    { description: 'The instances searched (`type=all`: every instance the caller may reach) and what each holds.' }
+  ),
+  contact: Type.Union([Contact, Type.Null()], { description: 'Their contact record (the first instance’s that has one).' }),
+  contacts: Type.Optional(Type.Array(Contact, { description: 'Every instance’s contact record of theirs.' })),
+  messages: Type.Array(Type.Intersect([LoggedMessage, Type.Object({ instance_id: Type.Optional(Type.String()) })]), { description: 'Their chats’ messages and their messages in groups, oldest first, each with its instance.' }),
   survey_runs: Type.Array(SurveyRun)
 })
 export type CustomerExportT = Static<typeof CustomerExport>
 
 /** What an erasure deleted (issue 25 §2 "erase a customer"). */
+const ErasureCounts = Type.Object({
+  messages: Type.Integer(),
+  conversations: Type.Integer(),
+  survey_runs: Type.Integer(),
+  contacts: Type.Integer(),
+  webhook_deliveries: Type.Integer(),
+  broadcast_recipients: Type.Integer(),
+  media_files: Type.Integer()
+})
+
 export const ErasureResult = Type.Object({
   number: Type.String(),
   erased_at: Type.String({ format: 'date-time' }),
-  deleted: Type.Object({
-    messages: Type.Integer(),
-    conversations: Type.Integer(),
-    survey_runs: Type.Integer(),
-    contacts: Type.Integer(),
-    webhook_deliveries: Type.Integer(),
-    broadcast_recipients: Type.Integer(),
-    media_files: Type.Integer()
-  })
+  deleted: ErasureCounts,
+  instances: Type.Optional(Type.Array(Type.Object({ ...CoveredInstance, deleted: ErasureCounts }), { description: 'The instances it was erased from (`type=all`: every instance the caller may reach), with what went from each.' }))
 })
 export type ErasureResultT = Static<typeof ErasureResult>
 

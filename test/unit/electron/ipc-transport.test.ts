@@ -115,6 +115,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'messages.sendContact': { instanceId: 'i1', chatId: '1555', vcard: { fullName: 'Ann', phoneNumber: '+15550001111' } },
   'sandbox.inbound': { instanceId: 'i1', chatId: '1555', message: 'hello' },
   'sandbox.network': { instanceId: 'i1', notOnWhatsApp: ['15550009999'] },
+  'sandbox.read': { instanceId: 'i1', chatId: '15550001111' },
   'apiToken.get': {},
   'apiToken.regenerate': {},
   'appSettings.get': {},

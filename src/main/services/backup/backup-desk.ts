@@ -4,6 +4,7 @@
  * answers them, and the transfer of a backup file in parts through the UI contract (IPC and /rpc carry
  * JSON, so a file goes as base64 parts of at most 4 MiB: no message holds a whole backup).
  */
+import { tooLarge } from '../too-large'
 import { createHash, randomBytes } from 'node:crypto'
 import { appendFile, open, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -136,7 +137,7 @@ export class BackupDesk {
     const bytes = Buffer.from(dataBase64, 'base64')
     if (size + bytes.length > MAX_RESTORE_BYTES) {
       await rm(file, { force: true })
-      throw new AppError('PAYLOAD_TOO_LARGE', 'The backup is larger than the app accepts.')
+      throw tooLarge('The backup', MAX_RESTORE_BYTES)
     }
     await appendFile(file, bytes, { mode: 0o600 })
     return { uploadId: id, size: size + bytes.length }

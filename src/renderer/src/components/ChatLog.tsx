@@ -4,9 +4,10 @@
  * can be long and use the virtualised tabs/messages/ConversationView.tsx instead.
  */
 import { ScrollArea, Stack, Text } from '@mantine/core'
-import { useEffect, useRef } from 'react'
+import { useEffect, useMemo, useRef } from 'react'
 import type { LoggedMessage } from '../../../shared/schemas/records'
 import { MessageBubble } from './MessageBubble'
+import { decisionRuns } from './decision-runs'
 
 export function ChatLog({
   messages,
@@ -23,6 +24,7 @@ export function ChatLog({
   instanceId?: string
 }) {
   const viewport = useRef<HTMLDivElement>(null)
+  const runs = useMemo(() => decisionRuns(messages), [messages])
   useEffect(() => {
     viewport.current?.scrollTo({ top: viewport.current.scrollHeight })
   }, [messages.length])
@@ -35,7 +37,7 @@ export function ChatLog({
       )}
       <Stack gap={6}>
         {messages.map((m) => (
-          <MessageBubble key={m.id} m={m} instanceId={instanceId} />
+          <MessageBubble key={m.id} m={m} instanceId={instanceId} decisionRun={runs.get(m.id)} />
         ))}
       </Stack>
     </ScrollArea>

@@ -1,12 +1,14 @@
 /**
  * Erasing a customer's data (issue 25 §2): says what goes and that it cannot be undone, offers the
  * export first, and asks for the number typed before the button works; then says what was erased.
+ * With several instances it covers every one this person may reach (the same customer writes to
+ * several of the shop's numbers), unless they narrow it to this one; the answer names them.
  */
-import { Alert, Button, Group, List, Modal, Stack, Text, TextInput } from '@mantine/core'
+import { Alert, Button, Checkbox, Group, List, Modal, Stack, Text, TextInput } from '@mantine/core'
 import { useState } from 'react'
 import type { ErasureResultT } from '../../../shared/operations/results'
 import { useAction } from '../hooks'
-import { call } from '../store'
+import { call, useDesk } from '../store'
 import { downloadCustomerCsv, downloadCustomerJson } from './customer-export'
 import { ErrorAlert } from './ErrorAlert'
 import { confirmsNumber } from './confirm-number'
@@ -28,6 +30,9 @@ function EraseForm({ instanceId, number, onCancel, onErased }: { instanceId: str
   const [typed, setTyped] = useState('')
   const erase = useAction()
   const exporting = useAction()
+  const instances = useDesk((s) => s.instances)
+  const [everywhere, setEverywhere] = useState(true)
+  const all = everywhere && instances.length > 1
   return (
     <form
       aria-label="Erase customer data"
@@ -36,11 +41,20 @@ function EraseForm({ instanceId, number, onCancel, onErased }: { instanceId: str
         // React's events bubble through portals: opened from the contact editor, this modal sits
         // inside the editor's form in the React tree, whose submit would save the contact being erased.
         e.stopPropagation()
-        if (confirmsNumber(typed, number)) void erase.run(async () => onErased(await call('customers.erase', { instanceId, number })))
+        if (confirmsNumber(typed, number)) void erase.run(async () => onErased(await call('customers.erase', { instanceId, number, ...(all ? { type: 'all' as const } : {}) })))
       }}
     >
       <Stack gap="sm">
-        <Text size="sm">This deletes, from this instance:</Text>
+        {instances.length > 1 && (
+          <Checkbox
+            label={`From every instance (${instances.length}): ${instances.map((i) => i.settings.bot_name).join(', ')}`}
+            description="The same number may have written to each of them."
+            checked={everywhere}
+            onChange={(e) => setEverywhere(e.currentTarget.checked)}
+            data-testid="erase-everywhere"
+          />
+        )}
+        <Text size="sm">This deletes, from {all ? 'every instance' : 'this instance'}:</Text>
         <List size="sm" spacing={2}>
           <List.Item>every message of their chats, and what they wrote in groups</List.Item>
           <List.Item>the photos, videos and files downloaded from them</List.Item>
@@ -52,10 +66,10 @@ function EraseForm({ instanceId, number, onCancel, onErased }: { instanceId: str
           Only a backup made before still holds it. If they asked for a copy of their data, export it first.
         </Alert>
         <Group gap="xs">
-          <Button size="xs" variant="default" loading={exporting.busy} onClick={() => void exporting.run(() => downloadCustomerJson(instanceId, number))}>
+          <Button size="xs" variant="default" loading={exporting.busy} onClick={() => void exporting.run(() => downloadCustomerJson(instanceId, number, all))}>
             Export data (JSON)
           </Button>
-          <Button size="xs" variant="default" loading={exporting.busy} onClick={() => void exporting.run(() => downloadCustomerCsv(instanceId, number))}>
+          <Button size="xs" variant="default" loading={exporting.busy} onClick={() => void exporting.run(() => downloadCustomerCsv(instanceId, number, all))}>
             Export messages (CSV)
           </Button>
         </Group>
@@ -81,8 +95,19 @@ function Erased({ result, onDone }: { result: ErasureResultT; onDone(): void }) 
   return (
     <Stack gap="sm" data-testid="erase-done">
       <Text size="sm">
-        Erased {d.messages} message{d.messages === 1 ? '' : 's'}, {d.media_files} media file{d.media_files === 1 ? '' : 's'}, {d.survey_runs} survey answer set{d.survey_runs === 1 ? '' : 's'} and {d.contacts} contact record{d.contacts === 1 ? '' : 's'} of +{result.number}.
+        Erased {d.messages} message{d.messages === 1 ? '' : 's'}, {d.media_files} media file{d.media_files === 1 ? '' : 's'}, {d.survey_runs} survey answer set{d.survey_runs === 1 ? '' : 's'} and {d.contacts} contact record{d.contacts === 1 ? '' : 's'} of +{result.number}
+        {result.instances && result.instances.length > 1 ? `, from ${result.instances.length} instances:` : '.'}
       </Text>
+      {result.instances && result.instances.length > 1 && (
+        <List size="sm" spacing={2} data-testid="erased-instances">
+          {result.instances.map((i) => (
+            <List.Item key={i.instance_id}>
+              {i.name}
+              {i.bot_number ? ` (+${i.bot_number})` : ''}: {i.deleted.messages} message{i.deleted.messages === 1 ? '' : 's'}
+            </List.Item>
+          ))}
+        </List>
+      )}
       <Text size="xs" c="dimmed">
         The erasure is recorded (when, by whom, how many records), not what was erased.
       </Text>

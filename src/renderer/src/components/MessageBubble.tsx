@@ -47,7 +47,11 @@ function stamp(ms: number): string {
   return d.toDateString() === new Date().toDateString() ? d.toLocaleTimeString() : d.toLocaleString()
 }
 
-export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessage; instanceId?: string; flash?: boolean }) {
+/**
+ * `decisionRun`: from ./decision-runs.ts — 0 hides the bot's line (said under the run's last message),
+ * n > 1 says it covers the n messages of the run; absent, the line shows as usual.
+ */
+export function MessageBubble({ m, instanceId, flash = false, decisionRun }: { m: LoggedMessage; instanceId?: string; flash?: boolean; decisionRun?: number }) {
   const me = useDesk((s) => s.me)
   return (
     <Group justify={m.fromMe ? 'flex-end' : 'flex-start'} wrap="nowrap">
@@ -91,9 +95,10 @@ export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessa
           {m.fromMe && <DeliveryTicks status={m.status} errorCode={m.error_code} />}
         </Text>
         {m.reactions && m.reactions.length > 0 && <ReactionChips reactions={m.reactions} name={(by, fromMe) => (fromMe ? 'You' : by === m.senderId || by === m.chatId ? (m.pushName ?? by.split('@')[0]!) : by.split('@')[0]!)} />}
-        {!m.fromMe && m.bot && (
-          <Text size="xs" c={m.bot.action === 'none' ? 'orange.8' : 'teal.8'} fs="italic" mt={2} data-testid="bot-decision" data-action={m.bot.action}>
+        {!m.fromMe && m.bot && decisionRun !== 0 && (
+          <Text size="xs" c={m.bot.action === 'none' ? 'orange.8' : 'teal.8'} fs="italic" mt={2} data-testid="bot-decision" data-action={m.bot.action} data-run={decisionRun}>
             {explainBotDecision(m.bot)}
+            {decisionRun && decisionRun > 1 ? ` · ${decisionRun} messages in a row` : ''}
           </Text>
         )}
       </Paper>

@@ -2,14 +2,17 @@
 import { call } from '../store'
 import { saveCsv, saveJson } from './files'
 
-/** Saves `customer-<number>.json`: the contact record, every message of their chats, their survey answers. */
-export async function downloadCustomerJson(instanceId: string, number: string): Promise<void> {
-  const data = await call('customers.export', { instanceId, number })
+/**
+ * Saves `customer-<number>.json`: the contact record, every message of their chats, their survey
+ * answers — of the instance, or (`all`) of every instance this person may reach.
+ */
+export async function downloadCustomerJson(instanceId: string, number: string, all = false): Promise<void> {
+  const data = await call('customers.export', { instanceId, number, ...(all ? { type: 'all' as const } : {}) })
   saveJson(`customer-${data.number}.json`, data)
 }
 
-/** Saves their messages as the core's CSV (one row per message, oldest first). */
-export async function downloadCustomerCsv(instanceId: string, number: string): Promise<void> {
-  const { fileName, csv } = await call('customers.exportCsv', { instanceId, number })
+/** Saves their messages as the core's CSV (one row per message, oldest first; with `all`, of every instance). */
+export async function downloadCustomerCsv(instanceId: string, number: string, all = false): Promise<void> {
+  const { fileName, csv } = await call('customers.exportCsv', { instanceId, number, ...(all ? { type: 'all' as const } : {}) })
   saveCsv(fileName, csv)
 }

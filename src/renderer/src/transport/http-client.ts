@@ -79,6 +79,21 @@ export async function exchangeLoginCode(code: string, base = ''): Promise<string
   throw new ContractError({ code: body?.error?.code ?? 'INTERNAL', message: body?.message ?? `The server answered ${res.status}.` })
 }
 
+/**
+ * Whether anyone signs in here with a password (`GET /auth/methods`): false on a desk without staff,
+ * whose first screen then opens on the login link and the API token. Answers true when it cannot tell
+ * (an older server), the sign-in form being the safe default for people at the desk.
+ */
+export async function passwordsInUse(base = ''): Promise<boolean> {
+  try {
+    const res = await fetch(`${base}/auth/methods`)
+    const body = (await res.json()) as { data?: { passwords?: unknown } }
+    return res.ok && typeof body.data?.passwords === 'boolean' ? body.data.passwords : true
+  } catch {
+    return true
+  }
+}
+
 /** Checks a token by calling `app.info`; answers false on UNAUTHORIZED. */
 export async function tokenWorks(token: string, base = ''): Promise<boolean> {
   try {

@@ -17,6 +17,8 @@ const RESTORE_ERRORS = { 400: 'Not a Chatapp Desk backup, truncated or damaged (
 const CHUNK_BYTES = BACKUP_CHUNK_BYTES
 
 const CustomerNumber = Type.String({ minLength: 3, maxLength: 40, description: 'The customer’s phone number with its country code (any format), or their …@s.whatsapp.net JID.' })
+/** `all`: every instance the caller may reach, not only the one named (the same number writes to several of the shop's numbers). */
+const AcrossInstances = Type.Optional(Type.Literal('all', { description: 'all: every instance the caller may reach (the answer lists them); absent: the instance named.' }))
 
 export const DATA_OPERATIONS = {
   'settings.retention': op<RetentionSettingsT>()({
@@ -36,13 +38,13 @@ export const DATA_OPERATIONS = {
     summary: 'Everything kept of one customer (format=csv: their messages as CSV)',
     audit: 'Exported a customer’s data',
     description:
-      'Their contact record, every message of their chats and what they wrote in groups (oldest first), and their survey answers — to give a customer their data, or to keep a copy before erasing it.',
+      'Their contact record, every message of their chats and what they wrote in groups (oldest first), and their survey answers — to give a customer their data, or to keep a copy before erasing it. `type=all` covers every instance the caller may reach; `instances` says which were searched and what each holds.',
     tags: ['data'],
     scope: 'instance',
     permission: 'admin',
-    input: Type.Object({ number: CustomerNumber, format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) }),
+    input: Type.Object({ number: CustomerNumber, format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])), type: AcrossInstances }),
     output: CustomerExport,
-    http: { method: 'GET', path: '/chatapp/customer/export', query: ['number', 'format'], message: 'Customer data exported successfully!', respond: 'csvWhenAsked', errors: { 400: 'Not a phone number' } },
+    http: { method: 'GET', path: '/chatapp/customer/export', query: ['number', 'format', 'type'], message: 'Customer data exported successfully!', respond: 'csvWhenAsked', errors: { 400: 'Not a phone number' } },
     rpc: true
   }),
   'customers.exportCsv': op<{ fileName: string; csv: string }>()({
@@ -51,7 +53,7 @@ export const DATA_OPERATIONS = {
     tags: ['data'],
     scope: 'instance',
     permission: 'admin',
-    input: Type.Object({ number: CustomerNumber }),
+    input: Type.Object({ number: CustomerNumber, type: AcrossInstances }),
     output: Type.Object({ fileName: Type.String(), csv: Type.String() }),
     rpc: true
   }),
@@ -59,13 +61,13 @@ export const DATA_OPERATIONS = {
     summary: 'Erase one customer’s data',
     audit: 'Erased a customer’s data',
     description:
-      'Deletes their messages (their chats and what they wrote in groups), downloaded media, survey answers, contact record, inbox row, hand-off pause and queued webhooks that carry them, in one transaction. Cannot be undone (a backup made before still holds them): export first if they asked for a copy. The erasure is recorded (who, when, how many records), not what was erased.',
+      'Deletes their messages (their chats and what they wrote in groups), downloaded media, survey answers, contact record, inbox row, hand-off pause and queued webhooks that carry them, in one transaction per instance. `type=all` erases them from every instance the caller may reach; `instances` says which, with what went from each. Cannot be undone (a backup made before still holds them): export first if they asked for a copy. The erasure is recorded (who, when, how many records), not what was erased.',
     tags: ['data'],
     scope: 'instance',
     permission: 'admin',
-    input: Type.Object({ number: CustomerNumber }),
+    input: Type.Object({ number: CustomerNumber, type: AcrossInstances }),
     output: ErasureResult,
-    http: { method: 'DELETE', path: '/chatapp/customer', query: ['number'], message: 'Customer data erased', bodyOptional: true, errors: { 400: 'Not a phone number' } },
+    http: { method: 'DELETE', path: '/chatapp/customer', query: ['number', 'type'], message: 'Customer data erased', bodyOptional: true, errors: { 400: 'Not a phone number' } },
     rpc: true
   }),
 

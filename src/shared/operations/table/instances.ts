@@ -277,14 +277,30 @@ export const INSTANCE_OPERATIONS = {
     rpc: true
   }),
   'sandbox.network': op<{ status: string }>()({
-    summary: 'What the simulated WhatsApp says: numbers not on WhatsApp, the account’s outreach limits',
-    description: 'Sends to a number in `notOnWhatsApp` fail as on the real network; `limits` is reported as WhatsApp’s `message-capping.update` or reach-out lock would be.',
+    summary: 'What the simulated WhatsApp says: numbers not on WhatsApp, sends it refuses, the account’s outreach limits',
+    description:
+      'Sends to a number in `notOnWhatsApp` fail as on the real network (400); sends to a number in `failSends` are taken and then refused by the simulated server, as WhatsApp refuses some: the message turns `ERROR` with `error_code` 463 (`failSends` replaces the previous list; `[]` clears it). Other sends turn `SERVER_ACK`, then `DELIVERY_ACK`, then `READ` when the customer reads. `limits` is reported as WhatsApp’s `message-capping.update` or reach-out lock would be.',
     tags: ['sandbox'],
     scope: 'instance',
     permission: 'instances:connect',
-    input: Type.Object({ notOnWhatsApp: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })), limits: Type.Optional(SendLimitsSchema) }),
+    input: Type.Object({
+      notOnWhatsApp: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
+      failSends: Type.Optional(Type.Array(Type.String(), { maxItems: 1000, description: 'Numbers whose sends the simulated server refuses (ERROR 463); replaces the previous list.' })),
+      limits: Type.Optional(SendLimitsSchema)
+    }),
     output: Type.Object({ status: Type.String() }),
     http: { method: 'POST', path: '/chatapp/sandbox/network', message: 'Sandbox network updated.', errors: { 409: 'Not a started sandbox instance' } },
+    rpc: true
+  }),
+  'sandbox.read': op<{ read: number }>()({
+    summary: 'Simulate the customer reading the chat',
+    description: 'What the instance sent to `chatId` and was not read yet turns `READ` (blue ticks, `onMessageStatus`), as when the customer opens the chat on their phone. A customer’s message (`/chatapp/sandbox/inbound`) reads the chat too.',
+    tags: ['sandbox'],
+    scope: 'instance',
+    permission: 'instances:connect',
+    input: Type.Object({ chatId: Type.String({ minLength: 1, maxLength: 100 }) }),
+    output: Type.Object({ read: Type.Integer({ description: 'How many messages turned READ.' }) }),
+    http: { method: 'POST', path: '/chatapp/sandbox/read', message: 'Chat read by the customer.', errors: { 409: 'Not a connected sandbox instance' } },
     rpc: true
   }),
   'sandbox.inbound': op<{ message: LoggedMessageT | null; replies: LoggedMessageT[] }>()({

@@ -94,6 +94,17 @@ export const PEOPLE_OPERATIONS = {
     output: SessionView,
     http: { method: 'POST', path: '/auth/password', message: 'Signed in', respond: 'startSession', errors: { 401: 'Wrong login or password', 429: 'Too many failed attempts (account locked, or this address)' } }
   }),
+  'auth.methods': op<{ passwords: boolean }>()({
+    summary: 'How people sign in here: whether anyone has a password yet',
+    description:
+      'For the web UI’s first screen: `passwords` is false on a desk where no person has set a password (no staff yet), which then opens on what works — the one-time login link the server prints, or the API token.',
+    tags: ['people'],
+    scope: 'public',
+    permission: 'public',
+    input: Empty,
+    output: Type.Object({ passwords: Type.Boolean() }),
+    http: { method: 'GET', path: '/auth/methods', message: 'Sign-in methods', bodyOptional: true }
+  }),
   'auth.acceptInvite': op<{ login: string; name: string }>()({
     summary: 'Accept an invite: set the password',
     audit: 'Accepted an invite and set a password',

@@ -18,6 +18,10 @@ import { Composer } from './Composer'
 import { ConversationView } from './ConversationView'
 import { HandoffBar } from './HandoffBar'
 import { useChatHistory } from './use-chat-history'
+import { useFillHeight } from './use-fill-height'
+
+/** The least height of the open chat (px): on a shorter window the page scrolls rather than squeeze the messages away. */
+const MIN_CHAT_HEIGHT = 520
 
 /** The chat being looked at: a listed conversation, a search hit's chat, or a number typed in "New chat". */
 export interface OpenChat {
@@ -58,8 +62,11 @@ export function ChatView({
   const number = conversation ? (conversation.is_group ? null : (conversation.phone ?? null)) : customerNumberOf(chatId)
   const customerData = useMayCall('customers.export')
   const run = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), await onChanged()))
+  // The chat fills the window down to its bottom edge: the messages take what the rest leaves, and
+  // the composer shows without scrolling (a laptop's 1366×768 included).
+  const [fillRef, fillHeight] = useFillHeight<HTMLDivElement>()
   return (
-    <Stack gap="sm" data-testid="chat-view">
+    <Stack gap="xs" data-testid="chat-view" ref={fillRef} h={fillHeight === null ? undefined : Math.max(MIN_CHAT_HEIGHT, fillHeight)} style={{ flexWrap: 'nowrap' }}>
       <Group justify="space-between" wrap="wrap" gap="xs">
         <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
           {onBack && (
@@ -96,7 +103,7 @@ export function ChatView({
       {conversation?.phone && !conversation.is_group && <ChatLabels instanceId={instanceId} chatId={chatId} labels={conversation.labels} onChanged={onChanged} />}
       <HandoffBar instanceId={instanceId} chatId={chatId} />
       <ErrorAlert error={action.error ?? reading.error} />
-      <ConversationView history={history} instanceId={instanceId} highlightId={chat.anchor?.id} height="min(55vh, 480px)" />
+      <ConversationView history={history} instanceId={instanceId} highlightId={chat.anchor?.id} height="fill" />
       {!connected && <Text c="orange">This instance is not connected; link it in Pairing before sending.</Text>}
       {/* After a jump the newest messages are not loaded: a send goes back to them. */}
       <Composer instanceId={instanceId} chatId={chatId} onSent={async () => (history.view?.reachedEnd ? undefined : await history.openLatest(), await onChanged())} />

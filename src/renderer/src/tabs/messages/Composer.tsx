@@ -1,8 +1,9 @@
 /**
- * The composer: a chip per send kind, and that kind's own small form. The kinds that pick an uploaded
- * file (the bot's files) show only to whoever may read those files.
+ * The composer: the send kind (a compact picker, Text first, so the composer stays short enough to
+ * show under the chat on a laptop's screen) and that kind's own small form. The kinds that pick an
+ * uploaded file (the bot's files) show only to whoever may read those files.
  */
-import { Card, Chip, Group, Stack } from '@mantine/core'
+import { Card, Select, Stack } from '@mantine/core'
 import { useState } from 'react'
 import { ButtonsForm } from './send-forms/ButtonsForm'
 import { ContactForm } from './send-forms/ContactForm'
@@ -59,17 +60,18 @@ export function Composer(props: SendFormProps) {
   const files = useMayCall('attachments.list')
   const kinds = (Object.keys(KIND_LABELS) as Kind[]).filter((k) => files || !FILE_KINDS.includes(k))
   return (
-    <Card withBorder role="form" aria-label="Compose">
-      <Stack gap="sm">
-        <Chip.Group multiple={false} value={kind} onChange={(v) => setKind(v)}>
-          <Group gap={6} data-testid="send-kind" role="radiogroup" aria-label="Message kind">
-            {kinds.map((k) => (
-              <Chip key={k} value={k} size="sm" radius="sm">
-                {KIND_LABELS[k]}
-              </Chip>
-            ))}
-          </Group>
-        </Chip.Group>
+    <Card withBorder role="form" aria-label="Compose" p="sm">
+      <Stack gap="xs">
+        <Select
+          aria-label="Message kind"
+          size="xs"
+          w={180}
+          data={kinds.map((k) => ({ value: k, label: KIND_LABELS[k] }))}
+          value={kind}
+          onChange={(v) => v && setKind(v)}
+          allowDeselect={false}
+          data-testid="send-kind"
+        />
         <KindForm kind={kind} {...props} />
       </Stack>
     </Card>

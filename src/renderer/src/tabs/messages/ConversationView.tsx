@@ -5,11 +5,12 @@
  * at the bottom, and opens at a search hit, highlighted for a moment.
  */
 import { ActionIcon, Alert, Button, Center, Loader, Stack, Text } from '@mantine/core'
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso'
 import type { LoggedMessage } from '../../../../shared/schemas/records'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { MessageBubble } from '../../components/MessageBubble'
+import { decisionRuns } from '../../components/decision-runs'
 import type { ChatHistory } from './use-chat-history'
 
 /** How long a jumped-to message stays highlighted (ms). */
@@ -19,11 +20,14 @@ const FLASH_MS = 2500
 interface ListContext {
   instanceId: string
   flashId: string | undefined
+  /** The bot's line said once per run of silent decisions (../../components/decision-runs.ts). */
+  runs: Map<string, number>
   reachedStart: boolean
   loadingOlder: boolean
   history: ChatHistory
 }
 
+/** `height`: the list's height (a CSS length), or `'fill'` to take the room its parent (a flex column) leaves it. */
 export function ConversationView({ history, instanceId, highlightId, height }: { history: ChatHistory; instanceId: string; highlightId?: string; height: string | number }) {
   const list = useRef<VirtuosoHandle>(null)
   const [atBottom, setAtBottom] = useState(true)
@@ -34,10 +38,13 @@ export function ConversationView({ history, instanceId, highlightId, height }: {
     return () => clearTimeout(timer)
   }, [flashId])
   const view = history.view
-  const box = { height, background: 'var(--mantine-color-gray-0)', borderRadius: 8 }
+  const runs = useMemo(() => decisionRuns(view?.messages ?? []), [view?.messages])
+  const fill = height === 'fill'
+  const box = { ...(fill ? { flex: 1, minHeight: 0 } : { height }), background: 'var(--mantine-color-gray-0)', borderRadius: 8 }
+  const outer = fill ? { position: 'relative' as const, flex: 1, minHeight: 160, display: 'flex', flexDirection: 'column' as const } : { position: 'relative' as const }
   if (!view) {
     return (
-      <div style={box} data-testid="conversation" data-loading>
+      <div style={fill ? { ...box, flex: 1, minHeight: 160 } : box} data-testid="conversation" data-loading>
         <ErrorAlert error={history.error} />
         {!history.error && (
           <Center h="100%">
@@ -48,9 +55,9 @@ export function ConversationView({ history, instanceId, highlightId, height }: {
     )
   }
   const latest = () => (view.reachedEnd ? list.current?.scrollToIndex({ index: 'LAST', align: 'end' }) : void history.openLatest())
-  const context: ListContext = { instanceId, flashId, reachedStart: view.reachedStart, loadingOlder: history.loadingOlder, history }
+  const context: ListContext = { instanceId, flashId, runs, reachedStart: view.reachedStart, loadingOlder: history.loadingOlder, history }
   return (
-    <div style={{ position: 'relative' }}>
+    <div style={outer}>
       <ErrorAlert error={history.error} />
       <PhoneFetchNotice history={history} />
       <div style={box} data-testid="conversation" data-messages={view.messages.length} data-reached-start={view.reachedStart} data-reached-end={view.reachedEnd}>
@@ -87,10 +94,10 @@ export function ConversationView({ history, instanceId, highlightId, height }: {
   )
 }
 
-function Row(_: number, m: LoggedMessage, { instanceId, flashId }: ListContext) {
+function Row(_: number, m: LoggedMessage, { instanceId, flashId, runs }: ListContext) {
   return (
     <div style={{ padding: '3px 12px' }}>
-      <MessageBubble m={m} instanceId={instanceId} flash={m.id === flashId} />
+      <MessageBubble m={m} instanceId={instanceId} flash={m.id === flashId} decisionRun={runs.get(m.id)} />
     </div>
   )
 }

@@ -21,6 +21,7 @@ import { QuickRepliesCard } from './QuickRepliesCard'
 import { SearchResults } from './SearchResults'
 import type { SearchHit } from './search-merge'
 import { useMessageSearch } from './use-message-search'
+import { instanceTag } from '../../instance-label'
 
 const inboxEvent = (e: ContractEvent) =>
   e.type === 'message' || e.type === 'history' || e.type === 'assignment' || e.type === 'chatMerged' || e.type === 'chatStatus' || e.type === 'handoff' || e.type === 'status' || e.type === 'messageChanged' || (e.type === 'changed' && e.what === 'contacts')
@@ -52,7 +53,11 @@ export function MessagesTab() {
   // A chat opened from a search hit may be outside the list's filter: fetched on its own.
   const lookedUp = useContract('inbox.get', open && !listed ? { instanceId: open.instanceId, chatId: open.chatId } : null, inboxEvent)
   if (!inst) return <NeedInstance />
-  const nameOf = (id: string) => instances.find((i) => i._id === id)?.settings.bot_name ?? id.slice(-6)
+  // Two instances of one name are told apart by their numbers.
+  const nameOf = (id: string) => {
+    const i = instances.find((x) => x._id === id)
+    return i ? instanceTag(i, instances) : id.slice(-6)
+  }
   const conversation: Conversation | null = listed ?? (open && lookedUp.data?.instance_id === open.instanceId && lookedUp.data.chatId === open.chatId ? lookedUp.data : null)
   const searching = searchText.trim() !== ''
   const showList = !phone || !open
