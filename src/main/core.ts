@@ -43,6 +43,7 @@ import { RetentionService } from './services/history/retention-service'
 import { PhoneHistoryService } from './services/history/phone-history-service'
 import { BackupDesk, BackupService, restoreWithReload } from './services/backup'
 import { BackupUnavailableError, type RestoreResult } from './store/backup'
+import { MessageChangeService } from './services/messages/message-changes'
 import { MessageService } from './services/messages/message-sender'
 import { Outbound } from './services/messages/outbound'
 import { RemoteFiles } from './services/messages/remote-file'
@@ -164,6 +165,8 @@ export interface Core {
   attachments: AttachmentService
   /** Every send kind, through the single outbound path. */
   messages: MessageService
+  /** Edits, deletions, reactions and poll votes on logged messages; the shop's reactions. */
+  changes: MessageChangeService
   /** Hand-off: chats where the bot is paused for a person. */
   handoff: HandoffService
   /** The message log: pages, search, inbound media. */
@@ -385,6 +388,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     onInbound: (id, msg) => inbound.process(id, msg),
     onMessageStatus: (id, update) => statuses.report(id, update),
     onChatIdentity: (id, identity) => inbound.identity(id, identity),
+    onMessageChange: (id, change) => inbound.change(id, change),
     onHistory: (id, batch) => phoneHistory.store(id, batch)
   })
   const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
@@ -399,6 +403,9 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const stopContacts = contacts.start()
   const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, contacts, options: opts.bot, ...(mine ? { mine } : {}) })
   inbound.use((instanceId, message) => bot.decide(instanceId, message))
+  const media = new MediaFiles(paths.media)
+  const changes = new MessageChangeService({ messages: repos.messages, media, outbound, events, clock, logger })
+  inbound.useChanges((instanceId, change) => changes.apply(instanceId, change))
   inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   const instances = new InstanceRegistry({
     repos,
@@ -419,7 +426,6 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const assignments = new AssignmentService({ repos, events, clock, logger })
   const stopAssignments = assignments.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
-  const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const people = new People({ repos, account, clock, events, scryptLog2n: opts.passwordCostLog2 })
@@ -514,6 +520,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     surveys: new SurveyService(repos, events, clock),
     attachments,
     messages,
+    changes,
     handoff,
     log: new MessageQueries(repos.messages, sessions, media),
     phoneHistory,

@@ -208,6 +208,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'attachments.delete': ({ core }, { id }, inst) => core.attachments.delete(inst, id),
 
   'messages.sendText': (ctx, input, inst) => sender(ctx).sendText(inst, input),
+  'messages.react': ({ core }, input, inst) => core.changes.react(inst, input),
   'messages.sendImage': mediaRunner('messages.sendImage'),
   'messages.sendVideo': mediaRunner('messages.sendVideo'),
   'messages.sendAudio': mediaRunner('messages.sendAudio'),

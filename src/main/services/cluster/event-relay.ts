@@ -18,6 +18,7 @@ export const RELAYED_EVENTS = [
   'chatMerged',
   'history',
   'status',
+  'messageChanged',
   'activity',
   'handoff',
   'chatStatus',

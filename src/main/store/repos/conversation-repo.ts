@@ -72,6 +72,7 @@ export class ConversationRepo {
         'c.instance_id',
         'c.chat_id',
         'c.name',
+        'c.username',
         'c.phone',
         'c.unread',
         'c.resolved_at',
@@ -105,6 +106,7 @@ export class ConversationRepo {
       q = q.where((eb) =>
         eb.or([
           likeAnyCase(db, 'c.name', like),
+          likeAnyCase(db, 'c.username', `%${text.replace(/^@/, '').replace(/[\\%_]/g, (ch) => '\\' + ch)}%`),
           likeAnyCase(db, 'ct.name', like),
           ...(digits.length >= 3 ? [eb(eb.fn.coalesce('c.phone', 'c.chat_id'), 'like', '%' + digits + '%')] : []),
           ...(inMessages ? [eb(eb.refTuple('c.instance_id', 'c.chat_id'), 'in', inMessages as never)] : [])
@@ -121,6 +123,7 @@ export class ConversationRepo {
         chatId: r.chat_id,
         name: (!isGroup ? r.contact_name : null) ?? r.name,
         phone: r.phone,
+        ...(r.username ? { username: r.username } : {}),
         is_group: isGroup,
         last: { id: r.id, text: r.text, type: r.type, fromMe: isSet(r.from_me), source: r.source, status: r.status, timestamp: r.timestamp, ...lastSender(r) },
         unread: r.unread,
