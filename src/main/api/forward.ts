@@ -46,8 +46,8 @@ const PLACED: ReadonlySet<string> = new Set(['instances.init'])
  */
 const STATUS_READS: ReadonlySet<string> = new Set(['instances.info', 'instances.health'])
 
-/** The sends (the operations an Idempotency-Key applies to): they need the instance's connection. */
-const SENDS = /^messages\.send/
+/** The sends and the reaction (what goes out on the instance's connection, which they need). */
+const SENDS = /^messages\.(send|react$)/
 
 /**
  * True for an operation that waits for a take-over under way (docs/design.md §22 "Take-overs"): the
@@ -205,7 +205,7 @@ export async function forwardIfOwnedElsewhere(
     if (!owner.url) throw new AppError('CONFLICT', `This instance runs on ${named}, which has no CHATAPP_WORKER_URL to forward to; send the request there.`)
     if (await relay(core, req, reply, owner, body, until)) return true
     // No connection to the owner: nothing was sent there, and the body is whole.
-    core.takeOver.unreachable(owner.id)
+    core.takeOver.unreachable(owner)
     // A start placed on a worker that cannot be reached runs here instead: nothing happened there,
     // and a start must not fail because one worker is down (its heartbeat lapses soon).
     if ('placed' in owner && owner.placed && (body === undefined || typeof body === 'string')) return false

@@ -364,15 +364,15 @@ export class SessionManager {
     const fence = this.leases ? this.fences.get(instanceId) : undefined
     // Only the session this manager runs for the instance speaks for its state here (not one stopped,
     // dropped or logged out meanwhile).
-    let made: ChannelSession | undefined
-    made = factory({
+    const made: { session?: ChannelSession } = {}
+    made.session = factory({
       instanceId,
       store: fence ? this.fencedStore(instanceId, fence) : this.deps.channelStore,
       logger,
       now: () => this.deps.clock.now(),
       hooks: {
         onState: (update) => {
-          if (made && this.sessions.get(instanceId) === made) this.setLive(instanceId, update.state)
+          if (made.session && this.sessions.get(instanceId) === made.session) this.setLive(instanceId, update.state)
           void this.queueState(instanceId, update)
         },
         onQr: (qr) => {
@@ -393,7 +393,7 @@ export class SessionManager {
         }
       }
     })
-    return made
+    return made.session
   }
 
   /** Stores a state change after those reported before it (each sees the one before as its previous state). */

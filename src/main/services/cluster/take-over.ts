@@ -77,8 +77,11 @@ export interface TakeOverDeps {
 export const CONNECT_ALLOWANCE_MS = 5_000
 
 export class TakeOver {
-  /** Workers a request could not connect to, and when (lease clock): see {@link unreachable}. */
-  private readonly refused = new Map<string, number>()
+  /**
+   * Workers a request could not connect to: the heartbeat they had then (null: not known), and when
+   * (lease clock). See {@link unreachable}.
+   */
+  private readonly refused = new Map<string, { seen: number | null; at: number }>()
 
   constructor(private readonly deps: TakeOverDeps) {}
 
@@ -102,20 +105,27 @@ export class TakeOver {
   }
 
   /**
-   * A request to worker `workerId` found no one there (the connection refused: nothing was sent).
-   * Until that worker's heartbeat moves on, its leases count as held by nobody that answers: the
-   * status reads CONNECTING and sends wait for the take-over instead of trying it again. A worker
-   * that was only out of reach for a moment clears this with its next heartbeat (a loop period).
+   * A request to `worker` found no one there (the connection refused: nothing was sent). Until that
+   * worker's heartbeat moves on from the one it had (`lastSeenAt`, when the caller read it with the
+   * lease), its leases count as held by nobody that answers: the status reads CONNECTING and sends
+   * wait for the take-over instead of trying it again. A worker that was only out of reach for a
+   * moment clears this with its next heartbeat (a loop period).
    */
-  unreachable(workerId: string): void {
-    this.refused.set(workerId, this.deps.clock.now())
+  unreachable(worker: { id: string; lastSeenAt?: number | null }): void {
+    this.refused.set(worker.id, { seen: worker.lastSeenAt ?? null, at: this.deps.clock.now() })
   }
 
-  /** True when `holder` is a worker a request could not reach since its last heartbeat ({@link unreachable}). */
+  /**
+   * True when `holder` is a worker a request could not reach since its last heartbeat ({@link unreachable}).
+   * The heartbeat is compared with the one seen at the refusal, not with this worker's clock: the
+   * workers' database-aligned clocks differ by a few ms, and a heartbeat written just before the
+   * worker died would else look newer than the refusal.
+   */
   cannotReach(holder: Pick<LeaseHolder, 'id' | 'lastSeenAt'>): boolean {
-    const at = this.refused.get(holder.id)
-    if (at === undefined) return false
-    if (holder.lastSeenAt !== null && holder.lastSeenAt > at) {
+    const refusal = this.refused.get(holder.id)
+    if (refusal === undefined) return false
+    const since = refusal.seen ?? refusal.at
+    if (holder.lastSeenAt !== null && holder.lastSeenAt > since) {
       this.refused.delete(holder.id)
       return false
     }
@@ -173,13 +183,18 @@ export class TakeOver {
         continue
       }
       if (!this.deps.leases || this.deps.sessions.state(instanceId) !== undefined) return { here: true }
-      const saved = this.deps.instances.find(instanceId)?.settings.status
       const holder = await this.deps.leases.holder(instanceId, now)
-      if (holder && (holder.id === this.deps.self || !this.cannotReach(holder))) return holder.id === this.deps.self ? { here: true } : { owner: { id: holder.id, url: holder.url } }
+      // Read after the lease: the claim's session may have started here meanwhile.
+      if (this.deps.sessions.takingOverHere(instanceId)) continue
+      if (this.deps.sessions.state(instanceId) !== undefined) return { here: true }
+      const saved = this.deps.instances.find(instanceId)?.settings.status
       // Nothing under way: no worker should run it (stopped, logged out, showing a QR that lapsed).
-      if (!holder && !wanted(saved)) return { here: true }
+      if (!wanted(saved) && (!holder || holder.id === this.deps.self)) return { here: true }
+      if (holder && holder.id !== this.deps.self && !this.cannotReach(holder)) return { owner: { id: holder.id, url: holder.url } }
+      // Still under way: the holder cannot be reached (its lease lapses), no worker holds it yet, or
+      // this worker's lease loop has just claimed it and is about to start its session.
       if (now >= until) {
-        const wait = holder ? Math.max(0, holder.expiresAt - now) + this.periodMs : this.periodMs
+        const wait = holder?.id === this.deps.self ? 0 : holder ? Math.max(0, holder.expiresAt - now) + this.periodMs : this.periodMs
         throw this.busy(`This instance is being taken over: ${this.pending(holder)}. Nothing was sent.`, wait + CONNECT_ALLOWANCE_MS)
       }
       await this.wake(instanceId, Math.min(poll, until - now))
@@ -188,7 +203,8 @@ export class TakeOver {
 
   /** Why an instance no answering worker holds is CONNECTING (the take-over under way). */
   private pending(holder: LeaseHolder | undefined): string {
-    if (holder && holder.id !== this.deps.self) {
+    if (holder?.id === this.deps.self) return `worker ${this.deps.self} has claimed it and is starting its connection`
+    if (holder) {
       return `worker ${holder.id}, which ran it, cannot be reached; its lease lapses by ${new Date(holder.expiresAt).toISOString()}, then another worker connects it`
     }
     return 'no worker runs it at the moment; the next round of a live worker claims it and connects it'
