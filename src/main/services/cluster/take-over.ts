@@ -116,12 +116,16 @@ export class TakeOver {
   }
 
   /**
-   * True when `holder` is a worker a request could not reach since its last heartbeat ({@link unreachable}).
+   * True when `holder` no longer answers for its leases: a request could not reach it since its last
+   * heartbeat ({@link unreachable}), or its last heartbeat is older than the deadline after which a
+   * live worker stops its own sockets (TTL − TTL/5 without a renewal; its renewals follow its
+   * heartbeat in each round: services/cluster/worker-leases.ts), so none of its sessions runs now.
    * The heartbeat is compared with the one seen at the refusal, not with this worker's clock: the
    * workers' database-aligned clocks differ by a few ms, and a heartbeat written just before the
    * worker died would else look newer than the refusal.
    */
   cannotReach(holder: Pick<LeaseHolder, 'id' | 'lastSeenAt'>): boolean {
+    if (holder.lastSeenAt !== null && this.deps.clock.now() - holder.lastSeenAt > this.deadlineMs) return true
     const refusal = this.refused.get(holder.id)
     if (refusal === undefined) return false
     const since = refusal.seen ?? refusal.at
@@ -130,6 +134,11 @@ export class TakeOver {
       return false
     }
     return true
+  }
+
+  /** How long a worker runs its sockets without a renewal, ms (WorkerLeases' deadline: TTL − TTL/5, at least 50 ms less). */
+  private get deadlineMs(): number {
+    return this.deps.ttlMs - Math.max(50, Math.floor(this.deps.ttlMs / 5))
   }
 
   /** The status and reason a client reads for `instanceId` on this worker ({@link effectiveStatus}). */
