@@ -1,8 +1,8 @@
 /**
  * Build of the three Electron parts (docs/design.md §12) into out/:
  * - main: src/main/index.ts as ESM (the thin shell; the core is bundled with it), and src/main/serve.ts,
- *   the headless server, and src/main/cli/{backup,restore}.ts, the command-line tools, from the same
- *   build (shared chunks),
+ *   the headless server, and src/main/cli/{backup,restore,db-copy}.ts, the command-line tools, from the
+ *   same build (shared chunks), and the SQLite threads' code (sqlite-thread.js),
  * - preload: src/preload/index.ts as CommonJS `.cjs`, because sandboxed preloads cannot be ESM,
  * - renderer: src/renderer (React + Mantine), also served by the headless server's web mode.
  */
@@ -43,13 +43,16 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         // index: the Electron shell; serve: the headless server (`npm run serve` runs it with plain node);
-        // backup, restore, db-copy: the command-line tools (`npm run backup`, `npm run restore`, `npm run db:copy`).
+        // backup, restore, db-copy: the command-line tools (`npm run backup`, `npm run restore`, `npm run db:copy`);
+        // sqlite-thread: the code of the SQLite worker threads (src/main/store/db/sqlite-thread/thread.ts:
+        // it imports only Node's built-ins, so it is a file of its own, shared with no chunk).
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           serve: resolve(__dirname, 'src/main/serve.ts'),
           backup: resolve(__dirname, 'src/main/cli/backup.ts'),
           restore: resolve(__dirname, 'src/main/cli/restore.ts'),
-          'db-copy': resolve(__dirname, 'src/main/cli/db-copy.ts')
+          'db-copy': resolve(__dirname, 'src/main/cli/db-copy.ts'),
+          'sqlite-thread': resolve(__dirname, 'src/main/store/db/sqlite-thread/thread.ts')
         },
         output: { format: 'es' }
       }

@@ -5,6 +5,10 @@ import tseslint from 'typescript-eslint'
 
 const FACES = ['**/api/**', '**/electron/**', '**/ui-contract/**', '**/serve', '**/app', '**/index']
 const HTTP_AND_ELECTRON = ['electron', 'fastify', '@fastify/*']
+// SQLite runs only in its worker threads (docs/storage.md "Threads"): the main thread serves the API,
+// the WhatsApp sockets and Electron's IPC and must never wait for a statement or an fsync.
+const NO_SQLITE = { name: 'node:sqlite', message: 'SQLite runs only in its threads (src/main/store/db/sqlite-thread/thread.ts): go through the repositories.' }
+const SQLITE_THREAD = 'src/main/store/db/sqlite-thread/thread.ts'
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test/**', 'bench/**', '*.config.*'] },
@@ -23,9 +27,24 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/main/{bot,channel,services,store,webhooks,media,operations}/**/*.ts', 'src/main/{core,clock,config,events,ids,logger,lru,validation,version}.ts'],
+    files: ['src/main/**/*.ts'],
+    ignores: [SQLITE_THREAD],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: HTTP_AND_ELECTRON, message: 'The core stays free of Electron and HTTP: only the faces import them.' }, { group: FACES, message: 'The core never imports a face.' }] }]
+      'no-restricted-imports': ['error', { paths: [NO_SQLITE] }]
+    }
+  },
+  {
+    files: ['src/main/{bot,channel,services,store,webhooks,media,operations}/**/*.ts', 'src/main/{core,clock,config,events,ids,logger,lru,validation,version}.ts'],
+    ignores: [SQLITE_THREAD],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [NO_SQLITE], patterns: [{ group: HTTP_AND_ELECTRON, message: 'The core stays free of Electron and HTTP: only the faces import them.' }, { group: FACES, message: 'The core never imports a face.' }] }]
+    }
+  },
+  {
+    // The SQLite thread: Node's built-ins only (it runs as it is in a worker, and bundles alone).
+    files: [SQLITE_THREAD],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:)', message: 'The SQLite thread imports only Node built-ins (type-only imports of ./protocol aside).', allowTypeImports: true }] }]
     }
   },
   {

@@ -1,0 +1,226 @@
+/**
+ * The main thread's handle on one SQLite thread (./thread.ts): posts numbered requests, resolves each
+ * answer, and looks after the thread's life.
+ *
+ * A thread that dies (a crash, an out-of-memory kill of the isolate, a test's injected fault) is a
+ * fault like any other: the requests it had not answered reject with {@link SqliteThreadError} (a
+ * write of a group commit in flight is then not acknowledged; SQLite rolls its uncommitted
+ * transaction back when the file is opened again), the thread is started again on the same file, and
+ * the requests that come meanwhile wait for it. {@link generation} counts the starts, so a transaction
+ * begun on a thread that has since died is known to be gone. A thread that cannot be started again,
+ * or dies more than {@link MAX_RESTARTS} times a minute, leaves the handle failed: every request
+ * rejects with the reason, and `onFailed` is told once (the app logs it and stops cleanly).
+ *
+ * The worker is referenced only while it has requests in flight, so an idle connection never keeps a
+ * process alive, and a process never exits under a request it awaits.
+ */
+import { existsSync } from 'node:fs'
+import { Worker } from 'node:worker_threads'
+import type { ThreadError, ThreadOptions, ThreadReady, ThreadReply, ThreadRequest } from './protocol'
+
+/** Restarts allowed within {@link RESTART_WINDOW_MS} before the handle gives up. */
+const MAX_RESTARTS = 5
+const RESTART_WINDOW_MS = 60_000
+
+/** A request's answer: rows, or the changes of a statement without rows. */
+export interface ThreadResult {
+  rows?: unknown[]
+  changes?: number
+  lastInsertRowid?: number | bigint
+}
+
+/** The SQLite thread stopped before answering (it died, or it failed to start again). */
+export class SqliteThreadError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = 'SqliteThreadError'
+  }
+}
+
+/** An error posted by the thread, as an Error with node:sqlite's fields (`code`, `errcode`, `errstr`). */
+export function threadError(e: ThreadError): Error {
+  const err = new Error(e.message) as Error & Partial<ThreadError>
+  err.name = e.name
+  if (e.code !== undefined) err.code = e.code
+  if (e.errcode !== undefined) err.errcode = e.errcode
+  if (e.errstr !== undefined) err.errstr = e.errstr
+  return err
+}
+
+let script: URL | undefined
+/**
+ * Where the thread's code is: beside this module in the sources (run as TypeScript by Node itself),
+ * or the build's `sqlite-thread.js` entry beside the bundle that holds this code (out/main, whether
+ * this code sits in an entry or in out/main/chunks).
+ */
+function threadScript(): URL {
+  if (script) return script
+  if (import.meta.url.endsWith('.ts')) return (script = new URL('./thread.ts', import.meta.url))
+  for (const rel of ['./sqlite-thread.js', '../sqlite-thread.js']) {
+    const url = new URL(rel, import.meta.url)
+    if (existsSync(url)) return (script = url)
+  }
+  throw new Error(`The SQLite thread's code (sqlite-thread.js) is missing beside ${import.meta.url}: the build is incomplete.`)
+}
+
+type Pending = { resolve: (r: ThreadResult) => void; reject: (e: Error) => void }
+
+export interface SqliteThreadOptions extends ThreadOptions {
+  /** Names the thread in messages ("writer", "reader 1"). */
+  name: string
+  /** Told when a thread died and was started again (the cause), for the log. */
+  onRestart?: (cause: Error) => void
+  /** Told once when the thread cannot be started again: the handle has failed for good. */
+  onFailed?: (cause: Error) => void
+}
+
+export class SqliteThread {
+  private worker!: Worker
+  private ready!: Promise<void>
+  /** The current thread has opened its connection (requests go straight to it). */
+  private isReady = false
+  /** The current worker has not exited. */
+  private alive = false
+  private readonly pending = new Map<number, Pending>()
+  private nextId = 1
+  private closing = false
+  private failure: Error | null = null
+  private readonly restarts: number[] = []
+  /** Starts of the thread: grows by one each time a dead thread is replaced. */
+  generation = 0
+
+  private constructor(private readonly opts: SqliteThreadOptions) {}
+
+  /**
+   * Starts a thread on `opts.file` and resolves once its connection is open and set up. Rejects with
+   * the open's error (node:sqlite's fields kept: the caller turns it into a storage error).
+   */
+  static async open(opts: SqliteThreadOptions): Promise<SqliteThread> {
+    const t = new SqliteThread(opts)
+    t.start()
+    await t.ready
+    return t
+  }
+
+  /** Requests in flight (the dialect sends a read to the least busy reader). */
+  get load(): number {
+    return this.pending.size
+  }
+
+  private start(): void {
+    this.generation++
+    this.isReady = false
+    const worker = new Worker(threadScript(), { workerData: { file: this.opts.file, readOnly: this.opts.readOnly, statementCache: this.opts.statementCache } satisfies ThreadOptions, name: `sqlite ${this.opts.name}` })
+    // Referenced while it opens (someone awaits it), then only while requests are in flight.
+    this.worker = worker
+    this.alive = true
+    let uncaught: Error | undefined
+    this.ready = new Promise<void>((resolve, reject) => {
+      const onReady = (m: ThreadReady): void => {
+        if (m.ready) {
+          worker.on('message', (reply: ThreadReply) => this.answered(reply))
+          if (worker === this.worker) this.isReady = true
+          if (this.pending.size === 0) worker.unref()
+          resolve()
+        } else reject(threadError(m.error))
+      }
+      worker.once('message', onReady)
+      // An uncaught error inside the thread ends it ('exit' follows); without a listener it would be
+      // thrown on the main thread.
+      worker.on('error', (err: unknown) => {
+        uncaught = err instanceof Error ? err : new Error(String(err))
+        reject(uncaught)
+      })
+      worker.once('exit', (code) => {
+        worker.off('message', onReady)
+        reject(new SqliteThreadError(`The SQLite thread (${this.opts.name}) stopped while opening ${this.opts.file} (exit code ${code}).`))
+        this.exited(worker, code, uncaught)
+      })
+    })
+    // Requests wait on `ready`; a failed start is reported through them (and `open`'s caller).
+    this.ready.catch(() => {})
+  }
+
+  private answered(reply: ThreadReply): void {
+    const p = this.pending.get(reply.id)
+    if (!p) return
+    this.pending.delete(reply.id)
+    if (this.pending.size === 0) this.worker.unref()
+    if (reply.ok) p.resolve(reply)
+    else p.reject(threadError(reply.error))
+  }
+
+  private exited(worker: Worker, code: number, uncaught: Error | undefined): void {
+    if (worker !== this.worker) return
+    this.isReady = false
+    this.alive = false
+    const why = uncaught ? `${uncaught.message}; exit code ${code}` : `exit code ${code}`
+    const cause = new SqliteThreadError(`The SQLite thread (${this.opts.name}) of ${this.opts.file} stopped (${why}) before answering; what it had not answered was not done.`, { cause: uncaught })
+    for (const p of this.pending.values()) p.reject(cause)
+    this.pending.clear()
+    if (this.closing || this.failure) return
+    const now = Date.now()
+    this.restarts.push(now)
+    while (this.restarts.length > 0 && this.restarts[0]! < now - RESTART_WINDOW_MS) this.restarts.shift()
+    if (this.restarts.length > MAX_RESTARTS) return this.fail(new SqliteThreadError(`The SQLite thread (${this.opts.name}) of ${this.opts.file} died ${this.restarts.length} times within a minute; the database is not used any more.`, { cause }))
+    this.start()
+    this.ready.then(
+      () => this.opts.onRestart?.(cause),
+      (err: unknown) => this.fail(new SqliteThreadError(`The SQLite thread (${this.opts.name}) of ${this.opts.file} could not be started again: ${err instanceof Error ? err.message : String(err)}`, { cause: err }))
+    )
+  }
+
+  private fail(err: Error): void {
+    if (this.failure) return
+    this.failure = err
+    for (const p of this.pending.values()) p.reject(err)
+    this.pending.clear()
+    this.opts.onFailed?.(err)
+  }
+
+  /**
+   * Posts `req` (its `id` is given here) and resolves with the thread's answer; rejects with the
+   * statement's error, {@link SqliteThreadError} when the thread dies first, or the failure.
+   */
+  request(req: DistributiveOmit<ThreadRequest, 'id'>): Promise<ThreadResult> {
+    if (this.failure) return Promise.reject(this.failure)
+    // Sent at once when the thread is up, so requests reach it in the order they were made.
+    if (this.isReady) return this.send(req)
+    return this.ready.then(() => {
+      if (this.failure) throw this.failure
+      return this.send(req)
+    })
+  }
+
+  private send(req: DistributiveOmit<ThreadRequest, 'id'>): Promise<ThreadResult> {
+    const id = this.nextId++
+    return new Promise<ThreadResult>((resolve, reject) => {
+      this.worker.ref()
+      this.pending.set(id, { resolve, reject })
+      this.worker.postMessage({ ...req, id })
+    })
+  }
+
+  /** Closes the connection (`checkpoint`: fold the WAL into the file first) and ends the thread. */
+  async close(checkpoint: boolean): Promise<void> {
+    if (this.closing) return
+    this.closing = true
+    if (this.failure || !this.alive) return
+    try {
+      await this.ready
+      await this.send({ t: 'close', checkpoint })
+    } catch {
+      // A thread that died or never opened has nothing left to close.
+    }
+    // The connection is closed: ending the thread now loses nothing (and waits for it to be gone).
+    await this.worker.terminate()
+  }
+
+  /** Test seam: the thread dies as a crash would (see ./protocol.ts `crash`). */
+  crash(how: 'exit' | 'throw'): void {
+    this.worker.postMessage({ id: 0, t: 'crash', how } satisfies ThreadRequest)
+  }
+}
+
+/** Omit over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
