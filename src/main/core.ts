@@ -415,6 +415,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
+  const customers = new CustomerDataService({ repos, media, events, clock, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
   const leaseTtlMs = opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
@@ -502,7 +503,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     handoff,
     log: new MessageQueries(repos.messages, sessions, media),
     phoneHistory,
-    customers: new CustomerDataService({ repos, media, events, clock, logger }),
+    customers,
     retention,
     inbox,
     assignments,
@@ -530,6 +531,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       stopBroadcasts()
       stopRetention()
       await retention.idle()
+      await customers.close()
       await broadcasts.idle()
       stopInbox()
       stopAssignments()
@@ -554,6 +556,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const stopBroadcasts = await broadcasts.start()
   const stopSchedules = await schedules.start()
   const stopRetention = retention.start()
+  // Erasures a crash cut short are finished (their customers are hidden meanwhile).
+  customers.resumeErasures()
   await backups.start()
   if (opts.restoreSessions !== false) {
     await sessions.restore()

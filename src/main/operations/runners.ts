@@ -216,7 +216,13 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'contacts.import': ({ core }, { csv, mapping, group_id }, inst) => core.contacts.importCsv(inst, csv, mapping, group_id),
   'contacts.export': ({ core }, { type }, inst) => core.contacts.exportCsv(inst, type === 'all'),
   'settings.retention': ({ core }, input, inst) => core.settings.updateRetention(inst._id, input),
-  'customers.export': ({ core }, { number, format }, inst) => (format === 'csv' ? core.customers.exportCsv(inst, number) : core.customers.export(inst, number)),
+  // The desk downloads one object; the HTTP face streams the file as it is read (flat memory).
+  'customers.export': async ({ core, face }, { number, format }, inst) => {
+    if (face === 'desk') return format === 'csv' ? core.customers.exportCsv(inst, number) : core.customers.export(inst, number)
+    if (format !== 'csv') return { json: await core.customers.exportJson(inst, number) }
+    const { fileName, stream } = await core.customers.exportCsvStream(inst, number)
+    return { fileName, csvStream: stream }
+  },
   'customers.exportCsv': ({ core }, { number }, inst) => core.customers.exportCsv(inst, number),
   'customers.erase': ({ core, face }, { number }, inst) => core.customers.erase(inst, number, face === 'desk' ? 'the desk (owner)' : 'a script (API token)'),
   'backups.download': ({ core }) => core.backups.download(),

@@ -84,6 +84,14 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
     async check(db) {
       expect(await db.selectFrom('idempotency_keys').select(['key', 'taken_by', 'fencing_token']).where('key', '=', 'k3').execute()).toEqual([{ key: 'k3', taken_by: 'w1', fencing_token: 4 }])
     }
+  },
+  7: {
+    async write(db) {
+      await sql`INSERT INTO erasing (erasure_id, instance_id, jid, up_to_seq) VALUES ('e1', 'i1', '15550001111@s.whatsapp.net', 12)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('erasing').selectAll().execute()).toEqual([{ erasure_id: 'e1', instance_id: 'i1', jid: '15550001111@s.whatsapp.net', up_to_seq: 12 }])
+    }
   }
 }
 

@@ -6,7 +6,8 @@
  * erasure is recorded (who, when, how many records), never the erased content: the number is kept only
  * as a hash, so "was this number erased?" can still be answered.
  */
-import { stringify } from 'csv-stringify/sync'
+import { Readable } from 'node:stream'
+import { stringify } from 'csv-stringify'
 import type { Clock } from '../../clock'
 import type { CoreEventBus } from '../../events'
 import { newObjectId } from '../../ids'
@@ -15,7 +16,7 @@ import type { Repositories } from '../../store/repos'
 import type { Instance } from '../../../shared/schemas/records'
 import type { CustomerExportT, ErasureResultT } from '../../../shared/operations/results'
 import { contactNumber } from '../contacts/contact-number'
-import { invalid } from '../errors'
+import { AppError, invalid } from '../errors'
 import type { MediaFiles } from '../messages/media-files'
 
 export interface CustomerDataDeps {
@@ -38,22 +39,99 @@ function customerNumber(value: string): string {
 }
 
 export class CustomerDataService {
+  /** Erasures under way (each resolves when its last slice is deleted). */
+  private readonly running = new Set<Promise<unknown>>()
+  private closing = false
+
   constructor(private readonly deps: CustomerDataDeps) {}
 
-  /** Everything kept of the customer `number` by an instance. 400 for a value that is not a number. */
+  /** Stops the erasures under way after their slice in flight (the next start finishes them); resolves once they stopped. */
+  async close(): Promise<void> {
+    this.closing = true
+    await Promise.allSettled([...this.running])
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.running.add(p)
+    void p.finally(() => this.running.delete(p)).catch(() => {})
+    return p
+  }
+
+  /**
+   * Finishes, in the background, the erasures a crash or a shutdown cut short: their customers stay
+   * hidden meanwhile (docs/storage.md "Erasing a customer"). Failures are logged; the next start tries again.
+   */
+  resumeErasures(): void {
+    const resumed = this.deps.repos.customerData.resumeErasures({
+      onDeleted: async (instanceId, ids) => void (await this.deps.media.remove(instanceId, ids)),
+      stop: () => this.closing
+    })
+    this.track(resumed).then(
+      (done) => {
+        for (const e of done) this.deps.logger.info({ instanceId: e.instanceId, erasureId: e.erasureId, counts: e.counts }, 'an erasure cut short was finished')
+        if (done.length > 0) this.deps.events.emit('changed', { instanceId: done[0]!.instanceId, what: 'contacts' })
+      },
+      (err: unknown) => this.deps.logger.error({ err }, 'an erasure cut short could not be finished; the next start tries again')
+    )
+  }
+
+  /** Everything kept of the customer `number` by an instance, whole in memory (the desk's download). 400 for a value that is not a number. */
   async export(inst: Pick<Instance, '_id'>, number: string): Promise<CustomerExportT> {
     const digits = customerNumber(number)
     const data = await this.deps.repos.customerData.exportCustomer(inst._id, digits)
     return { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), contact: data.contact, messages: data.messages, survey_runs: data.surveyRuns }
   }
 
-  /** The export's messages as CSV (one row per message, oldest first) with a file name. */
+  /**
+   * The same export as JSON text (the shape of {@link export}), written as the messages are read, a
+   * page at a time when the reader asks for more: flat memory whatever the customer's history
+   * (docs/storage.md "Heavy jobs in slices"). 400 for a value that is not a number.
+   */
+  async exportJson(inst: Pick<Instance, '_id'>, number: string): Promise<Readable> {
+    const digits = customerNumber(number)
+    const records = await this.deps.repos.customerData.exportRecords(inst._id, digits)
+    const head = { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), contact: records.contact, survey_runs: records.surveyRuns }
+    const pages = this.deps.repos.customerData.exportMessages(inst._id, digits)
+    return Readable.from(
+      (async function* () {
+        // The head's object without its closing brace, then the messages array.
+        yield JSON.stringify(head).slice(0, -1) + ',"messages":['
+        let first = true
+        for await (const page of pages) {
+          if (page.length === 0) continue
+          yield (first ? '' : ',') + page.map((m) => JSON.stringify(m)).join(',')
+          first = false
+        }
+        yield ']}'
+      })(),
+      { objectMode: false }
+    )
+  }
+
+  /** The export's messages as CSV (one row per message, oldest first) with a file name, whole in memory (the desk's download). */
   async exportCsv(inst: Pick<Instance, '_id'>, number: string): Promise<{ fileName: string; csv: string }> {
-    const data = await this.export(inst, number)
-    const rows = data.messages.map((m) => [new Date(m.timestamp).toISOString(), m.chatId, m.fromMe ? 'out' : 'in', m.source, m.pushName ?? '', m.type, m.text, m.status])
+    const { fileName, stream } = await this.exportCsvStream(inst, number)
+    let csv = ''
+    for await (const chunk of stream) csv += String(chunk)
+    return { fileName, csv }
+  }
+
+  /** The export's messages as CSV, written as they are read (see {@link exportJson}), with a file name. */
+  async exportCsvStream(inst: Pick<Instance, '_id'>, number: string): Promise<{ fileName: string; stream: Readable }> {
+    const digits = customerNumber(number)
+    const pages = this.deps.repos.customerData.exportMessages(inst._id, digits)
+    const rows = Readable.from(
+      (async function* () {
+        yield ['time', 'chat', 'direction', 'source', 'name', 'type', 'text', 'status']
+        for await (const page of pages) {
+          for (const m of page) yield [new Date(m.timestamp).toISOString(), m.chatId, m.fromMe ? 'out' : 'in', m.source, m.pushName ?? '', m.type, m.text, m.status]
+        }
+      })()
+    )
     // Customers write the texts: cells a spreadsheet would run as a formula get a leading ' (OWASP "CSV Injection").
-    const csv = stringify([['time', 'chat', 'direction', 'source', 'name', 'type', 'text', 'status'], ...rows], { escape_formulas: true })
-    return { fileName: `customer-${data.number}-messages.csv`, csv }
+    const csv = stringify({ escape_formulas: true })
+    rows.on('error', (err) => csv.destroy(err))
+    return { fileName: `customer-${digits}-messages.csv`, stream: rows.pipe(csv) }
   }
 
   /**
@@ -63,8 +141,16 @@ export class CustomerDataService {
   async erase(inst: Pick<Instance, '_id'>, number: string, by: string): Promise<ErasureResultT> {
     const digits = customerNumber(number)
     const at = new Date(this.deps.clock.now()).toISOString()
-    const { counts, messageIds } = await this.deps.repos.customerData.eraseCustomer(inst._id, digits, by, at, newObjectId())
-    const mediaFiles = await this.deps.media.remove(inst._id, messageIds)
+    let mediaFiles = 0
+    // Each slice's media files go with its messages.
+    const { counts } = await this.track(
+      this.deps.repos.customerData.eraseCustomer(inst._id, digits, by, at, newObjectId(), {
+        onDeleted: async (ids) => void (mediaFiles += await this.deps.media.remove(inst._id, ids)),
+        stop: () => this.closing
+      })
+    )
+    // Stopped by a shutdown: the customer stays hidden and the next start finishes the erasure.
+    if (!counts) throw new AppError('SERVICE_UNAVAILABLE', 'The app is stopping: the erasure has begun (nothing of the customer is shown any more) and finishes at the next start.')
     this.deps.logger.info({ instanceId: inst._id, by, counts, media_files: mediaFiles }, 'a customer’s data was erased')
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
     return { number: digits, erased_at: at, deleted: { ...counts, media_files: mediaFiles } }
