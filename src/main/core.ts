@@ -86,6 +86,11 @@ export interface CoreOptions {
   /** Fixed bearer token (`CHATAPP_API_TOKEN`). */
   apiToken?: string
   logger?: Logger
+  /**
+   * Told when the database cannot be used any more (a SQLite thread that cannot be started again,
+   * docs/storage.md "Threads"): the app then stops cleanly. Logged in any case.
+   */
+  onDatabaseFailed?: (err: Error) => void
   /** Channel implementations; the sandbox is always there. */
   factories?: Partial<Record<ChannelKind, ChannelFactory>>
   limits?: Partial<Limits>
@@ -346,7 +351,12 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const clock = opts.clock ?? systemClock
   const opened = await secureDataDir(opts.dataDir)
   if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
-  const store = await openStorage(opts.dataDir, { logger, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}), ...(opts.mediaDir ? { mediaDir: opts.mediaDir } : {}) })
+  const store = await openStorage(opts.dataDir, {
+    logger,
+    ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
+    ...(opts.mediaDir ? { mediaDir: opts.mediaDir } : {}),
+    ...(opts.onDatabaseFailed ? { onDatabaseFailed: opts.onDatabaseFailed } : {})
+  })
   await checkMediaDir(opts, store.paths, logger)
   const { repos, paths } = store
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
