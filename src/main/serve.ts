@@ -20,10 +20,10 @@ const UI_DIR = process.env.CHATAPP_UI_DIR?.trim() || fileURLToPath(new URL('../.
 async function main(): Promise<void> {
   const config = readServeConfig()
   const ui = hasBuiltUi(UI_DIR)
-  let stop: ((why: string, code: number) => void) | undefined
+  const stopper: { stop?: (why: string, code: number) => void } = {}
   const app = await startApp(config, {
     // The core logged why; what is stored stays as it is, so the app stops rather than serve errors.
-    onDatabaseFailed: () => stop?.('the database cannot be used', 1),
+    onDatabaseFailed: () => stopper.stop?.('the database cannot be used', 1),
     faces: (core, url) => ({
       // The UI's files are public (they hold no data); everything they fetch goes through /rpc.
       publicPlugins: ui ? [webUiPlugin(UI_DIR)] : [],
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
         process.exit(1)
       })
   }
-  stop = shutdown
+  stopper.stop = shutdown
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
 }

@@ -59,7 +59,7 @@ for (const how of ['exit', 'throw'] as const) {
     const kept = new Set((await internalsOf(h.core).storage.repos.messages.list(h.core.instances.list()[0]!._id, { limit: 1000 })).map((m) => m.id))
     expect(acked.filter((id) => !kept.has(id))).toEqual([])
     // Started again (the log says so), and the next send is saved.
-    await expect.poll(() => lines.some((l) => l.msg.includes('a database thread stopped and was started again') && l.thread === 'writer')).toBe(true)
+    await expect.poll(() => lines.some((l) => l.msg.includes('a database thread stopped and was started again') && l.thread === 'writer'), { timeout: 15_000 }).toBe(true)
     expect((await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'after' } })).statusCode).toBe(200)
   })
 }
@@ -77,7 +77,7 @@ it('a reader dying under reads: the reads in flight fail as 503, the next ones a
   const answers = await Promise.all(reads)
   expect(answers.every((a) => a.statusCode === 200 || a.statusCode === 503)).toBe(true)
   expect((await h.call({ method: 'GET', url: `/chatapp/messages?${qs}&limit=20` })).json.data).toHaveLength(20)
-  await expect.poll(() => lines.some((l) => l.msg.includes('started again') && l.thread === 'reader 1')).toBe(true)
+  await expect.poll(() => lines.some((l) => l.msg.includes('started again') && l.thread === 'reader 1'), { timeout: 15_000 }).toBe(true)
 })
 
 it('a writer that keeps dying: the database is given up, the app is told to stop, requests fail at once', async () => {

@@ -19,7 +19,7 @@
 import { open } from 'node:fs/promises'
 import { Kysely, sql, type Transaction } from 'kysely'
 import { Migrator, type MigrationProvider } from 'kysely/migration'
-import { ThreadedSqliteDialect } from './sqlite-thread/thread-dialect'
+import { ThreadedSqliteDialect, type SqliteThreads } from './sqlite-thread/thread-dialect'
 import { SqliteThread, type SqliteThreadOptions } from './sqlite-thread/sqlite-thread'
 import { dialectOf, type DialectName } from './dialect'
 import { postgresDialect, redactUrl, type PostgresOptions } from './postgres-dialect'
@@ -52,6 +52,11 @@ export interface DatabaseHandle {
   readonly db: Kysely<Database>
   /** Runs `work` in the next group commit; resolves with its result once on disk (see ./write-queue.ts). */
   write<T>(work: WriteWork<Database, T>): Promise<T>
+  /**
+   * SQLite only: the threads that run every statement (./sqlite-thread/): the repositories send
+   * their data calls there whole (../repos/index.ts).
+   */
+  readonly threads?: SqliteThreads
   /**
    * Copies the database, consistent as of one moment, to `file` (SQLite's online backup; writers go
    * on). PostgreSQL: not in this version (throws; pg_dump copies a server's database).
@@ -264,12 +269,16 @@ export async function openDatabase(file: string, options: SqliteOptions = {}): P
     throw new CorruptDatabaseError(file, err)
   }
   const readers: SqliteThread[] = []
-  const db = new Kysely<Database>({ dialect: new ThreadedSqliteDialect({ file, writer, readers }) })
+  const threads: SqliteThreads = { file, writer, readers }
+  const db = new Kysely<Database>({ dialect: new ThreadedSqliteDialect(threads) })
   try {
     await migrate(db, file)
     // Opened once the file is in WAL mode with this version's schema.
     const n = options.readers ?? 2
-    for (let i = 1; i <= n; i++) readers.push(await SqliteThread.open(threadOptions(`reader ${i}`, true)))
+    const opened = await Promise.allSettled(Array.from({ length: n }, (_, i) => SqliteThread.open(threadOptions(`reader ${i + 1}`, true))))
+    for (const r of opened) if (r.status === 'fulfilled') readers.push(r.value)
+    const failed = opened.find((r) => r.status === 'rejected')
+    if (failed) throw failed.reason
   } catch (err) {
     await Promise.all(readers.map((r) => r.close(false)))
     await writer.close(false)
@@ -281,6 +290,7 @@ export async function openDatabase(file: string, options: SqliteOptions = {}): P
     dialect: 'sqlite',
     file,
     db,
+    threads,
     write: (work) => queue.run(work),
     async backupTo(target) {
       try {

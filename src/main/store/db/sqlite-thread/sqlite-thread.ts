@@ -15,8 +15,10 @@
  * process alive, and a process never exits under a request it awaits.
  */
 import { existsSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import type { ThreadError, ThreadOptions, ThreadReady, ThreadReply, ThreadRequest } from './protocol'
+import { reviveError } from './error-transport'
+import type { ThreadOptions, ThreadReady, ThreadReply, ThreadRequest } from './protocol'
 
 /** Restarts allowed within {@link RESTART_WINDOW_MS} before the handle gives up. */
 const MAX_RESTARTS = 5
@@ -27,6 +29,8 @@ export interface ThreadResult {
   rows?: unknown[]
   changes?: number
   lastInsertRowid?: number | bigint
+  /** A repository call's answer. */
+  value?: unknown
 }
 
 /** The SQLite thread stopped before answering (it died, or it failed to start again). */
@@ -37,28 +41,22 @@ export class SqliteThreadError extends Error {
   }
 }
 
-/** An error posted by the thread, as an Error with node:sqlite's fields (`code`, `errcode`, `errstr`). */
-export function threadError(e: ThreadError): Error {
-  const err = new Error(e.message) as Error & Partial<ThreadError>
-  err.name = e.name
-  if (e.code !== undefined) err.code = e.code
-  if (e.errcode !== undefined) err.errcode = e.errcode
-  if (e.errstr !== undefined) err.errstr = e.errstr
-  return err
-}
-
-let script: URL | undefined
+let script: { url: URL; execArgv: string[] } | undefined
 /**
- * Where the thread's code is: beside this module in the sources (run as TypeScript by Node itself),
- * or the build's `sqlite-thread.js` entry beside the bundle that holds this code (out/main, whether
- * this code sits in an entry or in out/main/chunks).
+ * Where the thread's code is: the build's `sqlite-thread.js` entry beside the bundle that holds this
+ * code (out/main, whether this code sits in an entry or in out/main/chunks); from the sources (this
+ * module is TypeScript), the script `CHATAPP_SQLITE_THREAD_SCRIPT` names (the tests bundle it once
+ * per run: test/support/sqlite-thread-global-setup.ts), else ./thread.ts run through tsx, as the main
+ * thread is (a slower start: each thread loads its modules).
  */
-function threadScript(): URL {
+function threadScript(): { url: URL; execArgv: string[] } {
   if (script) return script
-  if (import.meta.url.endsWith('.ts')) return (script = new URL('./thread.ts', import.meta.url))
+  const built = import.meta.url.endsWith('.ts') ? process.env.CHATAPP_SQLITE_THREAD_SCRIPT : undefined
+  if (built) return (script = { url: pathToFileURL(built), execArgv: [] })
+  if (import.meta.url.endsWith('.ts')) return (script = { url: new URL('./thread.ts', import.meta.url), execArgv: ['--import', 'tsx'] })
   for (const rel of ['./sqlite-thread.js', '../sqlite-thread.js']) {
     const url = new URL(rel, import.meta.url)
-    if (existsSync(url)) return (script = url)
+    if (existsSync(url)) return (script = { url, execArgv: [] })
   }
   throw new Error(`The SQLite thread's code (sqlite-thread.js) is missing beside ${import.meta.url}: the build is incomplete.`)
 }
@@ -110,7 +108,8 @@ export class SqliteThread {
   private start(): void {
     this.generation++
     this.isReady = false
-    const worker = new Worker(threadScript(), { workerData: { file: this.opts.file, readOnly: this.opts.readOnly, statementCache: this.opts.statementCache } satisfies ThreadOptions, name: `sqlite ${this.opts.name}` })
+    const { url, execArgv } = threadScript()
+    const worker = new Worker(url, { execArgv, workerData: { file: this.opts.file, readOnly: this.opts.readOnly, statementCache: this.opts.statementCache } satisfies ThreadOptions, name: `sqlite ${this.opts.name}` })
     // Referenced while it opens (someone awaits it), then only while requests are in flight.
     this.worker = worker
     this.alive = true
@@ -122,7 +121,7 @@ export class SqliteThread {
           if (worker === this.worker) this.isReady = true
           if (this.pending.size === 0) worker.unref()
           resolve()
-        } else reject(threadError(m.error))
+        } else reject(reviveError(m.error))
       }
       worker.once('message', onReady)
       // An uncaught error inside the thread ends it ('exit' follows); without a listener it would be
@@ -147,7 +146,7 @@ export class SqliteThread {
     this.pending.delete(reply.id)
     if (this.pending.size === 0) this.worker.unref()
     if (reply.ok) p.resolve(reply)
-    else p.reject(threadError(reply.error))
+    else p.reject(reviveError(reply.error))
   }
 
   private exited(worker: Worker, code: number, uncaught: Error | undefined): void {

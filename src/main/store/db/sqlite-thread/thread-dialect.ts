@@ -35,6 +35,7 @@ import {
   type QueryCompiler,
   type QueryResult
 } from 'kysely'
+import { Lock } from './lock'
 import type { SqliteThread, ThreadResult } from './sqlite-thread'
 import { sqliteCode, storageError } from '../errors'
 
@@ -47,19 +48,6 @@ export interface SqliteThreads {
   readonly writer: SqliteThread
   /** Empty: reads go to the writer too (a short-lived connection, a read-only file). */
   readonly readers: readonly SqliteThread[]
-}
-
-/** A FIFO lock: `acquire` resolves in call order, one holder at a time. */
-class Lock {
-  private tail: Promise<void> = Promise.resolve()
-
-  acquire(): Promise<() => void> {
-    let release!: () => void
-    const held = new Promise<void>((r) => (release = r))
-    const turn = this.tail.then(() => release)
-    this.tail = this.tail.then(() => held)
-    return turn
-  }
 }
 
 /** `SAVEPOINT "name"` and its kin, the name quoted as an identifier. */
@@ -154,9 +142,9 @@ class ThreadDriver implements Driver {
   }
 
   /** Posts a transaction-control statement without waiting; a failure spoils the transaction. */
-  private pipelined(c: ThreadConnection, sql: string): void {
+  private pipelined(c: ThreadConnection, sql: string, tx?: 'begin'): void {
     this.checkTransaction(c)
-    this.threads.writer.request({ t: 'exec', sql }).catch((err: unknown) => {
+    this.threads.writer.request({ t: 'exec', sql, ...(tx ? { tx } : {}) }).catch((err: unknown) => {
       c.spoiled ??= storageError(err, this.threads.file) as Error
     })
   }
@@ -165,13 +153,13 @@ class ThreadDriver implements Driver {
     c.unlock = await this.writerLock.acquire()
     c.txGeneration = this.threads.writer.generation
     c.spoiled = undefined
-    this.pipelined(c, 'BEGIN')
+    this.pipelined(c, 'BEGIN', 'begin')
   }
 
   async commitTransaction(c: ThreadConnection): Promise<void> {
     this.checkTransaction(c)
     try {
-      await this.threads.writer.request({ t: 'exec', sql: 'COMMIT' })
+      await this.threads.writer.request({ t: 'exec', sql: 'COMMIT', tx: 'commit' })
     } catch (err) {
       throw storageError(err, this.threads.file)
     }
@@ -181,7 +169,7 @@ class ThreadDriver implements Driver {
 
   async rollbackTransaction(c: ThreadConnection): Promise<void> {
     try {
-      if (c.txGeneration === this.threads.writer.generation) await this.threads.writer.request({ t: 'exec', sql: 'ROLLBACK' })
+      if (c.txGeneration === this.threads.writer.generation) await this.threads.writer.request({ t: 'exec', sql: 'ROLLBACK', tx: 'rollback' })
     } catch (err) {
       // SQLite rolls back by itself on some errors (a full disk): then there is nothing left to roll back.
       if (!/no transaction is active/.test((err as Error).message)) throw storageError(err, this.threads.file)

@@ -1,0 +1,79 @@
+/**
+ * The database's repositories as the main thread sees them on SQLite: the same objects and methods
+ * (services do not change), each call run whole in a SQLite thread (./host.ts), one round trip
+ * whatever statements it takes (docs/storage.md "Threads"):
+ *
+ * - a call goes first to the least busy reader; one that turns out to write is refused there
+ *   ({@link ReadOnlyCallError}, or SQLite's SQLITE_READONLY) before it changed anything, and runs on
+ *   the writer instead — the method is remembered as a writer's from then on;
+ * - a call that takes a function (an immer recipe, a decision on what it read) runs on this thread,
+ *   over the same SQLite threads statement by statement (./thread-dialect.ts): a function cannot
+ *   cross to another thread;
+ * - an async generator (an export's pages) runs here too, each page's query in a thread.
+ *
+ * What a call answers is copied across (the structured clone): records come back as plain objects.
+ */
+import type { DataRepositories } from '../../repos/data-repositories'
+import { sqliteCode } from '../errors'
+import { ReadOnlyCallError } from './error-transport'
+import type { SqliteThread } from './sqlite-thread'
+import type { SqliteThreads } from './thread-dialect'
+
+/** SQLITE_READONLY: a reader was asked to write. */
+const SQLITE_READONLY = 8
+
+function refusedAsWrite(err: unknown): boolean {
+  return err instanceof ReadOnlyCallError || sqliteCode(err) === SQLITE_READONLY
+}
+
+/** A function, or an options object carrying one (`{ onDeleted }`): it cannot cross to a thread. */
+function holdsFunction(arg: unknown): boolean {
+  if (typeof arg === 'function') return true
+  return arg !== null && typeof arg === 'object' && !Array.isArray(arg) && Object.values(arg).some((v) => typeof v === 'function')
+}
+
+const AsyncGeneratorFunction = (Object.getPrototypeOf(async function* () {}) as { constructor: typeof Function }).constructor
+
+/**
+ * `local` (the repositories over the main thread's per-statement path) with their data calls sent to
+ * `threads` (see the module doc).
+ */
+export function threadedRepositories(local: DataRepositories, threads: SqliteThreads): DataRepositories {
+  /** `repo.method` of the calls known to write: they go straight to the writer. */
+  const writes = new Set<string>()
+  let next = 0
+  const reader = (): SqliteThread => {
+    const { readers } = threads
+    let best = readers[next++ % readers.length]!
+    for (const r of readers) if (r.load < best.load) best = r
+    return best
+  }
+  const call = async (thread: SqliteThread, repo: string, method: string, args: unknown[]): Promise<unknown> => (await thread.request({ t: 'call', repo, method, args })).value
+
+  const out: Record<string, unknown> = {}
+  for (const [repo, target] of Object.entries(local) as Array<[string, object]>) {
+    const methods = new Map<PropertyKey, unknown>()
+    out[repo] = new Proxy(target, {
+      get(obj, prop, receiver) {
+        const value: unknown = Reflect.get(obj, prop, receiver)
+        if (typeof value !== 'function' || typeof prop !== 'string' || prop === 'constructor') return value
+        if (value instanceof AsyncGeneratorFunction) return (value as (...a: unknown[]) => unknown).bind(obj)
+        const known = methods.get(prop)
+        if (known) return known
+        const key = `${repo}.${prop}`
+        const fn = (...args: unknown[]): unknown => {
+          if (args.some(holdsFunction)) return (value as (...a: unknown[]) => unknown).apply(obj, args)
+          if (writes.has(key) || threads.readers.length === 0) return call(threads.writer, repo, prop, args)
+          return call(reader(), repo, prop, args).catch((err: unknown) => {
+            if (!refusedAsWrite(err)) throw err
+            writes.add(key)
+            return call(threads.writer, repo, prop, args)
+          })
+        }
+        methods.set(prop, fn)
+        return fn
+      }
+    })
+  }
+  return out as unknown as DataRepositories
+}
