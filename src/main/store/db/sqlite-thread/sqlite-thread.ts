@@ -33,6 +33,14 @@ export interface ThreadResult {
   value?: unknown
 }
 
+/** A request's arguments cannot be copied to a thread (a function inside them): nothing was sent. */
+export class NotTransferableError extends Error {
+  constructor(cause: unknown) {
+    super(`The request cannot be sent to a SQLite thread: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.name = 'NotTransferableError'
+  }
+}
+
 /** The SQLite thread stopped before answering (it died, or it failed to start again). */
 export class SqliteThreadError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -194,9 +202,14 @@ export class SqliteThread {
   private send(req: DistributiveOmit<ThreadRequest, 'id'>): Promise<ThreadResult> {
     const id = this.nextId++
     return new Promise<ThreadResult>((resolve, reject) => {
+      try {
+        // The structured clone happens here: arguments it cannot copy throw at once, nothing sent.
+        this.worker.postMessage({ ...req, id })
+      } catch (err) {
+        return reject(new NotTransferableError(err))
+      }
       this.worker.ref()
       this.pending.set(id, { resolve, reject })
-      this.worker.postMessage({ ...req, id })
     })
   }
 

@@ -6,9 +6,10 @@
  * - a call goes first to the least busy reader; one that turns out to write is refused there
  *   ({@link ReadOnlyCallError}, or SQLite's SQLITE_READONLY) before it changed anything, and runs on
  *   the writer instead — the method is remembered as a writer's from then on;
- * - a call that takes a function (an immer recipe, a decision on what it read) runs on this thread,
- *   over the same SQLite threads statement by statement (./thread-dialect.ts): a function cannot
- *   cross to another thread;
+ * - a call that takes a function (an immer recipe, a decision on what it read; or objects carrying
+ *   one, found when the copy to the thread fails before anything is sent) runs on this thread, over
+ *   the same SQLite threads statement by statement (./thread-dialect.ts): a function cannot cross to
+ *   another thread;
  * - an async generator (an export's pages) runs here too, each page's query in a thread.
  *
  * What a call answers is copied across (the structured clone): records come back as plain objects.
@@ -16,7 +17,7 @@
 import type { DataRepositories } from '../../repos/data-repositories'
 import { sqliteCode } from '../errors'
 import { ReadOnlyCallError } from './error-transport'
-import type { SqliteThread } from './sqlite-thread'
+import { NotTransferableError, type SqliteThread } from './sqlite-thread'
 import type { SqliteThreads } from './thread-dialect'
 
 /** SQLITE_READONLY: a reader was asked to write. */
@@ -30,6 +31,14 @@ function refusedAsWrite(err: unknown): boolean {
 function holdsFunction(arg: unknown): boolean {
   if (typeof arg === 'function') return true
   return arg !== null && typeof arg === 'object' && !Array.isArray(arg) && Object.values(arg).some((v) => typeof v === 'function')
+}
+
+/** Runs a call here when its arguments turned out not to be copyable (a function deeper inside them): nothing was sent. */
+function hereIfNotTransferable<T>(sent: Promise<T>, here: () => unknown): Promise<unknown> {
+  return sent.catch((err: unknown) => {
+    if (err instanceof NotTransferableError) return here()
+    throw err
+  })
 }
 
 const AsyncGeneratorFunction = (Object.getPrototypeOf(async function* () {}) as { constructor: typeof Function }).constructor
@@ -62,13 +71,15 @@ export function threadedRepositories(local: DataRepositories, threads: SqliteThr
         if (known) return known
         const key = `${repo}.${prop}`
         const fn = (...args: unknown[]): unknown => {
-          if (args.some(holdsFunction)) return (value as (...a: unknown[]) => unknown).apply(obj, args)
-          if (writes.has(key) || threads.readers.length === 0) return call(threads.writer, repo, prop, args)
-          return call(reader(), repo, prop, args).catch((err: unknown) => {
+          const here = () => (value as (...a: unknown[]) => unknown).apply(obj, args)
+          if (args.some(holdsFunction)) return here()
+          if (writes.has(key) || threads.readers.length === 0) return hereIfNotTransferable(call(threads.writer, repo, prop, args), here)
+          const onReader = call(reader(), repo, prop, args).catch((err: unknown) => {
             if (!refusedAsWrite(err)) throw err
             writes.add(key)
             return call(threads.writer, repo, prop, args)
           })
+          return hereIfNotTransferable(onReader, here)
         }
         methods.set(prop, fn)
         return fn
