@@ -207,6 +207,8 @@ export class ThreadHost {
       }
       this.db.close()
       this.answer({ id: req.id, ok: true })
+      // The thread ends by itself (its profile and handles closed as at any exit); the main thread waits for it.
+      setImmediate(() => process.exit(0))
     } catch (err) {
       this.answer({ id: req.id, ok: false, error: describeError(err) })
     }

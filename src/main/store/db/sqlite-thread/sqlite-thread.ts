@@ -49,7 +49,7 @@ export class SqliteThreadError extends Error {
   }
 }
 
-let script: { url: URL; execArgv: string[] } | undefined
+let script: { url: URL; execArgv?: string[] } | undefined
 /**
  * Where the thread's code is: the build's `sqlite-thread.js` entry beside the bundle that holds this
  * code (out/main, whether this code sits in an entry or in out/main/chunks); from the sources (this
@@ -57,14 +57,14 @@ let script: { url: URL; execArgv: string[] } | undefined
  * per run: test/support/sqlite-thread-global-setup.ts), else ./thread.ts run through tsx, as the main
  * thread is (a slower start: each thread loads its modules).
  */
-function threadScript(): { url: URL; execArgv: string[] } {
+function threadScript(): { url: URL; execArgv?: string[] } {
   if (script) return script
   const built = import.meta.url.endsWith('.ts') ? process.env.CHATAPP_SQLITE_THREAD_SCRIPT : undefined
-  if (built) return (script = { url: pathToFileURL(built), execArgv: [] })
-  if (import.meta.url.endsWith('.ts')) return (script = { url: new URL('./thread.ts', import.meta.url), execArgv: ['--import', 'tsx'] })
+  if (built) return (script = { url: pathToFileURL(built) })
+  if (import.meta.url.endsWith('.ts')) return (script = { url: new URL('./thread.ts', import.meta.url), execArgv: [...process.execArgv, '--import', 'tsx'] })
   for (const rel of ['./sqlite-thread.js', '../sqlite-thread.js']) {
     const url = new URL(rel, import.meta.url)
-    if (existsSync(url)) return (script = { url, execArgv: [] })
+    if (existsSync(url)) return (script = { url })
   }
   throw new Error(`The SQLite thread's code (sqlite-thread.js) is missing beside ${import.meta.url}: the build is incomplete.`)
 }
@@ -117,7 +117,7 @@ export class SqliteThread {
     this.generation++
     this.isReady = false
     const { url, execArgv } = threadScript()
-    const worker = new Worker(url, { execArgv, workerData: { file: this.opts.file, readOnly: this.opts.readOnly, statementCache: this.opts.statementCache } satisfies ThreadOptions, name: `sqlite ${this.opts.name}` })
+    const worker = new Worker(url, { ...(execArgv ? { execArgv } : {}), workerData: { file: this.opts.file, readOnly: this.opts.readOnly, statementCache: this.opts.statementCache } satisfies ThreadOptions, name: `sqlite ${this.opts.name}` })
     // Referenced while it opens (someone awaits it), then only while requests are in flight.
     this.worker = worker
     this.alive = true
@@ -218,14 +218,17 @@ export class SqliteThread {
     if (this.closing) return
     this.closing = true
     if (this.failure || !this.alive) return
+    const worker = this.worker
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+    worker.ref()
     try {
       await this.ready
       await this.send({ t: 'close', checkpoint })
     } catch {
       // A thread that died or never opened has nothing left to close.
+      await worker.terminate()
     }
-    // The connection is closed: ending the thread now loses nothing (and waits for it to be gone).
-    await this.worker.terminate()
+    await exited
   }
 
   /** Test seam: the thread dies as a crash would (see ./protocol.ts `crash`). */
