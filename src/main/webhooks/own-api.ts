@@ -37,10 +37,18 @@ export class OwnApiGuard {
     } catch {
       return false
     }
+    return addresses.some((a) => this.isOwn(a, port))
+  }
+
+  /**
+   * Whether a connection to `address` (an IP) on `port` would reach this app's own API: the check the
+   * webhook transport makes on the very address it connects to (./webhook-transport.ts), so a name
+   * that resolves elsewhere when checked and here when delivered is still refused.
+   */
+  isOwn(address: string, port: number): boolean {
+    if (this.port === undefined || port !== this.port || !ipaddr.isValid(address)) return false
+    const ip = ipaddr.process(address)
     const local = new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => ipaddr.process(i.address).toString())))
-    return addresses.some((a) => {
-      const ip = ipaddr.process(a)
-      return ip.range() === 'loopback' || ip.range() === 'unspecified' || local.has(ip.toString())
-    })
+    return ip.range() === 'loopback' || ip.range() === 'unspecified' || local.has(ip.toString())
   }
 }

@@ -87,6 +87,18 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
   },
   7: {
     async write(db) {
+      // A message deleted for everyone: the update that clears its text takes it out of the index.
+      await sql`INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source) VALUES ('i1', 'M7', '220000000000001@lid', 0, 'Lu', 'text', 'Quero apagar esta mensagem', 1700000000007, 'RECEIVED', 'inbound')`.execute(db)
+      await sql`UPDATE messages SET text = '', details = '{"deleted":{"at":1700000000008,"by":"customer"}}' WHERE id = 'M7'`.execute(db)
+      await sql`UPDATE conversations SET username = 'lu.bakes' WHERE chat_id = '220000000000001@lid'`.execute(db)
+    },
+    async check(db) {
+      expect(await matchingMessages(db as Kysely<Database>, { instanceId: 'i1', q: 'apagar', beforeSeq: Number.MAX_SAFE_INTEGER, limit: 10 })).toEqual([])
+      expect(await db.selectFrom('messages').select(['text', 'details']).where('id', '=', 'M7').execute()).toEqual([{ text: '', details: '{"deleted":{"at":1700000000008,"by":"customer"}}' }])
+    }
+  },
+  8: {
+    async write(db) {
       await sql`INSERT INTO erasing (erasure_id, instance_id, jid, up_to_seq) VALUES ('e1', 'i1', '15550001111@s.whatsapp.net', 12)`.execute(db)
     },
     async check(db) {

@@ -68,6 +68,8 @@ export interface ConversationsTable {
   assigned_to: string | null
   /** Epoch ms of the assignment. */
   assigned_at: number | null
+  /** The customer's WhatsApp username (no "@"), when they write by LID with one (migration 8). */
+  username: string | null
 }
 
 /** Chats whose bot is paused for a person (hand-off). */
@@ -334,7 +336,7 @@ export interface ErasuresTable {
 }
 
 /**
- * What a running erasure covers (migration 11): one row per JID of the customer (their number's JID
+ * What a running erasure covers (migration 8): one row per JID of the customer (their number's JID
  * and LIDs); messages of the instance up to `up_to_seq` whose chat or sender is one of them are
  * hidden from every read until their slices are deleted; rows go when the erasure ends.
  */

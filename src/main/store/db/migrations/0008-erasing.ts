@@ -1,5 +1,5 @@
 /**
- * Migration 11: erasures in slices (docs/storage.md "Erasing a customer"). An erasure first hides the
+ * Migration 8: erasures in slices (docs/storage.md "Erasing a customer"). An erasure first hides the
  * customer's messages, then deletes them a slice at a time between the app's other writes, so no
  * statement holds the writer for long. `erasing` lists, while an erasure runs, the JIDs it covers
  * (the customer's number and LIDs) and the last message it covers (`up_to_seq`, the log's insertion
