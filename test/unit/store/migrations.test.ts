@@ -99,10 +99,10 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
   },
   8: {
     async write(db) {
-      await sql`INSERT INTO erasing (erasure_id, instance_id, jid, up_to_seq) VALUES ('e1', 'i1', '15550001111@s.whatsapp.net', 12)`.execute(db)
+      await sql`INSERT INTO erasing (erasure_id, instance_id, jid, up_to_seq) VALUES ('e1', 'i9', '15559998888@s.whatsapp.net', 12)`.execute(db)
     },
     async check(db) {
-      expect(await db.selectFrom('erasing').selectAll().execute()).toEqual([{ erasure_id: 'e1', instance_id: 'i1', jid: '15550001111@s.whatsapp.net', up_to_seq: 12 }])
+      expect(await db.selectFrom('erasing').selectAll().execute()).toEqual([{ erasure_id: 'e1', instance_id: 'i9', jid: '15559998888@s.whatsapp.net', up_to_seq: 12 }])
     }
   }
 }
