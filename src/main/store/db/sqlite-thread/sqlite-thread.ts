@@ -127,7 +127,7 @@ export class SqliteThread {
         if (m.ready) {
           worker.on('message', (reply: ThreadReply) => this.answered(reply))
           if (worker === this.worker) this.isReady = true
-          if (this.pending.size === 0) worker.unref()
+          if (this.pending.size === 0 && !this.closing) worker.unref()
           resolve()
         } else reject(reviveError(m.error))
       }
@@ -152,7 +152,8 @@ export class SqliteThread {
     const p = this.pending.get(reply.id)
     if (!p) return
     this.pending.delete(reply.id)
-    if (this.pending.size === 0) this.worker.unref()
+    // A closing thread stays referenced until it has exited: close() awaits that exit.
+    if (this.pending.size === 0 && !this.closing) this.worker.unref()
     if (reply.ok) p.resolve(reply)
     else p.reject(reviveError(reply.error))
   }
