@@ -3,9 +3,11 @@
  * (services do not change), each call run whole in a SQLite thread (./host.ts), one round trip
  * whatever statements it takes (docs/storage.md "Threads"):
  *
- * - a call goes first to the least busy reader; one that turns out to write is refused there
+ * - a read-only method (./read-calls.ts) goes to the least busy reader; every other call is posted to
+ *   the writer at once, so writes reach it in the order they were made (a reply is logged after the
+ *   message it answers). A listed read that writes after all is refused by its reader
  *   ({@link ReadOnlyCallError}, or SQLite's SQLITE_READONLY) before it changed anything, and runs on
- *   the writer instead — the method is remembered as a writer's from then on;
+ *   the writer instead, as every later call of that method;
  * - a call that takes a function (an immer recipe, a decision on what it read; or objects carrying
  *   one, found when the copy to the thread fails before anything is sent) runs on this thread, over
  *   the same SQLite threads statement by statement (./thread-dialect.ts): a function cannot cross to
@@ -17,6 +19,7 @@
 import type { DataRepositories } from '../../repos/data-repositories'
 import { sqliteCode } from '../errors'
 import { ReadOnlyCallError } from './error-transport'
+import { READ_CALLS, readCallKeys, type ReadCalls } from './read-calls'
 import { NotTransferableError, type SqliteThread } from './sqlite-thread'
 import type { SqliteThreads } from './thread-dialect'
 
@@ -47,9 +50,9 @@ const AsyncGeneratorFunction = (Object.getPrototypeOf(async function* () {}) as 
  * `local` (the repositories over the main thread's per-statement path) with their data calls sent to
  * `threads` (see the module doc).
  */
-export function threadedRepositories(local: DataRepositories, threads: SqliteThreads): DataRepositories {
-  /** `repo.method` of the calls known to write: they go straight to the writer. */
-  const writes = new Set<string>()
+export function threadedRepositories(local: DataRepositories, threads: SqliteThreads, readCalls: ReadCalls = READ_CALLS): DataRepositories {
+  /** `repo.method` of the calls sent to a reader. */
+  const reads = readCallKeys(readCalls)
   let next = 0
   const reader = (): SqliteThread => {
     const { readers } = threads
@@ -73,10 +76,10 @@ export function threadedRepositories(local: DataRepositories, threads: SqliteThr
         const fn = (...args: unknown[]): unknown => {
           const here = () => (value as (...a: unknown[]) => unknown).apply(obj, args)
           if (args.some(holdsFunction)) return here()
-          if (writes.has(key) || threads.readers.length === 0) return hereIfNotTransferable(call(threads.writer, repo, prop, args), here)
+          if (!reads.has(key) || threads.readers.length === 0) return hereIfNotTransferable(call(threads.writer, repo, prop, args), here)
           const onReader = call(reader(), repo, prop, args).catch((err: unknown) => {
             if (!refusedAsWrite(err)) throw err
-            writes.add(key)
+            reads.delete(key)
             return call(threads.writer, repo, prop, args)
           })
           return hereIfNotTransferable(onReader, here)
