@@ -57,11 +57,27 @@ let script: { url: URL; execArgv?: string[] } | undefined
  * per run: test/support/sqlite-thread-global-setup.ts), else ./thread.ts run through tsx, as the main
  * thread is (a slower start: each thread loads its modules).
  */
+/** Flags of the process's that say how modules load (with their values); a worker refuses V8 and process-wide ones such as --expose-gc. */
+const MODULE_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--conditions', '-C'])
+
+/** The flags of `argv` (a process.execArgv) a worker thread needs to load modules as its process does. */
+export function moduleLoadingArgs(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const name = arg.split('=')[0]!
+    if (!MODULE_FLAGS.has(name)) continue
+    if (arg.includes('=')) out.push(arg)
+    else if (i + 1 < argv.length) out.push(arg, argv[++i]!)
+  }
+  return out
+}
+
 function threadScript(): { url: URL; execArgv?: string[] } {
   if (script) return script
   const built = import.meta.url.endsWith('.ts') ? process.env.CHATAPP_SQLITE_THREAD_SCRIPT : undefined
   if (built) return (script = { url: pathToFileURL(built) })
-  if (import.meta.url.endsWith('.ts')) return (script = { url: new URL('./thread.ts', import.meta.url), execArgv: [...process.execArgv, '--import', 'tsx'] })
+  if (import.meta.url.endsWith('.ts')) return (script = { url: new URL('./thread.ts', import.meta.url), execArgv: [...moduleLoadingArgs(process.execArgv), '--import', 'tsx'] })
   for (const rel of ['./sqlite-thread.js', '../sqlite-thread.js']) {
     const url = new URL(rel, import.meta.url)
     if (existsSync(url)) return (script = { url })
