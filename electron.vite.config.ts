@@ -2,7 +2,7 @@
  * Build of the three Electron parts (docs/design.md §12) into out/:
  * - main: src/main/index.ts as ESM (the thin shell; the core is bundled with it), and src/main/serve.ts,
  *   the headless server, and src/main/cli/{backup,restore,db-copy,login-link}.ts, the command-line tools, from the same
- *   build (shared chunks),
+ *   build (shared chunks), and the SQLite threads' code (sqlite-thread.js),
  * - preload: src/preload/index.ts as CommonJS `.cjs`, because sandboxed preloads cannot be ESM,
  * - renderer: src/renderer (React + Mantine), also served by the headless server's web mode.
  */
@@ -44,14 +44,16 @@ export default defineConfig({
       rollupOptions: {
         // index: the Electron shell; serve: the headless server (`npm run serve` runs it with plain node);
         // backup, restore, db-copy, login-link: the command-line tools (`npm run backup`, `npm run restore`,
-        // `npm run db:copy`, `npm run login-link`).
+        // `npm run db:copy`, `npm run login-link`); sqlite-thread: the code of the SQLite worker threads
+        // (src/main/store/db/sqlite-thread/thread.ts), started by file name.
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           serve: resolve(__dirname, 'src/main/serve.ts'),
           backup: resolve(__dirname, 'src/main/cli/backup.ts'),
           restore: resolve(__dirname, 'src/main/cli/restore.ts'),
           'db-copy': resolve(__dirname, 'src/main/cli/db-copy.ts'),
-          'login-link': resolve(__dirname, 'src/main/cli/login-link.ts')
+          'login-link': resolve(__dirname, 'src/main/cli/login-link.ts'),
+          'sqlite-thread': resolve(__dirname, 'src/main/store/db/sqlite-thread/thread.ts')
         },
         output: { format: 'es' }
       }

@@ -5,6 +5,17 @@ import tseslint from 'typescript-eslint'
 
 const FACES = ['**/api/**', '**/electron/**', '**/ui-contract/**', '**/serve', '**/app', '**/index']
 const HTTP_AND_ELECTRON = ['electron', 'fastify', '@fastify/*']
+// SQLite runs only in its worker threads (docs/storage.md "Threads"): the main thread serves the API,
+// the WhatsApp sockets and Electron's IPC and must never wait for a statement or an fsync. The thread's
+// own modules (its entry, what it hosts, its synchronous Kysely dialect) are the only ones that may use
+// node:sqlite, and no other module may import them.
+const SQLITE_THREAD_FILES = ['src/main/store/db/sqlite-thread/thread.ts', 'src/main/store/db/sqlite-thread/host.ts', 'src/main/store/db/sqlite-thread/sync-dialect.ts']
+const NO_SQLITE = { name: 'node:sqlite', message: 'SQLite runs only in its threads (src/main/store/db/sqlite-thread/): go through the repositories.' }
+const THREAD_ONLY = { group: ['**/sqlite-thread/thread', '**/sqlite-thread/host', '**/sqlite-thread/sync-dialect'], message: 'Thread-only code: the main thread reaches SQLite through the repositories (sqlite-thread/threaded-repositories.ts) or Kysely (sqlite-thread/thread-dialect.ts).' }
+const CORE_PATTERNS = [
+  { group: HTTP_AND_ELECTRON, message: 'The core stays free of Electron and HTTP: only the faces import them.' },
+  { group: FACES, message: 'The core never imports a face.' }
+]
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test/**', 'bench/**', '*.config.*'] },
@@ -23,9 +34,24 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/main/{bot,channel,services,store,webhooks,media,operations}/**/*.ts', 'src/main/{core,clock,config,events,ids,logger,lru,validation,version}.ts'],
+    files: ['src/main/**/*.ts'],
+    ignores: SQLITE_THREAD_FILES,
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: HTTP_AND_ELECTRON, message: 'The core stays free of Electron and HTTP: only the faces import them.' }, { group: FACES, message: 'The core never imports a face.' }] }]
+      'no-restricted-imports': ['error', { paths: [NO_SQLITE], patterns: [THREAD_ONLY] }]
+    }
+  },
+  {
+    files: ['src/main/{bot,channel,services,store,webhooks,media,operations}/**/*.ts', 'src/main/{core,clock,config,events,ids,logger,lru,validation,version}.ts'],
+    ignores: SQLITE_THREAD_FILES,
+    rules: {
+      'no-restricted-imports': ['error', { paths: [NO_SQLITE], patterns: [THREAD_ONLY, ...CORE_PATTERNS] }]
+    }
+  },
+  {
+    // The SQLite thread's own modules: node:sqlite allowed, the core's boundaries kept.
+    files: SQLITE_THREAD_FILES,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: CORE_PATTERNS }]
     }
   },
   {

@@ -44,8 +44,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // One real PostgreSQL server per run for the data layer's tests on both databases.
-    globalSetup: ['test/support/postgres-global-setup.ts'],
+    // One real PostgreSQL server per run for the data layer's tests on both databases; the SQLite
+    // threads' code bundled once (test/support/sqlite-thread-global-setup.ts).
+    globalSetup: ['test/support/postgres-global-setup.ts', 'test/support/sqlite-thread-global-setup.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 30_000,

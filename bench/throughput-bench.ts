@@ -6,6 +6,9 @@
  * with the instance's webhook on (`onAnyMessage`) to a receiver that answers at once, as a ratio to the
  * rate with webhooks off (≥ 0.7×, every event delivered).
  *
+ * With `CHATAPP_BENCH_RELEASE_DIR` (a built checkout of release 0.1), release 0.1's own `serve` runs
+ * in the same rounds too, and the app's rate is given as a ratio of 0.1's (target ≥ 1×).
+ *
  * Each server runs in a child process of its own (the product through scripts/serve.mjs, the baseline
  * through bench/throughput-target.ts), so the load generator
  * (autocannon, in this process) and the receiver (a node:http server here too, counting distinct
@@ -36,7 +39,14 @@ const WARMUP_S = 1
 const ROUNDS = Number(process.env.THROUGHPUT_ROUNDS ?? 3)
 const CONNECTIONS = [16, 64]
 
-type Mode = 'bare' | 'fastify-sqlite' | 'app' | 'app-webhooks'
+type Mode = 'bare' | 'fastify-sqlite' | 'release-0.1' | 'app' | 'app-webhooks'
+
+/**
+ * A built checkout of release 0.1 (`git worktree add ../chatapp-0.1 e7c8529 && cd ../chatapp-0.1 &&
+ * npm ci && npm run build`; docs/benchmarks.md "Stalls"), served the same way in the same rounds, so
+ * the app's sends/s are compared with 0.1's in one run. Unset: that row is left out.
+ */
+const RELEASE_DIR = process.env.CHATAPP_BENCH_RELEASE_DIR
 type Cell = Mode | 'app-health' | 'app-read'
 
 interface Target {
@@ -97,7 +107,8 @@ async function startTarget(mode: Mode, receiverUrl: string): Promise<Target> {
     return { ...(JSON.parse(ready) as { url: string; path: string; body: string; token: string }), query: '', child, cleanup: async () => {} }
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'chatapp-throughput-'))
-  const child = spawn(process.execPath, [fileURLToPath(new URL('../scripts/serve.mjs', import.meta.url))], {
+  const serveScript = mode === 'release-0.1' ? join(RELEASE_DIR!, 'scripts/serve.mjs') : fileURLToPath(new URL('../scripts/serve.mjs', import.meta.url))
+  const child = spawn(process.execPath, [serveScript], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_LOG_LEVEL: 'warn', CHATAPP_API_TOKEN: TOKEN }
   })
@@ -185,7 +196,7 @@ export async function runThroughputBench(): Promise<void> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const connections of CONNECTIONS) {
-        for (const mode of ['bare', 'fastify-sqlite', 'app', 'app-webhooks'] as const) {
+        for (const mode of ['bare', 'fastify-sqlite', ...(RELEASE_DIR ? (['release-0.1'] as const) : []), 'app', 'app-webhooks'] as const) {
           const target = await startTarget(mode, receiver.url)
           try {
             const warm = await load(target, connections, WARMUP_S)
@@ -233,7 +244,9 @@ export async function runThroughputBench(): Promise<void> {
       console.log(`| ${name} | ${connections} | ${median(runs.map((r) => r.rps)).toFixed(0)} | ${median(runs.map((r) => r.p99)).toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} | ${ratio} | ${target} |`)
     row('bare node:http', get('bare'), '1', '')
     row('Fastify route, one durable SQLite insert per request', get('fastify-sqlite'), `${(sqlite / bare).toFixed(2)}× bare`, '')
-    row('app, webhooks off', get('app'), `${(app / sqlite).toFixed(2)}× the SQLite route, ${(app / bare).toFixed(2)}× bare`, '≥ 0.7× the SQLite route; ≥ 0.26× bare')
+    const release = median(get('release-0.1').map((r) => r.rps))
+    if (RELEASE_DIR) row('release 0.1 (its own serve, same rounds)', get('release-0.1'), `${(release / bare).toFixed(2)}× bare`, '')
+    row('app, webhooks off', get('app'), `${(app / sqlite).toFixed(2)}× the SQLite route, ${(app / bare).toFixed(2)}× bare${RELEASE_DIR ? `, ${(app / release).toFixed(2)}× release 0.1` : ''}`, RELEASE_DIR ? '≥ 1× release 0.1' : '≥ 0.7× the SQLite route')
     row('app, webhooks on', get('app-webhooks'), `${(hooks / app).toFixed(2)}× off`, '≥ 0.7× off')
   }
   console.log('\nWhere the time goes: cheaper routes on the same server under the same load.\n')

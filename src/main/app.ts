@@ -30,9 +30,11 @@ export interface StartAppExtra {
    * "typing…" pause does not hide the pipeline's own latency). Unset in the products.
    */
   baileys?: BaileysChannelOptions
+  /** Told when the database cannot be used any more (the core logged it): the caller stops the app. */
+  onDatabaseFailed?: (err: Error) => void
 }
 
-export async function startApp(config: ServeConfig, { baileys, faces }: StartAppExtra = {}): Promise<RunningApp> {
+export async function startApp(config: ServeConfig, { baileys, faces, onDatabaseFailed }: StartAppExtra = {}): Promise<RunningApp> {
   const logger = createLogger(config.logLevel)
   // libsignal prints session records (private keys included) to the console; they go to the log instead.
   const libsignalLog = logger.child({ lib: 'libsignal' })
@@ -52,6 +54,7 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
       ...(config.mediaDir ? { mediaDir: config.mediaDir } : {}),
       defaultChannel: config.channel,
       apiToken: config.apiToken,
+      ...(onDatabaseFailed ? { onDatabaseFailed } : {}),
       fetchAllow: config.fetchAllow,
       logger,
       limits: { fileBytes: config.tuning.fileBytes, jsonBytes: config.tuning.jsonBytes },

@@ -89,6 +89,11 @@ export interface CoreOptions {
   /** Fixed bearer token (`CHATAPP_API_TOKEN`). */
   apiToken?: string
   logger?: Logger
+  /**
+   * Told when the database cannot be used any more (a SQLite thread that cannot be started again,
+   * docs/storage.md "Threads"): the app then stops cleanly. Logged in any case.
+   */
+  onDatabaseFailed?: (err: Error) => void
   /** Channel implementations; the sandbox is always there. */
   factories?: Partial<Record<ChannelKind, ChannelFactory>>
   limits?: Partial<Limits>
@@ -356,7 +361,12 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const clock = opts.clock ?? systemClock
   const opened = await secureDataDir(opts.dataDir)
   if (opened > 0) logger.warn({ dataDir: opts.dataDir, changed: opened }, 'data dir: folders set to 0700 and files to 0600 (they were readable by others)')
-  const store = await openStorage(opts.dataDir, { logger, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}), ...(opts.mediaDir ? { mediaDir: opts.mediaDir } : {}) })
+  const store = await openStorage(opts.dataDir, {
+    logger,
+    ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
+    ...(opts.mediaDir ? { mediaDir: opts.mediaDir } : {}),
+    ...(opts.onDatabaseFailed ? { onDatabaseFailed: opts.onDatabaseFailed } : {})
+  })
   await checkMediaDir(opts, store.paths, logger)
   const { repos, paths } = store
   const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
@@ -428,6 +438,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const stopAssignments = assignments.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const retention = new RetentionService({ repos, media, clock, timers, logger })
+  const customers = new CustomerDataService({ repos, media, events, clock, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
   const people = new People({ repos, account, clock, events, scryptLog2n: opts.passwordCostLog2 })
   const leaseTtlMs = opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
@@ -525,7 +536,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     handoff,
     log: new MessageQueries(repos.messages, sessions, media),
     phoneHistory,
-    customers: new CustomerDataService({ repos, media, events, clock, logger }),
+    customers,
     retention,
     inbox,
     assignments,
@@ -554,6 +565,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       stopBroadcasts()
       stopRetention()
       await retention.idle()
+      await customers.close()
       await broadcasts.idle()
       stopInbox()
       stopAssignments()
@@ -578,6 +590,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const stopBroadcasts = await broadcasts.start()
   const stopSchedules = await schedules.start()
   const stopRetention = retention.start()
+  // Erasures a crash cut short are finished (their customers are hidden meanwhile).
+  customers.resumeErasures()
   await backups.start()
   if (opts.restoreSessions !== false) {
     await sessions.restore()

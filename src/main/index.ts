@@ -85,7 +85,13 @@ async function main(): Promise<void> {
 
   const config = readServeConfig()
   try {
-    running = await startApp(config)
+    running = await startApp(config, {
+      // The core logged why; the owner is told, and the app quits cleanly (what is stored stays).
+      onDatabaseFailed: (err) => {
+        dialog.showErrorBox('Chatapp Desk must stop', `The database cannot be used any more: ${err.message} Start the app again; if this repeats, see the log.`)
+        app.quit()
+      }
+    })
   } catch (err) {
     dialog.showErrorBox('Chatapp Desk could not start', err instanceof Error ? err.message : String(err))
     app.exit(1)

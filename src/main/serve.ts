@@ -20,7 +20,10 @@ const UI_DIR = process.env.CHATAPP_UI_DIR?.trim() || fileURLToPath(new URL('../.
 async function main(): Promise<void> {
   const config = readServeConfig()
   const ui = hasBuiltUi(UI_DIR)
+  const stopper: { stop?: (why: string, code: number) => void } = {}
   const app = await startApp(config, {
+    // The core logged why; what is stored stays as it is, so the app stops rather than serve errors.
+    onDatabaseFailed: () => stopper.stop?.('the database cannot be used', 1),
     faces: (core, url) => ({
       // The UI's files are public (they hold no data); everything they fetch goes through /rpc.
       publicPlugins: ui ? [webUiPlugin(UI_DIR)] : [],
@@ -35,18 +38,19 @@ async function main(): Promise<void> {
   if (ui) console.log(`Log in (one-time link, 10 min): ${app.url}/#login=${app.core.account.issueLoginCode()}`)
   console.log(`Chatapp API listening on ${app.url}`)
   let closing = false
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     if (closing) return
     closing = true
     app.core.logger.info({ signal }, 'shutting down')
     app
       .close()
-      .then(() => process.exit(0))
+      .then(() => process.exit(code))
       .catch((err) => {
         console.error('Shutdown failed:', err)
         process.exit(1)
       })
   }
+  stopper.stop = shutdown
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
 }

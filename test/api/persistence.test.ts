@@ -116,7 +116,7 @@ it('a full disk: writes are a 507 that store nothing half; the instance works on
   const before = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Before', keyword: 'before', reply: 'r' } })
   expect(before.statusCode).toBe(200)
   // SQLite's own SQLITE_FULL, as on a full disk: the file may not grow by a page.
-  internalsOf(h.core).storage.database.limitGrowth(0)
+  await internalsOf(h.core).storage.database.limitGrowth(0)
   try {
     const refused = await h.call({ method: 'POST', url: '/intent', payload: { ...creds, title: 'Lost', keyword: 'lost', reply: 'r'.repeat(4096) } })
     expect(refused.statusCode).toBe(507)
@@ -124,7 +124,7 @@ it('a full disk: writes are a 507 that store nothing half; the instance works on
     const send = await h.call({ method: 'POST', url: `/chatapp/message?${qs}`, payload: { chatId: '15550001111', message: 'not logged '.repeat(2000) } })
     expect(send.statusCode).toBe(507)
   } finally {
-    internalsOf(h.core).storage.database.limitGrowth(null)
+    await internalsOf(h.core).storage.database.limitGrowth(null)
   }
   // The configuration document: ENOSPC from the file system.
   injectConfigWriteFault((file) => enospc(file))

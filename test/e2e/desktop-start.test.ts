@@ -79,12 +79,13 @@ describe.runIf(linuxX64)('the desktop app, offline', () => {
     const files = new Set(listPackage(asar, { isPack: false }).map((f) => f.replace(/\\/g, '/')))
     const unpacked = join(resources, 'app.asar.unpacked')
 
-    for (const built of ['/out/main/index.js', '/out/preload/index.cjs', '/out/renderer/index.html', '/package.json']) expect(files.has(built), built).toBe(true)
+    // The SQLite threads' code is a file of its own beside the main bundle (docs/storage.md "Threads").
+    for (const built of ['/out/main/index.js', '/out/main/sqlite-thread.js', '/out/preload/index.cjs', '/out/renderer/index.html', '/package.json']) expect(files.has(built), built).toBe(true)
 
     // Every package the main bundle imports (its entry and the chunks it shares with the headless
     // server), and every dependency of each packed package, resolves inside.
     const bundleDir = join(ROOT, 'out', 'main')
-    const bundleFiles = [join(bundleDir, 'index.js'), ...(await readdir(join(bundleDir, 'chunks'))).map((f) => join(bundleDir, 'chunks', f))]
+    const bundleFiles = [join(bundleDir, 'index.js'), join(bundleDir, 'sqlite-thread.js'), ...(await readdir(join(bundleDir, 'chunks'))).map((f) => join(bundleDir, 'chunks', f))]
     const main = (await Promise.all(bundleFiles.map((f) => readFile(f, 'utf8')))).join('\n')
     const specifiers = [...main.matchAll(/^import\b[^'"]*?["']([^"']+)["']/gm), ...main.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!)
     const imported = new Set(specifiers.filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s) && s !== 'electron'))

@@ -5,13 +5,12 @@
  * close that also removes the dir.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
-import { DatabaseSync } from 'node:sqlite'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { ChannelStore } from '../../src/main/channel/types'
 import { openDatabase, type DatabaseHandle } from '../../src/main/store/db/database'
-import { NodeSqliteDialect } from '../../src/main/store/db/node-sqlite-dialect'
+import { openSqliteFile } from '../../src/main/store/db/sqlite-thread/sqlite-file'
 import type { Database } from '../../src/main/store/db/schema'
 import { ChannelAuthRepo } from '../../src/main/store/repos/channel-auth-repo'
 import type { Exec } from '../../src/main/store/repos/exec'
@@ -58,14 +57,11 @@ export async function openTestChannelStore(dir?: string): Promise<TestChannelSto
 
 /** Runs `read` on a read-only connection of its own to a data dir's database (the app may be running). */
 async function readOnly<T>(dataDir: string, read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
-  const file = join(dataDir, 'chatapp.db')
-  const raw = new DatabaseSync(file, { readOnly: true })
-  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(raw, file) })
+  const opened = await openSqliteFile<Database>(join(dataDir, 'chatapp.db'))
   try {
-    return await read(db)
+    return await read(opened.db)
   } finally {
-    await db.destroy()
-    raw.close()
+    await opened.close()
   }
 }
 

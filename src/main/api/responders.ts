@@ -3,6 +3,7 @@
  * table): the pairing QR as an image, attachment and inbound-media files, survey responses as CSV.
  */
 import { createReadStream } from 'node:fs'
+import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import type { Responder } from '../../shared/operations/define'
 import type { Attachment } from '../../shared/schemas/records'
@@ -79,12 +80,28 @@ export const RESPONDERS: Record<Responder, Respond> = {
     void reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly;${secure(reply)} SameSite=Strict; Max-Age=0`)
     return ok(message, result)
   },
-  /** The JSON envelope, or with `format=csv` the file (docs/design.md §9). */
+  /**
+   * The JSON envelope, or with `format=csv` the file (docs/design.md §9). A streamed export (a
+   * customer's: `{json}` or `{fileName, csvStream}`) is written as it is read, the envelope around it.
+   */
   async csvWhenAsked(reply, result, _input, message) {
+    const r = result as { fileName?: unknown; csv?: unknown; csvStream?: unknown; json?: unknown } | null
+    if (r?.json instanceof Readable) {
+      const head = JSON.stringify({ status: true, message }).slice(0, -1) + ',"data":'
+      const body = Readable.from(
+        (async function* () {
+          yield head
+          yield* r.json as Readable
+          yield '}'
+        })()
+      )
+      return reply.type('application/json; charset=utf-8').header('Cache-Control', 'no-store').send(body)
+    }
+    if (typeof r?.fileName === 'string' && r.csvStream instanceof Readable) {
+      return asFile(reply, r.fileName, 'export.csv').type('text/csv; charset=utf-8').header('Cache-Control', 'no-store').send(r.csvStream)
+    }
     // A runner answers the CSV file as {fileName, csv}; anything else is the JSON answer.
-    const file = result as { fileName?: unknown; csv?: unknown } | null
-    if (typeof file?.fileName !== 'string' || typeof file.csv !== 'string') return ok(message, result)
-    const { fileName, csv } = result as { fileName: string; csv: string }
-    return asFile(reply, fileName, 'export.csv').type('text/csv; charset=utf-8').send(csv)
+    if (typeof r?.fileName !== 'string' || typeof r.csv !== 'string') return ok(message, result)
+    return asFile(reply, r.fileName, 'export.csv').type('text/csv; charset=utf-8').send(r.csv)
   }
 }

@@ -243,7 +243,14 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'contacts.import': ({ core }, { csv, mapping, group_id }, inst) => core.contacts.importCsv(inst, csv, mapping, group_id),
   'contacts.export': (ctx, { type }, inst) => ctx.core.contacts.exportCsv(spanOf(ctx, inst, type === 'all')),
   'settings.retention': ({ core }, input, inst) => core.settings.updateRetention(inst._id, input),
-  'customers.export': (ctx, { number, format, type }, inst) => (format === 'csv' ? ctx.core.customers.exportCsv(customerScope(ctx, inst, type), number) : ctx.core.customers.export(customerScope(ctx, inst, type), number)),
+  // The desk downloads one object; the HTTP face streams the file as it is read (flat memory).
+  'customers.export': async (ctx, { number, format, type }, inst) => {
+    const insts = customerScope(ctx, inst, type)
+    if (ctx.face === 'desk') return format === 'csv' ? ctx.core.customers.exportCsv(insts, number) : ctx.core.customers.export(insts, number)
+    if (format !== 'csv') return { json: await ctx.core.customers.exportJson(insts, number) }
+    const { fileName, stream } = await ctx.core.customers.exportCsvStream(insts, number)
+    return { fileName, csvStream: stream }
+  },
   'customers.exportCsv': (ctx, { number, type }, inst) => ctx.core.customers.exportCsv(customerScope(ctx, inst, type), number),
   'customers.erase': (ctx, { number, type }, inst) => ctx.core.customers.erase(customerScope(ctx, inst, type), number, ctx.face === 'desk' ? 'the desk (owner)' : 'a script (API token)'),
   'backups.download': ({ core }) => core.backups.download(),

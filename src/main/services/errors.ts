@@ -3,6 +3,7 @@
  * status; the UI shows the message. Messages are written for the owner, never stack traces.
  */
 import { StaleLeaseError, StorageFullError } from '../store/db/errors'
+import { SqliteThreadError } from '../store/db/sqlite-thread/sqlite-thread'
 
 export type ErrorCode =
   | 'VALIDATION_ERROR'
@@ -83,12 +84,16 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
  * The error a client sees for a storage failure it can act on: a full disk (SQLite's SQLITE_FULL, or
  * ENOSPC from a file write) is a 507 `INSUFFICIENT_STORAGE` saying nothing was saved (WebDAV's status
  * for "unable to store the representation", RFC 4918 §11.5); a credential write fenced off because
- * another worker took the instance over (StaleLeaseError) is a 409. Undefined for anything else.
+ * another worker took the instance over (StaleLeaseError) is a 409; a database thread that died
+ * under the request (SqliteThreadError) a 503 to retry. Undefined for anything else.
  */
 export function storageAppError(err: unknown): AppError | undefined {
   // A worker whose lease moved (issue 26): its socket stopped, another worker runs the instance now.
   if (err instanceof StaleLeaseError) return new AppError('CONFLICT', 'This instance is now run by another worker; nothing was saved here. Send the request to the worker that owns it (GET /cluster).')
   if (isDiskFull(err)) return new AppError('INSUFFICIENT_STORAGE', 'The disk is full: nothing was saved. Free some space and try again.')
+  // A database thread died under the request (docs/storage.md "Threads"): it was not done, and the
+  // thread is being started again.
+  if (err instanceof SqliteThreadError) return new RetryLaterError('The database was restarting: this was not saved. Try again in a moment.', 1, 'SERVICE_UNAVAILABLE')
   return undefined
 }
 

@@ -20,7 +20,7 @@
 import { mkdir, rm } from 'node:fs/promises'
 import { ConfigStore } from './config/config-store'
 import { DIR_MODE } from './config/durable-json-file'
-import { openDatabaseAt, type DatabaseHandle } from './db/database'
+import { openDatabaseAt, type DatabaseHandle, type SqliteOptions } from './db/database'
 import { makeRepositories, type Repositories } from './repos'
 import { importLegacyDataDir, type LegacyImportOptions } from './legacy/legacy-import'
 import { silentLogger, type Logger } from '../logger'
@@ -60,6 +60,11 @@ export interface StorageOptions {
   logger?: Logger
   /** Test seams of that import (./legacy/legacy-import.ts). */
   legacyImport?: LegacyImportOptions
+  /**
+   * Told when the database cannot be used any more: a SQLite thread died and could not be started
+   * again (docs/storage.md "Threads"). The app stops cleanly then. A thread started again is only logged.
+   */
+  onDatabaseFailed?: (err: Error) => void
 }
 
 /**
@@ -77,7 +82,14 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
   await Promise.all([paths.attachments, paths.media, paths.backups].map((d) => mkdir(d, { recursive: true, mode: DIR_MODE })))
   await rm(paths.tmp, { recursive: true, force: true })
   await mkdir(paths.tmp, { recursive: true, mode: DIR_MODE })
-  const { config, database } = options.databaseUrl ? await openDatabaseMode(options.databaseUrl, paths, logger) : await openFileMode(paths)
+  const sqlite: SqliteOptions = {
+    onThreadEvent: ({ kind, thread, error }) => {
+      if (kind === 'restarted') return logger.warn({ thread, err: error }, 'a database thread stopped and was started again; the writes it had not committed were refused')
+      logger.error({ thread, err: error }, 'a database thread cannot be started again: the database is not used any more')
+      options.onDatabaseFailed?.(error)
+    }
+  }
+  const { config, database } = options.databaseUrl ? await openDatabaseMode(options.databaseUrl, paths, logger) : await openFileMode(paths, sqlite)
   const storage: Storage = {
     paths,
     config,
@@ -98,9 +110,9 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
 }
 
 /** The data dir's `config.json`, read before the database is opened (an unreadable one stops the start first). */
-async function openFileMode(paths: DataPaths): Promise<{ config: ConfigStore; database: DatabaseHandle }> {
+async function openFileMode(paths: DataPaths, sqlite: SqliteOptions): Promise<{ config: ConfigStore; database: DatabaseHandle }> {
   const config = await ConfigStore.open(paths.config)
-  return { config, database: await openDatabaseAt({ file: paths.database }) }
+  return { config, database: await openDatabaseAt({ file: paths.database }, sqlite) }
 }
 
 /**

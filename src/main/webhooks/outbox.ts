@@ -156,7 +156,8 @@ export class WebhookOutbox {
   private writeOutcomes(): void {
     const batch = this.outcomes.splice(0)
     const unchanged = (o: PendingOutcome) => this.byId.get(o.id) === o.after
-    this.deliveries.record(batch).then(
+    // Only the outcomes' data goes to storage (the write then runs whole in the database's thread).
+    this.deliveries.record(batch.map(({ id, instanceId, outcome }) => ({ id, instanceId, outcome }))).then(
       (found) =>
         batch.forEach((o, i) => {
           if (found[i]) return o.resolve({ ...o.before, ...o.outcome })

@@ -18,7 +18,7 @@ beforeEach(async () => {
   t = await openTestChannelStore()
 })
 afterEach(async () => {
-  t.database.limitGrowth(null)
+  await t.database.limitGrowth(null)
   await t.close()
 })
 
@@ -122,7 +122,7 @@ describe('AuthState', () => {
     // Free pages: the next writes fill them before the file must grow.
     await a.keys.set({ 'sender-key': Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`tmp${i}`, bulky(i)])) })
     await a.keys.set({ 'sender-key': Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`tmp${i}`, null])) })
-    t.database.limitGrowth(0)
+    await t.database.limitGrowth(0)
 
     const big = {
       session: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`s${i}`, bulky(i)])),
@@ -144,7 +144,7 @@ describe('AuthState', () => {
     expect(await t.store.auth.countKeys('inst1', 'session')).toBe(2)
 
     // With room again, the same set is stored whole.
-    t.database.limitGrowth(null)
+    await t.database.limitGrowth(null)
     await a.keys.set(big)
     expect(await t.store.auth.countKeys('inst1')).toBe(1 + 100 + 1 + 100 + 1)
   })
@@ -153,7 +153,7 @@ describe('AuthState', () => {
     const a = await open()
     await a.keys.set({ 'pre-key': { '1': preKey(1) } })
     const keys = addTransactionCapability(a.keys, logger, { maxCommitRetries: 2, delayBetweenTriesMs: 1 })
-    t.database.limitGrowth(0)
+    await t.database.limitGrowth(0)
     const work = keys.transaction(async () => {
       await keys.set({ session: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`s${i}`, bulky(i)])) })
       await keys.set({ 'pre-key': { '1': null } })
@@ -170,10 +170,10 @@ describe('AuthState', () => {
     const stored = await t.store.auth.creds('inst1')
     // Big enough to need new pages.
     a.creds.processedHistoryMessages = Array.from({ length: 400 }, (_, i) => ({ key: { id: `H${i}`.padEnd(60, 'x') }, messageTimestamp: i }))
-    t.database.limitGrowth(0)
+    await t.database.limitGrowth(0)
     await expect(a.saveCreds()).rejects.toBeInstanceOf(StorageFullError)
     expect(await t.store.auth.creds('inst1')).toBe(stored)
-    t.database.limitGrowth(null)
+    await t.database.limitGrowth(null)
     await a.saveCreds()
     expect((await open()).creds.processedHistoryMessages).toHaveLength(400)
   })

@@ -18,7 +18,7 @@ beforeEach(async () => {
   t = await openTestChannelStore()
 })
 afterEach(async () => {
-  t.database.limitGrowth(null)
+  await t.database.limitGrowth(null)
   await t.close()
 })
 
@@ -157,13 +157,13 @@ describe('MessageStore', () => {
   it('a full disk: the message stays in memory, nothing throws, later writes go on once there is room', async () => {
     const s = storeOf({ max: 50 })
     await s.load()
-    t.database.limitGrowth(0)
+    await t.database.limitGrowth(0)
     const big = (id: string) => waMessage({ key: { id, remoteJid: '15551230000@s.whatsapp.net', fromMe: true }, message: { conversation: id.padEnd(20_000, '.') } })
     s.remember(big('FULL'), true)
     await s.flush()
     expect(await s.content('FULL')).toBeDefined()
     expect(await t.store.messages.count('inst1')).toBe(0)
-    t.database.limitGrowth(null)
+    await t.database.limitGrowth(null)
     s.remember(big('ROOM'), true)
     await s.flush()
     expect(await t.store.messages.count('inst1')).toBe(1)

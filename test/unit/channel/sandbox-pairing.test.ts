@@ -15,7 +15,7 @@ beforeEach(async () => {
   t = await openTestChannelStore()
 })
 afterEach(async () => {
-  t.database.limitGrowth(null)
+  await t.database.limitGrowth(null)
   await t.close()
 })
 
@@ -67,7 +67,7 @@ describe('sandbox pairing', () => {
     await a.s.start()
     // The file may not grow; rows smaller than a pairing, with ids just before this instance's, fill
     // the room left until one is refused: then the page the pairing goes to is full too.
-    t.database.limitGrowth(0)
+    await t.database.limitGrowth(0)
     let filled = false
     for (let i = 0; i < 5000 && !filled; i++) {
       filled = await t.store.auth.saveCreds(`sb0-${String(i).padStart(5, '0')}`, 'v'.repeat(100), new Date().toISOString()).then(
@@ -79,7 +79,7 @@ describe('sandbox pairing', () => {
     await expect(a.s.simulateScan()).rejects.toBeInstanceOf(StorageFullError)
     expect(a.s.currentState).toBe('QR')
     expect(await t.store.auth.creds('sb1')).toBeUndefined()
-    t.database.limitGrowth(null)
+    await t.database.limitGrowth(null)
     await a.s.simulateScan()
     expect(a.s.currentState).toBe('CONNECTED')
     await a.s.stop()

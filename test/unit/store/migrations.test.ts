@@ -8,13 +8,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { Kysely, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabaseAt, type DatabaseLocation } from '../../../src/main/store/db/database'
 import { MIGRATIONS } from '../../../src/main/store/db/migrations'
-import { NodeSqliteDialect } from '../../../src/main/store/db/node-sqlite-dialect'
+import { openSqliteFile } from '../../../src/main/store/db/sqlite-thread/sqlite-file'
 import { postgresDialect } from '../../../src/main/store/db/postgres-dialect'
 import { matchingMessages } from '../../../src/main/store/db/search-sql'
 import type { Database } from '../../../src/main/store/db/schema'
@@ -97,6 +96,14 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
       expect(await matchingMessages(db as Kysely<Database>, { instanceId: 'i1', q: 'apagar', beforeSeq: Number.MAX_SAFE_INTEGER, limit: 10 })).toEqual([])
       expect(await db.selectFrom('messages').select(['text', 'details']).where('id', '=', 'M7').execute()).toEqual([{ text: '', details: '{"deleted":{"at":1700000000008,"by":"customer"}}' }])
     }
+  },
+  8: {
+    async write(db) {
+      await sql`INSERT INTO erasing (erasure_id, instance_id, jid, up_to_seq) VALUES ('e1', 'i9', '15559998888@s.whatsapp.net', 12)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('erasing').selectAll().execute()).toEqual([{ erasure_id: 'e1', instance_id: 'i9', jid: '15559998888@s.whatsapp.net', up_to_seq: 12 }])
+    }
   }
 }
 
@@ -130,16 +137,13 @@ it('on SQLite, migration 1 still makes the schema it was released with (its dial
 async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kysely<any>; location: DatabaseLocation; tables(): Promise<string[]>; close(): Promise<void> }> {
   if (backend === 'sqlite') {
     const file = join(dir, `${name}.db`)
-    const raw = new DatabaseSync(file)
-    const db = new Kysely<any>({ dialect: new NodeSqliteDialect(raw, file) })
+    const opened = await openSqliteFile<any>(file, { readOnly: false })
+    const db = opened.db
     return {
       db,
       location: { file },
-      tables: async () => (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name),
-      async close() {
-        await db.destroy()
-        raw.close()
-      }
+      tables: async () => (await sql<{ name: string }>`SELECT name FROM sqlite_schema WHERE type = 'table'`.execute(db)).rows.map((t) => t.name),
+      close: () => opened.close()
     }
   }
   pgUrl = await createTestDatabase()

@@ -108,7 +108,7 @@ it('a delivery joins the working set only once its row is committed', async () =
 
 it('a full disk refuses the whole add: nothing stored, nothing to send; the next add works', async () => {
   const { database, box, repo } = await start()
-  database.limitGrowth(0)
+  await database.limitGrowth(0)
   // A small add still fits the pages the file has, so the batch below would be half-stored without its transaction.
   const small = delivery('A')
   await box.add([small])
@@ -117,7 +117,7 @@ it('a full disk refuses the whole add: nothing stored, nothing to send; the next
   expect(committedIds()).toEqual([small.id])
   expect(pendingIds(box)).toEqual([small.id])
   expect(await repo.list('A', { limit: 500 })).toHaveLength(1)
-  database.limitGrowth(null)
+  await database.limitGrowth(null)
   await box.add(big)
   expect(committedIds()).toHaveLength(51)
   expect(pendingIds(box)).toHaveLength(51)
@@ -132,7 +132,7 @@ it('stores the adds of one moment in one write; a full disk refuses them all', a
   expect(committedIds()).toEqual(events.flat().map((d) => d.id))
   expect(pendingIds(box)).toEqual(events.flat().map((d) => d.id))
 
-  database.limitGrowth(0)
+  await database.limitGrowth(0)
   const big = () => delivery('A', { payload: { ...delivery('A').payload, data: { blob: 'x'.repeat(4000) } } })
   const refused = Array.from({ length: 16 }, () => [big()])
   const results = await Promise.allSettled(refused.map((e) => box.add(e)))
@@ -204,14 +204,14 @@ it('a failed outcome write (disk full) leaves the table and puts the working set
   const { database, box, repo } = await start()
   const d = delivery('A')
   await box.add([d])
-  database.limitGrowth(0)
+  await database.limitGrowth(0)
   // A long error grows the row by pages the file may not take.
   const written = box.record(d.id, failed(1, `network error: ${'x'.repeat(100_000)}`))
   expect(box.pending(d.id)).toBeUndefined()
   await expect(written).rejects.toBeInstanceOf(StorageFullError)
   expect(box.pending(d.id)).toEqual(d)
   expect(await repo.find(d.id)).toEqual(d)
-  database.limitGrowth(null)
+  await database.limitGrowth(null)
   await box.record(d.id, delivered())
   expect(box.pending(d.id)).toBeUndefined()
   expect((await repo.find(d.id))!.status).toBe('delivered')

@@ -7,16 +7,17 @@
  * erasure is recorded (who, when, how many records), never the erased content: the number is kept only
  * as a hash, so "was this number erased?" can still be answered.
  */
-import { stringify } from 'csv-stringify/sync'
+import { Readable } from 'node:stream'
+import { stringify } from 'csv-stringify'
 import type { Clock } from '../../clock'
 import type { CoreEventBus } from '../../events'
 import { newObjectId } from '../../ids'
 import type { Logger } from '../../logger'
 import type { Repositories } from '../../store/repos'
-import type { Instance } from '../../../shared/schemas/records'
+import type { Instance, LoggedMessage } from '../../../shared/schemas/records'
 import type { CustomerExportT, ErasureResultT } from '../../../shared/operations/results'
 import { contactNumber } from '../contacts/contact-number'
-import { invalid } from '../errors'
+import { AppError, invalid } from '../errors'
 import type { MediaFiles } from '../messages/media-files'
 
 export interface CustomerDataDeps {
@@ -46,14 +47,71 @@ function named(inst: Covered): { instance_id: string; name: string; bot_number: 
   return { instance_id: inst._id, name: inst.settings.bot_name, bot_number: inst.settings.bot_number ?? null }
 }
 
+/** A customer's messages of `insts`, oldest first across them (each instance's pages merged as they are read), each with its instance. */
+async function* mergedMessages(pages: ReadonlyArray<{ instanceId: string; pages: AsyncGenerator<LoggedMessage[]> }>): AsyncGenerator<LoggedMessage & { instance_id: string }> {
+  const heads = pages.map((p) => ({ ...p, page: [] as LoggedMessage[], at: 0, done: false }))
+  const fill = async (h: (typeof heads)[number]): Promise<void> => {
+    while (!h.done && h.at >= h.page.length) {
+      const next = await h.pages.next()
+      if (next.done) h.done = true
+      else {
+        h.page = next.value
+        h.at = 0
+      }
+    }
+  }
+  for (const h of heads) await fill(h)
+  for (;;) {
+    let best: (typeof heads)[number] | undefined
+    for (const h of heads) if (!h.done && (!best || h.page[h.at]!.timestamp < best.page[best.at]!.timestamp)) best = h
+    if (!best) return
+    yield { ...best.page[best.at++]!, instance_id: best.instanceId }
+    await fill(best)
+  }
+}
+
 export class CustomerDataService {
+  /** Erasures under way (each resolves when its last slice is deleted). */
+  private readonly running = new Set<Promise<unknown>>()
+  private closing = false
+
   constructor(private readonly deps: CustomerDataDeps) {}
+
+  /** Stops the erasures under way after their slice in flight (the next start finishes them); resolves once they stopped. */
+  async close(): Promise<void> {
+    this.closing = true
+    await Promise.allSettled([...this.running])
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.running.add(p)
+    void p.finally(() => this.running.delete(p)).catch(() => {})
+    return p
+  }
+
+  /**
+   * Finishes, in the background, the erasures a crash or a shutdown cut short: their customers stay
+   * hidden meanwhile (docs/storage.md "Erasing a customer"). Failures are logged; the next start tries again.
+   */
+  resumeErasures(): void {
+    const resumed = this.deps.repos.customerData.resumeErasures({
+      onDeleted: async (instanceId, ids) => void (await this.deps.media.remove(instanceId, ids)),
+      stop: () => this.closing
+    })
+    this.track(resumed).then(
+      (done) => {
+        for (const e of done) this.deps.logger.info({ instanceId: e.instanceId, erasureId: e.erasureId, counts: e.counts }, 'an erasure cut short was finished')
+        if (done.length > 0) this.deps.events.emit('changed', { instanceId: done[0]!.instanceId, what: 'contacts' })
+      },
+      (err: unknown) => this.deps.logger.error({ err }, 'an erasure cut short could not be finished; the next start tries again')
+    )
+  }
 
   /**
    * Everything kept of the customer `number` by the instances `insts` (one, or every instance the
-   * caller may reach): their contact records, their messages (oldest first, each with its
-   * `instance_id`) and survey answers, and which instances were searched with what each holds. 400 for
-   * a value that is not a number.
+   * caller may reach), whole in memory (the desk's download): their contact records, their messages
+   * (oldest first, each with its `instance_id`) and survey answers, and which instances were searched
+   * with what each holds. 400 for a value that is not a number.
    */
   async export(insts: readonly Covered[], number: string): Promise<CustomerExportT> {
     const digits = customerNumber(number)
@@ -73,31 +131,80 @@ export class CustomerDataService {
     return { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), instances: covered, contact: contacts[0] ?? null, contacts, messages, survey_runs: surveyRuns }
   }
 
-  /** The export's messages as CSV (one row per message, oldest first, with its instance when several) with a file name. */
+  /**
+   * The same export as JSON text (the shape of {@link export}), written as the messages are read, a
+   * page at a time when the reader asks for more: flat memory whatever the customer's history
+   * (docs/storage.md "Heavy jobs in slices"). `instances`, with each one's count, comes after the
+   * messages it counts. 400 for a value that is not a number.
+   */
+  async exportJson(insts: readonly Covered[], number: string): Promise<Readable> {
+    const digits = customerNumber(number)
+    const contacts: NonNullable<CustomerExportT['contacts']> = []
+    const surveyRuns: CustomerExportT['survey_runs'] = []
+    const covered = new Map<string, CustomerExportT['instances'][number]>()
+    for (const inst of insts) {
+      const records = await this.deps.repos.customerData.exportRecords(inst._id, digits)
+      if (records.contact) contacts.push(records.contact)
+      surveyRuns.push(...records.surveyRuns)
+      covered.set(inst._id, { ...named(inst), contact: records.contact !== null, messages: 0, survey_runs: records.surveyRuns.length })
+    }
+    const head = { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), contact: contacts[0] ?? null, contacts, survey_runs: surveyRuns }
+    const messages = mergedMessages(insts.map((i) => ({ instanceId: i._id, pages: this.deps.repos.customerData.exportMessages(i._id, digits) })))
+    return Readable.from(
+      (async function* () {
+        // The head's object without its closing brace, then the messages array, then what each instance held.
+        yield JSON.stringify(head).slice(0, -1) + ',"messages":['
+        let first = true
+        let batch: string[] = []
+        for await (const m of messages) {
+          covered.get(m.instance_id)!.messages++
+          batch.push(JSON.stringify(m))
+          if (batch.length === 500) {
+            yield (first ? '' : ',') + batch.join(',')
+            first = false
+            batch = []
+          }
+        }
+        if (batch.length > 0) yield (first ? '' : ',') + batch.join(',')
+        yield '],"instances":' + JSON.stringify([...covered.values()]) + '}'
+      })(),
+      { objectMode: false }
+    )
+  }
+
+  /** The export's messages as CSV (one row per message, oldest first, with its instance when several) with a file name, whole in memory (the desk's download). */
   async exportCsv(insts: readonly Covered[], number: string): Promise<{ fileName: string; csv: string }> {
-    const data = await this.export(insts, number)
+    const { fileName, stream } = await this.exportCsvStream(insts, number)
+    let csv = ''
+    for await (const chunk of stream) csv += String(chunk)
+    return { fileName, csv }
+  }
+
+  /** The export's messages as CSV, written as they are read (see {@link exportJson}), with a file name. */
+  async exportCsvStream(insts: readonly Covered[], number: string): Promise<{ fileName: string; stream: Readable }> {
+    const digits = customerNumber(number)
     const several = insts.length > 1
     const names = new Map(insts.map((i) => [i._id, i.settings.bot_number ? `${i.settings.bot_name} (+${i.settings.bot_number})` : i.settings.bot_name]))
-    const rows = data.messages.map((m) => [
-      ...(several ? [names.get(m.instance_id ?? '') ?? m.instance_id ?? ''] : []),
-      new Date(m.timestamp).toISOString(),
-      m.chatId,
-      m.fromMe ? 'out' : 'in',
-      m.source,
-      m.pushName ?? '',
-      m.type,
-      m.text,
-      m.status
-    ])
+    const messages = mergedMessages(insts.map((i) => ({ instanceId: i._id, pages: this.deps.repos.customerData.exportMessages(i._id, digits) })))
+    const rows = Readable.from(
+      (async function* () {
+        yield [...(several ? ['instance'] : []), 'time', 'chat', 'direction', 'source', 'name', 'type', 'text', 'status']
+        for await (const m of messages) {
+          yield [...(several ? [names.get(m.instance_id) ?? m.instance_id] : []), new Date(m.timestamp).toISOString(), m.chatId, m.fromMe ? 'out' : 'in', m.source, m.pushName ?? '', m.type, m.text, m.status]
+        }
+      })()
+    )
     // Customers write the texts: cells a spreadsheet would run as a formula get a leading ' (OWASP "CSV Injection").
-    const csv = stringify([[...(several ? ['instance'] : []), 'time', 'chat', 'direction', 'source', 'name', 'type', 'text', 'status'], ...rows], { escape_formulas: true })
-    return { fileName: `customer-${data.number}-messages.csv`, csv }
+    const csv = stringify({ escape_formulas: true })
+    rows.on('error', (err) => csv.destroy(err))
+    return { fileName: `customer-${digits}-messages.csv`, stream: rows.pipe(csv) }
   }
 
   /**
    * Erases the customer `number` from each of `insts` (see the module doc), one instance after the
-   * other, each in its own transaction; `by` names who asked (the desk, a script). Answers what went,
-   * in total and per instance. 400 for a value that is not a number.
+   * other, each in slices (the customer hidden from the first); `by` names who asked (the desk, a
+   * script). Answers what went, in total and per instance. 400 for a value that is not a number; 503
+   * when the app stops meanwhile (what began finishes at the next start).
    */
   async erase(insts: readonly Covered[], number: string, by: string): Promise<ErasureResultT> {
     const digits = customerNumber(number)
@@ -105,8 +212,16 @@ export class CustomerDataService {
     const deleted: ErasureResultT['deleted'] = { messages: 0, conversations: 0, survey_runs: 0, contacts: 0, webhook_deliveries: 0, broadcast_recipients: 0, media_files: 0 }
     const instances: NonNullable<ErasureResultT['instances']> = []
     for (const inst of insts) {
-      const { counts, messageIds } = await this.deps.repos.customerData.eraseCustomer(inst._id, digits, by, at, newObjectId())
-      const mediaFiles = await this.deps.media.remove(inst._id, messageIds)
+      let mediaFiles = 0
+      // Each slice's media files go with its messages.
+      const { counts } = await this.track(
+        this.deps.repos.customerData.eraseCustomer(inst._id, digits, by, at, newObjectId(), {
+          onDeleted: async (ids) => void (mediaFiles += await this.deps.media.remove(inst._id, ids)),
+          stop: () => this.closing
+        })
+      )
+      // Stopped by a shutdown: the customer stays hidden and the next start finishes the erasure.
+      if (!counts) throw new AppError('SERVICE_UNAVAILABLE', 'The app is stopping: the erasure has begun (nothing of the customer is shown any more) and finishes at the next start.')
       const mine = { ...counts, media_files: mediaFiles }
       for (const k of Object.keys(deleted) as Array<keyof typeof deleted>) deleted[k] += mine[k]
       instances.push({ ...named(inst), deleted: mine })

@@ -1,8 +1,9 @@
 /**
  * Retention (issue 25 §2, docs/design.md §14): once a day (and at start), each instance with a
  * retention period loses its messages older than `days`, and its downloaded media files of messages
- * older than `media_days`. Deletes go in batches, each its own transaction, so a large first run never
- * holds the database for long. Keeping forever (the default) costs nothing. The audit log follows
+ * older than `media_days`. Deletes go in slices of a few ms of the writer's time, each its own
+ * transaction, so a large first run never holds the database for long (docs/storage.md "Heavy jobs in
+ * slices"). Keeping forever (the default) costs nothing. The audit log follows
  * the longest retention of any instance.
  */
 import { IDEMPOTENCY_TTL_MS } from '../idempotency-service'
@@ -13,7 +14,7 @@ import { DEFAULT_RETENTION, type Instance } from '../../../shared/schemas/record
 import type { MediaFiles } from '../messages/media-files'
 
 const DAY_MS = 86_400_000
-/** Messages deleted per transaction. */
+/** Media files looked at per page. */
 const BATCH = 5000
 
 export interface RetentionDeps {
@@ -108,13 +109,12 @@ export class RetentionService {
       }
     }
     if (days !== null) {
-      for (;;) {
-        if (this.closed) return result
-        const ids = await this.deps.repos.customerData.deleteMessagesBefore(inst._id, now - days * DAY_MS, BATCH)
-        result.messages += ids.length
-        result.mediaFiles += await this.deps.media.remove(inst._id, ids)
-        if (ids.length < BATCH) break
-      }
+      result.messages = await this.deps.repos.customerData.deleteAllBefore(
+        inst._id,
+        now - days * DAY_MS,
+        async (ids) => void (result.mediaFiles += await this.deps.media.remove(inst._id, ids)),
+        () => this.closed
+      )
     }
     return result
   }

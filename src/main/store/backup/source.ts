@@ -11,11 +11,8 @@
  */
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite'
-import { Kysely } from 'kysely'
 import type { ConfigData } from '../config/config-store'
-import { NodeSqliteDialect } from '../db/node-sqlite-dialect'
-import { storageError } from '../db/errors'
+import { openSqliteFile } from '../db/sqlite-thread/sqlite-file'
 import type { DatabaseHandle } from '../db/database'
 import { dataPaths, type DataPaths, type DataPathsOptions } from '../data-paths'
 
@@ -49,9 +46,6 @@ export class NoDataDirError extends Error {
   }
 }
 
-/** `pages` per step of the online backup: all of them, in one read transaction (see the module doc). */
-const ALL_PAGES = 2_147_483_647
-
 /**
  * Opens `dataDir` for a backup from outside the app (see the module doc); its attachments and media
  * are read from `opts.mediaDir` when given (`CHATAPP_MEDIA_DIR`). Throws {@link NoDataDirError} when it
@@ -60,22 +54,11 @@ const ALL_PAGES = 2_147_483_647
 export async function openDataDirSource(dataDir: string, opts: DataPathsOptions = {}): Promise<BackupSource & { close(): Promise<void> }> {
   const paths = dataPaths(dataDir, opts)
   if (!existsSync(paths.database)) throw new NoDataDirError(dataDir)
-  let raw: DatabaseSync
-  try {
-    raw = new DatabaseSync(paths.database, { readOnly: true, timeout: 5000 })
-  } catch (err) {
-    throw storageError(err, paths.database)
-  }
-  const db = new Kysely<{ kysely_migration: { name: string } }>({ dialect: new NodeSqliteDialect(raw, paths.database) })
+  const opened = await openSqliteFile<{ kysely_migration: { name: string } }>(paths.database)
+  const db = opened.db
   return {
     paths,
-    async copyDatabase(file) {
-      try {
-        await sqliteBackup(raw, file, { rate: ALL_PAGES })
-      } catch (err) {
-        throw storageError(err, file)
-      }
-    },
+    copyDatabase: (file) => opened.backupTo(file),
     async databaseVersion() {
       const tables = await db.introspection.getTables({ withInternalKyselyTables: true })
       if (!tables.some((t) => t.name === 'kysely_migration')) return 0
@@ -90,9 +73,6 @@ export async function openDataDirSource(dataDir: string, opts: DataPathsOptions 
         throw err
       }
     },
-    async close() {
-      await db.destroy()
-      raw.close()
-    }
+    close: () => opened.close()
   }
 }

@@ -25,16 +25,15 @@
 import { createHash } from 'node:crypto'
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, statfs } from 'node:fs/promises'
-import { DatabaseSync } from 'node:sqlite'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
-import { Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import { Header, Parser, type ReadEntry } from 'tar'
 import { checkConfig } from '../config/config-check'
 import { DIR_MODE, FILE_MODE } from '../config/durable-json-file'
-import { NodeSqliteDialect } from '../db/node-sqlite-dialect'
+import { openSqliteFile, type SqliteFile } from '../db/sqlite-thread/sqlite-file'
 import { StorageFullError } from '../db/errors'
 import { MIGRATIONS } from '../db/migrations'
 import { BackupArchiveError } from './errors'
@@ -367,13 +366,13 @@ async function checkContents(dir: string, manifest: BackupManifest): Promise<voi
     }
   }
   const file = join(dir, DATABASE_ENTRY)
-  let raw: DatabaseSync
+  let opened: SqliteFile<{ kysely_migration: { name: string } }>
   try {
-    raw = new DatabaseSync(file, { readOnly: true })
+    opened = await openSqliteFile(file)
   } catch (err) {
     throw new BackupArchiveError('BACKUP_INVALID', `The backup's database cannot be opened: ${(err as Error).message}.`, { cause: err })
   }
-  const db = new Kysely<{ kysely_migration: { name: string } }>({ dialect: new NodeSqliteDialect(raw, file) })
+  const db = opened.db
   try {
     let check: string
     let migrations: string[]
@@ -395,8 +394,7 @@ async function checkContents(dir: string, manifest: BackupManifest): Promise<voi
       throw new BackupArchiveError('BACKUP_TAMPERED', `The backup's database has ${migrations.length} migrations applied; its manifest says ${manifest.database.version}.`)
     }
   } finally {
-    await db.destroy()
-    raw.close()
+    await opened.close()
     // A read-only connection to a WAL database leaves its (empty) -wal and -shm behind: not part of the data.
     await Promise.all(['-wal', '-shm'].map((s) => rm(file + s, { force: true })))
   }

@@ -38,6 +38,7 @@ const KEYS: { readonly [T in keyof Database]: readonly (keyof Database[T] & stri
   auth_keys: ['instance_id', 'type', 'id'],
   wa_messages: ['instance_id', 'id'],
   erasures: ['id'],
+  erasing: ['erasure_id', 'jid'],
   legacy_import: ['step'],
   staff: ['id'],
   staff_invites: ['code_hash'],

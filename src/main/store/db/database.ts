@@ -7,6 +7,7 @@
  * - `db`, the typed query builder (Kysely) for reads;
  * - `write(work)`, the one door for writes: group-committed transactions (./write-queue.ts).
  *
+ * SQLite runs in worker threads, never on the main thread (./sqlite-thread/: one writer, readers).
  * Settings (https://www.sqlite.org/pragma.html): WAL (readers never wait for the writer, and a commit
  * is one sequential append), `synchronous=FULL` (a commit is on disk before it is acknowledged; NORMAL
  * may lose the last commits on power loss), foreign keys on, and a busy timeout for the backup and
@@ -16,13 +17,13 @@
  * {@link CorruptDatabaseError} and never touched; a file written by a newer version is refused too.
  */
 import { open } from 'node:fs/promises'
-import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite'
 import { Kysely, sql, type Transaction } from 'kysely'
 import { Migrator, type MigrationProvider } from 'kysely/migration'
-import { NodeSqliteDialect } from './node-sqlite-dialect'
+import { ThreadedSqliteDialect, type SqliteThreads } from './sqlite-thread/thread-dialect'
+import { SqliteThread, type SqliteThreadOptions } from './sqlite-thread/sqlite-thread'
 import { dialectOf, type DialectName } from './dialect'
 import { postgresDialect, redactUrl, type PostgresOptions } from './postgres-dialect'
-import { CorruptDatabaseError, storageError } from './errors'
+import { CorruptDatabaseError, sqliteCode, storageError } from './errors'
 import { MIGRATIONS } from './migrations'
 import type { Database } from './schema'
 import { WriteQueue, type WriteWork } from './write-queue'
@@ -52,6 +53,11 @@ export interface DatabaseHandle {
   /** Runs `work` in the next group commit; resolves with its result once on disk (see ./write-queue.ts). */
   write<T>(work: WriteWork<Database, T>): Promise<T>
   /**
+   * SQLite only: the threads that run every statement (./sqlite-thread/): the repositories send
+   * their data calls there whole (../repos/index.ts).
+   */
+  readonly threads?: SqliteThreads
+  /**
    * Copies the database, consistent as of one moment, to `file` (SQLite's online backup; writers go
    * on). PostgreSQL: not in this version (throws; pg_dump copies a server's database).
    */
@@ -72,9 +78,14 @@ export interface DatabaseHandle {
   close(): Promise<void>
   /**
    * Test seam: lets the file grow by at most `pages` more pages (null: no limit), so the next writes
-   * meet SQLite's own SQLITE_FULL as on a full disk (`PRAGMA max_page_count`). SQLite only.
+   * meet SQLite's own SQLITE_FULL as on a full disk (`PRAGMA max_page_count` on the writer). SQLite only.
    */
-  limitGrowth(pages: number | null): void
+  limitGrowth(pages: number | null): Promise<void>
+  /**
+   * Test seam (SQLite only): the writer's or a reader's thread dies as a crash would (`exit`: it
+   * exits; `throw`: an uncaught error in it). The thread is started again (./sqlite-thread/).
+   */
+  crashThread?(which: 'writer' | 'reader', how: 'exit' | 'throw'): void
 }
 
 const staticMigrations: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) }
@@ -110,8 +121,8 @@ async function migrate(db: Kysely<Database>, where: string): Promise<void> {
 export type DatabaseLocation = { file: string } | { url: string; postgres?: PostgresOptions }
 
 /** Opens the database at `where` ({@link openDatabase} or {@link openPostgresDatabase}). */
-export function openDatabaseAt(where: DatabaseLocation): Promise<DatabaseHandle> {
-  return 'url' in where ? openPostgresDatabase(where.url, where.postgres) : openDatabase(where.file)
+export function openDatabaseAt(where: DatabaseLocation, sqlite: SqliteOptions = {}): Promise<DatabaseHandle> {
+  return 'url' in where ? openPostgresDatabase(where.url, where.postgres) : openDatabase(where.file, sqlite)
 }
 
 /** The oldest PostgreSQL this version runs on (`server_version_num`: 14.0). */
@@ -208,44 +219,69 @@ export async function openPostgresDatabase(url: string, options: PostgresOptions
       await db.destroy()
     },
     limitGrowth() {
-      throw new Error('limitGrowth is a test seam of SQLite databases.')
+      return Promise.reject(new Error('limitGrowth is a test seam of SQLite databases.'))
     }
   }
 }
 
+/** How the SQLite threads of a database are run. */
+export interface SqliteOptions {
+  /** Read-only connections, each in a thread of its own, for reads outside transactions (default 2). */
+  readers?: number
+  /** Told when a SQLite thread died and was started again, or could not be (then the database is unusable). */
+  onThreadEvent?: (event: { kind: 'restarted' | 'failed'; thread: string; error: Error }) => void
+}
+
+/** Prepared statements kept per connection (distinct SQL texts; IN lists of other lengths are other texts). */
+const STATEMENT_CACHE_SIZE = 500
+
+/** SQLite's result codes for a file that cannot be opened at all (no such folder, no permission): not damage. */
+const SQLITE_PERM = 3
+const SQLITE_CANTOPEN = 14
+
 /**
- * Opens (or creates) the database at `file` and migrates it to this version. Throws
- * {@link CorruptDatabaseError} for a damaged file, {@link NewerDatabaseError} for a newer one, and
- * the storage errors of ./errors for a full disk.
+ * Opens (or creates) the database at `file` and migrates it to this version. Every statement runs in a
+ * SQLite thread (./sqlite-thread/): one writer, which the group commit's transactions hold, and
+ * `options.readers` read-only connections for the reads outside transactions (docs/storage.md
+ * "Threads"). Throws {@link CorruptDatabaseError} for a damaged file, {@link NewerDatabaseError} for a
+ * newer one, and the storage errors of ./errors for a full disk.
  */
-export async function openDatabase(file: string): Promise<DatabaseHandle> {
+export async function openDatabase(file: string, options: SqliteOptions = {}): Promise<DatabaseHandle> {
   // Created 0600 before SQLite makes it 0644 by the umask: it holds credentials and the customers'
   // messages. SQLite gives the -wal and -shm files the database file's permissions.
   await (await open(file, 'a', 0o600)).close()
-  let raw: DatabaseSync
+  const threadOptions = (name: string, readOnly: boolean): SqliteThreadOptions => ({
+    file,
+    readOnly,
+    name,
+    statementCache: STATEMENT_CACHE_SIZE,
+    onRestart: (error) => options.onThreadEvent?.({ kind: 'restarted', thread: name, error }),
+    onFailed: (error) => options.onThreadEvent?.({ kind: 'failed', thread: name, error })
+  })
+  let writer: SqliteThread
   try {
-    raw = new DatabaseSync(file)
+    writer = await SqliteThread.open(threadOptions('writer', false))
   } catch (err) {
-    throw storageError(err, file)
-  }
-  try {
-    // The first statements read the header and the schema: a damaged file fails here, untouched.
-    raw.prepare('SELECT count(*) FROM sqlite_schema').get()
-    raw.exec('PRAGMA journal_mode = WAL')
-    raw.exec('PRAGMA synchronous = FULL')
-    raw.exec('PRAGMA foreign_keys = ON')
-    raw.exec('PRAGMA busy_timeout = 5000')
-  } catch (err) {
-    raw.close()
     const e = storageError(err, file)
-    throw e instanceof Error && e.name === 'StorageFullError' ? e : new CorruptDatabaseError(file, err)
+    const code = sqliteCode(err)
+    if (e instanceof Error && e.name === 'StorageFullError') throw e
+    if (code === SQLITE_CANTOPEN || code === SQLITE_PERM || code === undefined) throw e
+    throw new CorruptDatabaseError(file, err)
   }
-  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(raw, file) })
+  const readers: SqliteThread[] = []
+  const threads: SqliteThreads = { file, writer, readers }
+  const db = new Kysely<Database>({ dialect: new ThreadedSqliteDialect(threads) })
   try {
     await migrate(db, file)
+    // Opened once the file is in WAL mode with this version's schema.
+    const n = options.readers ?? 2
+    const opened = await Promise.allSettled(Array.from({ length: n }, (_, i) => SqliteThread.open(threadOptions(`reader ${i + 1}`, true))))
+    for (const r of opened) if (r.status === 'fulfilled') readers.push(r.value)
+    const failed = opened.find((r) => r.status === 'rejected')
+    if (failed) throw failed.reason
   } catch (err) {
-    await db.destroy()
-    raw.close()
+    await Promise.all(readers.map((r) => r.close(false)))
+    await writer.close(false)
     throw err
   }
   const queue = new WriteQueue(db)
@@ -254,19 +290,14 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
     dialect: 'sqlite',
     file,
     db,
+    threads,
     write: (work) => queue.run(work),
     async backupTo(target) {
-      // A connection of its own, copying every page in one step: the step reads one snapshot (WAL
-      // readers do not block the writer), so the copy is the database as of one commit. Stepping
-      // through the app's own connection while it writes failed ("not an error"), and a copy in small
-      // steps restarts whenever another connection writes.
-      const source = new DatabaseSync(file, { readOnly: true })
       try {
-        await sqliteBackup(source, target, { rate: 2_147_483_647 })
+        // In a reader's thread: the copy reads one snapshot and never holds the writer.
+        await (readers[0] ?? writer).request({ t: 'backup', target })
       } catch (err) {
         throw storageError(err, target)
-      } finally {
-        source.close()
       }
     },
     async version() {
@@ -278,21 +309,14 @@ export async function openDatabase(file: string): Promise<DatabaseHandle> {
       closed = true
       await queue.close()
       await db.destroy()
-      try {
-        // Folds the WAL into the file, so a copy of the data dir made while the app is stopped is whole.
-        raw.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-      } catch {
-        // A full disk or a read-only file: the WAL stays beside the file and is replayed at the next open.
-      }
-      raw.close()
+      await Promise.all(readers.map((r) => r.close(false)))
+      await writer.close(true)
     },
-    limitGrowth(pages) {
-      if (pages === null) {
-        raw.exec('PRAGMA max_page_count = 4294967294')
-        return
-      }
-      const { page_count } = raw.prepare('PRAGMA page_count').get() as { page_count: number }
-      raw.exec(`PRAGMA max_page_count = ${page_count + pages}`)
+    async limitGrowth(pages) {
+      await writer.request({ t: 'limitGrowth', pages })
+    },
+    crashThread(which, how) {
+      ;(which === 'writer' ? writer : readers[0] ?? writer).crash(how)
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Kysely on PostgreSQL through node-postgres (`pg`) with a pool: Kysely's own PostgresDialect, over a
  * pool of ours that makes PostgreSQL's values and errors look like the SQLite dialect's
- * (./node-sqlite-dialect.ts), so the repositories read the same rows from both:
+ * (./sqlite-thread/), so the repositories read the same rows from both:
  *
  * - `bigint` (int8) and `numeric` (what sum() of bigints gives) come back as JS numbers, not the
  *   strings `pg` gives by default (our int8 columns hold epoch ms and counters, far below 2^53; a

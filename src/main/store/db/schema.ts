@@ -335,6 +335,18 @@ export interface ErasuresTable {
   counts: JsonText
 }
 
+/**
+ * What a running erasure covers (migration 8): one row per JID of the customer (their number's JID
+ * and LIDs); messages of the instance up to `up_to_seq` whose chat or sender is one of them are
+ * hidden from every read until their slices are deleted; rows go when the erasure ends.
+ */
+export interface ErasingTable {
+  erasure_id: string
+  instance_id: string
+  jid: string
+  up_to_seq: number
+}
+
 /** Progress of the one-time import of a journal-file data dir (resumable). */
 export interface LegacyImportTable {
   step: string
@@ -512,6 +524,7 @@ export interface Database {
   auth_keys: AuthKeysTable
   wa_messages: WaMessagesTable
   erasures: ErasuresTable
+  erasing: ErasingTable
   legacy_import: LegacyImportTable
   staff: StaffTable
   staff_invites: StaffInvitesTable

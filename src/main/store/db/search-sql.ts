@@ -15,6 +15,7 @@ import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from
 import type { Database, MessagesTable } from './schema'
 import { dialectOf, type AnyDb } from './dialect'
 import { ftsQuery, longTerms } from '../repos/search-terms'
+import { notErasing } from '../repos/erasing'
 
 /** `term` for LIKE: its wildcards and the escape character taken literally (backslash, PostgreSQL's default escape). */
 function likeLiteral(term: string): string {
@@ -56,7 +57,7 @@ export async function matchingMessages(db: Kysely<Database>, query: MessageMatch
   if (dialectOf(db) === 'sqlite') {
     const inChat = query.chatId === undefined ? sql`` : sql`AND m.chat_id = ${query.chatId}`
     const { rows } = await sql<Selectable<MessagesTable>>`SELECT m.* FROM messages_fts f CROSS JOIN messages m ON m.seq = f.rowid
-      WHERE messages_fts MATCH ${ftsQuery(query.q)} AND f.rowid < ${query.beforeSeq} AND m.instance_id = ${query.instanceId} ${inChat}
+      WHERE messages_fts MATCH ${ftsQuery(query.q)} AND f.rowid < ${query.beforeSeq} AND m.instance_id = ${query.instanceId} ${inChat} AND ${notErasing('m')}
       ORDER BY f.rowid DESC LIMIT ${query.limit}`.execute(db)
     return rows
   }
@@ -70,6 +71,7 @@ export async function matchingMessages(db: Kysely<Database>, query: MessageMatch
     .where('m.instance_id', '=', query.instanceId)
     .where('w.seq', '<', query.beforeSeq)
     .where((eb) => allTermsIn(eb.ref('w.words'), terms))
+    .where(notErasing('m'))
     .$if(query.chatId !== undefined, (q) => q.where('m.chat_id', '=', query.chatId!))
     .orderBy('w.seq', 'desc')
     .limit(query.limit)

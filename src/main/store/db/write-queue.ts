@@ -34,7 +34,14 @@ export class WriteQueue<DB> {
   /** Transactions committed and writes they carried (diagnostics, benchmarks). */
   readonly stats = { commits: 0, writes: 0 }
 
-  constructor(private readonly db: Kysely<DB>) {}
+  /**
+   * `gate`: taken around each batch's transaction when the connection is shared with transactions
+   * driven from elsewhere (the writer's thread serves the main thread's too: ./sqlite-thread/host.ts).
+   */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly gate?: { acquire(): Promise<() => void> }
+  ) {}
 
   /**
    * Runs `work` in the next batch's transaction; resolves with its result once committed. Rejects
@@ -87,6 +94,15 @@ export class WriteQueue<DB> {
   }
 
   private async commit(jobs: Job<DB>[]): Promise<void> {
+    const release = await this.gate?.acquire()
+    try {
+      await this.commitBatch(jobs)
+    } finally {
+      release?.()
+    }
+  }
+
+  private async commitBatch(jobs: Job<DB>[]): Promise<void> {
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = []
     let trx
     try {

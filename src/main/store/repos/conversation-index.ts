@@ -136,3 +136,33 @@ export async function rebuildConversation(db: Kysely<Database>, instanceId: stri
   const { instance_id: _i, chat_id: _c, ...rest } = row
   await db.insertInto('conversations').values(row).onConflict((oc) => oc.columns(['instance_id', 'chat_id']).doUpdateSet(rest)).execute()
 }
+
+/**
+ * Keeps the conversations of `deleted` messages (just deleted in this transaction) in step without
+ * counting their chats again: each count goes down by what went; a chat left empty loses its row; a
+ * chat whose last message went gets its new last one (one index read); the unread count is taken
+ * again where it was not zero (an index range). A slice of a heavy deletion then costs the writer
+ * what it deleted, not the size of its chats.
+ */
+export async function forgetMessages(db: Kysely<Database>, instanceId: string, deleted: ReadonlyArray<{ seq: number; chat_id: string }>): Promise<void> {
+  const perChat = new Map<string, Set<number>>()
+  for (const m of deleted) perChat.set(m.chat_id, (perChat.get(m.chat_id) ?? new Set()).add(m.seq))
+  for (const [chat, seqs] of perChat) {
+    const c = await db.selectFrom('conversations').select(['message_count', 'unread', 'read_until', 'last_person_at', 'last_seq']).where('instance_id', '=', instanceId).where('chat_id', '=', chat).executeTakeFirst()
+    if (!c) continue
+    if (c.message_count <= seqs.size) {
+      await db.deleteFrom('conversations').where('instance_id', '=', instanceId).where('chat_id', '=', chat).execute()
+      continue
+    }
+    const last = seqs.has(c.last_seq)
+      ? await db.selectFrom('messages').select(['seq', 'timestamp']).where('instance_id', '=', instanceId).where('chat_id', '=', chat).orderBy('timestamp', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirst()
+      : undefined
+    const unread = c.unread > 0 ? await countUnread(db, instanceId, chat, Math.max(c.read_until, c.last_person_at)) : 0
+    await db
+      .updateTable('conversations')
+      .set({ message_count: c.message_count - seqs.size, unread, ...(last ? { last_seq: last.seq, last_at: last.timestamp } : {}) })
+      .where('instance_id', '=', instanceId)
+      .where('chat_id', '=', chat)
+      .execute()
+  }
+}

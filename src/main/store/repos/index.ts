@@ -27,25 +27,10 @@ import type { Kysely } from 'kysely'
 import type { ConfigStore } from '../config/config-store'
 import type { DatabaseHandle } from '../db/database'
 import type { Database } from '../db/schema'
-import { AttachmentRepo, IntentRepo, SurveyStepRepo, attachmentRows, intentRows, surveyStepRows } from './bot-records'
-import { BotActivityRepo, ReplyMarkRepo } from './bot-memory-repos'
-import { BroadcastRepo } from './broadcast-repo'
-import { ChannelAuthRepo } from './channel-auth-repo'
-import { LeaseRepo } from './lease-repo'
-import { IdempotencyRepo } from './idempotency-repo'
-import { WaMessageRepo } from './wa-message-repo'
-import { WebhookDeliveryRepo } from './webhook-delivery-repo'
-import { ChatPauseRepo } from './chat-pause-repo'
 import { AccountRepo, AppSettingsRepo, InstanceRepo } from './config-repos'
-import { ContactGroupRepo, ContactRepo, contactGroupRows } from './contact-repos'
-import { ConversationRepo } from './conversation-repo'
-import { CustomerDataRepo } from './customer-data-repo'
-import { LabelRepo, QuickReplyRepo, labelRows, quickReplyRows } from './desk-records'
+import { dataRepositories, type DataRepositories } from './data-repositories'
 import { inTransaction, type Exec } from './exec'
-import { MessageRepo } from './message-repo'
-import { OutreachSendRepo, ScheduleRepo, scheduleRows } from './outreach-repos'
-import { SurveyRunRepo } from './survey-run-repo'
-import { ApiKeyRepo, AuditRepo, InviteRepo, SessionRepo, StaffRepo } from './people-repos'
+import { threadedRepositories } from '../db/sqlite-thread/threaded-repositories'
 
 export type { Stored } from './record-table'
 export type { Draft } from 'immer'
@@ -57,46 +42,8 @@ export type { ContactFilter } from './contact-repos'
 export type { CustomerData, ErasureCounts } from './customer-data-repo'
 export type { ReplyMarkKind } from './bot-memory-repos'
 export type { ApiKeyRecord, AuditEntry, SessionRecord, StaffMember, StaffRole } from './people-repos'
+export type { DataRepositories } from './data-repositories'
 export type { ClusterView, Fence, Lease, LeaseRepo, WorkerInfo, WorkerLoad } from './lease-repo'
-
-/** The repositories of the database (one set per unit of work). */
-export interface DataRepositories {
-  messages: MessageRepo
-  conversations: ConversationRepo
-  chatPauses: ChatPauseRepo
-  intents: IntentRepo
-  surveySteps: SurveyStepRepo
-  surveyRuns: SurveyRunRepo
-  attachments: AttachmentRepo
-  quickReplies: QuickReplyRepo
-  labels: LabelRepo
-  contacts: ContactRepo
-  contactGroups: ContactGroupRepo
-  broadcasts: BroadcastRepo
-  outreachSends: OutreachSendRepo
-  schedules: ScheduleRepo
-  botActivity: BotActivityRepo
-  replyMarks: ReplyMarkRepo
-  customerData: CustomerDataRepo
-  /** The channel's credentials and Signal keys (the real channel; the sandbox's pairing). */
-  channelAuth: ChannelAuthRepo
-  /** Messages the real channel keeps for retries and media downloads. */
-  waMessages: WaMessageRepo
-  /** Webhook deliveries: the outbox and what became of each. */
-  webhookDeliveries: WebhookDeliveryRepo
-  /** Workers sharing the database and their leases on instances (issue 26). */
-  leases: LeaseRepo
-  /** The first answers of sends made with an Idempotency-Key (issue 26). */
-  idempotency: IdempotencyRepo
-  /** Staff accounts, their invites and web sessions (issue 27). */
-  staff: StaffRepo
-  invites: InviteRepo
-  sessions: SessionRepo
-  /** Scoped API keys for scripts. */
-  apiKeys: ApiKeyRepo
-  /** Logins, failed logins, key use and settings changes. */
-  audit: AuditRepo
-}
 
 export interface Repositories extends DataRepositories {
   account: AccountRepo
@@ -109,47 +56,20 @@ export interface Repositories extends DataRepositories {
   transaction<T>(work: (repos: DataRepositories) => Promise<T>): Promise<T>
 }
 
-function dataRepositories(x: Exec): DataRepositories {
-  const contacts = new ContactRepo(x)
-  return {
-    messages: new MessageRepo(x),
-    conversations: new ConversationRepo(x),
-    chatPauses: new ChatPauseRepo(x),
-    intents: new IntentRepo(x, 'intents', intentRows),
-    surveySteps: new SurveyStepRepo(x, 'survey_steps', surveyStepRows),
-    surveyRuns: new SurveyRunRepo(x),
-    attachments: new AttachmentRepo(x, 'attachments', attachmentRows),
-    quickReplies: new QuickReplyRepo(x, 'quick_replies', quickReplyRows),
-    labels: new LabelRepo(x, 'labels', labelRows),
-    contacts,
-    contactGroups: new ContactGroupRepo(x, 'contact_groups', contactGroupRows),
-    broadcasts: new BroadcastRepo(x),
-    outreachSends: new OutreachSendRepo(x),
-    schedules: new ScheduleRepo(x, 'schedules', scheduleRows),
-    botActivity: new BotActivityRepo(x),
-    replyMarks: new ReplyMarkRepo(x),
-    customerData: new CustomerDataRepo(x, contacts),
-    channelAuth: new ChannelAuthRepo(x),
-    waMessages: new WaMessageRepo(x),
-    webhookDeliveries: new WebhookDeliveryRepo(x),
-    leases: new LeaseRepo(x),
-    idempotency: new IdempotencyRepo(x),
-    staff: new StaffRepo(x),
-    invites: new InviteRepo(x),
-    sessions: new SessionRepo(x),
-    apiKeys: new ApiKeyRepo(x),
-    audit: new AuditRepo(x)
-  }
-}
-
-/** The repositories over the configuration document and the database. */
-export function makeRepositories(config: ConfigStore, database: Pick<DatabaseHandle, 'db' | 'write'>): Repositories {
+/**
+ * The repositories over the configuration document and the database. On SQLite, a call whose
+ * arguments are data runs whole in a SQLite thread (a reader, or the writer for a change: one round
+ * trip, ../db/sqlite-thread/threaded-repositories.ts); one that takes a function (an immer recipe, a
+ * decision) and `transaction` run here, statement by statement, on the same threads.
+ */
+export function makeRepositories(config: ConfigStore, database: Pick<DatabaseHandle, 'db' | 'write' | 'threads'>): Repositories {
   const shared: Exec = { db: database.db, write: (work) => database.write((trx) => work(trx)) }
+  const local = dataRepositories(shared)
   return {
     account: new AccountRepo(config),
     appSettings: new AppSettingsRepo(config),
     instances: new InstanceRepo(config),
-    ...dataRepositories(shared),
+    ...(database.threads ? threadedRepositories(local, database.threads) : local),
     transaction: (work) => database.write((trx) => work(dataRepositories(inTransaction(trx as Kysely<Database>))))
   }
 }

@@ -13,6 +13,7 @@ import { noteMessage, rebuildConversation } from './conversation-index'
 import { DETAIL_FIELDS, detailsOf, messageColumns, messageFromRow, messageToRow, type MessageRow } from './message-rows'
 import { longTerms, matchesAll, searchTerms, snippet } from './search-terms'
 import { matchingMessages } from '../db/search-sql'
+import { notErasing } from './erasing'
 
 /** Where a page starts: after or before an entry (its id), or a time (epoch ms, older scripts). */
 export type Cursor = { id: string } | { time: number }
@@ -130,14 +131,14 @@ export class MessageRepo {
 
   /** The entry `id` of an instance. */
   async find(instanceId: string, id: string): Promise<LoggedMessage | undefined> {
-    const row = await this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', id).executeTakeFirst()
+    const row = await this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', id).where(notErasing()).executeTakeFirst()
     return row ? messageFromRow(row) : undefined
   }
 
   /** The entry `id` of the first of `instanceIds` that has it, with that instance. */
   async findIn(instanceIds: readonly string[], id: string): Promise<{ instanceId: string; message: LoggedMessage } | undefined> {
     if (instanceIds.length === 0) return undefined
-    const row = await this.x.db.selectFrom('messages').selectAll().where('instance_id', 'in', instanceIds).where('id', '=', id).orderBy('seq').limit(1).executeTakeFirst()
+    const row = await this.x.db.selectFrom('messages').selectAll().where('instance_id', 'in', instanceIds).where('id', '=', id).where(notErasing()).orderBy('seq').limit(1).executeTakeFirst()
     return row ? { instanceId: row.instance_id, message: messageFromRow(row) } : undefined
   }
 
@@ -150,7 +151,7 @@ export class MessageRepo {
     const limit = query.limit ?? 100
     const before = query.before ? await this.position(instanceId, query.before) : undefined
     const after = query.after ? await this.position(instanceId, query.after) : undefined
-    let q = this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId)
+    let q = this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where(notErasing())
     if (query.chatId !== undefined) q = q.where('chat_id', '=', query.chatId)
     if (before) q = q.where((eb) => eb(eb.refTuple('timestamp', 'seq'), '<', eb.tuple(before.timestamp, before.seq)))
     if (after) q = q.where((eb) => eb(eb.refTuple('timestamp', 'seq'), '>', eb.tuple(after.timestamp, after.seq)))
@@ -173,6 +174,7 @@ export class MessageRepo {
       .where('instance_id', '=', instanceId)
       .where('chat_id', '=', chatId)
       .where('status', 'not in', ['PENDING', 'ERROR', 'UNDECRYPTABLE'])
+      .where(notErasing())
       .orderBy('timestamp')
       .orderBy('seq')
       .limit(1)
@@ -182,13 +184,13 @@ export class MessageRepo {
 
   /** Whether the chat has a message from the customer (they wrote to this number). */
   async hasInbound(instanceId: string, chatId: string): Promise<boolean> {
-    const row = await this.x.db.selectFrom('messages').select('seq').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).where('from_me', '=', 0).limit(1).executeTakeFirst()
+    const row = await this.x.db.selectFrom('messages').select('seq').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).where('from_me', '=', 0).where(notErasing()).limit(1).executeTakeFirst()
     return row !== undefined
   }
 
   /** The entries of an instance from `fromMs` on (epoch ms), oldest first. */
   async since(instanceId: string, fromMs: number): Promise<LoggedMessage[]> {
-    const rows = await this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('timestamp', '>=', fromMs).orderBy('timestamp').orderBy('seq').execute()
+    const rows = await this.x.db.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('timestamp', '>=', fromMs).where(notErasing()).orderBy('timestamp').orderBy('seq').execute()
     return rows.map(messageFromRow)
   }
 
@@ -208,6 +210,7 @@ export class MessageRepo {
       .selectFrom('messages')
       .selectAll()
       .where('instance_id', 'in', instanceIds)
+      .where(notErasing())
       .orderBy('timestamp', 'desc')
       .orderBy('seq', 'desc')
       .offset((page - 1) * limit)
@@ -234,7 +237,7 @@ export class MessageRepo {
     if (terms.length === 0) return []
     let cursor = Number.MAX_SAFE_INTEGER
     if (query.before) {
-      const row = await this.x.db.selectFrom('messages').select('seq').where('instance_id', '=', instanceId).where('id', '=', query.before).executeTakeFirst()
+      const row = await this.x.db.selectFrom('messages').select('seq').where('instance_id', '=', instanceId).where('id', '=', query.before).where(notErasing()).executeTakeFirst()
       if (!row) throw new UnknownCursorError(query.before)
       cursor = row.seq
     }
@@ -275,7 +278,7 @@ export class MessageRepo {
   /** The (time, seq) of a cursor. */
   private async position(instanceId: string, cursor: Cursor): Promise<{ timestamp: number; seq: number }> {
     if ('time' in cursor) return { timestamp: cursor.time, seq: 0 }
-    const row = await this.x.db.selectFrom('messages').select(['timestamp', 'seq']).where('instance_id', '=', instanceId).where('id', '=', cursor.id).executeTakeFirst()
+    const row = await this.x.db.selectFrom('messages').select(['timestamp', 'seq']).where('instance_id', '=', instanceId).where('id', '=', cursor.id).where(notErasing()).executeTakeFirst()
     if (!row) throw new UnknownCursorError(cursor.id)
     return row
   }
@@ -317,7 +320,7 @@ export class MessageRepo {
     const found: MessageRow[] = []
     const page = 2000
     for (;;) {
-      let q = this.x.db.selectFrom('messages').select(['seq', 'text', 'push_name', 'chat_id']).where('instance_id', '=', instanceId).where('seq', '<', cursor)
+      let q = this.x.db.selectFrom('messages').select(['seq', 'text', 'push_name', 'chat_id']).where('instance_id', '=', instanceId).where('seq', '<', cursor).where(notErasing())
       if (query.chatId !== undefined) q = q.where('chat_id', '=', query.chatId)
       const rows = await q.orderBy('seq', 'desc').limit(page).execute()
       if (rows.length === 0) break

@@ -16,6 +16,12 @@ const RESTORE_ERRORS = { 400: 'Not a Chatapp Desk backup, truncated or damaged (
 /** Chunks of a backup through the UI contract: 4 MiB of file as base64 at most per call. */
 const CHUNK_BYTES = BACKUP_CHUNK_BYTES
 
+/**
+ * An export written as it is read (the HTTP face): the JSON answer's `data` as text (`json`), or a
+ * CSV file. The stream is a Node Readable (typed loosely: shared code imports no Node module).
+ */
+export type StreamedExport = { json: unknown } | { fileName: string; csvStream: unknown }
+
 const CustomerNumber = Type.String({ minLength: 3, maxLength: 40, description: 'The customer’s phone number with its country code (any format), or their …@s.whatsapp.net JID.' })
 /** `all`: every instance the caller may reach, not only the one named (the same number writes to several of the shop's numbers). */
 const AcrossInstances = Type.Optional(Type.Literal('all', { description: 'all: every instance the caller may reach (the answer lists them); absent: the instance named.' }))
@@ -34,7 +40,7 @@ export const DATA_OPERATIONS = {
     http: { method: 'PUT', path: '/chatapp/retention', message: SETTINGS_UPDATED },
     rpc: true
   }),
-  'customers.export': op<CustomerExportT | { fileName: string; csv: string }, CustomerExportT>()({
+  'customers.export': op<CustomerExportT | { fileName: string; csv: string } | StreamedExport, CustomerExportT>()({
     summary: 'Everything kept of one customer (format=csv: their messages as CSV)',
     audit: 'Exported a customer’s data',
     description:

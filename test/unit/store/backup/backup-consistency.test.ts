@@ -67,10 +67,14 @@ async function checkBackup(archive: string, acked: Array<{ unit: number; at: num
 /** Units acknowledged before the backup starts, so some are surely in its copy. */
 const BEFORE = 20
 
+/** Units in flight at most: the writer keeps up, so the backup meets a steady stream, not a backlog. */
+const IN_FLIGHT = 32
+
 /**
- * Fires units one per event-loop turn (so they spread over the backup), starts `backup` once BEFORE
- * are acknowledged, and goes on until it has settled and UNITS were written (so some surely come after
- * its copy); resolves with the backup's result when every unit is acknowledged.
+ * Fires units one per event-loop turn, at most IN_FLIGHT unacknowledged (so they spread over the
+ * backup), starts `backup` once BEFORE are acknowledged, and goes on until it has settled and UNITS
+ * were written (so some surely come after its copy); resolves with the backup's result when every
+ * unit is acknowledged.
  */
 async function writeUnitsAround<T>(write: (unit: number) => Promise<unknown>, acked: Array<{ unit: number; at: number }>, backup: () => Promise<T>): Promise<T> {
   let started: Promise<T> | undefined
@@ -79,6 +83,7 @@ async function writeUnitsAround<T>(write: (unit: number) => Promise<unknown>, ac
   for (let u = 0; u < UNITS || !settled; u++) {
     all.push(write(u).then(() => acked.push({ unit: u, at: Date.now() })))
     await new Promise((r) => setImmediate(r))
+    while (u + 1 - acked.length >= IN_FLIGHT) await Promise.race(all.slice(acked.length))
     if (!started && acked.length >= BEFORE) {
       started = backup()
       started.then(

@@ -12,6 +12,7 @@ import * as m0004 from './0004-config-document'
 import * as m0005 from './0005-idempotency'
 import * as m0006 from './0006-idempotency-taker'
 import * as m0007 from './0007-message-changes'
+import * as m0008 from './0008-erasing'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
@@ -20,5 +21,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004-config-document': m0004,
   '0005-idempotency': m0005,
   '0006-idempotency-taker': m0006,
-  '0007-message-changes': m0007
+  '0007-message-changes': m0007,
+  '0008-erasing': m0008
 }

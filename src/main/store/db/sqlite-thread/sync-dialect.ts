@@ -1,9 +1,10 @@
 /**
  * Kysely on Node's built-in SQLite (`node:sqlite`, Node ≥ 22.13 and Electron ≥ 35: no native module
- * to rebuild per Electron version and platform). Kysely's own SqliteDialect drives any database with
+ * to rebuild per Electron version and platform), for code that runs INSIDE a SQLite thread (./host.ts:
+ * the repositories the thread serves). Kysely's own SqliteDialect drives any database with
  * better-sqlite3's statement interface (`reader`, `all/run/iterate(params[])`); this module is the
  * small adapter from `DatabaseSync` to that interface. Why ours and not a package: docs/storage.md
- * ("The query layer").
+ * ("The query layer"). Never imported by main-thread code (the lint rule of eslint.config.js).
  *
  * What the adapter adds:
  * - prepared statements are cached by SQL text (bounded), as better-sqlite3 users do by hand: Kysely
@@ -18,7 +19,7 @@
  */
 import { SqliteAdapter, SqliteDialect, type DatabaseConnection, type DialectAdapter, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
-import { storageError } from './errors'
+import { storageError } from '../errors'
 
 /** Prepared statements kept per database (distinct SQL texts; IN lists of other lengths are other texts). */
 const STATEMENT_CACHE_SIZE = 500
