@@ -5,6 +5,7 @@
  */
 import Type, { type Static } from 'typebox'
 import { Broadcast, ConnectionStatus, Contact, Instance, LoggedMessage, OutreachMessage, OutreachSettings, ScheduledMessage, SendLimitsSchema, SentBy, SurveyRun, WEEK_DAYS } from '../schemas/records'
+import { AssistantReply } from '../schemas/assistant'
 
 export const AppInfo = Type.Object({
   version: Type.String(),
@@ -221,7 +222,8 @@ export const CustomerExport = Type.Object({
   exported_at: Type.String({ format: 'date-time' }),
   contact: Type.Union([Contact, Type.Null()]),
   messages: Type.Array(LoggedMessage, { description: 'Their chats’ messages and their messages in groups, oldest first.' }),
-  survey_runs: Type.Array(SurveyRun)
+  survey_runs: Type.Array(SurveyRun),
+  assistant_replies: Type.Array(AssistantReply, { description: 'The assistant’s answers in their chats: what it was asked, what it answered, the model, tokens and knowledge used.' })
 })
 export type CustomerExportT = Static<typeof CustomerExport>
 
@@ -236,6 +238,7 @@ export const ErasureResult = Type.Object({
     contacts: Type.Integer(),
     webhook_deliveries: Type.Integer(),
     broadcast_recipients: Type.Integer(),
+    assistant_replies: Type.Integer(),
     media_files: Type.Integer()
   })
 })

@@ -3,6 +3,7 @@
  * TypeScript type (`Static`), the OpenAPI component and, where a record is input, the validation.
  */
 import Type, { type Static } from 'typebox'
+import { AssistantOutcome } from './assistant'
 
 /** Record bookkeeping fields of docs/api-seed.md §2.2. */
 const Bookkeeping = {
@@ -367,6 +368,7 @@ export const BotDecisionRecord = Type.Object(
       Type.Literal('option'),
       Type.Literal('opt_out'),
       Type.Literal('opt_in'),
+      Type.Literal('assistant'),
       Type.Literal('none')
     ]),
     reason: Type.Optional(
@@ -375,7 +377,8 @@ export const BotDecisionRecord = Type.Object(
           'Why nothing was sent (action none): outside_hours, paused, handoff_requested, reply_msgs_off, group_off, backlog, own_message, broadcast, no_match, default_sent_recently, survey_step_deleted.'
       })
     ),
-    ref: Type.Optional(Type.String({ description: 'What answered: the intent title, or the survey title and step.' }))
+    ref: Type.Optional(Type.String({ description: 'What answered: the intent title, the survey title and step, or the assistant’s model.' })),
+    assistant: Type.Optional(AssistantOutcome)
   },
   { description: 'What the bot did with this message and why.' }
 )
@@ -653,6 +656,8 @@ export const BotActivity = Type.Object({
   chatId: Type.String(),
   messageId: Type.String(),
   matched: Type.String({ description: 'intent "…", survey "…" or default message' }),
-  actions: Type.Array(Type.Object({ action: Type.String(), ok: Type.Boolean(), error: Type.Optional(Type.String()) }))
+  actions: Type.Array(Type.Object({ action: Type.String(), ok: Type.Boolean(), error: Type.Optional(Type.String()) })),
+  /** An answer of the assistant: model, tokens, time and the knowledge it drew on (docs/assistant.md). */
+  assistant: Type.Optional(AssistantOutcome)
 })
 export type BotActivity = Static<typeof BotActivity>

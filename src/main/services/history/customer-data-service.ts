@@ -2,7 +2,8 @@
  * One customer's data (issue 25 §2, docs/design.md §14), for a shop that must answer a person's
  * request about their data: export it (JSON, or the messages as CSV for a spreadsheet), and erase it
  * everywhere — messages (their chats and what they wrote in groups), downloaded media, survey answers,
- * the contact record, the inbox row, pauses, outreach counts, queued webhooks that carry it. The
+ * the contact record, the inbox row, pauses, outreach counts, queued webhooks that carry it, the
+ * assistant's answers to them and the bot's activity in their chats. The
  * erasure is recorded (who, when, how many records), never the erased content: the number is kept only
  * as a hash, so "was this number erased?" can still be answered.
  */
@@ -44,7 +45,14 @@ export class CustomerDataService {
   async export(inst: Pick<Instance, '_id'>, number: string): Promise<CustomerExportT> {
     const digits = customerNumber(number)
     const data = await this.deps.repos.customerData.exportCustomer(inst._id, digits)
-    return { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), contact: data.contact, messages: data.messages, survey_runs: data.surveyRuns }
+    return {
+      number: digits,
+      exported_at: new Date(this.deps.clock.now()).toISOString(),
+      contact: data.contact,
+      messages: data.messages,
+      survey_runs: data.surveyRuns,
+      assistant_replies: data.assistantReplies
+    }
   }
 
   /** The export's messages as CSV (one row per message, oldest first) with a file name. */

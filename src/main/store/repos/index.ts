@@ -20,6 +20,7 @@
  * | `leases` | workers sharing the database and their leases on instances (fencing tokens) | `workers`, `instance_leases` |
  * | `idempotency` | the first answers of sends made with an `Idempotency-Key` | `idempotency_keys` |
  * | `staff`, `invites`, `sessions`, `apiKeys`, `audit` | the people at the desk, their invites and web sessions; scoped API keys; the audit log | `staff`, `staff_invites`, `auth_sessions`, `api_keys`, `audit_log` |
+ * | `knowledge`, `assistant` | the shop's knowledge and its chunks (search, embeddings); the assistant's settings and key, answers, usage | `knowledge`, `knowledge_chunks` (+ `knowledge_fts`), `assistant_settings`, `assistant_replies`, `assistant_usage` |
  *
  * {@link Repositories.transaction} runs a change of several repositories as one.
  */
@@ -46,6 +47,8 @@ import { MessageRepo } from './message-repo'
 import { OutreachSendRepo, ScheduleRepo, scheduleRows } from './outreach-repos'
 import { SurveyRunRepo } from './survey-run-repo'
 import { ApiKeyRepo, AuditRepo, InviteRepo, SessionRepo, StaffRepo } from './people-repos'
+import { KnowledgeRepo } from './knowledge-repo'
+import { AssistantRepo } from './assistant-repo'
 
 export type { Stored } from './record-table'
 export type { Draft } from 'immer'
@@ -58,6 +61,8 @@ export type { CustomerData, ErasureCounts } from './customer-data-repo'
 export type { ReplyMarkKind } from './bot-memory-repos'
 export type { ApiKeyRecord, AuditEntry, SessionRecord, StaffMember, StaffRole } from './people-repos'
 export type { ClusterView, Fence, Lease, LeaseRepo, WorkerInfo, WorkerLoad } from './lease-repo'
+export type { ChunkInput, EmbeddingState, KnowledgeListRow, KnowledgeRepo, StoredChunk } from './knowledge-repo'
+export type { AssistantRepo, KeyChange, UsageDelta } from './assistant-repo'
 
 /** The repositories of the database (one set per unit of work). */
 export interface DataRepositories {
@@ -96,6 +101,10 @@ export interface DataRepositories {
   apiKeys: ApiKeyRepo
   /** Logins, failed logins, key use and settings changes. */
   audit: AuditRepo
+  /** The shop's knowledge: entries, their chunks and search (docs/assistant.md). */
+  knowledge: KnowledgeRepo
+  /** The assistant's settings and key, its answers and its use per day. */
+  assistant: AssistantRepo
 }
 
 export interface Repositories extends DataRepositories {
@@ -138,7 +147,9 @@ function dataRepositories(x: Exec): DataRepositories {
     invites: new InviteRepo(x),
     sessions: new SessionRepo(x),
     apiKeys: new ApiKeyRepo(x),
-    audit: new AuditRepo(x)
+    audit: new AuditRepo(x),
+    knowledge: new KnowledgeRepo(x),
+    assistant: new AssistantRepo(x)
   }
 }
 

@@ -11,6 +11,7 @@ import * as m0003 from './0003-leases'
 import * as m0004 from './0004-config-document'
 import * as m0005 from './0005-idempotency'
 import * as m0006 from './0006-idempotency-taker'
+import * as m0009 from './0009-assistant'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
@@ -18,5 +19,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003-leases': m0003,
   '0004-config-document': m0004,
   '0005-idempotency': m0005,
-  '0006-idempotency-taker': m0006
+  '0006-idempotency-taker': m0006,
+  '0009-assistant': m0009
 }
