@@ -37,10 +37,23 @@ export class OwnApiGuard {
     } catch {
       return false
     }
-    const local = new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => ipaddr.process(i.address).toString())))
-    return addresses.some((a) => {
-      const ip = ipaddr.process(a)
-      return ip.range() === 'loopback' || ip.range() === 'unspecified' || local.has(ip.toString())
-    })
+    return addresses.some((a) => isThisMachine(a))
   }
+
+  /**
+   * Whether a connection to `address` (an IP) on `port` reaches this app's own API: checked when
+   * each connection is made (a name that resolves elsewhere later, DNS rebinding), where
+   * {@link targets} checks a URL when it is saved.
+   */
+  isOwnAddress(address: string, port: number): boolean {
+    return this.port !== undefined && port === this.port && ipaddr.isValid(address) && isThisMachine(address)
+  }
+}
+
+/** Whether `address` is this machine: loopback, unspecified, or one of its interfaces' addresses. */
+function isThisMachine(address: string): boolean {
+  const ip = ipaddr.process(address)
+  if (ip.range() === 'loopback' || ip.range() === 'unspecified') return true
+  const local = new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => ipaddr.process(i.address).toString())))
+  return local.has(ip.toString())
 }

@@ -465,7 +465,9 @@ export const ChatPause = Type.Object({
   chatId: Type.String(),
   since: Type.String({ format: 'date-time' }),
   until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the bot answers again; null: until resumed by hand.' }),
-  reason: Type.Union([Type.Literal('human_reply'), Type.Literal('manual'), Type.Literal('keyword')]),
+  reason: Type.Union([Type.Literal('human_reply'), Type.Literal('manual'), Type.Literal('keyword'), Type.Literal('assistant')], {
+    description: 'human_reply: a person answered; manual: paused by hand; keyword: the customer asked for a person; assistant: the assistant handed the chat over (docs/assistant.md).'
+  }),
   by: Type.Union([Type.Literal('desk'), Type.Literal('phone'), Type.Literal('api'), Type.Literal('customer')]),
   taken_by: Type.Optional(Type.Union([SentBy, Type.Null()], { description: 'Who took the conversation over (issue 27): the person or key whose reply or pause it was.' }))
 })
