@@ -436,7 +436,6 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const assistant = new AssistantService({ repos, guard, turn, embedder, circuits, clock, logger, random: opts.random })
   const knowledge = new KnowledgeService({ knowledge: repos.knowledge, clock, onChange: (id) => embedder.kick(id) })
   // The responder's ports reach the bot engine made just below (called only once messages flow).
-  let bot: BotEngine
   const responder = new AssistantResponder({
     repos,
     service: assistant,
@@ -456,7 +455,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       recordActivity: (entry) => bot.recordActivity(entry)
     }
   })
-  bot = new BotEngine({
+  const bot: BotEngine = new BotEngine({
     repos,
     events,
     logger,

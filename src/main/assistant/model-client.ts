@@ -11,7 +11,7 @@
  */
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError, toFile } from 'openai'
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
-import { fetch as undiciFetch, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { STATUS_CODES } from 'node:http'
 import type { TokenUsage } from '../../shared/schemas/assistant'
 
@@ -51,7 +51,7 @@ export class ModelCallError extends Error {
 }
 
 /** A one-line, bounded excerpt of the endpoint's own error message (JSON `error.message` only). */
-function endpointMessage(err: APIError): string {
+function endpointMessage(err: { error?: unknown }): string {
   const body = err.error as { message?: unknown; error?: { message?: unknown } } | undefined
   const raw = typeof body?.message === 'string' ? body.message : typeof body?.error?.message === 'string' ? body.error.message : ''
   const line = raw.replace(/\s+/g, ' ').trim()
@@ -69,7 +69,7 @@ export function describeFailure(err: unknown, timeoutMs: number): ModelCallError
   }
   // A connection error: the cause says which (refused, unknown host, this app's own API).
   const cause = (err as { cause?: unknown } | null)?.cause
-  const root = cause instanceof Error ? (((cause as { cause?: unknown }).cause as Error | undefined) ?? cause) : (err as Error | null)
+  const root: Error | null = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause : cause) : err instanceof Error ? err : null
   const code = (root as NodeJS.ErrnoException | null)?.code
   const what = code === 'ECONNREFUSED' ? 'connection refused (is the model server running?)' : code === 'ENOTFOUND' ? 'unknown host' : root?.message || 'network error'
   return new ModelCallError('network', `could not reach the endpoint: ${what}`)
@@ -82,8 +82,9 @@ export class ModelClient {
     const dispatcher = this.dispatcher()
     return new OpenAI({
       baseURL: endpoint.baseUrl,
-      apiKey: endpoint.apiKey,
-      // Without a key the Authorization header is left out, not filled from OPENAI_API_KEY.
+      // Without a key (a local model) the SDK still wants one; the null header leaves it out of every
+      // request, and the placeholder keeps OPENAI_API_KEY from being read.
+      apiKey: endpoint.apiKey ?? 'no-key',
       ...(endpoint.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
       organization: null,
       project: null,
@@ -92,7 +93,9 @@ export class ModelClient {
       maxRetries: 0,
       timeout: timeoutMs,
       logLevel: 'off',
-      fetch: ((url: string, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never)) as never
+      // Node's own fetch (its FormData is the one the SDK builds transcription uploads with), through
+      // the guarded dispatcher.
+      fetch: ((url: string, init?: RequestInit) => fetch(url, { ...init, dispatcher } as RequestInit)) as never
     })
   }
 

@@ -114,7 +114,7 @@ export function chatMessages(system: string, turns: readonly Turn[]): ChatComple
     else merged.push({ role: t.role, text })
   }
   while (merged[0]?.role === 'assistant') merged.shift()
-  return [{ role: 'system', content: system }, ...merged.map((t) => ({ role: t.role, content: t.text }) as ChatCompletionMessageParam)]
+  return [{ role: 'system', content: system }, ...merged.map((t) => ({ role: t.role, content: t.text }))]
 }
 
 /** A rough count of the tokens of `messages` (about 4 characters a token, the tool's schema included), for the day's budget. */

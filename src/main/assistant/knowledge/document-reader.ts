@@ -77,7 +77,7 @@ function inWorker(kind: DocumentKind, bytes: Uint8Array, timeoutMs: number): Pro
     }
     const timer = setTimeout(() => finish(() => resolve({ ok: false, error: `it took longer than ${Math.round(timeoutMs / 1000)} s` })), timeoutMs)
     worker.once('message', (answer: WorkerAnswer) => finish(() => resolve(answer)))
-    worker.once('error', (err) => finish(() => resolve({ ok: false, error: err.message })))
+    worker.once('error', (err: Error) => finish(() => resolve({ ok: false, error: err.message })))
     worker.once('exit', (code) => finish(() => reject(new Error(`the document reader stopped (exit ${code}) before answering`))))
     // A copy goes over: the caller keeps its buffer.
     worker.postMessage({ kind, bytes: new Uint8Array(bytes) })

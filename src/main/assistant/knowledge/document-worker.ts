@@ -50,7 +50,7 @@ async function csvRows(bytes: Uint8Array): Promise<Array<{ question: string; ans
   const text = decode(bytes)
   const firstLine = text.slice(0, text.indexOf('\n') >>> 0)
   const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : firstLine.includes('\t') && !firstLine.includes(',') ? '\t' : ','
-  const records = parse(text, { delimiter, bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true }) as string[][]
+  const records: string[][] = parse(text, { delimiter, bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true })
   if (records.length === 0) return []
   const header = records[0]!.map((c) => c.toLowerCase())
   let q = header.findIndex((c) => QUESTION_NAMES.includes(c))

@@ -74,7 +74,7 @@ export class AssistantRepo {
       trx
         .insertInto('assistant_usage')
         .values(row)
-        .onConflict((oc) => oc.columns(['instance_id', 'day']).doUpdateSet((eb) => Object.fromEntries(USAGE_FIELDS.map((f) => [f, eb(eb.ref(`assistant_usage.${f}`), '+', row[f])])) as never))
+        .onConflict((oc) => oc.columns(['instance_id', 'day']).doUpdateSet((eb) => Object.fromEntries(USAGE_FIELDS.map((f) => [f, eb(eb.ref(`assistant_usage.${f}`), '+', row[f])]))))
         .execute()
     )
   }
