@@ -70,7 +70,7 @@ export function describeFailure(err: unknown, timeoutMs: number): ModelCallError
   // A connection error: the cause says which (refused, unknown host, this app's own API).
   const cause = (err as { cause?: unknown } | null)?.cause
   const root: Error | null = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause : cause) : err instanceof Error ? err : null
-  const code = (root as NodeJS.ErrnoException | null)?.code
+  const code = root && 'code' in root ? String(root.code) : undefined
   const what = code === 'ECONNREFUSED' ? 'connection refused (is the model server running?)' : code === 'ENOTFOUND' ? 'unknown host' : root?.message || 'network error'
   return new ModelCallError('network', `could not reach the endpoint: ${what}`)
 }
