@@ -55,6 +55,8 @@ export interface OpenAiFake {
   transcript: string
   /** Answers embeddings with this HTTP status instead (null: normally). */
   embeddingsStatus: number | null
+  /** The vector of a text (default {@link fakeEmbedding}). */
+  embed: (text: string) => number[]
   close(): Promise<void>
 }
 
@@ -96,6 +98,7 @@ export async function startOpenAiFake(): Promise<OpenAiFake> {
     reply: (req) => ({ reply: `From our knowledge (${knowledgeTitles(req).join(', ') || 'nothing'}): here is the answer.`, usage: { prompt_tokens: 120, completion_tokens: 12 } }),
     transcript: 'Do you deliver on Sundays?',
     embeddingsStatus: null,
+    embed: fakeEmbedding,
     close: async () => {
       for (const t of timers) clearTimeout(t)
       for (const s of sockets) s.destroy()
@@ -139,7 +142,7 @@ export async function startOpenAiFake(): Promise<OpenAiFake> {
         const input = (body as { input: string | string[] }).input
         const texts = Array.isArray(input) ? input : [input]
         const tokens = texts.reduce((n, t) => n + t.split(/\s+/).length, 0)
-        return send(res, 200, { object: 'list', model: (body as { model: string }).model, data: texts.map((t, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(t) })), usage: { prompt_tokens: tokens, total_tokens: tokens } })
+        return send(res, 200, { object: 'list', model: (body as { model: string }).model, data: texts.map((t, index) => ({ object: 'embedding', index, embedding: fake.embed(t) })), usage: { prompt_tokens: tokens, total_tokens: tokens } })
       }
       if (req.method === 'POST' && path === '/v1/audio/transcriptions') return send(res, 200, { text: fake.transcript })
       if (req.method === 'POST' && path === '/v1/chat/completions') {
