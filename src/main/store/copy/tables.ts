@@ -48,12 +48,12 @@ const KEYS: { readonly [T in keyof Database]: readonly (keyof Database[T] & stri
   workers: ['id'],
   instance_leases: ['instance_id'],
   config_document: ['id'],
-  idempotency_keys: ['key', 'caller', 'route'],
   assistant_settings: ['instance_id'],
   knowledge: ['id'],
   knowledge_chunks: ['seq'],
   assistant_replies: ['seq'],
-  assistant_usage: ['instance_id', 'day']
+  assistant_usage: ['instance_id', 'day'],
+  idempotency_keys: ['key', 'caller', 'route']
 }
 
 export type TableName = keyof Database

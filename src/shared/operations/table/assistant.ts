@@ -46,7 +46,6 @@ export const ASSISTANT_OPERATIONS = {
     summary: 'Change the assistant’s settings',
     description:
       'Any of the settings, and `api_key` (write-only: never answered, logged or sent anywhere but the endpoint; omitted keeps it, "" removes it). `base_url` is the endpoint’s /v1 root; loopback and LAN addresses are allowed (a model on this PC or the shop’s network), this app’s own API port is not.',
-    audit: 'Changed the assistant’s settings',
     tags: ['assistant'],
     scope: 'instance',
     permission: 'bot:write',
