@@ -31,6 +31,9 @@
  *   one of 1,000, through `npm run serve`: chat list, a chat's newest and deep pages, the message log,
  *   search, start time and idle memory, bytes per 1,000 messages (issue 25 §4: p95 ≤ 20 ms and ≤ 2×
  *   the 1k figure; start and RSS ≤ 1.2× an empty dir). About 5 minutes, most of it seeding.
+ * - assistant: the desk's own time around the model call with an endpoint that answers at once
+ *   (target p99 ≤ 5 ms), and knowledge retrieval at 10,000 passages on SQLite and PostgreSQL (target
+ *   p95 ≤ 5 ms on SQLite) (./assistant-bench.ts). About two minutes.
  * - wa: the real Baileys channel against the protocol test server (in a child process): memory per
  *   connected instance at 1, 10 and 50 instances, bot reply latency over 1,000 messages, and API
  *   send throughput with the send pacing at 0 (./wa-bench.ts). About a minute. It runs in a process
@@ -40,6 +43,7 @@
 import { spawn } from 'node:child_process'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { runAssistantBench } from './assistant-bench'
 import { runAuthBench } from './auth-bench'
 import { runCopyBench } from './copy-bench'
 import { runHistoryBench } from './history-bench'
@@ -53,8 +57,8 @@ import { runWorkersBench } from './workers-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'copy', 'search', 'history', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, copy, search, history or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'copy', 'search', 'history', 'assistant', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, copy, search, history, assistant or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -75,7 +79,8 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['workers', '## Workers on PostgreSQL: a relayed call, sends per second with 1–3 workers, failover after kill -9', runWorkersBench],
   ['copy', '## npm run db:copy of 100,000 messages: SQLite to PostgreSQL and back', () => runCopyBench()],
   ['search', '## Message search at 300,000 messages: SQLite against PostgreSQL', runSearchBench],
-  ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench]
+  ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench],
+  ['assistant', '## The assistant: the desk\'s own time around the model call, knowledge retrieval at 10,000 passages', runAssistantBench]
 ]
 for (const [name, heading, run] of PARTS) {
   if (only !== undefined && only !== name) continue

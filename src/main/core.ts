@@ -62,7 +62,7 @@ import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
 import { createSmtpMailer, type Mailer } from './bot/mailer'
 import { DIR_MODE } from './store/config/durable-json-file'
 import { AssistantService } from './assistant/assistant-service'
-import { AssistantResponder } from './assistant/assistant-responder'
+import { AssistantResponder, type AssistantResponderDeps } from './assistant/assistant-responder'
 import { Circuits } from './assistant/circuits'
 import { EndpointGuard } from './assistant/endpoint-guard'
 import { Embedder } from './assistant/knowledge/embedder'
@@ -105,6 +105,8 @@ export interface CoreOptions {
   /** Reconnect instances that were connected (default true). */
   restoreSessions?: boolean
   bot?: BotEngineOptions
+  /** The assistant's observers (the benchmark: each answer's own time and the model's). */
+  assistant?: Pick<AssistantResponderDeps, 'onAnswered'>
   /** The clock of every service (tests: a manual one). */
   clock?: Clock
   /** Timers of broadcasts and scheduled messages (tests: the manual clock). */
@@ -445,6 +447,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     clock,
     logger,
     random: opts.random,
+    ...opts.assistant,
     ports: {
       send: async (inst, chatId, text) => void (await messages.send(inst, chatId, { kind: 'text', text }, { source: 'bot' })),
       typing: async (id, chatId, on) => sessions.get(id)?.setTyping?.(chatId, on),

@@ -35,7 +35,7 @@ import { FAILURE_TEXT, type AssistantService } from './assistant-service'
 import type { Circuits } from './circuits'
 import { turnsOf } from './history'
 import type { ModelClient, ModelEndpoint } from './model-client'
-import type { ModelTurn, TurnResult } from './model-turn'
+import { cpuMs, type ModelTurn, type TurnResult } from './model-turn'
 import { usageDay } from './shop-facts'
 
 /** The default message as a fallback goes to a chat at most once in this window (ms). */
@@ -71,10 +71,23 @@ export interface AssistantResponderDeps {
   clock: Clock
   logger: Logger
   random?: () => number
-  /** Timers of the debounce and typing (tests: a manual clock's); default the real ones. */
-  timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(handle: unknown): void }
-  /** Told the desk's own time and the model's of each answer (ms; the benchmark). */
-  onAnswered?: (timing: { totalMs: number; modelMs: number }) => void
+  /**
+   * Told, for each answer sent, the desk's own time around the model call and the model call's (ms;
+   * the benchmark): the latest message's decision until its answer was scheduled, plus the answer's
+   * start until the reply was handed to the outbound path, less the model call. Left out: the
+   * debounce's wait, while the event loop does other work (the message's own logging, here).
+   */
+  onAnswered?: (timing: AnswerTiming) => void
+}
+
+/** How long an answer took (ms). */
+export interface AnswerTiming {
+  /** The desk's own time: deciding, scheduling, reading, retrieving, building the prompt, reading the answer. */
+  ownMs: number
+  /** The process's CPU time in the same spans (what it costs whatever else the machine runs). */
+  ownCpuMs: number
+  /** The model call (the SDK and the endpoint). */
+  modelMs: number
 }
 
 /** Messages of a chat waiting for their answer. */
@@ -84,18 +97,22 @@ interface PendingChat {
   messages: InboundMessage[]
   ctx: ActionContext
   outsideHours: boolean
-  timer: unknown
+  /** Cancels the debounce's wait. */
+  cancel: (() => void) | null
+  /** The latest message's decision: how long until it was scheduled (ms, wall and CPU). */
+  decidedMs: number
+  decidedCpuMs: number
+  /** When the answer began (the debounce over; performance.now(), process.cpuUsage()). */
+  flushedAt: number
+  flushedCpu: NodeJS.CpuUsage
 }
 
 export class AssistantResponder implements AssistantGate {
   private readonly pending = new Map<string, PendingChat>()
   private readonly chains = new Map<string, Promise<void>>()
-  private readonly timers: NonNullable<AssistantResponderDeps['timers']>
   private closed = false
 
-  constructor(private readonly deps: AssistantResponderDeps) {
-    this.timers = deps.timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) }
-  }
+  constructor(private readonly deps: AssistantResponderDeps) {}
 
   async answersOutsideHours(instanceId: string): Promise<boolean> {
     const s = await this.deps.service.settingsOf(instanceId)
@@ -103,18 +120,20 @@ export class AssistantResponder implements AssistantGate {
   }
 
   async plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean): Promise<BotPlan | null> {
+    const began = performance.now()
+    const beganCpu = process.cpuUsage()
     const settings = await this.deps.service.settingsOf(inst._id)
     if (!assistantReady(settings) || isGroupJid(msg.chatId)) return null
     const voice = msg.type === 'audio' && settings.transcribe_voice
     if (!msg.text.trim() && !voice) return null
-    const since = this.deps.clock.now() - 3_600_000
-    if ((await this.deps.repos.assistant.repliesSince(inst._id, msg.chatId, since)) >= settings.max_replies_per_hour) {
+    const hourAgo = this.deps.clock.now() - 3_600_000
+    if ((await this.deps.repos.assistant.repliesSince(inst._id, msg.chatId, hourAgo)) >= settings.max_replies_per_hour) {
       return { record: { action: 'none', reason: 'assistant_cap' }, act: async () => ({ kind: 'skipped', reason: 'assistant_cap' }) }
     }
     return {
       record: { action: 'assistant', ref: settings.model },
       act: async () => {
-        this.enqueue(inst, msg, ctx, outsideHours, settings)
+        this.enqueue(inst, msg, ctx, outsideHours, settings, began, beganCpu)
         return { kind: 'none' }
       }
     }
@@ -134,20 +153,29 @@ export class AssistantResponder implements AssistantGate {
     this.closed = true
   }
 
-  private enqueue(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean, settings: AssistantSettings): void {
+  private enqueue(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean, settings: AssistantSettings, since: number, sinceCpu: NodeJS.CpuUsage): void {
     if (this.closed) return
     const key = `${inst._id}\n${msg.chatId}`
     let p = this.pending.get(key)
     if (!p) {
-      p = { instanceId: inst._id, chatId: msg.chatId, messages: [], ctx, outsideHours, timer: null }
+      p = { instanceId: inst._id, chatId: msg.chatId, messages: [], ctx, outsideHours, cancel: null, decidedMs: 0, decidedCpuMs: 0, flushedAt: 0, flushedCpu: process.cpuUsage() }
       this.pending.set(key, p)
       if (!this.chains.has(key)) void this.deps.ports.typing(inst._id, msg.chatId, true).catch(() => undefined)
     }
     p.messages.push(msg)
     p.ctx = { ...ctx, text: p.messages.map((m) => m.text).filter(Boolean).join('\n') }
     p.outsideHours = outsideHours
-    if (p.timer !== null) this.timers.clearTimeout(p.timer)
-    p.timer = this.timers.setTimeout(() => this.flush(key), settings.debounce_ms)
+    p.decidedMs = performance.now() - since
+    p.decidedCpuMs = cpuMs(sinceCpu)
+    p.cancel?.()
+    // No debounce: once the pipeline's writes of this turn are queued (a 0 ms timer waits 1 ms).
+    if (settings.debounce_ms === 0) {
+      const handle = setImmediate(() => this.flush(key))
+      p.cancel = () => clearImmediate(handle)
+    } else {
+      const handle = setTimeout(() => this.flush(key), settings.debounce_ms)
+      p.cancel = () => clearTimeout(handle)
+    }
   }
 
   /** The chat's waiting messages go to its queue. */
@@ -155,7 +183,9 @@ export class AssistantResponder implements AssistantGate {
     const p = this.pending.get(key)
     if (!p) return
     this.pending.delete(key)
-    if (p.timer !== null) this.timers.clearTimeout(p.timer)
+    p.cancel?.()
+    p.flushedAt = performance.now()
+    p.flushedCpu = process.cpuUsage()
     const previous = this.chains.get(key) ?? Promise.resolve()
     const next = previous
       .then(() => this.answer(p))
@@ -167,7 +197,6 @@ export class AssistantResponder implements AssistantGate {
   }
 
   private async answer(p: PendingChat): Promise<void> {
-    const started = performance.now()
     const inst = this.deps.repos.instances.find(p.instanceId)
     if (!inst) return
     const ids = p.messages.map((m) => m.id)
@@ -202,20 +231,20 @@ export class AssistantResponder implements AssistantGate {
       const base = { model: result.model, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens, ms: result.ms, sources: result.sources, message_ids: ids }
       try {
         if (result.outcome.kind === 'reply') {
+          this.deps.onAnswered?.({ ownMs: p.decidedMs + (performance.now() - p.flushedAt) - result.callMs, ownCpuMs: p.decidedCpuMs + cpuMs(p.flushedCpu) - result.callCpuMs, modelMs: result.callMs })
           await this.deps.ports.send(inst, p.chatId, result.outcome.text)
-          await this.finish(inst, p, { ...base, outcome: 'answered' }, question.text, result.outcome.text)
+          await this.finish(inst, p, { ...base, outcome: 'answered' }, question.text, result.outcome.text, true, result.embedTokens)
         } else if (result.outcome.kind === 'handoff') {
           const text = await this.handOver(inst, p, settings)
-          await this.finish(inst, p, { ...base, outcome: 'handoff', ...(result.outcome.reason ? { handoff_reason: result.outcome.reason } : {}) }, question.text, text)
+          await this.finish(inst, p, { ...base, outcome: 'handoff', ...(result.outcome.reason ? { handoff_reason: result.outcome.reason } : {}) }, question.text, text, true, result.embedTokens)
         } else {
           await this.fallback(inst, p, settings, result, `${FAILURE_TEXT[result.outcome.reason]}: ${result.outcome.detail}`, question.text)
         }
       } catch (err) {
         // The answer could not go out (the instance lost its connection): recorded, and logged.
         this.deps.logger.warn({ err, instanceId: inst._id }, 'the assistant’s answer could not be sent')
-        await this.finish(inst, p, { ...base, outcome: 'fallback', fallback: 'none', error: `the answer could not be sent (${(err as Error).message})` }, question.text, '')
+        await this.finish(inst, p, { ...base, outcome: 'fallback', fallback: 'none', error: `the answer could not be sent (${(err as Error).message})` }, question.text, '', true, result.embedTokens)
       }
-      this.deps.onAnswered?.({ totalMs: performance.now() - started, modelMs: result.ms })
     } finally {
       clearInterval(keepTyping)
       if (!this.pending.has(`${inst._id}\n${p.chatId}`)) void this.deps.ports.typing(inst._id, p.chatId, false).catch(() => undefined)
@@ -257,51 +286,59 @@ export class AssistantResponder implements AssistantGate {
   }
 
   /** The owner's fallback for a turn that gave nothing to send, recorded with why. */
-  private async fallback(inst: Instance, p: PendingChat, settings: AssistantSettings, result: Pick<TurnResult, 'model' | 'sources' | 'usage' | 'ms'>, why: string, question: string): Promise<void> {
+  private async fallback(inst: Instance, p: PendingChat, settings: AssistantSettings, result: Pick<TurnResult, 'model' | 'sources' | 'usage' | 'ms'> & { embedTokens?: number }, why: string, question: string): Promise<void> {
+    const embed = result.embedTokens ?? 0
     const base = { outcome: 'fallback' as const, model: result.model, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens, ms: result.ms, sources: result.sources, error: why, message_ids: p.messages.map((m) => m.id) }
     this.deps.logger.warn({ instanceId: inst._id, reason: why }, 'the assistant could not answer; the fallback answers')
     if (settings.fallback === 'handoff') {
       const text = await this.handOver(inst, p, settings)
-      await this.finish(inst, p, { ...base, fallback: 'handoff' }, question, text)
+      await this.finish(inst, p, { ...base, fallback: 'handoff' }, question, text, true, embed)
       return
     }
     if (p.outsideHours) {
       const sent = await this.deps.ports.sendAway(inst, p.messages.at(-1)!)
-      await this.finish(inst, p, { ...base, fallback: sent ? 'away' : 'none' }, question, sent ? '(the away message)' : '')
+      await this.finish(inst, p, { ...base, fallback: sent ? 'away' : 'none' }, question, sent ? '(the away message)' : '', true, embed)
       return
     }
     const recent = await this.deps.repos.assistant.repliesSince(inst._id, p.chatId, this.deps.clock.now() - FALLBACK_WINDOW_MS, 'fallback')
     if (recent > 0 || !inst.settings.default_msg.trim()) {
-      await this.finish(inst, p, { ...base, fallback: 'none' }, question, '')
+      await this.finish(inst, p, { ...base, fallback: 'none' }, question, '', true, embed)
       return
     }
     const text = renderReply(inst.settings.default_msg, { name: p.ctx.pushName, number: p.ctx.contactJid }, this.deps.random ?? Math.random)
     await this.deps.ports.send(inst, p.chatId, text)
-    await this.finish(inst, p, { ...base, fallback: 'default' }, question, text)
+    await this.finish(inst, p, { ...base, fallback: 'default' }, question, text, true, embed)
   }
 
   /**
-   * Records an answer: the chat's answers and the day's counts (unless `counted` is false: nothing
-   * was sent because a person has the chat), the activity, the messages' decision records.
+   * Records an answer: the chat's answers and the day's counts and tokens (`embedTokens`: the
+   * question's embedding; unless `counted` is false: nothing was sent because a person has the
+   * chat), the activity, the messages' decision records.
    */
-  private async finish(inst: Instance, p: PendingChat, outcome: AssistantOutcome & { message_ids: string[] }, question: string, reply: string, counted = true): Promise<void> {
+  private async finish(inst: Instance, p: PendingChat, outcome: AssistantOutcome & { message_ids: string[] }, question: string, reply: string, counted = true, embedTokens = 0): Promise<void> {
     const now = this.deps.clock.now()
     const { message_ids, ...rest } = outcome
-    if (counted) {
-      await this.deps.repos.assistant.addReply(inst._id, { chatId: p.chatId, question, reply, ...rest, message_ids }, now)
-      const counts = outcome.outcome === 'answered' ? { replies: 1 } : outcome.outcome === 'handoff' ? { handoffs: 1 } : { fallbacks: 1 }
-      await this.deps.repos.assistant.addUsage(inst._id, usageDay(inst, now), counts)
-    }
+    const counts = outcome.outcome === 'answered' ? { replies: 1 } : outcome.outcome === 'handoff' ? { handoffs: 1 } : { fallbacks: 1 }
     const record: BotDecisionRecord = { action: 'assistant', ref: outcome.model, assistant: outcome }
-    for (const id of message_ids) await this.deps.repos.messages.update(inst._id, id, { bot: record })
-    await this.deps.ports.recordActivity({
-      at: new Date(now).toISOString(),
-      instance_id: inst._id,
-      chatId: p.chatId,
-      messageId: message_ids.at(-1)!,
-      matched: 'the assistant',
-      actions: [{ action: outcome.outcome === 'answered' ? 'assistant_reply' : outcome.outcome === 'handoff' || outcome.fallback === 'handoff' ? 'handoff' : `fallback_${outcome.fallback ?? 'none'}`, ok: true }],
-      assistant: outcome
-    })
+    // Independent writes, started together: they share the group commit.
+    await Promise.all([
+      ...(counted
+        ? [
+            this.deps.repos.assistant.addReply(inst._id, { chatId: p.chatId, question, reply, ...rest, message_ids }, now),
+            this.deps.repos.assistant.addUsage(inst._id, usageDay(inst, now), { ...counts, prompt_tokens: outcome.prompt_tokens + embedTokens, completion_tokens: outcome.completion_tokens })
+          ]
+        : []),
+      ...message_ids.map((id) => this.deps.repos.messages.update(inst._id, id, { bot: record })),
+      this.deps.ports.recordActivity({
+        at: new Date(now).toISOString(),
+        instance_id: inst._id,
+        chatId: p.chatId,
+        messageId: message_ids.at(-1)!,
+        matched: 'the assistant',
+        actions: [{ action: outcome.outcome === 'answered' ? 'assistant_reply' : outcome.outcome === 'handoff' || outcome.fallback === 'handoff' ? 'handoff' : `fallback_${outcome.fallback ?? 'none'}`, ok: true }],
+        assistant: outcome
+      })
+    ])
   }
+
 }

@@ -99,7 +99,7 @@ export class AssistantService {
       customerName: null,
       circuit: null
     })
-    await this.deps.repos.assistant.addUsage(inst._id, usageDay(inst, this.deps.clock.now()), { asks: 1 })
+    await this.deps.repos.assistant.addUsage(inst._id, usageDay(inst, this.deps.clock.now()), { prompt_tokens: result.usage.prompt_tokens + result.embedTokens, completion_tokens: result.usage.completion_tokens, asks: 1 })
     const base = { sources: result.sources, usage: result.usage, ms: result.ms, model: result.model }
     const render = (template: string) => renderReply(template, { name: null, number: '' }, this.deps.random ?? Math.random)
     if (result.outcome.kind === 'reply') {

@@ -1,9 +1,10 @@
 /**
  * One turn of the assistant (docs/assistant.md "One answer, step by step"), the same for a customer's
  * message and the dry run: the circuit and the day's budget checked, the knowledge passages found,
- * the prompt made, the model called within `timeout_ms`, its tokens counted towards the day, its
- * answer interpreted. Every way it can fail comes back as a reason and a detail, never as a throw, so
- * the caller always has something to send.
+ * the prompt made, the model called within `timeout_ms`, its answer interpreted. Every way it can
+ * fail comes back as a reason and a detail, never as a throw, so the caller always has something to
+ * send. The caller counts the tokens towards the day with what it records (one write, after the
+ * answer went out: the customer does not wait for it).
  */
 import type { Clock } from '../clock'
 import type { AssistantRepo } from '../store/repos'
@@ -36,13 +37,18 @@ export interface TurnResult {
   /** The knowledge entries the passages came from, in rank order. */
   sources: KnowledgeSource[]
   usage: TokenUsage
-  /** How long the model took (ms; 0 when it was not called). */
+  /** Tokens the question's embedding used (counted towards the day with `usage`). */
+  embedTokens: number
+  /** How long the model took (ms, whole; 0 when it was not called). */
   ms: number
+  /** The same, unrounded, and the process's CPU time meanwhile (ms; the benchmark's subtraction). */
+  callMs: number
+  callCpuMs: number
   outcome: Exclude<Interpretation, { kind: 'unusable' }> | { kind: 'failed'; reason: TurnFailure; detail: string }
 }
 
 export interface ModelTurnDeps {
-  assistant: Pick<AssistantRepo, 'key' | 'tokensOn' | 'addUsage'>
+  assistant: Pick<AssistantRepo, 'key' | 'tokensOn'>
   retriever: Pick<Retriever, 'find'>
   model: Pick<ModelClient, 'chat'>
   clock: Clock
@@ -62,7 +68,7 @@ export class ModelTurn {
     const { inst, settings } = req
     const model = settings.model
     const none: TokenUsage = { prompt_tokens: 0, completion_tokens: 0 }
-    const failed = (reason: TurnFailure, detail: string, extra: Partial<TurnResult> = {}): TurnResult => ({ model, sources: [], usage: none, ms: 0, ...extra, outcome: { kind: 'failed', reason, detail } })
+    const failed = (reason: TurnFailure, detail: string, extra: Partial<TurnResult> = {}): TurnResult => ({ model, sources: [], usage: none, embedTokens: 0, ms: 0, callMs: 0, callCpuMs: 0, ...extra, outcome: { kind: 'failed', reason, detail } })
     const now = this.deps.clock.now()
     if (req.circuit && !req.circuit.allows(now)) {
       const view = req.circuit.view(now)
@@ -80,36 +86,39 @@ export class ModelTurn {
     const estimate = estimateTokens(messages) + settings.max_reply_tokens
     const afterEmbedding = spent + found.embedTokens
     if (limit > 0 && afterEmbedding + estimate > limit) {
-      await this.count(inst._id, day, { prompt_tokens: found.embedTokens, completion_tokens: 0 })
-      return failed('token_limit', `today’s ${limit.toLocaleString('en')} tokens would be exceeded (${afterEmbedding.toLocaleString('en')} used, this answer needs about ${estimate.toLocaleString('en')})`, { sources })
+      return failed('token_limit', `today’s ${limit.toLocaleString('en')} tokens would be exceeded (${afterEmbedding.toLocaleString('en')} used, this answer needs about ${estimate.toLocaleString('en')})`, { sources, embedTokens: found.embedTokens })
     }
 
     const started = this.hr()
+    const cpu = process.cpuUsage()
     let answer
     try {
       answer = await this.deps.model.chat(endpoint, { model, messages, tools: TOOLS, maxTokens: settings.max_reply_tokens, timeoutMs: settings.timeout_ms })
     } catch (err) {
-      const ms = Math.round(this.hr() - started)
+      const callMs = this.hr() - started
+      const callCpuMs = cpuMs(cpu)
+      const ms = Math.round(callMs)
       const e = err instanceof ModelCallError ? err : new ModelCallError('network', (err as Error).message)
       req.circuit?.failure(e.message, this.deps.clock.now())
-      await this.count(inst._id, day, { prompt_tokens: found.embedTokens, completion_tokens: 0 })
-      return failed(e.kind === 'timeout' ? 'timeout' : 'error', e.message, { sources, ms })
+      return failed(e.kind === 'timeout' ? 'timeout' : 'error', e.message, { sources, ms, callMs, callCpuMs, embedTokens: found.embedTokens })
     }
-    const ms = Math.round(this.hr() - started)
+    const callMs = this.hr() - started
+    const callCpuMs = cpuMs(cpu)
+    const ms = Math.round(callMs)
     req.circuit?.success()
     // Some local servers report no usage: the estimate counts instead, so the limit still holds.
     const usage: TokenUsage = answer.usage ?? { prompt_tokens: estimate - settings.max_reply_tokens, completion_tokens: Math.ceil((answer.content ?? '').length / 4) }
-    await this.count(inst._id, day, { prompt_tokens: usage.prompt_tokens + found.embedTokens, completion_tokens: usage.completion_tokens })
+    const embedTokens = found.embedTokens
     const interpretation = interpretAnswer(answer)
-    if (interpretation.kind === 'unusable') return { model, sources, usage, ms, outcome: { kind: 'failed', reason: 'unusable', detail: interpretation.why } }
-    return { model, sources, usage, ms, outcome: interpretation }
+    if (interpretation.kind === 'unusable') return { model, sources, usage, embedTokens, ms, callMs, callCpuMs, outcome: { kind: 'failed', reason: 'unusable', detail: interpretation.why } }
+    return { model, sources, usage, embedTokens, ms, callMs, callCpuMs, outcome: interpretation }
   }
+}
 
-  /** Adds a call's tokens to the instance's day. */
-  private async count(instanceId: string, day: string, usage: TokenUsage): Promise<void> {
-    if (usage.prompt_tokens === 0 && usage.completion_tokens === 0) return
-    await this.deps.assistant.addUsage(instanceId, day, usage)
-  }
+/** The process's CPU time (user and system, ms) since `since` (process.cpuUsage()). */
+export function cpuMs(since: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(since)
+  return (d.user + d.system) / 1000
 }
 
 /** The entries behind passages, each once, in rank order. */

@@ -126,6 +126,19 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect(found.embedError).toMatch(/HTTP 500/)
   })
 
+  it('finds what was added or changed since the last question (the terms it remembers are dropped)', async () => {
+    const wifi = { ...DEFAULT_ASSISTANT, knowledge_chunks: 2 }
+    expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages).toEqual([])
+    const e: KnowledgeEntry = { _id: 'wifi', instance_id: 'i1', title: 'Wifi', content: 'The password is pizza123.', source: 'manual', file_name: null, chunks: 0, createdAt: 'x', updatedAt: 'x' }
+    await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))
+    expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages.map((p) => p.body)).toEqual(['The password is pizza123.'])
+    // Replaced with the same number of passages: still the new text.
+    await repos.knowledge.replace('i1', { ...e, content: 'The password is margherita456.' }, chunkKnowledge(e.title, 'The password is margherita456.'))
+    expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages.map((p) => p.body)).toEqual(['The password is margherita456.'])
+    await repos.knowledge.remove('i1', 'wifi')
+    expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages).toEqual([])
+  })
+
   it('asks for the missing vectors when passages have none', async () => {
     const e: KnowledgeEntry = { _id: 'new', instance_id: 'i1', title: 'Wifi', content: 'The password is pizza123.', source: 'manual', file_name: null, chunks: 0, createdAt: 'x', updatedAt: 'x' }
     await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))

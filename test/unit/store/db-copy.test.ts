@@ -151,7 +151,7 @@ describe('db:copy', () => {
     for (const t of report.tables) expect(t.targetRows, t.table).toBe(t.sourceRows)
     for (const t of report.tables) expect(t.targetChecksum, t.table).toBe(t.sourceChecksum)
     // The seeded tables were not empty (a check of empty tables would prove little).
-    for (const t of ['messages', 'conversations', 'contacts', 'contact_labels', 'staff', 'staff_invites', 'auth_sessions', 'api_keys', 'audit_log', 'workers', 'instance_leases', 'idempotency_keys', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages', 'knowledge', 'knowledge_chunks', 'assistant_settings', 'assistant_replies', 'assistant_usage']) {
+    for (const t of ['messages', 'conversations', 'contacts', 'contact_labels', 'staff', 'staff_invites', 'auth_sessions', 'api_keys', 'audit_log', 'workers', 'instance_leases', 'idempotency_keys', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages', 'knowledge', 'knowledge_chunks', 'knowledge_revisions', 'assistant_settings', 'assistant_replies', 'assistant_usage']) {
       expect(byTable[t]!.sourceRows, t).toBeGreaterThan(0)
       expect(byTable[t]!.sourceRows, t).toBe(before[t])
     }

@@ -79,8 +79,10 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect((await repos.knowledge.replace('i1', next, chunksOf(next)))?.content).toBe('The password is margherita456.')
     expect((await repos.knowledge.list('i1', { q: 'pizza123', offset: 0, limit: 10 })).total).toBe(0)
     expect((await repos.knowledge.list('i1', { q: 'margherita', offset: 0, limit: 10 })).total).toBe(1)
+    expect(await repos.knowledge.revision('i1')).toEqual({ chunks: 1, revision: 2 })
     expect(await repos.knowledge.remove('other', 'k1')).toBe(false)
     expect(await repos.knowledge.remove('i1', 'k1')).toBe(true)
+    expect(await repos.knowledge.revision('i1')).toEqual({ chunks: 0, revision: 3 })
     expect((await repos.knowledge.list('i1', { q: 'margherita', offset: 0, limit: 10 })).total).toBe(0)
     expect(await repos.knowledge.count('i1')).toBe(0)
   })
@@ -90,11 +92,11 @@ describe.each(BACKENDS)('on %s', (backend) => {
     await put(repos, entry('k2', 'Menu', 'Our pizza is baked in a wood oven.'))
     await put(repos, entry('k9', 'Menu', 'Pizza pizza pizza.', { instance_id: 'i2' }))
     const terms = ['deliver', 'sunday', 'pizza']
-    const c = await repos.knowledge.candidates('i1', terms, 2)
-    expect(c.total).toBe(4)
-    const byTerm = (term: string) => c.hits.filter((h) => h.term === terms.indexOf(term)).map((h) => h.seq)
+    const hits = await repos.knowledge.candidates('i1', terms, 2)
+    expect(await repos.knowledge.revision('i1')).toEqual({ chunks: 4, revision: 2 })
+    const byTerm = (term: string) => hits.filter((h) => h.term === terms.indexOf(term)).map((h) => h.seq)
     // "deliver" is in two chunks (one by its title); "pizza" in three, capped at 2; "sunday" in none.
-    expect(c.hits.every((h) => h.term >= 0 && h.term < terms.length)).toBe(true)
+    expect(hits.every((h) => h.term >= 0 && h.term < terms.length)).toBe(true)
     expect(byTerm('deliver')).toHaveLength(2)
     expect(byTerm('pizza')).toHaveLength(2)
     expect(byTerm('sunday')).toEqual([])
@@ -103,7 +105,7 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(chunks.every((x) => x.knowledgeId === 'k1' && x.title === 'Delivery')).toBe(true)
     // Another instance's chunks are not answered even by seq.
     const theirs = await repos.knowledge.candidates('i2', ['pizza'], 5)
-    expect(await repos.knowledge.chunks('i1', theirs.hits.map((h) => h.seq))).toEqual([])
+    expect(await repos.knowledge.chunks('i1', theirs.map((h) => h.seq))).toEqual([])
   })
 
   it('keeps each chunk’s vector with the model that made it; a replaced chunk needs a new one', async () => {

@@ -89,7 +89,7 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
   },
   7: {
     async write(db) {
-      await sql`INSERT INTO knowledge (id, instance_id, title, content, source, file_name, chunk_count, created_at, updated_at) VALUES ('k1', 'i1', 'Horário', 'Aos domingos abrimos às 11:00.', 'manual', NULL, 1, '2026-11-27T00:00:00.000Z', '2026-11-27T00:00:00.000Z')`.execute(db)
+      await sql`INSERT INTO knowledge (id, instance_id, title, source, file_name, chunk_count, created_at, updated_at, excerpt, content) VALUES ('k1', 'i1', 'Horário', 'manual', NULL, 1, '2026-11-27T00:00:00.000Z', '2026-11-27T00:00:00.000Z', 'Aos domingos', 'Aos domingos abrimos às 11:00.')`.execute(db)
       await sql`INSERT INTO knowledge_chunks (instance_id, knowledge_id, position, title, body) VALUES ('i1', 'k1', 0, 'Horário', 'Aos domingos abrimos às 11:00.')`.execute(db)
       await sql`INSERT INTO assistant_settings (instance_id, settings, api_key, updated_at) VALUES ('i1', '{"enabled":true}', 'sk-1', '2026-11-27T00:00:00.000Z')`.execute(db)
       await sql`INSERT INTO assistant_usage (instance_id, day, prompt_tokens, completion_tokens, replies, handoffs, fallbacks, asks) VALUES ('i1', '2026-11-27', 10, 2, 1, 0, 0, 0)`.execute(db)

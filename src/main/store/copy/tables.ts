@@ -51,6 +51,7 @@ const KEYS: { readonly [T in keyof Database]: readonly (keyof Database[T] & stri
   assistant_settings: ['instance_id'],
   knowledge: ['id'],
   knowledge_chunks: ['seq'],
+  knowledge_revisions: ['instance_id'],
   assistant_replies: ['seq'],
   assistant_usage: ['instance_id', 'day'],
   idempotency_keys: ['key', 'caller', 'route']

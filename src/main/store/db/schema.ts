@@ -502,12 +502,14 @@ export interface KnowledgeTable {
   id: string
   instance_id: string
   title: string
-  content: string
   source: 'manual' | 'file'
   file_name: string | null
   chunk_count: number
   created_at: string
   updated_at: string
+  /** The content's first characters: what a list shows (it never reads `content`). */
+  excerpt: string
+  content: string
 }
 
 /** The passages a knowledge entry is cut into: what search finds (FTS5 `knowledge_fts` / pg_trgm). */
@@ -523,6 +525,14 @@ export interface KnowledgeChunksTable {
   embedding_model: string | null
   /** Little-endian float32 vector. */
   embedding: Uint8Array | null
+}
+
+/** Per instance, where its knowledge chunks stand: a cache of search results is valid while this is. */
+export interface KnowledgeRevisionsTable {
+  instance_id: string
+  chunks: number
+  /** Bumped by every change of the instance's chunks. */
+  revision: number
 }
 
 /** Each answer or fallback the assistant gave a chat (the hourly cap; a customer's export and erasure). */
@@ -598,6 +608,7 @@ export interface Database {
   assistant_settings: AssistantSettingsTable
   knowledge: KnowledgeTable
   knowledge_chunks: KnowledgeChunksTable
+  knowledge_revisions: KnowledgeRevisionsTable
   assistant_replies: AssistantRepliesTable
   assistant_usage: AssistantUsageTable
 }

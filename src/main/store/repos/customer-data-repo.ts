@@ -204,7 +204,7 @@ export class CustomerDataRepo {
       await trx.deleteFrom('broadcast_recipients').where('broadcast_id', 'in', broadcasts).execute()
       const contacts = trx.selectFrom('contacts').select('id').where('instance_id', '=', instanceId)
       await trx.deleteFrom('contact_labels').where('contact_id', 'in', contacts).execute()
-      for (const table of ['messages', 'conversations', 'chat_pauses', 'intents', 'survey_steps', 'survey_runs', 'attachments', 'contact_groups', 'contacts', 'broadcasts', 'outreach_sends', 'schedules', 'bot_activity', 'bot_reply_marks', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages', 'conversation_events', 'knowledge_chunks', 'knowledge', 'assistant_settings', 'assistant_replies', 'assistant_usage'] as const) {
+      for (const table of ['messages', 'conversations', 'chat_pauses', 'intents', 'survey_steps', 'survey_runs', 'attachments', 'contact_groups', 'contacts', 'broadcasts', 'outreach_sends', 'schedules', 'bot_activity', 'bot_reply_marks', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages', 'conversation_events', 'knowledge_chunks', 'knowledge', 'knowledge_revisions', 'assistant_settings', 'assistant_replies', 'assistant_usage'] as const) {
         await trx.deleteFrom(table).where('instance_id', '=', instanceId).execute()
       }
       return attachments.map((a) => a.id)

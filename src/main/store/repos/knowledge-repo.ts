@@ -5,7 +5,7 @@
  * model, by their vectors. What a chunk is and how answers rank them is the assistant's
  * (src/main/assistant/); this repository stores and finds.
  */
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { KnowledgeEntry } from '../../../shared/schemas/assistant'
 import type { Database, KnowledgeTable } from '../db/schema'
 import { chunksPerTerm, chunkSeqsMatching } from '../db/knowledge-search-sql'
@@ -49,7 +49,7 @@ export interface EmbeddingState {
 /** How many characters of an entry's content the list reads for its excerpt. */
 const EXCERPT_SOURCE = 400
 
-function entryOf(r: Omit<KnowledgeTable, 'content'>): Omit<KnowledgeEntry, 'content'> {
+function entryOf(r: Omit<KnowledgeTable, 'content' | 'excerpt'>): Omit<KnowledgeEntry, 'content'> {
   return { _id: r.id, instance_id: r.instance_id, title: r.title, source: r.source, file_name: r.file_name, chunks: r.chunk_count, createdAt: r.created_at, updatedAt: r.updated_at }
 }
 
@@ -73,6 +73,7 @@ export class KnowledgeRepo {
     await this.x.write(async (trx) => {
       await trx.insertInto('knowledge').values(this.row(entry, chunks.length)).execute()
       await this.insertChunks(trx, entry, chunks)
+      await this.bump(trx, entry.instance_id, chunks.length)
     })
     return Object.freeze({ ...entry, chunks: chunks.length })
   }
@@ -86,8 +87,9 @@ export class KnowledgeRepo {
       const { id, ...rest } = this.row(entry, chunks.length)
       const res = await trx.updateTable('knowledge').set(rest).where('id', '=', id).where('instance_id', '=', instanceId).executeTakeFirst()
       if (Number(res.numUpdatedRows) === 0) return false
-      await trx.deleteFrom('knowledge_chunks').where('knowledge_id', '=', id).execute()
+      const gone = await trx.deleteFrom('knowledge_chunks').where('knowledge_id', '=', id).executeTakeFirst()
       await this.insertChunks(trx, entry, chunks)
+      await this.bump(trx, instanceId, chunks.length - Number(gone.numDeletedRows))
       return true
     })
     return done ? Object.freeze({ ...entry, chunks: chunks.length }) : undefined
@@ -96,9 +98,11 @@ export class KnowledgeRepo {
   /** Deletes an entry of `instanceId` and its chunks; answers whether it existed. */
   async remove(instanceId: string, id: string): Promise<boolean> {
     return this.x.write(async (trx) => {
-      await trx.deleteFrom('knowledge_chunks').where('knowledge_id', '=', id).where('instance_id', '=', instanceId).execute()
+      const gone = await trx.deleteFrom('knowledge_chunks').where('knowledge_id', '=', id).where('instance_id', '=', instanceId).executeTakeFirst()
       const res = await trx.deleteFrom('knowledge').where('id', '=', id).where('instance_id', '=', instanceId).executeTakeFirst()
-      return Number(res.numDeletedRows) > 0
+      if (Number(res.numDeletedRows) === 0) return false
+      await this.bump(trx, instanceId, -Number(gone.numDeletedRows))
+      return true
     })
   }
 
@@ -128,7 +132,7 @@ export class KnowledgeRepo {
       )
     const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
     const rows = await base
-      .select([...ENTRY_COLUMNS, sql<string>`substr(content, 1, ${EXCERPT_SOURCE})`.as('head')])
+      .select([...ENTRY_COLUMNS, 'excerpt'])
       .orderBy('updated_at', 'desc')
       .orderBy('id')
       .offset(page.offset)
@@ -146,20 +150,30 @@ export class KnowledgeRepo {
         .execute()
       for (const h of hits) if (!firstMatch.has(h.knowledge_id)) firstMatch.set(h.knowledge_id, h.body)
     }
-    return { items: rows.map((r) => ({ entry: entryOf(r), text: firstMatch.get(r.id) ?? r.head })), total: Number(n) }
+    return { items: rows.map((r) => ({ entry: entryOf(r), text: firstMatch.get(r.id) ?? r.excerpt })), total: Number(n) }
   }
 
   /**
    * For each of `terms` (folded, 3+ characters: ./search-terms `longTerms`), up to `perTerm` chunks of
-   * the instance containing it (`term` = its index in `terms`), and how many chunks the instance has:
-   * what retrieval ranks.
+   * the instance containing it (`term` = its index in `terms`): what retrieval ranks.
    */
-  async candidates(instanceId: string, terms: readonly string[], perTerm: number): Promise<{ total: number; hits: Array<{ term: number; seq: number }> }> {
-    const [total, hits] = await Promise.all([this.count(instanceId), chunksPerTerm(this.x.db, instanceId, terms, perTerm)])
-    return { total, hits }
+  async candidates(instanceId: string, terms: readonly string[], perTerm: number): Promise<Array<{ term: number; seq: number }>> {
+    return chunksPerTerm(this.x.db, instanceId, terms, perTerm)
   }
 
-  /** How many chunks an instance has. */
+  /**
+   * Where an instance's chunks stand: how many, and a counter every change bumps (written in the
+   * change's transaction), so a cache of search results is valid while this is. One read by key.
+   */
+  async revision(instanceId: string): Promise<{ chunks: number; revision: number }> {
+    const r = await this.x.db.selectFrom('knowledge_revisions').select(['chunks', 'revision']).where('instance_id', '=', instanceId).executeTakeFirst()
+    return { chunks: Number(r?.chunks ?? 0), revision: Number(r?.revision ?? 0) }
+  }
+
+  /**
+   * How many chunks an instance has: counted on the chunks' index, never from the entries' rows, whose
+   * large contents SQLite would read through to reach a column after them (2 ms at 200 entries).
+   */
   async count(instanceId: string): Promise<number> {
     const { n } = await this.x.db.selectFrom('knowledge_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('instance_id', '=', instanceId).executeTakeFirstOrThrow()
     return Number(n)
@@ -224,17 +238,27 @@ export class KnowledgeRepo {
     })
   }
 
+  /** Counts `delta` chunks more (or fewer) for the instance and bumps its revision, in `trx`. */
+  private async bump(trx: Kysely<Database>, instanceId: string, delta: number): Promise<void> {
+    await trx
+      .insertInto('knowledge_revisions')
+      .values({ instance_id: instanceId, chunks: Math.max(0, delta), revision: 1 })
+      .onConflict((oc) => oc.column('instance_id').doUpdateSet((eb) => ({ chunks: eb(eb.ref('knowledge_revisions.chunks'), '+', delta), revision: eb(eb.ref('knowledge_revisions.revision'), '+', 1) })))
+      .execute()
+  }
+
   private row(entry: KnowledgeEntry, chunkCount: number): KnowledgeTable {
     return {
       id: entry._id,
       instance_id: entry.instance_id,
       title: entry.title,
-      content: entry.content,
       source: entry.source,
       file_name: entry.file_name,
       chunk_count: chunkCount,
       created_at: entry.createdAt,
-      updated_at: entry.updatedAt
+      updated_at: entry.updatedAt,
+      excerpt: entry.content.slice(0, EXCERPT_SOURCE),
+      content: entry.content
     }
   }
 

@@ -4,11 +4,13 @@
  * - `assistant_settings`: one row per instance that set its assistant up: the settings as JSON and
  *   the endpoint's key in a column of its own, which no read of the settings selects by accident
  *   (the repository reads it only for the model call);
- * - `knowledge`: the shop's knowledge entries; `knowledge_chunks`: the passages each is cut into,
+ * - `knowledge`: the shop's knowledge entries (the content last, its start in `excerpt` for lists);
+ *   `knowledge_chunks`: the passages each is cut into,
  *   found by the same search machinery as the message history (migration 1): on SQLite an FTS5
  *   trigram table kept by triggers (`knowledge_fts`, contentless, diacritics folded), on PostgreSQL a
  *   `pg_trgm` GIN index over the folded words (`chatapp_knowledge_words`); with an embedding model,
- *   each chunk's vector (little-endian float32) and the model that made it;
+ *   each chunk's vector (little-endian float32) and the model that made it; `knowledge_revisions`:
+ *   per instance, how many chunks and a counter bumped by every change (caches check it);
  * - `assistant_replies`: each answer (or fallback) the assistant gave a chat: the hourly cap per chat
  *   counts them, a customer's export and erasure include them;
  * - `assistant_usage`: tokens and answers per instance and local day (no customer data: an erasure
@@ -36,12 +38,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', t.text, (c) => c.primaryKey())
     .addColumn('instance_id', t.text, (c) => c.notNull())
     .addColumn('title', t.text, (c) => c.notNull())
-    .addColumn('content', t.text, (c) => c.notNull())
     .addColumn('source', t.text, (c) => c.notNull())
     .addColumn('file_name', t.text)
     .addColumn('chunk_count', t.int, (c) => c.notNull())
     .addColumn('created_at', t.text, (c) => c.notNull())
     .addColumn('updated_at', t.text, (c) => c.notNull())
+    // The list reads this, never the content: a column after a large text costs reading through it.
+    .addColumn('excerpt', t.text, (c) => c.notNull())
+    .addColumn('content', t.text, (c) => c.notNull())
     .execute()
   await s.createIndex('knowledge_instance_updated').on('knowledge').columns(['instance_id', 'updated_at']).execute()
 
@@ -58,6 +62,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('embedding', t.blob)
     .execute()
   await s.createIndex('knowledge_chunks_instance').on('knowledge_chunks').columns(['instance_id', 'seq']).execute()
+  // Where each instance's chunks stand (written with them): caches of search results check it with one read.
+  await s
+    .createTable('knowledge_revisions')
+    .addColumn('instance_id', t.text, (c) => c.primaryKey())
+    .addColumn('chunks', t.int, (c) => c.notNull())
+    .addColumn('revision', t.int, (c) => c.notNull())
+    .execute()
   await s.createIndex('knowledge_chunks_entry').on('knowledge_chunks').columns(['knowledge_id', 'position']).execute()
 
   await s
@@ -102,6 +113,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   // The chunks' search index (SQLite), as migration 1's messages_fts: trigram, contentless, kept by triggers.
   await sql`CREATE VIRTUAL TABLE knowledge_fts USING fts5(title, body, content='', contentless_delete=1, tokenize='trigram remove_diacritics 1')`.execute(db)
+  // Merge the index's segments sooner than FTS5's default (4): a question costs one query per term,
+  // and each query reads every segment. Measured at 10,000 passages: about a third less per term.
+  await sql`INSERT INTO knowledge_fts(knowledge_fts, rank) VALUES('automerge', 2)`.execute(db)
   await sql`CREATE TRIGGER knowledge_fts_insert AFTER INSERT ON knowledge_chunks BEGIN
     INSERT INTO knowledge_fts(rowid, title, body) VALUES (new.seq, new.title, new.body);
   END`.execute(db)
