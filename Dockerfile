@@ -3,6 +3,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The library patches (patches/, applied by patch-package at postinstall; docs/baileys.md).
+COPY patches ./patches
 RUN npm ci
 COPY . .
 # The main bundle and the web UI (out/); then only what the server needs at run time.

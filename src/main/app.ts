@@ -73,7 +73,7 @@ export async function startApp(config: ServeConfig, { baileys, faces }: StartApp
   let server: FastifyInstance
   let url = ''
   try {
-    server = await buildApiServer(core, { host: config.host, version: APP_VERSION, app: { mode: 'web', defaultChannel: config.channel }, ...faces?.(core, () => url) })
+    server = await buildApiServer(core, { host: config.host, version: APP_VERSION, app: { mode: 'web', defaultChannel: config.channel }, ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}), ...faces?.(core, () => url) })
     await server.listen({ host: config.host, port: config.port })
   } catch (err) {
     await core.close()

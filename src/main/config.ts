@@ -21,6 +21,13 @@ export interface ServeConfig {
    * instead of the data dir (docs/deploy.md "A shared media folder").
    */
   mediaDir?: string
+  /**
+   * `CHATAPP_TRUST_PROXY`: the reverse proxy's addresses (comma-separated IPs or CIDRs, or `loopback`,
+   * `uniquelocal` for the private ranges): requests from them are taken as from the client in
+   * `X-Forwarded-For`, over the scheme in `X-Forwarded-Proto` (the session cookie is `Secure` when
+   * that is https). Unset: no proxy is trusted (the address is the socket's, the scheme http).
+   */
+  trustProxy?: string
   host: string
   /** 0 = any free port. */
   port: number
@@ -140,8 +147,13 @@ export function readServeConfig(env: NodeJS.ProcessEnv = process.env): ServeConf
   }
   const mediaDir = readMediaDir(env)
   const host = env.CHATAPP_HOST?.trim() || '127.0.0.1'
+  const trustProxy = env.CHATAPP_TRUST_PROXY?.trim()
+  if (trustProxy !== undefined && trustProxy !== '' && !/^[\w.:/\s,-]+$/.test(trustProxy)) {
+    throw new ConfigError('CHATAPP_TRUST_PROXY must list the proxy\'s addresses: IPs or CIDRs separated by commas, or loopback, uniquelocal')
+  }
   return {
     ...(mediaDir ? { mediaDir } : {}),
+    ...(trustProxy ? { trustProxy } : {}),
     ...(wsUrl ? { waWebSocketUrl: wsUrl } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(waRootKey ? { waRootKey } : {}),

@@ -43,6 +43,7 @@ import { RetentionService } from './services/history/retention-service'
 import { PhoneHistoryService } from './services/history/phone-history-service'
 import { BackupDesk, BackupService, restoreWithReload } from './services/backup'
 import { BackupUnavailableError, type RestoreResult } from './store/backup'
+import { MessageChangeService } from './services/messages/message-changes'
 import { MessageService } from './services/messages/message-sender'
 import { Outbound } from './services/messages/outbound'
 import { RemoteFiles } from './services/messages/remote-file'
@@ -176,6 +177,8 @@ export interface Core {
   attachments: AttachmentService
   /** Every send kind, through the single outbound path. */
   messages: MessageService
+  /** Edits, deletions, reactions and poll votes on logged messages; the shop's reactions. */
+  changes: MessageChangeService
   /** Hand-off: chats where the bot is paused for a person. */
   handoff: HandoffService
   /** The message log: pages, search, inbound media. */
@@ -221,7 +224,7 @@ export interface Core {
    * the restored data. Throws BackupArchiveError (nothing changed), RestoreBusyError, RestoreStartError.
    */
   restore(archive: string | Readable): Promise<RestoreResult>
-  /** True while a restore swaps the data (the faces answer 503 meanwhile). */
+  /** True while a restore swaps the data (the faces answer 503 meanwhile), not while it checks the archive. */
   isRestoring(): boolean
   /** Tells the webhooks the app's own API port (never a webhook target); kept across a restore. */
   setOwnApiPort(port: number): void
@@ -290,13 +293,16 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     if (opts.databaseUrl) throw new BackupUnavailableError('Restoring a backup is not available when the database is PostgreSQL (CHATAPP_DATABASE_URL): restore the database with pg_restore (docs/deploy.md "Backups"). Nothing was changed.')
     // The restore's journal swaps folders of the data dir only; the attachments would stay the current ones.
     if (opts.mediaDir) throw new BackupUnavailableError('Restoring a backup is not available while the attachments are in CHATAPP_MEDIA_DIR: restore without it, then move the data dir\'s attachments/ and media/ into that folder (docs/deploy.md). Nothing was changed.')
-    restoring = true
     try {
       return await restoreWithReload(archive, {
         dataDir: opts.dataDir,
         logger,
         clock: opts.clock,
-        stop: () => running.core.close(),
+        // The archive is verified while the app serves; only the swap (stop, move, start) answers 503.
+        stop: () => {
+          restoring = true
+          return running.core.close()
+        },
         start: async () => {
           running = await startServices(opts, logger, faces, (archive) => restore(archive))
           if (ownApiPort !== null) running.core.setOwnApiPort(ownApiPort)
@@ -383,7 +389,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     await store.close()
     throw err
   }
-  const account = new AccountService(repos.account, clock, opts.apiToken)
+  const account = new AccountService(repos.account, clock, opts.apiToken, events)
   await account.ensure()
   const appSettings = new AppSettingsService(repos.appSettings)
   const inbound = new InboundPipeline({ repos, events, logger })
@@ -400,6 +406,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     onInbound: (id, msg) => inbound.process(id, msg),
     onMessageStatus: (id, update) => statuses.report(id, update),
     onChatIdentity: (id, identity) => inbound.identity(id, identity),
+    onMessageChange: (id, change) => inbound.change(id, change),
     onHistory: (id, batch) => phoneHistory.store(id, batch)
   })
   const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
@@ -479,6 +486,9 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     circuits.reset(e.instanceId)
   })
   inbound.use((instanceId, message) => bot.decide(instanceId, message))
+  const media = new MediaFiles(paths.media)
+  const changes = new MessageChangeService({ messages: repos.messages, media, outbound, events, clock, logger })
+  inbound.useChanges((instanceId, change) => changes.apply(instanceId, change))
   inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   const instances = new InstanceRegistry({
     repos,
@@ -498,10 +508,9 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const stopInbox = inbox.start()
   const stopAssignments = assignments.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
-  const media = new MediaFiles(paths.media)
   const retention = new RetentionService({ repos, media, clock, timers, logger })
   const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
-  const people = new People({ repos, account, clock, scryptLog2n: opts.passwordCostLog2 })
+  const people = new People({ repos, account, clock, events, scryptLog2n: opts.passwordCostLog2 })
   const leaseTtlMs = opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
   // Lease expiries are compared across workers: each worker's lease clock follows the database's.
   const aligned =
@@ -584,6 +593,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     surveys: new SurveyService(repos, events, clock),
     attachments,
     messages,
+    changes,
     handoff,
     log: new MessageQueries(repos.messages, sessions, media),
     phoneHistory,

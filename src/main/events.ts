@@ -3,7 +3,7 @@
  * A typed wrapper over Node's EventEmitter; listeners run synchronously and must not throw.
  */
 import { EventEmitter } from 'node:events'
-import type { ConnectionState, HistorySyncKind, InboundMessage, SendLimits } from './channel/types'
+import type { ConnectionState, HistorySyncKind, InboundMessage, MessageChange, SendLimits } from './channel/types'
 import type { BotActivity, ChatPause, LoggedMessage, SentBy } from '../shared/schemas/records'
 import type { WebhookDelivery } from '../shared/schemas/webhooks'
 
@@ -23,6 +23,12 @@ export interface CoreEvents {
    * `added` of `received` were new, in `chatIds`.
    */
   history: { instanceId: string; kind: HistorySyncKind; requestId?: string; received: number; added: number; chatIds: string[] }
+  /**
+   * A message in the log was edited, deleted for everyone, reacted to or voted on
+   * (services/messages/message-changes.ts): `message` is the entry after the change; `previousText` the
+   * text an edit replaced.
+   */
+  messageChanged: { instanceId: string; message: LoggedMessage; change: MessageChange; previousText?: string }
   /** A sent message's delivery status moved forward (message-status.ts); `message` is the updated entry. */
   status: { instanceId: string; message: LoggedMessage }
   /** The bot ran the actions of an intent or survey step (outcomes included). */
@@ -49,6 +55,13 @@ export interface CoreEvents {
    * hears them broke; docs/design.md §22 "Events across workers"): what the UI shows is reloaded.
    */
   resync: { reason: string }
+  /**
+   * A credential stopped being good: an API key revoked (`key`, its id), every session of a person
+   * ended or their rights changed (`staff`, their id: deleted, signed out everywhere, role or
+   * instances changed), one session ended (`session`, the sha256 of its token, never the token), the
+   * account token replaced (`accountToken`). The faces end what was opened with it (event streams).
+   */
+  revoked: { kind: 'key' | 'staff' | 'session' | 'accountToken'; id: string }
   /** Records of an instance changed (instance settings, intents, surveys, attachments). */
   changed: {
     instanceId: string

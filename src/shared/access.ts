@@ -85,6 +85,47 @@ export function mayReach(caller: Caller, instanceId: string): boolean {
   return caller.instanceIds === null || caller.instanceIds.includes(instanceId)
 }
 
+/**
+ * The instance limit of a caller: the instances it may reach, or null for none (the owner, and staff
+ * or keys given every instance).
+ */
+export function instanceLimitOf(caller: Caller): readonly string[] | null {
+  return caller.kind === 'owner' ? null : caller.instanceIds
+}
+
+/**
+ * How far an account-scoped operation reaches (docs/design.md §21 "Instance limits"), which decides
+ * what a caller limited to some instances may do with it:
+ *
+ * - `account`: the whole account — backups and restores, the account token, staff, API keys, app
+ *   settings, creating instances, the audit log, the cluster, updates, changes to the catalogs every
+ *   instance shares (labels, quick replies). Only a caller without an instance limit.
+ * - `reachable`: the instances the caller may reach, and no others (the instance list, the inbox; an
+ *   instance it names must be one of them).
+ * - `shared`: nothing of any instance (who the caller is, the app's version, the shared catalogs read).
+ */
+export type AccountReach = 'account' | 'reachable' | 'shared'
+
+/** Whether `caller` may run an account-scoped operation of `reach` (an `account` one needs no instance limit). */
+export function mayReachAccount(caller: Caller, reach: AccountReach): boolean {
+  return reach !== 'account' || instanceLimitOf(caller) === null
+}
+
+/**
+ * Whether `caller` may give what a new credential would hold — an API key's scopes, a staff role's
+ * permissions — limited to `instanceIds` (null: every instance): never more than it holds itself,
+ * and never beyond its own instances (`undefined`: the instances are not changed). The owner may
+ * give anything.
+ */
+export function mayGrant(caller: Caller, permissions: readonly string[], instanceIds: readonly string[] | null | undefined): boolean {
+  const held = permissionsOf(caller)
+  // An unknown scope is not a wider one: the service refuses it with a 400 naming it.
+  if (!permissions.every((p) => !(PERMISSIONS as readonly string[]).includes(p) || grants(held, p as Permission))) return false
+  const limit = instanceLimitOf(caller)
+  if (limit === null || instanceIds === undefined) return true
+  return instanceIds !== null && instanceIds.every((id) => limit.includes(id))
+}
+
 /** The caller's role as the UI shows it (a key counts as what its scopes make it). */
 export function roleOf(caller: Caller): Role | 'key' {
   return caller.kind === 'owner' ? 'owner' : caller.kind === 'staff' ? caller.role : 'key'

@@ -67,6 +67,8 @@ export type ContractEvent =
   | { type: 'history'; instanceId: string; chatIds: string[]; added: number }
   /** A sent message's delivery status changed: `message` is the updated log entry (same id). */
   | { type: 'status'; instanceId: string; message: LoggedMessage }
+  /** A logged message was edited, deleted for everyone, reacted to or voted on: `message` is the entry now (same id). */
+  | { type: 'messageChanged'; instanceId: string; message: LoggedMessage }
   | { type: 'changed'; instanceId: string; what: 'instance' | 'intents' | 'surveys' | 'attachments' | 'deleted' | 'contacts' | 'broadcasts' | 'schedules' }
   | { type: 'delivery'; instanceId: string; delivery: WebhookDelivery }
   | { type: 'activity'; instanceId: string; entry: BotActivity }

@@ -103,7 +103,7 @@ it('gives every operation an operationId, its errors, and a request example its 
 
 it('describes the webhook payloads per event', async () => {
   const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
-  expect(Object.keys(doc.webhooks)).toEqual(['onMessage', 'onAnyMessage', 'onConnection', 'onMessageStatus', 'onChatStatus', 'onHandoff', 'onAssignment'])
+  expect(Object.keys(doc.webhooks)).toEqual(['onMessage', 'onAnyMessage', 'onConnection', 'onMessageStatus', 'onChatStatus', 'onHandoff', 'onAssignment', 'onMessageEdit', 'onMessageDelete', 'onMessageReaction', 'onPollVote'])
   const body = doc.webhooks.onChatStatus.post.requestBody.content['application/json'].schema
   expect(body.properties.event.const).toBe('onChatStatus')
   expect(body.properties.data.required).toEqual(['chatId', 'status', 'by'])

@@ -198,6 +198,8 @@ export class FakeSocket implements BaileysSocket {
 
   /** A history request (lib/Socket/messages-recv.js fetchMessageHistory): answers the request's message id. */
   fetchMessageHistory = vi.fn(async (_count: number, _key: unknown, _timestampMs: unknown) => 'FAKE-HISTORY-REQUEST')
+  /** A USync query (lib/Socket/socket.js executeUSyncQuery): nobody has a username here. */
+  executeUSyncQuery = vi.fn(async (_query: unknown) => ({ list: [] as Array<{ id: string }>, sideList: [] }))
 }
 
 /** A socket factory that records every socket it makes. */

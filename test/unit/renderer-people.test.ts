@@ -33,6 +33,14 @@ describe('what a role is offered', () => {
     expect(mayCall({ permissions: ['contacts:write'] }, 'contacts.list')).toBe(true)
   })
 
+  it('offers an account-wide change only to a caller without an instance limit (the server’s rule)', () => {
+    expect(mayCall({ ...as('manager'), instance_ids: null }, 'labels.create')).toBe(true)
+    expect(mayCall({ ...as('manager'), instance_ids: ['a'] }, 'labels.create')).toBe(false)
+    expect(mayCall({ ...as('manager'), instance_ids: ['a'] }, 'labels.list')).toBe(true)
+    expect(mayCall({ permissions: ['admin'], instance_ids: ['a'] }, 'apiKeys.create')).toBe(false)
+    expect(mayCall({ permissions: ['admin'], instance_ids: ['a'] }, 'intents.create')).toBe(true)
+  })
+
   it('opens the tab kept when it is still shown, else the first shown', () => {
     expect(openingTab('settings', ['messages', 'contacts'])).toBe('messages')
     expect(openingTab('contacts', ['messages', 'contacts'])).toBe('contacts')

@@ -40,7 +40,7 @@ function session(server: WaTestServer, db: TestChannelStore) {
       onMessageStatus: () => {},
       onChatIdentity: () => {},
       onLimits: () => {},
-      onHistory: async () => ({ added: 0 })
+      onHistory: async () => ({ added: 0 }), onMessageChange: async () => {}
     }
   }
   const channel = createBaileysChannel({ waWebSocketUrl: server.url, fetchVersion: null, sendPacing: { minIntervalMs: 0, jitterMs: 0 }, composingMs: 0 })

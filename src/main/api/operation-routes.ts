@@ -203,7 +203,9 @@ function withExample<S extends TObject>(schema: S, example: Bag): S {
 function schemaOf(def: AnyOperation, http: HttpFacet<unknown>, shape: HttpShape) {
   const bodyless = http.method === 'GET' || http.method === 'DELETE' || http.bodyOptional
   const body = http.method === 'GET' || http.method === 'DELETE' ? shape.body : withExample(shape.body, exampleFor(def, shape))
-  const needs = def.permission === 'signed-in' ? 'Any signed-in caller may use it.' : `Requires the \`${def.permission}\` permission (the owner, a role that holds it, or an API key with that scope).`
+  const permission = def.permission === 'signed-in' ? 'Any signed-in caller may use it.' : `Requires the \`${def.permission}\` permission (the owner, a role that holds it, or an API key with that scope).`
+  const accountWide = def.scope === 'account' && (def.reach ?? 'account') === 'account' && def.permission !== 'signed-in'
+  const needs = accountWide ? `${permission} It reaches the whole account, so a person or key limited to some instances may not use it.` : permission
   return {
     tags: def.tags,
     summary: def.summary,

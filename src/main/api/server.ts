@@ -32,6 +32,7 @@ import { AuthThrottle } from '../services/auth-throttle'
 import { isPeopleToken, SESSION_COOKIE } from '../services/people'
 import type { Caller } from '../../shared/access'
 import { timingSafeEqual } from 'node:crypto'
+import { crossSiteProblem, isJsonBody } from './cross-site'
 
 export interface ApiServerOptions {
   /** The address the server binds to; the Host header must name it (or localhost). */
@@ -43,6 +44,12 @@ export interface ApiServerOptions {
   publicPlugins?: FastifyPluginAsync[]
   /** Plugins behind the bearer token (e.g. the UI contract's /rpc and its events). */
   accountPlugins?: FastifyPluginAsync[]
+  /**
+   * The reverse proxy's addresses (`CHATAPP_TRUST_PROXY`): from them, the client's address and scheme
+   * are read from `X-Forwarded-For` / `X-Forwarded-Proto` (throttles count the client, the session
+   * cookie is `Secure` over https). Unset: none.
+   */
+  trustProxy?: string
 }
 
 /** Maps any thrown error to the envelope error (logging a 500 with its request id). */
@@ -113,15 +120,14 @@ function hostCheck(boundHost: string): (hostHeader: string | undefined) => boole
   }
 }
 
-/** 429 with Retry-After when `req`'s address failed to authenticate too often; answers whether it did. */
-function throttled(throttle: AuthThrottle, req: FastifyRequest, reply: FastifyReply): boolean {
-  const wait = throttle.blockedFor(req.ip)
-  if (wait === null) return false
-  void reply
-    .status(429)
-    .header('Retry-After', String(wait))
-    .send(errorBody(new AppError('TOO_MANY_REQUESTS', `Too many failed logins from this address; try again in ${wait} s.`)))
-  return true
+/** The 429 of an address that guessed wrong too often (`wait` s until it may guess again). */
+function tooManyGuesses(wait: number): AppError {
+  return new AppError('TOO_MANY_REQUESTS', `Too many wrong tokens or codes from this address; try again in ${wait} s.`)
+}
+
+/** 403 for a request a page of another site made the browser send (./cross-site.ts). */
+function crossSiteRefusal(problem: string): AppError {
+  return new AppError('FORBIDDEN', `Refused: ${problem}. Sign in and use the desk from its own address.`)
 }
 
 declare module 'fastify' {
@@ -147,12 +153,16 @@ function sessionCookie(req: FastifyRequest): string | undefined {
 /**
  * The account scope's hook: who is calling. `Authorization: Bearer <token>` (the account token, an
  * API key or a session token), else the session cookie, whose writes must echo the session's CSRF
- * token in `X-CSRF-Token` (403 otherwise: a cross-site form cannot set that header). Neither: 401.
- * Failed attempts count toward the per-address throttle (429).
+ * token in `X-CSRF-Token` (403 otherwise: a cross-site form cannot set that header), and no cookie
+ * request may come from another site (./cross-site.ts). Neither: 401.
+ *
+ * What is guessed is throttled, never the valid credential: an unknown account token counts toward
+ * its address's throttle, and once over it the address's unknown tokens answer 429 instead of 401,
+ * while a valid token, key or session is always let in (every local caller shares 127.0.0.1, so a
+ * script's wrong guesses must not lock the owner out).
  */
 function authenticate(core: Core, throttle: AuthThrottle) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    if (throttled(throttle, req, reply)) return reply
     const header = req.headers.authorization
     const bearer = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
     const refuse = (message: string) => {
@@ -162,6 +172,8 @@ function authenticate(core: Core, throttle: AuthThrottle) {
     if (bearer) {
       const caller = await core.people.auth.fromBearer(bearer, req.ip)
       if (!caller) {
+        const wait = throttle.blockedFor(req.ip)
+        if (wait !== null) return reply.status(429).header('Retry-After', String(wait)).send(errorBody(tooManyGuesses(wait)))
         // Guessing is the risk for the account token (CHATAPP_API_TOKEN may be weak); session and key
         // tokens are 192-bit random, and an ended session's tab must not lock its address out.
         if (!isPeopleToken(bearer)) throttle.fail(req.ip)
@@ -173,6 +185,8 @@ function authenticate(core: Core, throttle: AuthThrottle) {
     }
     const cookie = sessionCookie(req)
     if (!cookie) return refuse('Missing bearer token: send Authorization: Bearer <token>')
+    const crossSite = crossSiteProblem(req.headers)
+    if (crossSite) return reply.status(403).send(errorBody(crossSiteRefusal(crossSite)))
     const session = await core.people.auth.fromCookie(cookie)
     if (!session) {
       return refuse('Your session has ended; sign in again.')
@@ -223,6 +237,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
     // GET routes carry body schemas (credentials in GET bodies); HEAD twins cannot.
     exposeHeadRoutes: false,
     requestIdHeader: false,
+    ...(opts.trustProxy ? { trustProxy: opts.trustProxy } : {}),
     ajv: { customOptions: { coerceTypes: false } }
   })
   // The seed sends credentials in GET bodies; let Fastify parse them.
@@ -311,13 +326,26 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   const throttle = new AuthThrottle(core.clock)
   await app.register(async (publicScope) => {
     healthRoute(publicScope, opts.version)
-    // The login exchange counts toward the same per-address throttle as bearer tokens.
+    // The exchanges a browser makes with what a person types: never from another site, always JSON
+    // (a page elsewhere cannot send that without a preflight). The one-time codes (login link, invite)
+    // are what is guessed there: a wrong one counts toward its address's throttle, and once over it
+    // the address's wrong codes answer 429 while a right one still works. A password's guesses are
+    // counted per login name (the staff service's lock), never per address.
     await publicScope.register(async (login) => {
       login.addHook('onRequest', async (req, reply) => {
-        if (throttled(throttle, req, reply)) return reply
+        const crossSite = crossSiteProblem(req.headers)
+        if (crossSite) return reply.status(403).send(errorBody(crossSiteRefusal(crossSite)))
+        if (!isJsonBody(req.headers)) {
+          return reply.status(415).send(errorBody(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as JSON (Content-Type: application/json).')))
+        }
       })
-      login.addHook('onResponse', async (req, reply) => {
-        if (reply.statusCode === 401) throttle.fail(req.ip)
+      login.addHook('onSend', async (req, reply, payload) => {
+        if (reply.statusCode !== 401 || req.routeOptions.config.operation === 'auth.password') return payload
+        const wait = throttle.blockedFor(req.ip)
+        throttle.fail(req.ip)
+        if (wait === null) return payload
+        void reply.status(429).header('Retry-After', String(wait))
+        return JSON.stringify(errorBody(tooManyGuesses(wait)))
       })
       registerOperationRoutes(login, ctx, 'public')
     })

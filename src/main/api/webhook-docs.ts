@@ -4,7 +4,16 @@
  */
 import type { OpenAPIV3_2 } from '@fastify/swagger'
 import Type, { type TSchema } from 'typebox'
-import { ChatPause, LoggedMessage, SentBy, WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/schemas/records'
+import { ChatPause, LoggedMessage, PollTally, SentBy, WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/schemas/records'
+
+/** Who made a change (reactions, votes): the chat, "me" or the person's JID, when (epoch ms) and their username. */
+const Actor = {
+  chatId: Type.String(),
+  by: Type.String({ description: 'The person’s JID, or "me" for the shop (the app or the phone).' }),
+  fromMe: Type.Boolean(),
+  at: Type.Integer({ description: 'Epoch ms.' }),
+  username: Type.Optional(Type.String({ description: 'Their WhatsApp username, when WhatsApp told it.' }))
+}
 
 const DATA: Record<WebhookEvent, TSchema> = {
   onMessage: LoggedMessage,
@@ -17,6 +26,16 @@ const DATA: Record<WebhookEvent, TSchema> = {
     by: Type.Union([Type.Literal('desk'), Type.Literal('api'), Type.Literal('customer')])
   }),
   onHandoff: Type.Object({ chatId: Type.String(), pause: Type.Union([ChatPause, Type.Null()], { description: 'null: handed back to the bot.' }) }),
+  onMessageEdit: Type.Object({ ...LoggedMessage.properties, previousText: Type.Union([Type.String(), Type.Null()], { description: 'The text the edit replaced.' }) }),
+  onMessageDelete: LoggedMessage,
+  onMessageReaction: Type.Object({ messageId: Type.String(), ...Actor, emoji: Type.String({ description: '"" : the reaction was removed.' }), message: LoggedMessage }),
+  onPollVote: Type.Object({
+    pollId: Type.String(),
+    ...Actor,
+    selected: Type.Array(Type.String(), { description: 'The options the voter chose now (empty: the vote was withdrawn).' }),
+    poll: PollTally,
+    message: LoggedMessage
+  }),
   onAssignment: Type.Object({
     chatId: Type.String(),
     assigned_to: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], { description: 'null: unassigned.' }),

@@ -58,7 +58,7 @@ export class EndpointGuard {
         lookup: (hostname: string, options: LookupOptions, callback: LookupCallback) => {
           dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
             if (err) return callback(err, [])
-            if (addresses.some((a) => own.isOwnAddress(a.address, port))) return callback(new OwnApiConnectionError(hostname, port), [])
+            if (addresses.some((a) => own.isOwn(a.address, port))) return callback(new OwnApiConnectionError(hostname, port), [])
             if (options.all) return callback(null, addresses)
             callback(null, addresses[0]!.address, addresses[0]!.family)
           })
@@ -68,7 +68,7 @@ export class EndpointGuard {
       connect: (options, callback) => {
         const host = options.hostname.replace(/^\[|\]$/g, '')
         const port = Number(options.port || (options.protocol === 'https:' ? 443 : 80))
-        if (isIP(host) && own.isOwnAddress(host, port)) return callback(new OwnApiConnectionError(host, port), null)
+        if (isIP(host) && own.isOwn(host, port)) return callback(new OwnApiConnectionError(host, port), null)
         connector(port)(options, callback)
       }
     })

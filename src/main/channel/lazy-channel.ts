@@ -37,6 +37,15 @@ export function lazyChannel(kind: ChannelKind, load: () => Promise<ChannelFactor
         if (!s.downloadMedia) throw new ChannelError('MEDIA_UNAVAILABLE', 'This channel cannot download media.')
         return s.downloadMedia(messageId)
       },
+      resolveUsername: async (username) => {
+        const s = await session()
+        return s.resolveUsername ? s.resolveUsername(username) : undefined
+      },
+      react: async (target, emoji) => {
+        const s = await session()
+        if (!s.react) throw new ChannelError('SEND_FAILED', 'This channel cannot send reactions.')
+        return s.react(target, emoji)
+      },
       fetchHistory: async (anchor, count) => {
         const s = await session()
         if (!s.fetchHistory) throw new ChannelError('NOT_CONNECTED', 'This channel has no phone to ask for older messages.')

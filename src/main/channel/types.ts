@@ -98,6 +98,7 @@ export type InboundType =
   | 'contact'
   | 'button_reply'
   | 'list_reply'
+  | 'poll'
   | 'other'
   /**
    * A message that could not be decrypted (a placeholder): the network asks the sender for it
@@ -132,6 +133,50 @@ export interface InboundMessage {
   media?: { mimetype: string; fileName?: string; size?: number }
   /** A location message's coordinates (degrees). */
   location?: { latitude: number; longitude: number }
+  /** A poll: its options and how many a voter may choose (0: any). */
+  poll?: { options: string[]; selectable: number }
+  /** The sender's WhatsApp username (without "@"), when the network told it. */
+  username?: string
+}
+
+/**
+ * Something done to a message already in a chat (docs/baileys.md "Edits, deletions, reactions and
+ * polls"): an edit, a deletion for everyone, a reaction (added, changed, or removed with `emoji: ''`)
+ * or a vote on a poll. `id` is the message it is about; `chatId`, `senderId`, `senderPn`, `senderLid`,
+ * `fromMe` and `timestamp` (epoch seconds) describe who did it, where and when, as for an
+ * {@link InboundMessage}. The app checks the author and the chat against its log.
+ */
+export type MessageChange = MessageChangeBase &
+  (
+    | { kind: 'edit'; text: string }
+    | { kind: 'delete' }
+    | { kind: 'reaction'; emoji: string }
+    /** `selected`: the option names the voter chose now (none: the vote was withdrawn). */
+    | { kind: 'poll_vote'; selected: string[] }
+  )
+
+export interface MessageChangeBase {
+  /** The message the change is about. */
+  id: string
+  /** The change's own message id (the reaction's, the edit's). */
+  changeId: string
+  chatId: string
+  senderId: string
+  senderPn?: string
+  senderLid?: string
+  username?: string
+  fromMe: boolean
+  /** Epoch seconds. */
+  timestamp: number
+  offline: boolean
+}
+
+/** What a reaction is sent on: a message of `chatId` (`fromMe`: the shop wrote it; `participant`: its group author). */
+export interface ReactionTarget {
+  chatId: string
+  id: string
+  fromMe: boolean
+  participant?: string
 }
 
 /**
@@ -210,6 +255,11 @@ export interface ChannelHooks {
    * inbound message that revealed it, and again whenever seen; the app re-keys that LID's chat once.
    */
   onChatIdentity(identity: ChatIdentity): void
+  /**
+   * An edit, deletion, reaction or poll vote on a message (never an inbound message of its own).
+   * Resolves once the app applied it; never rejects. Delivered in order with {@link onMessage}.
+   */
+  onMessageChange(change: MessageChange): Promise<void>
   /** WhatsApp changed the account's outreach limits (capping, reach-out lock). */
   onLimits(update: SendLimits): void
   /**
@@ -302,6 +352,17 @@ export interface ChannelSession {
    * the message is unknown (too old), has no media, or the download fails.
    */
   downloadMedia?(messageId: string): Promise<DownloadedMedia>
+  /**
+   * Reacts with `emoji` (`''` takes the shop's reaction back) to a message. Optional: channels without
+   * reactions leave it out. Throws {@link ChannelError} `NOT_CONNECTED` when not connected.
+   */
+  react?(target: ReactionTarget, emoji: string): Promise<void>
+  /**
+   * The LID (`…@lid`) of the WhatsApp account with `username` (lower case, no "@"), or undefined when
+   * none is. Optional: channels without usernames leave it out. Throws {@link ChannelError}
+   * `NOT_CONNECTED` when not connected.
+   */
+  resolveUsername?(username: string): Promise<string | undefined>
   /**
    * Asks the phone for up to `count` (1–50) messages of `anchor.chatId` older than `anchor`, and waits
    * a bounded time for its answer, which goes through {@link ChannelHooks.onHistory} (also when it comes

@@ -38,8 +38,11 @@ export async function detectMimeType(path: string, fileName?: string, declared?:
   if (detected) return detected.mime
   const byExt = fileName ? TEXT_TYPES[extname(fileName).toLowerCase()] : undefined
   if (byExt) return byExt
-  // A declared binary type we could not confirm is not trusted for inline media kinds.
-  if (declared && /^[\w.+-]+\/[\w.+-]+/.test(declared)) return declared.split(';')[0]!.trim().toLowerCase()
+  // A declared type the bytes do not confirm is not trusted for images: every image WhatsApp shows
+  // inline (JPEG, PNG, WebP, GIF) has a signature, so one without is not an image (a 415, not a send
+  // the channel fails to build).
+  const type = declared && /^[\w.+-]+\/[\w.+-]+/.test(declared) ? declared.split(';')[0]!.trim().toLowerCase() : undefined
+  if (type && !ACCEPTED.image.test(type)) return type
   return 'application/octet-stream'
 }
 

@@ -102,6 +102,14 @@ function reachable(ctx: OperationContext): Stored<Instance>[] {
   return ctx.core.instances.list().filter((i) => mayReach(caller, i._id))
 }
 
+/**
+ * The instances a request about `inst` spans: `type=all` means every instance the caller may reach
+ * (docs/design.md §21 "Instance limits"), `inst` first; otherwise `inst` alone.
+ */
+function spanOf(ctx: OperationContext, inst: Stored<Instance>, all: boolean): string[] {
+  return all ? [inst._id, ...reachable(ctx).map((i) => i._id).filter((id) => id !== inst._id)] : [inst._id]
+}
+
 /** The instance `id` when the caller may reach it; 404 otherwise, as for an unknown one (its existence is not theirs to learn). */
 function reachableOne(ctx: OperationContext, id: string): Stored<Instance> {
   const inst = ctx.core.instances.get(id)
@@ -188,6 +196,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'attachments.delete': ({ core }, { id }, inst) => core.attachments.delete(inst, id),
 
   'messages.sendText': (ctx, input, inst) => sender(ctx).sendText(inst, input),
+  'messages.react': ({ core }, input, inst) => core.changes.react(inst, input),
   'messages.sendImage': mediaRunner('messages.sendImage'),
   'messages.sendVideo': mediaRunner('messages.sendVideo'),
   'messages.sendAudio': mediaRunner('messages.sendAudio'),
@@ -202,19 +211,20 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'messages.media': ({ core }, { id }, inst) => core.log.inboundMedia(inst, id),
   'messages.list': ({ core }, query, inst) => core.log.list(inst, query),
   'messages.fetchHistory': ({ core }, input, inst) => core.phoneHistory.fetch(inst, input),
-  // The original's `type=all` reaches every instance of the account (the bearer token's reach).
-  'messageLog.list': ({ core }, { type, page, limit }, inst) => core.log.page(type === 'all' ? core.instances.list().map((i) => i._id) : [inst._id], page ?? 1, limit ?? 10),
-  'messageLog.get': ({ core }, { id }, inst) => core.log.record([inst._id, ...core.instances.list().map((i) => i._id).filter((i) => i !== inst._id)], id),
+  // The original's `type=all` reaches every instance of the account: here every one the caller may reach.
+  'messageLog.list': (ctx, { type, page, limit }, inst) => ctx.core.log.page(spanOf(ctx, inst, type === 'all'), page ?? 1, limit ?? 10),
+  // The original finds an entry of any instance by id: of any the caller may reach (404 otherwise, as for an unknown id).
+  'messageLog.get': (ctx, { id }, inst) => ctx.core.log.record(spanOf(ctx, inst, true), id),
   'messages.preview': ({ core }, { id }, inst) => core.log.preview(inst, id),
 
   'contacts.create': ({ core }, input, inst) => core.contacts.create(inst, input),
-  'contacts.list': ({ core }, { type, q, group_id, label, offset, limit }, inst) =>
-    core.contacts.page(inst, type === 'all', { ...(q ? { q } : {}), ...(group_id ? { groupId: group_id } : {}), ...(label ? { label } : {}) }, offset ?? 0, limit ?? 1000),
+  'contacts.list': (ctx, { type, q, group_id, label, offset, limit }, inst) =>
+    ctx.core.contacts.page(spanOf(ctx, inst, type === 'all'), { ...(q ? { q } : {}), ...(group_id ? { groupId: group_id } : {}), ...(label ? { label } : {}) }, offset ?? 0, limit ?? 1000),
   'contacts.get': ({ core }, { id }, inst) => core.contacts.get(inst, id),
   'contacts.update': ({ core }, { id, ...change }, inst) => core.contacts.update(inst, id, change),
   'contacts.delete': ({ core }, { id }, inst) => core.contacts.delete(inst, id),
   'contacts.import': ({ core }, { csv, mapping, group_id }, inst) => core.contacts.importCsv(inst, csv, mapping, group_id),
-  'contacts.export': ({ core }, { type }, inst) => core.contacts.exportCsv(inst, type === 'all'),
+  'contacts.export': (ctx, { type }, inst) => ctx.core.contacts.exportCsv(spanOf(ctx, inst, type === 'all')),
   'settings.retention': ({ core }, input, inst) => core.settings.updateRetention(inst._id, input),
   'customers.export': ({ core }, { number, format }, inst) => (format === 'csv' ? core.customers.exportCsv(inst, number) : core.customers.export(inst, number)),
   'customers.exportCsv': ({ core }, { number }, inst) => core.customers.exportCsv(inst, number),
@@ -230,7 +240,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'backups.upload': ({ core }, { uploadId, dataBase64 }) => core.backups.upload(uploadId, dataBase64),
   'backups.restoreUpload': ({ core }, { uploadId }) => core.backups.restoreUpload(uploadId),
   'contactGroups.create': ({ core }, { title }, inst) => core.contacts.createGroup(inst, title),
-  'contactGroups.list': ({ core }, { type }, inst) => core.contacts.groups(inst, type === 'all'),
+  'contactGroups.list': (ctx, { type }, inst) => ctx.core.contacts.groups(spanOf(ctx, inst, type === 'all')),
   'contactGroups.get': ({ core }, { id }, inst) => core.contacts.group(inst, id),
   'contactGroups.update': ({ core }, { id, title }, inst) => core.contacts.renameGroup(inst, id, title),
   'contactGroups.delete': ({ core }, { id }, inst) => core.contacts.deleteGroup(inst, id),

@@ -9,6 +9,7 @@ import { isoNow, type Clock } from '../clock'
 import { newObjectId, newSecret } from '../ids'
 import type { AccountRepo } from '../store/repos'
 import { AppError, conflict } from './errors'
+import type { CoreEventBus } from '../events'
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex')
 
@@ -27,7 +28,9 @@ export class AccountService {
     private readonly account: AccountRepo,
     private readonly clock: Clock,
     /** A token fixed by the environment; overrides the stored one. */
-    private readonly fixedToken?: string
+    private readonly fixedToken?: string,
+    /** Where a replaced token is announced (what was opened with the old one ends: event streams). */
+    private readonly events?: CoreEventBus
   ) {}
 
   /** Creates the account on first start. */
@@ -93,6 +96,7 @@ export class AccountService {
     if (this.fixedToken) throw conflict('The API token is set by CHATAPP_API_TOKEN; change it there.')
     const token = newSecret(32)
     await this.account.set({ ...this.account.get()!, api_token: token })
+    this.events?.emit('revoked', { kind: 'accountToken', id: '' })
     return token
   }
 }

@@ -1,8 +1,11 @@
 /**
- * Failed authentication attempts per client address: after {@link AuthThrottleOptions.maxFailures}
- * failures within the window, that address is refused (429, Retry-After) until the window of its
- * first failure ends, right token or not — a chosen `CHATAPP_API_TOKEN` may be weak, and guessing must
- * stay slow (OWASP Authentication Cheat Sheet, "Protect against automated attacks"). Bounded memory.
+ * Failed guesses per key — a client address for unknown tokens and one-time codes, a login name for
+ * passwords: after {@link AuthThrottleOptions.maxFailures} failures within the window, that key's
+ * further wrong guesses are refused (429, Retry-After) until the window of its first failure ends
+ * (OWASP Authentication Cheat Sheet, "Protect against automated attacks"). What is refused is the
+ * guess, never a valid credential: the callers let a right token or code through (docs/design.md §21).
+ * Its own small counter rather than a limiter library: it runs on the core's clock, which tests move.
+ * Bounded memory.
  */
 import type { Clock } from '../clock'
 import { boundedLru } from '../lru'

@@ -6,7 +6,7 @@
  * processed one at a time, so a contact's answers reach a survey in the order they were sent.
  */
 import { boundedLru } from '../lru'
-import type { ChatIdentity, InboundMessage } from '../channel/types'
+import type { ChatIdentity, InboundMessage, MessageChange } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
 import type { Repositories } from '../store/repos'
@@ -18,6 +18,9 @@ import { sentByOfSource } from '../../shared/domain/sent-by'
  * log entry as `bot` and sent with the `onMessage` webhook — then acts (replies, actions).
  */
 export type InboundHandler = (instanceId: string, message: InboundMessage) => Promise<{ record?: BotDecisionRecord; act(): Promise<unknown> }>
+
+/** Where changes to logged messages go (services/messages/message-changes.ts). Never rejects. */
+export type ChangeHandler = (instanceId: string, change: MessageChange) => Promise<void>
 
 /** A consumer of LID→number links (the bot's per-contact state); called once per link per instance. */
 export type IdentityHandler = (instanceId: string, identity: ChatIdentity) => Promise<void>
@@ -42,6 +45,8 @@ export function loggedEntryOf(message: InboundMessage): LoggedMessage {
     ...(message.senderLid ? { senderLid: message.senderLid } : {}),
     ...(message.media ? { media: message.media } : {}),
     ...(message.location ? { location: message.location } : {}),
+    ...(message.poll ? { poll: { selectable: message.poll.selectable, options: message.poll.options.map((name) => ({ name, votes: 0 })), voters: [] } } : {}),
+    ...(message.username ? { username: message.username } : {}),
     ...(message.fromMe ? sentByOfSource('phone') : {})
   }
 }
@@ -55,6 +60,7 @@ export interface InboundPipelineDeps {
 export class InboundPipeline {
   private readonly handlers: InboundHandler[] = []
   private readonly identityHandlers: IdentityHandler[] = []
+  private changeHandler: ChangeHandler | null = null
   private readonly queues = new Map<string, Promise<void>>()
   /** LID→number links already applied, by `instanceId/lid`: a link is re-keyed once. */
   private readonly known = boundedLru<string, string>(10_000)
@@ -69,6 +75,22 @@ export class InboundPipeline {
   /** Adds a consumer of LID→number links. */
   useIdentity(handler: IdentityHandler): void {
     this.identityHandlers.push(handler)
+  }
+
+  /** Sets where changes to logged messages go. */
+  useChanges(handler: ChangeHandler): void {
+    this.changeHandler = handler
+  }
+
+  /**
+   * An edit, deletion, reaction or poll vote: applied in the instance's queue, after the messages
+   * that came before it (the message an edit is about is logged first). Never reaches the bot.
+   * Never rejects.
+   */
+  change(instanceId: string, change: MessageChange): Promise<void> {
+    const handler = this.changeHandler
+    if (!handler) return Promise.resolve()
+    return this.enqueue(instanceId, () => handler(instanceId, change), { messageId: change.id, change: change.kind })
   }
 
   /** Processes one message; resolves when every handler is done. Never rejects. */

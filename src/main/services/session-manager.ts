@@ -14,6 +14,7 @@ import type {
   ChatIdentity,
   HistoryBatch,
   InboundMessage,
+  MessageChange,
   MessageStatusUpdate,
   SendLimits,
   StateUpdate
@@ -52,6 +53,8 @@ export interface SessionManagerDeps {
   factories: Partial<Record<ChannelKind, ChannelFactory>>
   /** Where inbound messages go (message log, bot engine, webhooks). Never rejects. */
   onInbound: (instanceId: string, message: InboundMessage) => Promise<void>
+  /** Where edits, deletions, reactions and poll votes go (inbound-pipeline.ts change). Never rejects. */
+  onMessageChange: (instanceId: string, change: MessageChange) => Promise<void>
   /** Where LID→number links go (inbound-pipeline.ts identity). Never rejects. */
   onChatIdentity: (instanceId: string, identity: ChatIdentity) => Promise<void>
   /** Where delivery status reports go (message-status.ts). Never rejects. */
@@ -307,6 +310,7 @@ export class SessionManager {
         onMessage: (message) =>
           this.deps.onInbound(instanceId, message).catch((err) => logger.error({ err }, 'inbound message failed')),
         onMessageStatus: (update) => void this.deps.onMessageStatus(instanceId, update),
+        onMessageChange: (change) => this.deps.onMessageChange(instanceId, change).catch((err) => logger.error({ err }, 'message change failed')),
         onChatIdentity: (identity) => void this.deps.onChatIdentity(instanceId, identity),
         onHistory: (batch) => this.deps.onHistory(instanceId, batch),
         onLimits: (update) => {

@@ -12,6 +12,7 @@ export function subscribeContractEvents(core: Core, listener: (event: ContractEv
     core.events.on('state', (e) => listener({ type: 'state', instanceId: e.instanceId, state: e.state, previous: e.previous, reason: e.reason })),
     core.events.on('message', (e) => listener({ type: 'message', instanceId: e.instanceId, message: e.message })),
     core.events.on('status', (e) => listener({ type: 'status', instanceId: e.instanceId, message: e.message })),
+    core.events.on('messageChanged', (e) => listener({ type: 'messageChanged', instanceId: e.instanceId, message: e.message })),
     core.events.on('limits', (e) => listener({ type: 'limits', instanceId: e.instanceId, limits: e.limits })),
     core.events.on('history', (e) => listener({ type: 'history', instanceId: e.instanceId, chatIds: e.chatIds, added: e.added })),
     core.events.on('chatMerged', (e) => listener({ type: 'chatMerged', instanceId: e.instanceId, from: e.from, to: e.to })),

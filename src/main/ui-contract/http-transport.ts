@@ -9,6 +9,10 @@
  *   another stream's (the app restarted, or a proxy sent the client to another worker, whose events
  *   are numbered apart), it gets a `resync` event and reloads what it shows.
  *
+ * A stream ends when the credential it was opened with stops being good (a key revoked, a session
+ * ended, a person deleted or their rights changed, the account token replaced), on every worker: the
+ * `revoked` event, relayed between workers like the others (docs/design.md §21 "Instance limits").
+ *
  * Both need `Authorization: Bearer <token>` (the API's auth hook covers `/rpc`). EventSource cannot
  * set headers, so the web UI reads the SSE stream with fetch() and a ReadableStream instead: the token
  * never lands in a URL (server logs, browser history, Referer).
@@ -23,7 +27,9 @@ import { dispatch, toErrorShape } from './handlers'
 import { BACKUP_CHUNK_BYTES } from '../../shared/backup-chunk'
 import { subscribeContractEvents } from './event-bridge'
 import { EventReplay, type NumberedEvent } from './event-replay'
-import { mayReach, mayUse } from '../../shared/access'
+import { mayReach, mayUse, type Caller } from '../../shared/access'
+import type { CoreEvents } from '../events'
+import { tokenHash } from '../services/people/tokens'
 
 /** SSE heartbeat, so proxies and the browser keep the stream open (ms). */
 export const SSE_HEARTBEAT_MS = 15_000
@@ -51,7 +57,12 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
     }
     const offCore = subscribeContractEvents(core, publish)
     const offMore = moreEvents?.(publish)
-    const offEvents = () => (offCore(), offMore?.())
+    // Each open stream's caller and session, to end the ones a revocation names.
+    const opened = new Map<() => void, { caller: Caller | undefined; session: string | undefined }>()
+    const offRevoked = core.events.on('revoked', (revoked) => {
+      for (const [end, { caller, session }] of [...opened]) if (endedBy(revoked, caller, session)) end()
+    })
+    const offEvents = () => (offCore(), offMore?.(), offRevoked())
     app.addHook('preClose', async () => {
       for (const end of [...streams]) end()
       offEvents()
@@ -113,10 +124,26 @@ export function rpcPlugin(core: Core, handlers: ContractHandlers, moreEvents?: (
         clearInterval(beat)
         off()
         streams.delete(end)
+        opened.delete(end)
         if (!res.writableEnded) res.end()
       }
       streams.add(end)
+      opened.set(end, { caller, session: req.sessionToken === undefined ? undefined : tokenHash(req.sessionToken) })
       req.raw.on('close', end)
     })
+  }
+}
+
+/** Whether a stream of `caller` (opened with the session whose token hashes to `session`) ends with `revoked`. */
+function endedBy(revoked: CoreEvents['revoked'], caller: Caller | undefined, session: string | undefined): boolean {
+  switch (revoked.kind) {
+    case 'key':
+      return caller?.kind === 'key' && caller.id === revoked.id
+    case 'staff':
+      return caller?.kind === 'staff' && caller.id === revoked.id
+    case 'session':
+      return session === revoked.id
+    case 'accountToken':
+      return caller?.kind === 'owner' && caller.via === 'token'
   }
 }

@@ -37,23 +37,18 @@ export class OwnApiGuard {
     } catch {
       return false
     }
-    return addresses.some((a) => isThisMachine(a))
+    return addresses.some((a) => this.isOwn(a, port))
   }
 
   /**
-   * Whether a connection to `address` (an IP) on `port` reaches this app's own API: checked when
-   * each connection is made (a name that resolves elsewhere later, DNS rebinding), where
-   * {@link targets} checks a URL when it is saved.
+   * Whether a connection to `address` (an IP) on `port` would reach this app's own API: the check the
+   * webhook transport makes on the very address it connects to (./webhook-transport.ts), so a name
+   * that resolves elsewhere when checked and here when delivered is still refused.
    */
-  isOwnAddress(address: string, port: number): boolean {
-    return this.port !== undefined && port === this.port && ipaddr.isValid(address) && isThisMachine(address)
+  isOwn(address: string, port: number): boolean {
+    if (this.port === undefined || port !== this.port || !ipaddr.isValid(address)) return false
+    const ip = ipaddr.process(address)
+    const local = new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => ipaddr.process(i.address).toString())))
+    return ip.range() === 'loopback' || ip.range() === 'unspecified' || local.has(ip.toString())
   }
-}
-
-/** Whether `address` is this machine: loopback, unspecified, or one of its interfaces' addresses. */
-function isThisMachine(address: string): boolean {
-  const ip = ipaddr.process(address)
-  if (ip.range() === 'loopback' || ip.range() === 'unspecified') return true
-  const local = new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => ipaddr.process(i.address).toString())))
-  return local.has(ip.toString())
 }

@@ -4,7 +4,7 @@
  * no randomness of their own: the caller passes `now` (epoch ms) and `random` ([0, 1)), so every rule
  * here is tested without waiting.
  */
-import type { ConnectionState } from '../channel/types'
+import type { ConnectionState, MessageChange } from '../channel/types'
 import type { Instance, LoggedMessage, WebhookEvent } from '../../shared/schemas/records'
 import type { WebhookPayload } from '../../shared/schemas/webhooks'
 import { STATUS_CODES } from 'node:http'
@@ -112,6 +112,11 @@ export function messageEvents(message: LoggedMessage): WebhookEvent[] {
   // A placeholder for a message not decrypted yet is no message for scripts; the real one follows.
   if (message.type === 'undecryptable') return []
   return message.source === 'inbound' ? ['onMessage', 'onAnyMessage'] : ['onAnyMessage']
+}
+
+/** The webhook event of a change to a logged message (docs/design.md §11). */
+export function changeEvent(change: Pick<MessageChange, 'kind'>): WebhookEvent {
+  return ({ edit: 'onMessageEdit', delete: 'onMessageDelete', reaction: 'onMessageReaction', poll_vote: 'onPollVote' } as const)[change.kind]
 }
 
 /** Whether `inst` wants `event` delivered now: send_webhook on, a URL set, and the event subscribed. */

@@ -2,7 +2,8 @@
  * Webhooks (docs/design.md §11): turns the core's events into deliveries and exposes them.
  *
  * - `message` events → `onMessage` (inbound from contacts) and `onAnyMessage` (every message, inbound
- *   and outbound: API sends, bot replies, phone); `state` events → `onConnection` — each only when the
+ *   and outbound: API sends, bot replies, phone); `messageChanged` → `onMessageEdit`,
+ *   `onMessageDelete`, `onMessageReaction`, `onPollVote`; `state` events → `onConnection` — each only when the
  *   instance has actions.send_webhook on, a webhook URL, and the event in webhook.events.
  * - Each delivery is committed to the `webhook_deliveries` table before the dispatcher may attempt it.
  * - `list` and `retry` serve the deliveries API and the desktop UI.
@@ -20,10 +21,12 @@ import { WebhookDispatcher, systemClock, type Clock, type DeliveryTarget } from 
 import { WebhookOutbox } from './outbox'
 import { OWN_API_REFUSAL, OwnApiGuard } from './own-api'
 import { undiciTransport, type WebhookTransport } from './webhook-transport'
+import { changeData } from './change-data'
 import {
   DEFAULT_RETRY_POLICY,
   DEFAULT_TIMEOUT_MS,
   buildPayload,
+  changeEvent,
   messageEvents,
   normalizeSecret,
   shouldDeliver,
@@ -69,7 +72,7 @@ export class WebhookService {
     private readonly outbox: WebhookOutbox
   ) {
     this.clock = deps.clock ?? systemClock
-    this.transport = deps.transport ?? undiciTransport()
+    this.transport = deps.transport ?? undiciTransport({ refuses: (address, port) => this.ownApi.isOwn(address, port) })
     this.dispatcher = new WebhookDispatcher({
       outbox,
       target: (id) => this.target(id),
@@ -120,6 +123,7 @@ export class WebhookService {
       events.onDurable('message', (e) => this.onMessage(e)),
       events.onDurable('state', (e) => this.onState(e)),
       events.onDurable('status', (e) => this.onStatus(e)),
+      events.onDurable('messageChanged', (e) => this.onChange(e)),
       events.on('chatStatus', ({ instanceId, chatId, status, by }) => this.onDeskEvent(instanceId, 'onChatStatus', { chatId, status, by })),
       events.on('handoff', ({ instanceId, chatId, pause }) => this.onDeskEvent(instanceId, 'onHandoff', { chatId, pause })),
       events.on('assignment', ({ instanceId, chatId, assigned_to, by }) => this.onDeskEvent(instanceId, 'onAssignment', { chatId, assigned_to, by })),
@@ -175,6 +179,11 @@ export class WebhookService {
   private async onStatus({ instanceId, message }: CoreEvents['status']): Promise<void> {
     const inst = this.instance(instanceId)
     if (inst) await this.enqueue(inst, ['onMessageStatus'], message)
+  }
+
+  private async onChange(e: CoreEvents['messageChanged']): Promise<void> {
+    const inst = this.instance(e.instanceId)
+    if (inst) await this.enqueue(inst, [changeEvent(e.change)], changeData(e))
   }
 
   private async onState({ instanceId, state, previous, reason }: CoreEvents['state']): Promise<void> {

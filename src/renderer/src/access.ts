@@ -9,11 +9,18 @@ import { OPERATIONS } from '../../shared/operations/table'
 import type { MeViewT } from '../../shared/operations/table/people'
 import type { TabId } from './tabs/tab-props'
 
-/** Whether `me` may call the contract method `method` (false before `auth.me` answered). */
-export function mayCall(me: Pick<MeViewT, 'permissions'> | null, method: ContractMethod): boolean {
-  const needed = OPERATIONS[method].permission
+/**
+ * Whether `me` may call the contract method `method` (false before `auth.me` answered): it holds the
+ * permission, and an account-wide operation needs a caller without an instance limit (the server's
+ * rule, src/main/operations/invoke.ts).
+ */
+export function mayCall(me: (Pick<MeViewT, 'permissions'> & Partial<Pick<MeViewT, 'instance_ids'>>) | null, method: ContractMethod): boolean {
+  const def = OPERATIONS[method]
+  const needed = def.permission
   if (needed === 'public' || needed === 'signed-in') return true
-  return !!me && grants(me.permissions, needed)
+  if (!me || !grants(me.permissions, needed)) return false
+  const reach = ('reach' in def ? def.reach : undefined) ?? 'account'
+  return def.scope !== 'account' || reach !== 'account' || me.instance_ids === undefined || me.instance_ids === null
 }
 
 /** The method whose permission opens each tab (what the tab is for, not only what it reads). */

@@ -1,11 +1,14 @@
 /** What the login screens say when the server refuses a sign-in or an invite (pure, for tests). */
 
-/** The least a new password must have (the server refuses shorter ones with 400). */
-export const MIN_PASSWORD = 10
+import { MIN_PASSWORD_LENGTH, newPasswordProblem as passwordRule } from '../../shared/domain/password-rule'
 
-/** Why a new password cannot be sent yet, or null when it can. */
+/** The least a new password must have (the server refuses shorter ones with 400: the same rule). */
+export const MIN_PASSWORD = MIN_PASSWORD_LENGTH
+
+/** Why a new password cannot be sent yet, or null when it can (src/shared/domain/password-rule.ts, then the repeat). */
 export function newPasswordProblem(password: string, again: string): string | null {
-  if (password.length < MIN_PASSWORD) return `Use at least ${MIN_PASSWORD} characters.`
+  const problem = passwordRule(password)
+  if (problem) return `The password ${problem}.`
   if (password !== again) return 'The two passwords differ.'
   return null
 }

@@ -8,7 +8,7 @@
  * Pure data (TypeBox schemas and small pure mappings): the renderer imports it for its types.
  */
 import Type, { type Static, type TObject, type TProperties, type TSchema } from 'typebox'
-import type { OperationPermission } from '../access'
+import type { AccountReach, OperationPermission } from '../access'
 
 /** Who may call: anyone (`public`), the account (bearer token), or an instance (bearer + its credentials). */
 export type Scope = 'public' | 'account' | 'instance'
@@ -72,6 +72,23 @@ export interface OperationDef<I extends TObject = TObject, R = unknown, RO = R> 
    * the face; an instance-scoped operation also needs the caller to reach that instance.
    */
   permission: OperationPermission
+  /**
+   * An `account`-scoped operation's reach, for callers limited to some instances (src/shared/access.ts
+   * {@link AccountReach}); unset: `account` — it reaches the whole account and needs a caller without
+   * an instance limit. Instance-scoped operations reach their instance.
+   */
+  reach?: AccountReach
+  /**
+   * The input field naming the one instance an `account`-scoped operation acts on (`instances.delete`'s
+   * `instanceId`, the inbox's `instance_id` filter): the caller must reach it, else 404 as for an unknown one.
+   */
+  instanceField?: string
+  /**
+   * What the credential this operation makes or changes will hold (an API key's scopes, a staff
+   * role's permissions, and their instances; `instanceIds` undefined: unchanged): never more than the
+   * caller holds itself (src/shared/access.ts `mayGrant`), checked with the permission.
+   */
+  grants?: (input: Record<string, unknown>) => { permissions: readonly string[]; instanceIds?: readonly string[] | null }
   /** The operation's input: body, query and path fields (never the instance credentials or instanceId). */
   input: I
   /** The result's schema (OpenAPI; the contract's output unless the RPC facet maps it). */

@@ -30,6 +30,7 @@ export const Conversation = Type.Object({
   chatId: Type.String(),
   name: Type.Union([Type.String(), Type.Null()], { description: "The customer's push name (the latest), null when none was sent." }),
   phone: Type.Union([Type.String(), Type.Null()], { description: 'Digits of the phone number; null for groups and LID-only chats.' }),
+  username: Type.Optional(Type.String({ description: 'The customer’s WhatsApp username (no "@"), when they write by LID with one: shown as "@name".' })),
   is_group: Type.Boolean(),
   last: Type.Object(
     {
@@ -207,6 +208,15 @@ export const OutreachStatus = Type.Object({
 export type OutreachStatusT = Static<typeof OutreachStatus>
 
 /** A message log entry as `GET /chatapp/messages` lists it; a search (`q`) adds where the terms matched. */
+/** What `POST /chatapp/message/reaction` answers: the reaction, and the message as it now stands. */
+export const ReactionResult = Type.Object({
+  chatId: Type.String({ description: 'The chat’s JID.' }),
+  messageId: Type.String(),
+  emoji: Type.String(),
+  message: LoggedMessage
+})
+export type ReactionResultT = Static<typeof ReactionResult>
+
 export const MessageEntry = Type.Object({
   ...LoggedMessage.properties,
   snippet: Type.Optional(Type.String({ description: 'Search only: the text around the first match (at most 120 characters, … where cut).' })),

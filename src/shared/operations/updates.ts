@@ -71,7 +71,7 @@ const Empty = Type.Object({})
 
 /** The block of the operation table (src/shared/operations/table.ts spreads it in). */
 export const UPDATE_OPERATIONS = {
-  'app.about': op<AboutInfoT>()({ summary: 'Version and data folder of the app', tags: ['app'], scope: 'account', permission: 'signed-in', input: Empty, output: AboutInfo, rpc: true }),
+  'app.about': op<AboutInfoT>()({ summary: 'Version and data folder of the app', tags: ['app'], scope: 'account', permission: 'signed-in', reach: 'shared', input: Empty, output: AboutInfo, rpc: true }),
   'updates.status': op<UpdateStatusT>()({ summary: 'Where the app’s updates stand', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
   'updates.check': op<UpdateStatusT>()({ summary: 'Check for updates now', audit: 'Checked for updates', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),
   'updates.download': op<UpdateStatusT>()({ summary: 'Download the update on offer', audit: 'Downloaded an update', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),

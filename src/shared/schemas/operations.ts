@@ -169,6 +169,15 @@ export const SendTextBody = Type.Object({
 })
 export type SendTextBody = Static<typeof SendTextBody>
 
+/** A reaction the shop sends on a message of a chat (docs/baileys.md "Reactions"). */
+export const ReactionBody = Type.Object({
+  ...Credentials,
+  chatId: ChatId,
+  messageId: Type.String({ minLength: 1, maxLength: 128, description: 'The message’s id (`id` in the log, `key.id` of a send).' }),
+  emoji: Type.String({ maxLength: 32, description: 'One emoji, e.g. "👍"; "" takes the shop’s reaction back.' })
+})
+export type ReactionBody = Static<typeof ReactionBody>
+
 /** Form fields of the image and video uploads (the file is the `file` part). */
 export const MediaFields = Type.Object({ ...Credentials, chatId: ChatId, caption: Type.Optional(Type.String({ maxLength: 4096 })) })
 export type MediaFields = Static<typeof MediaFields>

@@ -121,7 +121,11 @@ export const WEBHOOK_EVENT_INFO = {
   onMessageStatus: 'a sent message delivered, read or refused',
   onChatStatus: 'a conversation resolved, reopened or read at the desk',
   onHandoff: 'the bot paused for a chat (a person took over) or handed it back',
-  onAssignment: 'a conversation assigned to a person, or unassigned'
+  onAssignment: 'a conversation assigned to a person, or unassigned',
+  onMessageEdit: 'a message edited (by the customer, or by the owner on the phone)',
+  onMessageDelete: 'a message deleted for everyone (its content is removed here too)',
+  onMessageReaction: 'a reaction added, changed or removed on a message (either side)',
+  onPollVote: "a vote on one of the shop's polls (a changed vote replaces the voter's earlier one)"
 } as const
 export type WebhookEvent = keyof typeof WEBHOOK_EVENT_INFO
 export const WEBHOOK_EVENTS = Object.keys(WEBHOOK_EVENT_INFO) as WebhookEvent[]
@@ -398,6 +402,49 @@ export const SentBy = Type.Object(
 )
 export type SentBy = Static<typeof SentBy>
 
+/** An edited message (docs/baileys.md "Edits"): `text` is the latest; the earlier texts are kept, oldest first. */
+export const MessageEdited = Type.Object(
+  {
+    at: Type.Integer({ description: 'Epoch ms of the latest edit.' }),
+    history: Type.Array(Type.Object({ text: Type.String(), at: Type.Integer({ description: 'Epoch ms this text was written.' }) }), {
+      description: 'The earlier texts, oldest first: the original is the first.'
+    })
+  },
+  { description: 'The message was edited after it was sent.' }
+)
+export type MessageEdited = Static<typeof MessageEdited>
+
+/** A message deleted for everyone: its text, media and edit history are gone; this record stays. */
+export const MessageDeleted = Type.Object(
+  {
+    at: Type.Integer({ description: 'Epoch ms of the deletion.' }),
+    by: Type.Union([Type.Literal('customer'), Type.Literal('phone')], { description: 'customer: the person who wrote it; phone: the owner, on the phone or another linked device.' })
+  },
+  { description: 'Deleted for everyone: text and media were removed from this app (storage and search).' }
+)
+export type MessageDeleted = Static<typeof MessageDeleted>
+
+export const MessageReaction = Type.Object({
+  by: Type.String({ description: 'Who reacted: their JID, or "me" for the shop (the app or the phone).' }),
+  fromMe: Type.Boolean(),
+  emoji: Type.String(),
+  at: Type.Integer({ description: 'Epoch ms.' })
+})
+export type MessageReaction = Static<typeof MessageReaction>
+
+/** The votes on one of the shop's polls. */
+export const PollTally = Type.Object(
+  {
+    selectable: Type.Integer({ description: 'How many options a voter may choose (0: any).' }),
+    options: Type.Array(Type.Object({ name: Type.String(), votes: Type.Integer() }), { description: 'Every option in the poll’s order, with its count.' }),
+    voters: Type.Array(Type.Object({ by: Type.String({ description: 'The voter’s JID.' }), options: Type.Array(Type.String()), at: Type.Integer() }), {
+      description: 'Each voter’s latest choice (a changed vote replaces the earlier one; an empty choice is not listed).'
+    })
+  },
+  { description: 'A poll the shop sent: its options and the votes counted so far.' }
+)
+export type PollTally = Static<typeof PollTally>
+
 export const LoggedMessage = Type.Object({
   id: Type.String(),
   chatId: Type.String(),
@@ -433,7 +480,12 @@ export const LoggedMessage = Type.Object({
     )
   ),
   bot: Type.Optional(BotDecisionRecord),
-  sent_by: Type.Optional(SentBy)
+  sent_by: Type.Optional(SentBy),
+  edited: Type.Optional(MessageEdited),
+  deleted: Type.Optional(MessageDeleted),
+  reactions: Type.Optional(Type.Array(MessageReaction, { description: 'One per person who reacted (the latest emoji each); none: no reactions.' })),
+  poll: Type.Optional(PollTally),
+  username: Type.Optional(Type.String({ description: 'The sender’s WhatsApp username (without "@"), when WhatsApp told it: customers who hide their number.' }))
 })
 export type LoggedMessage = Static<typeof LoggedMessage>
 

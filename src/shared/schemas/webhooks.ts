@@ -22,7 +22,7 @@ export const WebhookPayload = Type.Object(
     session_id: Type.String(),
     data: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'Message events: the message log entry (id, chatId, fromMe, pushName, type, text, timestamp in epoch ms, status, source, senderId, senderPn, senderLid). onMessageStatus: the sent message with its new status (SERVER_ACK, DELIVERY_ACK, READ, PLAYED, or ERROR with error_code). onConnection: {state, previous, reason}. onChatStatus: {chatId, status (open, resolved, read), by}. onHandoff: {chatId, pause} (pause null: handed back to the bot).'
+        'Message events: the message log entry (id, chatId, fromMe, pushName, type, text, timestamp in epoch ms, status, source, senderId, senderPn, senderLid). onMessageStatus: the sent message with its new status (SERVER_ACK, DELIVERY_ACK, READ, PLAYED, or ERROR with error_code). onConnection: {state, previous, reason}. onChatStatus: {chatId, status (open, resolved, read), by}. onHandoff: {chatId, pause} (pause null: handed back to the bot). onMessageEdit: the entry with its new text, `edited` and `previousText`. onMessageDelete: the entry as kept (no text or media, `deleted`). onMessageReaction: {messageId, chatId, by, fromMe, emoji ("" removed), at, message}. onPollVote: {pollId, chatId, by, fromMe, selected, at, poll, message}. Message events carry `username` when the sender has one.'
     }),
     timestamp: Type.String({ description: 'When the event happened, ISO 8601 UTC.' })
   },

@@ -6,7 +6,8 @@
  *   `<digest>` → a `<digest>` child (digestKeyBundle); `<key><user jid/>` → a bundle per user
  *   (Utils/signal.js parseAndInjectE2ESessions);
  * - `usync` → per user a device list and `<lid val>` (WAUSync/Protocols: devices, lid): v7 maps
- *   phone-number JIDs to LIDs before fetching pre-keys and drops users without a mapping;
+ *   phone-number JIDs to LIDs before fetching pre-keys and drops users without a mapping; a contact's
+ *   `<username>` (protocol `username`); a lookup by `<contact username>` answers that contact's LID;
  * - `w:g2` (groups) → {@link Directory.groupIq} (groups.ts), else an empty result;
  * - `md` `<remove-companion-device>` (logout) → result; the client then ends with 401;
  * - `w:m` `<media_conn/>` → `<media_conn auth ttl><host hostname/></media_conn>` naming the fake media host
@@ -24,7 +25,9 @@ import { parseKeyUpload, type SignalPeer, type UploadedKeys } from './peer'
 /** What the answers need from the server: who exists, and where uploads go. */
 export interface Directory {
   /** The peer (phone or contact) behind a JID's user, PN or LID. */
-  peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string } | undefined
+  peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; lidHidden?: boolean; username?: string } | undefined
+  /** The contact whose WhatsApp username is `username` (without "@"), if any. */
+  byUsername?(username: string): { pn: string; lid: string } | undefined
   onKeyUpload(keys: UploadedKeys): void
   onLogout(): void
   uploadedPreKeyCount(): number
@@ -89,15 +92,21 @@ function usyncAnswer(iq: BinaryNode, dir: Directory): BinaryNode {
   const users = children(child(usync, 'list'), 'user').map((u) => {
     // onWhatsApp asks by phone number: `<user><contact>+1555…</contact></user>` (WAUSync/Protocols/USyncContactProtocol.js).
     const phone = child(u, 'contact')?.content
-    const jid = u.attrs.jid ?? (phone ? `${String(Buffer.isBuffer(phone) || phone instanceof Uint8Array ? Buffer.from(phone).toString('utf8') : phone).replace(/\D/g, '')}@s.whatsapp.net` : '')
-    const found = dir.peerFor(jid)
+    // A username lookup: `<user><contact username="…"/></user>` (USyncContactProtocol.js getUserElement) names no JID.
+    const username = child(u, 'contact')?.attrs.username?.replace(/^@/, '').toLowerCase()
+    const byName = username ? dir.byUsername?.(username) : undefined
+    const jid = byName ? `${byName.lid}@lid` : (u.attrs.jid ?? (phone ? `${String(Buffer.isBuffer(phone) || phone instanceof Uint8Array ? Buffer.from(phone).toString('utf8') : phone).replace(/\D/g, '')}@s.whatsapp.net` : ''))
+    const found = username && !byName ? undefined : dir.peerFor(jid)
     const content: BinaryNode[] = []
     if (wanted.has('devices')) {
       const devices = found ? [node('device', { id: 0 })] : []
       content.push(node('devices', {}, [node('device-list', {}, devices), node('key-index-list', { ts: Math.floor(Date.now() / 1000) })]))
     }
-    if (wanted.has('lid') && found && !jid.endsWith('@lid')) content.push(node('lid', { val: `${found.lid}@lid` }))
+    // A number whose LID the service does not hand out (before the LID rollout reached it): no `<lid>`.
+    if (wanted.has('lid') && found && !found.lidHidden && !jid.endsWith('@lid')) content.push(node('lid', { val: `${found.lid}@lid` }))
     if (wanted.has('contact')) content.push(node('contact', { type: found ? 'in' : 'out' }))
+    // A LID's username (USyncUsernameProtocol.js: the node's text), for a contact that has one.
+    if (wanted.has('username') && found?.username) content.push(node('username', {}, found.username))
     return node('user', { jid: jid.includes('@') ? jid : `${jidUser(jid)}@s.whatsapp.net` }, content)
   })
   return node('usync', { sid: usync?.attrs.sid, mode: usync?.attrs.mode, context: usync?.attrs.context, last: 'true', index: '0' }, [

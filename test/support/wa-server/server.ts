@@ -47,6 +47,7 @@ import { startMediaHost } from './media-host'
 import { LinkRefusedError, type DeviceConnection, type DeviceConnections, type FakeContact, type FakePhone, type LinkedDevice, type ReceivedMessage, type WaTestServer, type WaTestServerOptions } from './types'
 import { LIVE_BEHAVIOUR, type ServerBehaviour } from './behaviour'
 import { answerOf, historyNotification, onDemandRequestOf, type HeldMessage, type OnDemandRequest } from './history'
+import { editOf, pollOf, reactionOf, revokeOf, voteOf, type PhoneMessage } from './message-changes'
 
 interface WsServerLike {
   on(event: 'connection', fn: (ws: WsLike) => void): void
@@ -130,6 +131,10 @@ interface Contact {
   chatStates: Array<{ state: string; beforeMessage: number }>
   /** How this contact's messages to clients are addressed (FakeContact.addressing). */
   addressing: 'pn' | 'lid' | 'lid-only'
+  /** usync answers give no LID for this number (FakeContact.lidShared false). */
+  lidHidden: boolean
+  /** The contact's WhatsApp username (FakeContact.username). */
+  username: string | null
   /** Accounts whose chat with this contact moved to LID: it wrote to them LID-addressed (behaviour.refusePnInLidChat). */
   lidChats: Set<string>
   /** The privacy token this contact issued to each account (by number), sent to its client as a `privacy_token` notification. */
@@ -199,10 +204,12 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
   }
 
   /** The phone or contact behind a JID's user (PN or LID). */
-  function peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; account?: Account; contact?: Contact } | undefined {
+  function peerFor(jid: string): { peer: SignalPeer; pn: string; lid: string; lidHidden?: boolean; username?: string; account?: Account; contact?: Contact } | undefined {
     const user = jidUser(jid)
     for (const a of accounts.values()) if (a.number === user || a.lid === user) return { peer: a.peer, pn: a.number, lid: a.lid, account: a }
-    for (const c of contacts.values()) if (c.pn === user || c.lid === user) return { peer: c.peer, pn: c.pn, lid: c.lid, contact: c }
+    for (const c of contacts.values()) {
+      if (c.pn === user || c.lid === user) return { peer: c.peer, pn: c.pn, lid: c.lid, lidHidden: c.lidHidden, ...(c.username ? { username: c.username } : {}), contact: c }
+    }
     return undefined
   }
 
@@ -229,6 +236,10 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       loggedIn: null,
       dir: {
         peerFor,
+        byUsername: (username) => {
+          for (const c of contacts.values()) if (c.username?.toLowerCase() === username) return { pn: c.pn, lid: c.lid }
+          return undefined
+        },
         // An upload adds to the pre-keys the server still holds (the client asks for the count and
         // tops it up: lib/Socket/socket.js uploadPreKeysToServerIfRequired uploads 5 more when 5 or
         // fewer are left); the identity, registration id and signed pre-key are the latest.
@@ -275,6 +286,13 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
       messages: () => [...account.phoneMessages],
       ownReceipts: () => [...account.ownReceipts],
       typeTo: (jid, text) => typeOnPhone(account, jid, text),
+      deleteForEveryone: (jid, id) => sendFromPhone(account, jid, revokeOf({ remoteJid: phoneChat(jid), id, fromMe: true })),
+      edit: (jid, id, text) => sendFromPhone(account, jid, editOf({ remoteJid: phoneChat(jid), id, fromMe: true }, text)),
+      react: (jid, target, emoji) => sendFromPhone(account, jid, reactionOf({ remoteJid: phoneChat(jid), ...target }, emoji)),
+      sendPoll: async (jid, name, options, selectable) => {
+        const poll = pollOf(name, options, selectable)
+        return { id: await sendFromPhone(account, jid, poll), secret: poll.secret }
+      },
       holdHistory: (jid, messages) => holdHistory(account, jid, messages),
       sendHistorySync: (opts) => sendHistorySync(account, opts),
       historyRequests: () => [...account.historyRequests],
@@ -678,11 +696,26 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
    * decodeMessageNode: `fromMe`, chatId = recipient; the wrapper is unwrapped on decrypt).
    */
   async function typeOnPhone(account: Account, jid: string, text: string): Promise<string> {
+    return sendFromPhone(account, jid, { message: { conversation: text }, attrs: {} })
+  }
+
+  /** The chat with `jid` as the phone names it in message keys: the contact's phone-number JID. */
+  function phoneChat(jid: string): string {
     const contact = contactOf(jid)
     if (!contact) throw new Error(`no contact ${jid}`)
-    const destinationJid = `${contact.pn}@s.whatsapp.net`
-    const { id } = await sendTo(account, account.peer, `${account.number}@s.whatsapp.net`, { deviceSentMessage: { destinationJid, message: { conversation: text } } }, account.name, {
-      recipient: destinationJid
+    return `${contact.pn}@s.whatsapp.net`
+  }
+
+  /**
+   * The owner does something on the phone in the chat with `jid` (a text, an edit, a deletion, a
+   * reaction, a poll): the linked client gets the phone's copy as in {@link typeOnPhone}, with the
+   * stanza attributes of that kind (message-changes.ts). Answers the id.
+   */
+  async function sendFromPhone(account: Account, jid: string, built: PhoneMessage): Promise<string> {
+    const destinationJid = phoneChat(jid)
+    const { id } = await sendTo(account, account.peer, `${account.number}@s.whatsapp.net`, { deviceSentMessage: { destinationJid, message: built.message } }, account.name, {
+      recipient: destinationJid,
+      ...built.attrs
     })
     return id
   }
@@ -960,28 +993,29 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         const lid = opts.lid ?? freeContactLid()
         const holder = peerFor(`${lid}@lid`)
         if (holder) throw new Error(`LID ${lid} belongs to ${holder.pn}`)
-        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', undelivered: new Map(), receipts: [], chatStates: [], lidChats: new Set(), issuedTokens: new Map(), requiresToken: false, refused: [] }
+        c = { peer: new SignalPeer(), pn, lid, name, messages: [], sent: [], waiters: [], ackError: null, addressedAs: new Map(), addressing: 'pn', lidHidden: false, username: null, undelivered: new Map(), receipts: [], chatStates: [], lidChats: new Set(), issuedTokens: new Map(), requiresToken: false, refused: [] }
         contacts.set(pn, c)
       }
       const contact = c
-      const send = async (message: proto.IMessage, to: FakePhone = first.phone, extra: { id?: string; corrupt?: boolean } = {}): Promise<string> => {
+      const send = async (message: proto.IMessage, to: FakePhone = first.phone, extra: { id?: string; corrupt?: boolean; attrs?: Record<string, string> } = {}): Promise<string> => {
         const account = accounts.get(to.number)
         if (!account) throw new Error(`no account ${to.number}`)
         // How WhatsApp addresses a 1:1 message today (Baileys #2683, lib/Utils/decode-wa-message.js
         // extractAddressingContext): by LID, with the phone number in sender_pn when it shares it.
         const pnJid = `${pn}@s.whatsapp.net`
         const lidJid = `${contact.lid}@lid`
+        const { attrs: kindAttrs, ...rest } = extra
         const { id, type } =
           contact.addressing === 'pn'
-            ? await sendTo(account, contact.peer, pnJid, message, contact.name, undefined, extra)
+            ? await sendTo(account, contact.peer, pnJid, message, contact.name, kindAttrs, rest)
             : await sendTo(
                 account,
                 contact.peer,
                 lidJid,
                 message,
                 contact.name,
-                { addressing_mode: 'lid', ...(contact.addressing === 'lid' ? { sender_pn: pnJid } : {}) },
-                extra
+                { addressing_mode: 'lid', ...(contact.addressing === 'lid' ? { sender_pn: pnJid } : {}), ...kindAttrs },
+                rest
               )
         contact.sent.push(type)
         if (contact.addressing !== 'pn') contact.lidChats.add(account.number)
@@ -997,6 +1031,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         contact.sent.push(type)
         return id
       }
+      /** The account as this contact's phone names it in keys: by LID once the chat is LID-addressed (Baileys #2683). */
+      const shopJid = (to: FakePhone): string => (contact.addressing === 'pn' ? to.jid : to.lid)
+      /** This contact as its own phone names itself (the voter JID of a poll vote). */
+      const selfJid = (): string => (contact.addressing === 'pn' ? `${pn}@s.whatsapp.net` : `${contact.lid}@lid`)
+      const sendBuilt = (built: PhoneMessage, to: FakePhone = first.phone) => send(built.message, to, { attrs: built.attrs })
       const receipt = (type: 'read' | 'played', ids?: string[]): number => {
         const wanted = ids ?? contact.messages.map((m) => m.id)
         const byAccount = new Map<string, string[]>()
@@ -1027,6 +1066,18 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
         refused: () => [...contact.refused],
         set addressing(mode) {
           contact.addressing = mode
+        },
+        get lidShared() {
+          return !contact.lidHidden
+        },
+        set lidShared(on: boolean) {
+          contact.lidHidden = !on
+        },
+        get username() {
+          return contact.username
+        },
+        set username(name: string | null) {
+          contact.username = name
         },
         revealPn: (to = first.phone) => {
           const conn = accounts.get(to.number)?.loggedIn
@@ -1109,6 +1160,11 @@ export async function startWaTestServer(opts: WaTestServerOptions = {}): Promise
           }),
         send,
         sendText: (text, to) => send({ conversation: text }, to),
+        edit: (id, text, to = first.phone) => sendBuilt(editOf({ remoteJid: shopJid(to), id, fromMe: true }, text), to),
+        deleteForEveryone: (id, to = first.phone) => sendBuilt(revokeOf({ remoteJid: shopJid(to), id, fromMe: true }), to),
+        react: (target, emoji, to = first.phone) => sendBuilt(reactionOf({ remoteJid: shopJid(to), ...target }, emoji), to),
+        vote: (poll, chosen, to = first.phone) =>
+          sendBuilt(voteOf({ key: { remoteJid: shopJid(to), id: poll.id, fromMe: false }, secret: poll.secret, creatorJid: shopJid(to) }, selfJid(), chosen), to),
         sendGroup,
         sendGroupText: (group, text, to) => sendGroup(group, { conversation: text }, to),
         sendMedia: async (kind, bytes, extras, to) => send(await buildMediaMessage(media, kind, bytes, extras), to),

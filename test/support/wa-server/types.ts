@@ -44,6 +44,19 @@ export interface FakeContact {
    */
   addressing: 'pn' | 'lid' | 'lid-only'
   /**
+   * Whether the service hands out this number's LID (usync `<lid>` answers). Default true; false is a
+   * number the LID rollout had not reached (last year's service): a linked device then keeps its
+   * Signal session with the contact under the number (lib/Signal/lid-mapping.js getLIDForPN finds
+   * no LID), which a later LID-addressed message does not find (Baileys PR #2763).
+   */
+  lidShared: boolean
+  /**
+   * The contact's WhatsApp username (without "@"), or null. Usync answers it for the contact
+   * (`username` protocol, lib/WAUSync/Protocols/USyncUsernameProtocol.js) and a lookup by it finds the
+   * contact's LID (`<contact username>`, USyncContactProtocol.js).
+   */
+  username: string | null
+  /**
    * The contact refuses (the server acks with error 463, delivers nothing) a message from a client
    * that does not carry, as its `<tctoken>` child, the privacy token this contact issued to that
    * client's account (behaviour.privacyTokens: issued after its first message there). Default false.
@@ -103,6 +116,21 @@ export interface FakeContact {
   sendText(text: string, to?: FakePhone): Promise<string>
   /** Sends any encrypted `proto.Message`; answers the message id. */
   send(message: proto.IMessage, to?: FakePhone): Promise<string>
+  /** Edits the contact's own message `id` to `text` (message-changes.ts: MESSAGE_EDIT, `edit="1"`). Answers the edit's id. */
+  edit(id: string, text: string, to?: FakePhone): Promise<string>
+  /** Deletes the contact's own message `id` for everyone (REVOKE, `edit="7"`). Answers the deletion's id. */
+  deleteForEveryone(id: string, to?: FakePhone): Promise<string>
+  /**
+   * Reacts with `emoji` to message `target.id` (`fromMe`: the contact wrote it; false: the shop did);
+   * `''` takes the reaction back (`type="reaction"`). Answers the reaction's id.
+   */
+  react(target: { id: string; fromMe: boolean }, emoji: string, to?: FakePhone): Promise<string>
+  /**
+   * Votes `chosen` (option names; `[]` withdraws) on the shop's poll `poll.id`, whose message secret
+   * is `poll.secret` (the poll's `messageContextInfo.messageSecret`): an encrypted `pollUpdateMessage`
+   * keyed by the JIDs this contact addresses the chat by (message-changes.ts). Answers the vote's id.
+   */
+  vote(poll: { id: string; secret: Uint8Array }, chosen: string[], to?: FakePhone): Promise<string>
   /**
    * Writes to `group` (this contact must be a member), to the linked client of `to` (default: the
    * first account): with its sender key, distributed to that client the first time. Answers the id.
@@ -156,6 +184,14 @@ export interface FakePhone {
    * (`deviceSentMessage` from the account's JID, `recipient` the contact). Answers the message id.
    */
   typeTo(jid: string, text: string): Promise<string>
+  /** The owner deletes the shop's message `id` in the chat with `jid` for everyone, on the phone (the copy: REVOKE, `edit="7"`). */
+  deleteForEveryone(jid: string, id: string): Promise<string>
+  /** The owner edits the shop's message `id` in the chat with `jid` to `text`, on the phone. */
+  edit(jid: string, id: string, text: string): Promise<string>
+  /** The owner reacts on the phone to message `target.id` of the chat with `jid` (`fromMe`: the shop wrote it); `''` takes it back. */
+  react(jid: string, target: { id: string; fromMe: boolean }, emoji: string): Promise<string>
+  /** The owner sends a poll on the phone to `jid` (`selectable` 1: one choice; 0: any); answers its id and message secret. */
+  sendPoll(jid: string, name: string, options: string[], selectable?: number): Promise<{ id: string; secret: Buffer }>
   /**
    * The phone holds these messages of the chat `jid` (a contact's PN or LID, filed under its number),
    * added to what it holds; ids are made when missing, a contact's messages carry its name. Answers

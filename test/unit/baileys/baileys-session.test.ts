@@ -47,7 +47,7 @@ function setup(opts: Partial<BaileysChannelOptions> = {}, instanceId = 'i1') {
       onMessageStatus: (u) => statuses.push(u),
       onChatIdentity: (i) => identities.push(i),
       onLimits: (l) => limits.push(l),
-      onHistory: async () => ({ added: 0 })
+      onHistory: async () => ({ added: 0 }), onMessageChange: async () => {}
     }
   }
   const session = new BaileysSession(ctx, {

@@ -50,7 +50,7 @@ describe('toInboundMessage: text of every common message type', () => {
     ],
     ['ephemeral wrapper', { ephemeralMessage: { message: { conversation: 'vanishing' } } }, { type: 'text', text: 'vanishing' }],
     ['view once wrapper', { viewOnceMessageV2: { message: { imageMessage: { caption: 'once', mimetype: 'image/jpeg' } } } }, { type: 'image', text: 'once' }],
-    ['poll', { pollCreationMessageV3: { name: 'Lunch?', options: [{ optionName: 'yes' }] } }, { type: 'other', text: 'Lunch?' }]
+    ['poll', { pollCreationMessageV3: { name: 'Lunch?', options: [{ optionName: 'yes' }] } }, { type: 'poll', text: 'Lunch?' }]
   ]
   for (const [name, message, want] of cases) {
     it(name, () => {

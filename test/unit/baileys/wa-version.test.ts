@@ -39,7 +39,7 @@ describe('WaVersionSource (the WA Web version, once per app start)', () => {
       const fetchVersion = vi.fn(async () => [2, 3000, 9] as [number, number, number])
       const factory = fakeSocketFactory()
       const channel = createBaileysChannel({ socketFactory: factory, fetchVersion, timers: new FakeClock() })
-      const hooks = { onState: () => {}, onQr: () => {}, onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {}, onLimits: () => {}, onHistory: async () => ({ added: 0 }) }
+      const hooks = { onState: () => {}, onQr: () => {}, onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {}, onLimits: () => {}, onHistory: async () => ({ added: 0 }), onMessageChange: async () => {} }
       const sessions = ['a', 'b', 'c'].map((id) => channel({ instanceId: id, store: db.store, logger: pino({ level: 'silent' }), hooks }))
       await Promise.all(sessions.map((s) => s.start()))
       expect(fetchVersion).toHaveBeenCalledTimes(1)
@@ -108,7 +108,7 @@ describe('the last good WA Web version, kept across restarts (Baileys #2777, #27
       await db.store.waWebVersion.setWaWebVersion({ version: [2, 3000, 1_050_000_003], fetchedAt: '2026-11-01T00:00:00.000Z' })
       const factory = fakeSocketFactory()
       const channel = createBaileysChannel({ socketFactory: factory, fetchVersion: async () => undefined, timers: new FakeClock() })
-      const hooks = { onState: () => {}, onQr: () => {}, onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {}, onLimits: () => {}, onHistory: async () => ({ added: 0 }) }
+      const hooks = { onState: () => {}, onQr: () => {}, onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {}, onLimits: () => {}, onHistory: async () => ({ added: 0 }), onMessageChange: async () => {} }
       const session = channel({ instanceId: 'a', store: db.store, logger: pino({ level: 'silent' }), hooks })
       await session.start()
       expect(factory.sockets.map((s) => s.config.version)).toEqual([[2, 3000, 1_050_000_003]])

@@ -26,7 +26,7 @@ function session(instanceId = 'sb1') {
     instanceId,
     store: t.store,
     logger: pino({ level: 'silent' }),
-    hooks: { onState: (u) => states.push(u.state), onQr: (q) => qrs.push(q), onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {}, onLimits: () => {}, onHistory: async () => ({ added: 0 }) }
+    hooks: { onState: (u) => states.push(u.state), onQr: (q) => qrs.push(q), onMessage: async () => {}, onMessageStatus: () => {}, onChatIdentity: () => {}, onLimits: () => {}, onHistory: async () => ({ added: 0 }), onMessageChange: async () => {} }
   }
   return { s: new SandboxSession(ctx), states, qrs }
 }

@@ -118,6 +118,7 @@ const SAMPLE: { [M in ContractMethod]: ContractInput<M> } = {
   'messages.sendFileUrl': { instanceId: 'i1', chatId: '1555', url: 'https://x.example/a.png', type: 'image' },
   'messages.sendMediaButtons': { instanceId: 'i1', chatId: '1555', btndata: { text: 'x', buttons: [{ type: 'replyButton', title: 'a' }], image: 'https://x.example/a.png' } },
   'messages.sendText': { instanceId: 'i1', chatId: '1555', message: 'hi' },
+  'messages.react': { instanceId: 'i1', chatId: '1555', messageId: 'ABC', emoji: '👍' },
   'messages.sendMedia': { instanceId: 'i1', chatId: '1555', kind: 'image', attachmentId: 'a1' },
   'messages.sendButtons': { instanceId: 'i1', chatId: '1555', btndata: { text: 'Pick', buttons: [{ type: 'replyButton', title: 'A' }] } },
   'messages.sendList': { instanceId: 'i1', chatId: '1555', msgdata: { text: 'Menu', sections: [{ rows: [{ title: 'One' }] }] } },

@@ -106,6 +106,42 @@ describe.each(BACKENDS)('on %s', (backend) => {
     })
   })
 
+  describe('changes to a message', () => {
+    it('an edit is found by its new words only; a deletion takes the text out of search and keeps the record', async () => {
+      const order = msg({ text: 'two margheritas please', pushName: 'Ann' })
+      await repos.messages.append('i1', order)
+      await repos.messages.update('i1', order.id, { text: 'three diavolas please', edited: { at: 1, history: [{ text: order.text, at: order.timestamp }] } })
+      expect((await repos.messages.search('i1', { q: 'diavolas' })).map((m) => m.id)).toEqual([order.id])
+      expect(await repos.messages.search('i1', { q: 'margheritas' })).toEqual([])
+      // Short terms go through the scan, long ones through the index: both must miss the deleted words.
+      await repos.messages.update('i1', order.id, { text: '', edited: undefined, deleted: { at: 2, by: 'customer' } })
+      expect(await repos.messages.search('i1', { q: 'diavolas' })).toEqual([])
+      expect(await repos.messages.search('i1', { q: 'diavolas', chatId: CHAT })).toEqual([])
+      expect(await repos.messages.search('i1', { q: 'di' })).toEqual([])
+      const kept = await repos.messages.find('i1', order.id)
+      expect(kept).toMatchObject({ text: '', deleted: { at: 2, by: 'customer' } })
+      expect(kept!.edited).toBeUndefined()
+      expect(JSON.stringify(kept)).not.toContain('margheritas')
+      // The sender is still found (who wrote stays on record, not what).
+      expect((await repos.messages.search('i1', { q: 'Ann' })).map((m) => m.id)).toEqual([order.id])
+    })
+
+    it('reactions and a poll tally are kept with the message and survive a restart', async () => {
+      const poll = msg({ type: 'poll', text: 'Friday?', fromMe: true, source: 'phone', poll: { selectable: 0, options: [{ name: 'Yes', votes: 1 }], voters: [{ by: CHAT, options: ['Yes'], at: 5 }] } })
+      await repos.messages.append('i1', poll)
+      await repos.messages.update('i1', poll.id, { reactions: [{ by: CHAT, fromMe: false, emoji: '👍', at: 6 }] })
+      await t.reopen()
+      expect(await t.storage.repos.messages.find('i1', poll.id)).toMatchObject({ poll: { options: [{ name: 'Yes', votes: 1 }] }, reactions: [{ emoji: '👍' }] })
+    })
+
+    it('a conversation keeps the customer’s username', async () => {
+      const lid = '220000000000001@lid'
+      await repos.messages.append('i1', msg({ chatId: lid, senderId: lid, username: 'lu.bakes' }))
+      const [c] = await repos.conversations.list(['i1'], {}, 10, Date.now())
+      expect(c).toMatchObject({ chatId: lid, username: 'lu.bakes', phone: null })
+    })
+  })
+
   describe('conversations', () => {
     it('count unread customer messages until read or answered by a person; the last message and name follow', async () => {
       const inbound = (t: number, text: string) => msg({ timestamp: t, text })

@@ -89,6 +89,18 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
   },
   7: {
     async write(db) {
+      // A message deleted for everyone: the update that clears its text takes it out of the index.
+      await sql`INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source) VALUES ('i1', 'M7', '220000000000001@lid', 0, 'Lu', 'text', 'Quero apagar esta mensagem', 1700000000007, 'RECEIVED', 'inbound')`.execute(db)
+      await sql`UPDATE messages SET text = '', details = '{"deleted":{"at":1700000000008,"by":"customer"}}' WHERE id = 'M7'`.execute(db)
+      await sql`UPDATE conversations SET username = 'lu.bakes' WHERE chat_id = '220000000000001@lid'`.execute(db)
+    },
+    async check(db) {
+      expect(await matchingMessages(db as Kysely<Database>, { instanceId: 'i1', q: 'apagar', beforeSeq: Number.MAX_SAFE_INTEGER, limit: 10 })).toEqual([])
+      expect(await db.selectFrom('messages').select(['text', 'details']).where('id', '=', 'M7').execute()).toEqual([{ text: '', details: '{"deleted":{"at":1700000000008,"by":"customer"}}' }])
+    }
+  },
+  8: {
+    async write(db) {
       await sql`INSERT INTO knowledge (id, instance_id, title, source, file_name, chunk_count, created_at, updated_at, excerpt, content) VALUES ('k1', 'i1', 'Horário', 'manual', NULL, 1, '2026-11-27T00:00:00.000Z', '2026-11-27T00:00:00.000Z', 'Aos domingos', 'Aos domingos abrimos às 11:00.')`.execute(db)
       await sql`INSERT INTO knowledge_chunks (instance_id, knowledge_id, position, title, body) VALUES ('i1', 'k1', 0, 'Horário', 'Aos domingos abrimos às 11:00.')`.execute(db)
       await sql`INSERT INTO assistant_settings (instance_id, settings, api_key, updated_at) VALUES ('i1', '{"enabled":true}', 'sk-1', '2026-11-27T00:00:00.000Z')`.execute(db)

@@ -75,7 +75,7 @@ describe.each(BACKENDS)('on %s', (backend) => {
       expect(await names({ q: 'creme brul' })).toEqual(['José Müller'])
       expect(await names({ q: '98765' })).toEqual(['José Müller'])
       expect(await names({ q: '1555000' })).toEqual(['Ann Lee', 'Bob 100%'])
-      expect(await names({ q: '1555000', instanceId: 'i1' })).toEqual(['Ann Lee'])
+      expect(await names({ q: '1555000', instanceIds: ['i1'] })).toEqual(['Ann Lee'])
     })
 
     it('short terms match by LIKE (ASCII any case); wildcards are taken literally', async () => {

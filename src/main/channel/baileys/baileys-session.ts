@@ -43,6 +43,7 @@ import {
   type HistoryFetchResult,
   type LinkedAccount,
   type OutboundContent,
+  type ReactionTarget,
   type ReadKey,
   type SentMessage,
   type StateUpdate
@@ -80,6 +81,7 @@ import { DEFAULT_SEND_PACING } from './send-queue'
 import { cappingLimits, reachoutLimits } from './send-limits'
 import { defaultSocketFactory, type BaileysSocket, type SocketFactory } from './socket'
 import { attachSocket, type SocketRun } from './socket-run'
+import { UsernameLookup } from './usernames'
 import { realTimers, withTimeout, type TimerHandle, type Timers } from './timers'
 import { libraryVersionFetcher, WaVersionSource } from './wa-version'
 
@@ -135,6 +137,7 @@ export class BaileysSession implements ChannelSession {
   private readonly messages: MessageStore
   private readonly groups: GroupMetadataCache
   private readonly recipients: RecipientCheck
+  private readonly usernames: UsernameLookup
   private readonly caches = {
     msgRetry: lruCacheStore({ max: 5000, ttlMs: 60 * 60_000 }),
     userDevices: lruCacheStore({ max: 5000, ttlMs: 5 * 60_000 }),
@@ -171,7 +174,15 @@ export class BaileysSession implements ChannelSession {
       lidOf: (pnJid) => (this.auth ? knownLidFor(pnJid, this.auth.keys) : Promise.resolve(undefined)),
       logger: ctx.logger
     })
-    this.inbound = new InboundRelay({ hooks: ctx.hooks, messages: this.messages, recipients: this.recipients, timers: this.timers, logger: ctx.logger })
+    this.usernames = new UsernameLookup({ timers: this.timers })
+    this.inbound = new InboundRelay({
+      hooks: ctx.hooks,
+      messages: this.messages,
+      recipients: this.recipients,
+      timers: this.timers,
+      logger: ctx.logger,
+      usernameOf: (sock, lid) => this.usernames.usernameOfLid(sock, lid)
+    })
     this.history = new PhoneHistory({ hooks: ctx.hooks, messages: this.messages, timers: this.timers, logger: ctx.logger, ...(opts.historyWaitMs !== undefined ? { waitMs: opts.historyWaitMs } : {}) })
   }
 
@@ -275,6 +286,17 @@ export class BaileysSession implements ChannelSession {
   async send(jid: string, content: OutboundContent, options: ChannelSendOptions = {}): Promise<SentMessage> {
     if (this.state !== 'CONNECTED' || !this.run) throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
     return this.outbound.send((expected) => this.connectedSocket(expected), jid, content, options)
+  }
+
+  /** The LID of a WhatsApp username, asked of the server (usernames.ts). */
+  async resolveUsername(username: string): Promise<string | undefined> {
+    return this.usernames.lidOfUsername(this.connectedSocket(), username)
+  }
+
+  /** A reaction on a message (outbound-sender.ts), in the send queue's order. */
+  async react(target: ReactionTarget, emoji: string): Promise<void> {
+    if (this.state !== 'CONNECTED' || !this.run) throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    return this.outbound.react((expected) => this.connectedSocket(expected), target, emoji)
   }
 
   /**
@@ -666,6 +688,7 @@ export class BaileysSession implements ChannelSession {
     this.account = null
     this.groups.clear()
     this.recipients.clear()
+    this.usernames.clear()
     for (const c of Object.values(this.caches)) void c.flushAll()
   }
 

@@ -33,12 +33,15 @@ async function pnOf(lid: string, lookup: LidLookup | undefined): Promise<string 
  * addressed by LID move to the phone-number JID when known; group senders get their number filled
  * in. Other messages come back unchanged.
  */
-export async function withStableChat(msg: InboundMessage, lookup: LidLookup | undefined): Promise<{ message: InboundMessage; identity?: ChatIdentity }> {
+export async function withStableChat<T extends Pick<InboundMessage, 'chatId' | 'senderId' | 'senderPn' | 'senderLid' | 'fromMe'>>(
+  msg: T,
+  lookup: LidLookup | undefined
+): Promise<{ message: T; identity?: ChatIdentity }> {
   if (msg.chatId.endsWith('@lid')) {
     const lid = msg.chatId
     const pn = (msg.senderPn ?? (await pnOf(lid, lookup)))?.replace(/@c\.us$/, '@s.whatsapp.net')
     if (!pn?.endsWith('@s.whatsapp.net')) return { message: msg }
-    const moved: InboundMessage = { ...msg, chatId: pn, senderPn: pn, senderLid: lid, senderId: msg.senderId === lid ? pn : msg.senderId }
+    const moved: T = { ...msg, chatId: pn, senderPn: pn, senderLid: lid, senderId: msg.senderId === lid ? pn : msg.senderId }
     return { message: moved, identity: { lid, pn } }
   }
   if (msg.chatId.endsWith('@s.whatsapp.net') && msg.senderLid && !msg.fromMe) {

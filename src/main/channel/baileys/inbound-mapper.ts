@@ -63,6 +63,7 @@ interface Extracted {
   selectedId?: string
   media?: InboundMessage['media']
   location?: InboundMessage['location']
+  poll?: InboundMessage['poll']
 }
 
 /** The coordinates of a (live) location message, when both are numbers. */
@@ -139,8 +140,10 @@ export function extractContent(content: proto.IMessage): Extracted | null {
     }
     case 'pollCreationMessage':
     case 'pollCreationMessageV2':
-    case 'pollCreationMessageV3':
-      return { type: 'other', text: content[kind]?.name ?? '' }
+    case 'pollCreationMessageV3': {
+      const p = content[kind]
+      return { type: 'poll', text: p?.name ?? '', poll: { options: (p?.options ?? []).map((o) => o.optionName ?? ''), selectable: p?.selectableOptionsCount ?? 0 } }
+    }
     case 'groupInviteMessage':
       return { type: 'other', text: content.groupInviteMessage?.caption ?? '' }
     default:
@@ -182,6 +185,7 @@ export function toInboundMessage(msg: WAMessage, ctx: InboundContext): InboundMe
   const senderLid = forms.find((j) => j.endsWith('@lid'))
 
   const timestamp = toSeconds(msg.messageTimestamp) || ctx.nowSeconds
+  const username = (isGroup ? key.participantUsername : key.remoteJidUsername) || undefined
   return {
     id,
     chatId,
@@ -196,6 +200,29 @@ export function toInboundMessage(msg: WAMessage, ctx: InboundContext): InboundMe
     timestamp,
     offline: ctx.offline,
     ...(extracted.media ? { media: extracted.media } : {}),
-    ...(extracted.location ? { location: extracted.location } : {})
+    ...(extracted.location ? { location: extracted.location } : {}),
+    ...(extracted.poll ? { poll: extracted.poll } : {}),
+    ...(username && !key.fromMe ? { username } : {})
+  }
+}
+
+/** Who wrote `msg` and where, as {@link toInboundMessage} names them (device suffixes dropped). */
+export function authorOf(msg: WAMessage): Pick<InboundMessage, 'chatId' | 'senderId' | 'senderPn' | 'senderLid' | 'fromMe' | 'username'> | null {
+  const key = msg.key
+  if (!key?.remoteJid) return null
+  const chatId = stripDevice(key.remoteJid)
+  const isGroup = chatId.endsWith('@g.us')
+  const sender = isGroup ? key.participant : key.remoteJid
+  const forms = [sender, isGroup ? key.participantAlt : key.remoteJidAlt].filter((j): j is string => Boolean(j)).map(stripDevice)
+  const senderPn = forms.find((j) => j.endsWith('@s.whatsapp.net'))
+  const senderLid = forms.find((j) => j.endsWith('@lid'))
+  const username = (isGroup ? key.participantUsername : key.remoteJidUsername) || undefined
+  return {
+    chatId,
+    senderId: sender ? stripDevice(sender) : chatId,
+    ...(senderPn ? { senderPn } : {}),
+    ...(senderLid ? { senderLid } : {}),
+    fromMe: Boolean(key.fromMe),
+    ...(username && !key.fromMe ? { username } : {})
   }
 }

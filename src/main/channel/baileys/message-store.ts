@@ -56,6 +56,12 @@ export interface MessageStorePersistence {
   instanceId: string
 }
 
+/** True when the message is a poll: its secret decrypts the votes on it, which may come days later. */
+function isPoll(msg: WAMessage): boolean {
+  const m = msg.message
+  return Boolean(m && (m.pollCreationMessage || m.pollCreationMessageV2 || m.pollCreationMessageV3))
+}
+
 /** True when the message carries media whose keys a later download needs. */
 function hasMedia(msg: WAMessage): boolean {
   const m = msg.message
@@ -138,7 +144,19 @@ export class MessageStore {
     const prev = this.cache.get(id)
     const stored: Stored = { msg, sentByUs: sentByUs || Boolean(prev?.sentByUs), at: prev?.at ?? this.now() }
     this.cache.set(id, stored)
-    if (!prev && (stored.sentByUs || hasMedia(msg))) this.persist(id, stored)
+    if (!prev && (stored.sentByUs || hasMedia(msg) || isPoll(msg))) this.persist(id, stored)
+  }
+
+  /**
+   * Forgets message `id` in memory and the database (deleted for everyone: its content and media keys
+   * must not outlive it). A failed delete is logged.
+   */
+  async forget(id: string): Promise<void> {
+    this.cache.delete(id)
+    if (!this.persistence) return
+    const { repo, instanceId } = this.persistence
+    await this.flush()
+    await repo.removeOne(instanceId, id).catch((err: unknown) => this.opts.logger?.warn({ err, id }, 'could not forget a deleted message'))
   }
 
   /** A message memory holds. */

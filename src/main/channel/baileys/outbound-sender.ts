@@ -9,7 +9,7 @@
  */
 import type { Logger } from '../../logger'
 import { toJid } from '../jid'
-import { ChannelError, type ChannelSendOptions, type OutboundContent, type SentMessage } from '../types'
+import { ChannelError, type ChannelSendOptions, type OutboundContent, type ReactionTarget, type SentMessage } from '../types'
 import { errorMessage, statusCodeOf } from './baileys-errors'
 import { CloseCode } from './disconnect-policy'
 import type { MessageStore } from './message-store'
@@ -75,6 +75,29 @@ export class OutboundSender {
       this.deps.messages.remember(sent, true)
       const result = toSentMessage(sent, Math.floor(this.deps.timers.now() / 1000))
       return to === target ? result : { ...result, key: { ...result.key, remoteJid: target } }
+    })
+  }
+
+  /**
+   * Queues a reaction `emoji` (`''` takes it back) on `target`: `{react: {text, key}}`
+   * (lib/Utils/messages.js), to the chat's LID when known, like {@link send}. Throws as `send` does.
+   */
+  react(socket: (expected?: BaileysSocket) => BaileysSocket, target: ReactionTarget, emoji: string): Promise<void> {
+    const chat = toJid(target.chatId)
+    if (!chat) throw new ChannelError('SEND_FAILED', `Not a phone number or JID: ${target.chatId}`)
+    return this.queue.enqueue(async () => {
+      const sock = socket()
+      const to = (await this.deps.lidOf?.(chat)) ?? chat
+      const key = { remoteJid: to, id: target.id, fromMe: target.fromMe, ...(target.participant ? { participant: target.participant } : {}) }
+      let sent
+      try {
+        sent = await socket(sock).sendMessage(to, { react: { text: emoji, key } })
+      } catch (err) {
+        if (statusCodeOf(err) === CloseCode.connectionClosed) throw new ChannelError('NOT_CONNECTED', 'The connection was lost while sending.')
+        throw new ChannelError('SEND_FAILED', `WhatsApp did not take the reaction: ${errorMessage(err)}`)
+      }
+      // Its echo is our own send, not a reaction to apply twice (inbound-relay.ts).
+      if (sent) this.deps.messages.remember(sent, true)
     })
   }
 

@@ -9,7 +9,7 @@ import { makeWASocket, type BaileysEventEmitter, type BinaryNode, type Authentic
 
 export type BaileysSocket = Pick<
   WASocket,
-  'end' | 'logout' | 'sendMessage' | 'sendPresenceUpdate' | 'readMessages' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage' | 'query' | 'onWhatsApp' | 'fetchMessageHistory'
+  'end' | 'logout' | 'sendMessage' | 'sendPresenceUpdate' | 'readMessages' | 'groupMetadata' | 'groupParticipantsUpdate' | 'updateMediaMessage' | 'query' | 'onWhatsApp' | 'fetchMessageHistory' | 'executeUSyncQuery'
 > & {
   /** The creds, and the key store the socket was given with rc14's key transactions added (lib/Utils/auth-utils.js). */
   authState: { creds: AuthenticationCreds; keys: SocketKeyStore }

@@ -18,6 +18,7 @@ export const RELAYED_EVENTS = [
   'chatMerged',
   'history',
   'status',
+  'messageChanged',
   'activity',
   'handoff',
   'chatStatus',
@@ -26,13 +27,14 @@ export const RELAYED_EVENTS = [
   'labels',
   'delivery',
   'lease',
-  'changed'
+  'changed',
+  'revoked'
 ] as const satisfies ReadonlyArray<keyof CoreEvents>
 
 type Relayed = (typeof RELAYED_EVENTS)[number]
 const RELAYED = new Set<string>(RELAYED_EVENTS)
 /** Events about the whole desk, not one instance. */
-const DESK_WIDE = new Set<string>(['quickReplies', 'labels'])
+const DESK_WIDE = new Set<string>(['quickReplies', 'labels', 'revoked'])
 
 /**
  * Sends each relayed event raised on `local` (the services' bus) through `publish`; answers the

@@ -1,7 +1,8 @@
 /**
  * Contacts and contact groups (issue 14 §1–2, the original service's `/contact` and `/contact_groups`):
  * created by hand or collected from conversations (the customer's number and push name), each in at
- * most one group. Records belong to an instance; `type=all` lists the whole account's.
+ * most one group. Records belong to an instance; `type=all` lists those of every instance the caller
+ * may reach (the runner passes them).
  */
 import type { Clock } from '../../clock'
 import type { CoreEventBus, CoreEvents } from '../../events'
@@ -52,11 +53,12 @@ export class ContactService {
   }
 
   /**
-   * A page of the instance's contacts (`all`: the account's), oldest first, and how many `filter`
-   * picks in all: a group, a label, a search of name, number and notes.
+   * A page of the contacts of `instanceIds` (one instance's, or every one a `type=all` caller may
+   * reach), oldest first, and how many `filter` picks in all: a group, a label, a search of name,
+   * number and notes.
    */
-  page(inst: Inst, all: boolean, filter: Omit<ContactFilter, 'instanceId'>, offset: number, limit: number): Promise<{ items: Stored<Contact>[]; total: number }> {
-    return this.deps.repos.contacts.page({ ...filter, ...(all ? {} : { instanceId: inst._id }) }, offset, limit)
+  page(instanceIds: readonly string[], filter: Omit<ContactFilter, 'instanceIds'>, offset: number, limit: number): Promise<{ items: Stored<Contact>[]; total: number }> {
+    return this.deps.repos.contacts.page({ ...filter, instanceIds }, offset, limit)
   }
 
   /** One contact of the instance; 404 when unknown. */
@@ -160,9 +162,9 @@ export class ContactService {
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
   }
 
-  /** The instance's contact groups (`all`: the account's), oldest first. */
-  groups(inst: Inst, all: boolean): Promise<Stored<ContactGroup>[]> {
-    return all ? this.deps.repos.contactGroups.all() : this.deps.repos.contactGroups.ofInstance(inst._id)
+  /** The contact groups of `instanceIds` (one instance's, or every one a `type=all` caller may reach), oldest first. */
+  groups(instanceIds: readonly string[]): Promise<Stored<ContactGroup>[]> {
+    return instanceIds.length === 1 ? this.deps.repos.contactGroups.ofInstance(instanceIds[0]!) : this.deps.repos.contactGroups.ofInstances(instanceIds)
   }
 
   /** One contact group of the instance; 404 when unknown. */
@@ -234,10 +236,10 @@ export class ContactService {
     return { imported: fresh.length, existing: rows.length - fresh.length, refused }
   }
 
-  /** The instance's contacts (`all`: the account's) as a CSV file. */
-  async exportCsv(inst: Inst, all: boolean): Promise<{ fileName: string; csv: string }> {
-    const titles = new Map((await this.deps.repos.contactGroups.all()).map((g) => [g._id, g.title]))
-    const { items } = await this.page(inst, all, {}, 0, Number.MAX_SAFE_INTEGER)
+  /** The contacts of `instanceIds` (see {@link page}) as a CSV file. */
+  async exportCsv(instanceIds: readonly string[]): Promise<{ fileName: string; csv: string }> {
+    const titles = new Map((await this.deps.repos.contactGroups.ofInstances(instanceIds)).map((g) => [g._id, g.title]))
+    const { items } = await this.page(instanceIds, {}, 0, Number.MAX_SAFE_INTEGER)
     return { fileName: 'contacts.csv', csv: contactsCsv(items, (id) => titles.get(id)) }
   }
 

@@ -55,7 +55,7 @@ export class MessageService {
 
   /** The seed's text send: text, then attachments, location and a contact card, in that order. */
   async sendText(inst: Inst, body: Body<SendTextBody>): Promise<TextSendResult> {
-    const jid = resolveChat(body.chatId)
+    const jid = await this.outbound.recipient(inst, body.chatId)
     if (!body.message && !body.attachments?.length && !body.location && !body.contactId) {
       throw invalid('message', 'is required (or attachments, location or contactId)')
     }
@@ -94,7 +94,7 @@ export class MessageService {
 
   /** Sends a media file of `kind`; checks its content fits the kind (415 otherwise, naming `endpoint`). */
   async sendMedia(inst: Inst, chatId: string, kind: MediaKind, media: MediaSource, extra: MediaExtras, endpoint: string): Promise<SentMessage> {
-    const jid = resolveChat(chatId)
+    const jid = await this.outbound.recipient(inst, chatId)
     this.outbound.connectedSession(inst)
     const mimetype = await detectMimeType(media.path, media.fileName, media.mimetype)
     assertMediaKind(kind, mimetype, endpoint)
@@ -133,20 +133,20 @@ export class MessageService {
   }
 
   async sendButtons(inst: Inst, body: Body<SendButtonsBody>): Promise<SentMessage> {
-    const jid = resolveChat(body.chatId)
+    const jid = await this.outbound.recipient(inst, body.chatId)
     const r = renderButtons(body.btndata.text, body.btndata.buttons, body.btndata.footerText)
     return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, sentBy: this.sentBy, options: r.options, type: 'buttons' })
   }
 
   async sendList(inst: Inst, body: Body<SendListBody>): Promise<SentMessage> {
-    const jid = resolveChat(body.chatId)
+    const jid = await this.outbound.recipient(inst, body.chatId)
     const r = renderList(body.msgdata)
     return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, sentBy: this.sentBy, options: r.options, type: 'list' })
   }
 
   /** The image from `btndata.image` with the rendered buttons as its caption. */
   async sendMediaButton(inst: Inst, body: Body<SendMediaButtonBody>): Promise<SentMessage> {
-    const jid = resolveChat(body.chatId)
+    const jid = await this.outbound.recipient(inst, body.chatId)
     this.outbound.connectedSession(inst)
     const r = renderButtons(body.btndata.text, body.btndata.buttons, body.btndata.footerText)
     return this.remote.with(body.btndata.image, 'btndata.image', async (file) => {
@@ -162,7 +162,7 @@ export class MessageService {
   }
 
   async sendContact(inst: Inst, body: Body<SendContactBody>): Promise<SentMessage> {
-    const jid = resolveChat(body.chatId)
+    const jid = await this.outbound.recipient(inst, body.chatId)
     const v = body.vcard
     const displayName = v.displayName || v.fullName
     const vcard = buildVCard({ fullName: v.fullName, organization: v.organization, phoneNumber: v.phoneNumber })

@@ -6,6 +6,7 @@
  */
 import type { RenderedOption } from '../../channel/interactive-text'
 import { toJid } from '../../channel/jid'
+import { usernameOf } from '../../channel/usernames'
 import { ChannelError, type ChannelSession, type OutboundContent, type SentMessage } from '../../channel/types'
 import type { Clock } from '../../clock'
 import type { CoreEventBus } from '../../events'
@@ -66,6 +67,28 @@ export function resolveChat(value: string, field = 'chatId'): string {
   return jid
 }
 
+/**
+ * The JID for a `chatId`-like field that may name a WhatsApp username (`@name`, docs/baileys.md
+ * "Usernames"): looked up through the instance's channel (its LID); else {@link resolveChat}. 400
+ * naming the field for a username nobody has, 409 when the instance is not connected.
+ */
+export async function resolveRecipient(value: string, session: () => ChannelSession, field = 'chatId'): Promise<string> {
+  if (!value.trim().startsWith('@')) return resolveChat(value, field)
+  const username = usernameOf(value)
+  if (!username) throw invalid(field, 'must be a phone number, a JID or a WhatsApp username (@name: letters, digits, "." and "_")')
+  const s = session()
+  if (!s.resolveUsername) throw invalid(field, 'names a username, which this channel cannot look up')
+  let lid: string | undefined
+  try {
+    lid = await s.resolveUsername(username)
+  } catch (err) {
+    if (err instanceof ChannelError) throw conflict(err.message)
+    throw err
+  }
+  if (!lid) throw invalid(field, `names a username nobody has on WhatsApp (@${username})`)
+  return lid
+}
+
 export interface OutboundDeps {
   repos: Pick<Repositories, 'instances' | 'messages'>
   sessions: SessionManager
@@ -90,6 +113,11 @@ export class Outbound {
       throw conflict(`The instance is not connected (status ${status ?? 'unknown'}). Call /chatapp/init and link a phone first.`)
     }
     return session
+  }
+
+  /** The JID a `chatId`-like field names, usernames looked up ({@link resolveRecipient}). */
+  recipient(inst: Pick<Instance, '_id'>, value: string, field = 'chatId'): Promise<string> {
+    return resolveRecipient(value, () => this.connectedSession(inst), field)
   }
 
   /** Sends one message, logs it and announces it. */

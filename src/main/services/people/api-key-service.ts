@@ -11,6 +11,7 @@ import { PERMISSIONS, type Caller } from '../../../shared/access'
 import { invalid, notFound } from '../errors'
 import { keyIdOf, newApiKey, tokenHash } from './tokens'
 import type { AuditService } from './audit-service'
+import type { CoreEventBus } from '../../events'
 
 const MARK_USED_EVERY_MS = 60_000
 const AUDIT_USE_EVERY_MS = 3_600_000
@@ -29,7 +30,8 @@ export class ApiKeyService {
   constructor(
     private readonly repos: Pick<Repositories, 'apiKeys' | 'instances'>,
     private readonly audit: AuditService,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    private readonly events: CoreEventBus
   ) {}
 
   /** Creates a key; answers its record and the key itself (the only time it is seen). 400 for an unknown scope or instance. */
@@ -47,9 +49,10 @@ export class ApiKeyService {
     return this.repos.apiKeys.list()
   }
 
-  /** Revokes a key: the next request with it is a 401. 404 for an unknown or already revoked key. */
+  /** Revokes a key: the next request with it is a 401, and its open event streams end. 404 for an unknown or already revoked key. */
   async revoke(id: string): Promise<void> {
     if (!(await this.repos.apiKeys.revoke(id, isoNow(this.clock)))) throw notFound('API key')
+    this.events.emit('revoked', { kind: 'key', id })
   }
 
   /** The caller of an API key, or undefined when it is not a live key. */

@@ -3,6 +3,7 @@
  * and the authenticator that tells the faces who a request comes from.
  */
 import type { Clock } from '../../clock'
+import type { CoreEventBus } from '../../events'
 import type { Repositories } from '../../store/repos'
 import type { AccountService } from '../account-service'
 import { ApiKeyService } from './api-key-service'
@@ -31,10 +32,11 @@ export class People {
   readonly keys: ApiKeyService
   readonly auth: Authenticator
 
-  constructor(deps: { repos: Repositories; account: AccountService; clock: Clock; scryptLog2n?: number }) {
+  /** `events`: where revocations are announced (the faces end the event streams opened with them). */
+  constructor(deps: { repos: Repositories; account: AccountService; clock: Clock; events: CoreEventBus; scryptLog2n?: number }) {
     this.audit = new AuditService(deps.repos, deps.clock)
-    this.staff = new StaffService(deps.repos, this.audit, deps.clock, deps.scryptLog2n)
-    this.keys = new ApiKeyService(deps.repos, this.audit, deps.clock)
+    this.staff = new StaffService(deps.repos, this.audit, deps.clock, deps.events, deps.scryptLog2n)
+    this.keys = new ApiKeyService(deps.repos, this.audit, deps.clock, deps.events)
     this.auth = new Authenticator(deps.account, this.staff, this.keys)
   }
 }

@@ -12,8 +12,6 @@ const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen
 export const DEFAULT_SCRYPT_LOG2N = 17
 const KEY_BYTES = 32
 
-/** Passwords shorter than this are refused (NIST SP 800-63B §5.1.1.2 asks at least 8; we ask 10). */
-export const MIN_PASSWORD_LENGTH = 10
 
 async function derive(password: string, salt: Buffer, log2n: number, r: number, p: number): Promise<Buffer> {
   const N = 2 ** log2n

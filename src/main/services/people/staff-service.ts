@@ -2,8 +2,10 @@
  * Staff accounts (issue 27 §1): the owner creates a person with a role and the instances they work
  * on; the person sets a password through a one-time invite link; logging in makes a web session.
  *
- * Rules: logins are unique and case-insensitive; an invite is good once, for {@link INVITE_TTL_MS};
- * a password has at least {@link MIN_PASSWORD_LENGTH} characters; after {@link LOCK_AFTER_FAILURES}
+ * Rules: what is guessed is counted, per login name (a name no one has too, alike), never per
+ * address: behind a proxy or on one machine everyone shares one. Logins are unique and case-insensitive; an invite is good once, for {@link INVITE_TTL_MS};
+ * a password has at least 10 characters and is not blank (the shared rule,
+ * src/shared/domain/password-rule.ts); after {@link LOCK_AFTER_FAILURES}
  * wrong passwords in a row the account refuses logins for {@link LOCK_MS} (429 with the wait), right
  * password or not (OWASP Authentication Cheat Sheet, "Account lockout"); a session lasts
  * {@link SESSION_TTL_MS} unless ended earlier ("sign out", "sign out everywhere", deletion).
@@ -13,9 +15,12 @@ import { newObjectId, newSecret } from '../../ids'
 import type { Repositories, StaffMember, Stored } from '../../store/repos'
 import type { Caller, StaffRoleName } from '../../../shared/access'
 import { AppError, invalid, notFound, RetryLaterError } from '../errors'
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords'
+import { hashPassword, verifyPassword } from './passwords'
+import { newPasswordProblem } from '../../../shared/domain/password-rule'
 import { newSessionToken, tokenHash } from './tokens'
 import type { AuditService } from './audit-service'
+import type { CoreEventBus } from '../../events'
+import { AuthThrottle } from '../auth-throttle'
 
 export const INVITE_TTL_MS = 72 * 3_600_000
 export const SESSION_TTL_MS = 7 * 86_400_000
@@ -45,13 +50,23 @@ export function staffCaller(m: Stored<StaffMember>): Caller {
 }
 
 export class StaffService {
+  /**
+   * Wrong passwords for login names no one has, counted like a real account's so that the answers
+   * (401, then 429) do not tell which logins exist. In memory: a worker's own count.
+   */
+  private readonly unknownLogins: AuthThrottle
+
   constructor(
     private readonly repos: Pick<Repositories, 'staff' | 'invites' | 'sessions' | 'instances'>,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    /** Where ended sessions are announced (their event streams end). */
+    private readonly events: CoreEventBus,
     /** scrypt's cost, log2(N) (tests pass a small one). */
     private readonly scryptLog2n?: number
-  ) {}
+  ) {
+    this.unknownLogins = new AuthThrottle(clock, { maxFailures: LOCK_AFTER_FAILURES, windowMs: LOCK_MS })
+  }
 
   list(): Promise<Stored<StaffMember>[]> {
     return this.repos.staff.list()
@@ -85,12 +100,15 @@ export class StaffService {
     this.checkInstances(change.instanceIds)
     const m = await this.repos.staff.update(id, { ...change, name: change.name?.trim() }, isoNow(this.clock))
     if (!m) throw notFound('Staff member')
+    // Open event streams carry what the person could see when they opened: they reopen with the new rights.
+    if (change.role !== undefined || change.instanceIds !== undefined) this.events.emit('revoked', { kind: 'staff', id })
     return m
   }
 
   /** Deletes the member; their sessions end at once and their chats are unassigned. */
   async remove(id: string): Promise<void> {
     if (!(await this.repos.staff.remove(id))) throw notFound('Staff member')
+    this.events.emit('revoked', { kind: 'staff', id })
   }
 
   /** Sets the password of the invite's member; 401 for an unknown, used or expired code. */
@@ -123,6 +141,8 @@ export class StaffService {
     const creds = await this.repos.staff.credentials(loginName)
     const now = this.clock.now()
     if (creds?.lockedUntil && creds.lockedUntil > now) throw lockedError(creds.lockedUntil - now)
+    const unknownWait = creds ? null : this.unknownLogins.blockedFor(loginName)
+    if (unknownWait !== null) throw lockedError(unknownWait * 1000)
     // An unknown login costs a hash too, so timing does not tell which logins exist.
     const ok = creds?.passwordHash ? await verifyPassword(password, creds.passwordHash) : (await hashPassword(password, this.scryptLog2n), false)
     if (!creds || !ok) {
@@ -130,6 +150,9 @@ export class StaffService {
         const lock = creds.failedLogins + 1 >= LOCK_AFTER_FAILURES ? now + LOCK_MS : null
         await this.repos.staff.loginOutcome(creds.member.id, { ok: false, lockUntil: lock })
         if (lock) throw lockedError(LOCK_MS)
+      } else {
+        this.unknownLogins.fail(loginName)
+        if (this.unknownLogins.blockedFor(loginName) !== null) throw lockedError(LOCK_MS)
       }
       throw new AppError('UNAUTHORIZED', 'Wrong login or password.')
     }
@@ -152,6 +175,7 @@ export class StaffService {
     const s = await this.repos.sessions.find(tokenHash(token))
     if (!s) return 0
     const ended = everywhere ? await this.repos.sessions.removeAllOf(s.staffId) : (await this.repos.sessions.remove(tokenHash(token)), 1)
+    this.events.emit('revoked', everywhere ? { kind: 'staff', id: s.staffId } : { kind: 'session', id: tokenHash(token) })
     await this.audit.record('logout', `staff:${s.staffId}`, ip, everywhere ? { everywhere: true } : null)
     return ended
   }
@@ -159,7 +183,9 @@ export class StaffService {
   /** Ends every session of a member; answers how many ended. */
   async signOutEverywhere(id: string): Promise<number> {
     await this.get(id)
-    return this.repos.sessions.removeAllOf(id)
+    const ended = await this.repos.sessions.removeAllOf(id)
+    this.events.emit('revoked', { kind: 'staff', id })
+    return ended
   }
 
   /** Deletes expired sessions (the daily run). */
@@ -174,7 +200,8 @@ export class StaffService {
   }
 
   private checkPassword(password: string): void {
-    if ([...password].length < MIN_PASSWORD_LENGTH) throw invalid('password', `must have at least ${MIN_PASSWORD_LENGTH} characters`)
+    const problem = newPasswordProblem(password)
+    if (problem) throw invalid('password', problem)
   }
 
   private checkInstances(ids: readonly string[] | null | undefined): void {

@@ -5,8 +5,12 @@
  * is checked as it arrives and written into a fresh folder of the data dir's tmp/, never anywhere else:
  *
  * 1. the file starts as gzip does (else: a ZIP, a text file… `BACKUP_NOT_AN_ARCHIVE`);
- * 2. the first entry is `manifest.json`, of this app, in a format and database version this release
- *    opens (./manifest.ts; else `BACKUP_FOREIGN` / `BACKUP_NEWER`);
+ * 2. the first 512 unpacked bytes are the tar header of `manifest.json` (else `BACKUP_FOREIGN`, at
+ *    once: a gzip of anything else is not read further), and the manifest is of this app, in a format
+ *    and database version this release opens (./manifest.ts; else `BACKUP_FOREIGN` / `BACKUP_NEWER`);
+ * 2b. the archive never unpacks to more than its manifest announces (the files' sizes plus tar's
+ *    headers and padding): past that it is refused at once (`BACKUP_TAMPERED`), so a decompression
+ *    bomb costs what its manifest allows, never the whole of what it would inflate to;
  * 3. every later entry is a plain file at a safe path (no `..`, no absolute path, no link of any kind:
  *    `BACKUP_UNSAFE_ENTRY`), listed once in the manifest with its size; its SHA-256 must match
  *    (`BACKUP_TAMPERED`);
@@ -27,7 +31,7 @@ import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
 import { Kysely, sql } from 'kysely'
-import { Parser, type ReadEntry } from 'tar'
+import { Header, Parser, type ReadEntry } from 'tar'
 import { checkConfig } from '../config/config-check'
 import { DIR_MODE, FILE_MODE } from '../config/durable-json-file'
 import { NodeSqliteDialect } from '../db/node-sqlite-dialect'
@@ -128,6 +132,41 @@ async function freeBytes(dir: string): Promise<number> {
 }
 
 const MB = 1024 * 1024
+/** tar's block: headers are one, file data is padded to whole ones. */
+const BLOCK = 512
+/** Unpacked bytes allowed per entry besides its data: its header and a PAX header (a long path). */
+const ENTRY_OVERHEAD = 8 * BLOCK
+/** Unpacked bytes allowed after the last entry: the end-of-archive blocks and a writer's record padding. */
+const END_ALLOWANCE = 64 * 1024
+/** What may be unpacked before the manifest is read: its header, a PAX header, and the largest manifest. */
+const BEFORE_MANIFEST = ENTRY_OVERHEAD + MANIFEST_MAX_BYTES + END_ALLOWANCE
+
+/** How many unpacked bytes an archive of `manifest` can hold at most (its entries, headers and padding). */
+function unpackedAllowance(manifest: BackupManifest, manifestBytes: number): number {
+  const padded = (size: number) => Math.ceil(size / BLOCK) * BLOCK
+  return manifest.files.reduce((n, f) => n + ENTRY_OVERHEAD + padded(f.size), ENTRY_OVERHEAD + padded(manifestBytes) + END_ALLOWANCE)
+}
+
+/**
+ * Checks the first tar header of the unpacked stream (step 2 of the module doc): `manifest.json` as a
+ * plain file of at most {@link MANIFEST_MAX_BYTES}, or a PAX header before it. Throws BACKUP_FOREIGN.
+ */
+function checkFirstHeader(block: Buffer): void {
+  let header: Header
+  try {
+    header = new Header(block)
+  } catch {
+    header = { cksumValid: false } as Header
+  }
+  const foreign = (why: string) => new BackupArchiveError('BACKUP_FOREIGN', `This is not a Chatapp Desk backup: ${why}; a backup starts with its ${MANIFEST_ENTRY}.`)
+  if (!header.cksumValid) throw foreign('its content is not a tar archive')
+  if (header.type === 'ExtendedHeader' || header.type === 'GlobalExtendedHeader') {
+    if ((header.size ?? 0) > ENTRY_OVERHEAD) throw foreign('it starts with an oversized tar extended header')
+    return
+  }
+  if (header.path !== MANIFEST_ENTRY || header.type !== 'File') throw foreign(`it starts with ${JSON.stringify(header.path ?? '')}`)
+  if ((header.size ?? 0) > MANIFEST_MAX_BYTES) throw foreign(`its ${MANIFEST_ENTRY} is ${header.size} bytes long`)
+}
 
 /**
  * Streams `archive` (a file path or a stream, e.g. a request body) through the checks of the module
@@ -208,8 +247,10 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
     entry.on('data', (c: Buffer) => chunks.push(c))
     entry.on('end', () => {
       try {
-        manifest = parseManifest(Buffer.concat(chunks), supported)
+        const bytes = Buffer.concat(chunks)
+        manifest = parseManifest(bytes, supported)
         expected = new Map(manifest.files.map((f) => [f.path, f]))
+        allowance = unpackedAllowance(manifest, bytes.length)
       } catch (err) {
         fail(err)
       }
@@ -257,10 +298,28 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
     parser.on('end', () => resolve())
   })
   let roomChecked = false
+  /** Unpacked bytes seen, and how many the archive may have (until the manifest is read: its own room). */
+  let unpacked = 0
+  let allowance = BEFORE_MANIFEST
+  let head: Buffer | null = Buffer.alloc(0)
   try {
     await pipeline(checkedGzip(source), createGunzip(), async (tarBytes: AsyncIterable<Buffer>) => {
-      for await (const chunk of tarBytes) {
+      for await (let chunk of tarBytes) {
         if (failure) throw failure
+        unpacked += chunk.length
+        if (unpacked > allowance) {
+          throw manifest
+            ? new BackupArchiveError('BACKUP_TAMPERED', `The backup unpacks to more than its manifest announces (${Math.ceil(allowance / MB)} MB at most): it is damaged, or made to fill the disk.`)
+            : new BackupArchiveError('BACKUP_FOREIGN', `This is not a Chatapp Desk backup: it unpacks to more than ${Math.ceil(allowance / MB)} MB before its ${MANIFEST_ENTRY} ends.`)
+        }
+        if (head) {
+          // The tar parser is not given a byte before the first header shows a backup's.
+          head = Buffer.concat([head, chunk])
+          if (head.length < BLOCK) continue
+          checkFirstHeader(head.subarray(0, BLOCK))
+          chunk = head
+          head = null
+        }
         if (manifest && !roomChecked) {
           roomChecked = true
           const need = manifest.files.reduce((n, f) => n + f.size, 0)
@@ -271,6 +330,7 @@ async function unpack(source: Readable, dir: string, supported: number): Promise
         }
         if (!parser.write(chunk)) await drainOrError(parser)
       }
+      if (head) throw new BackupArchiveError(head.length === 0 ? 'BACKUP_FOREIGN' : 'BACKUP_TRUNCATED', head.length === 0 ? `This is not a Chatapp Desk backup: it unpacks to nothing.` : 'The backup is cut short (it ends inside its first header).')
       parser.end()
       await parsed
     })

@@ -68,6 +68,8 @@ export interface ConversationsTable {
   assigned_to: string | null
   /** Epoch ms of the assignment. */
   assigned_at: number | null
+  /** The customer's WhatsApp username (no "@"), when they write by LID with one (migration 8). */
+  username: string | null
 }
 
 /** Chats whose bot is paused for a person (hand-off). */

@@ -10,6 +10,7 @@ import type { ContactGroupsTable, ContactsTable, Database } from '../db/schema'
 import { flag, isSet, type Exec } from './exec'
 import { InstanceRecordTable, type RowMap, type Stored } from './record-table'
 import { likeAnyCase, matchingContactSeqs } from '../db/search-sql'
+import { searchText } from './search-terms'
 
 export const contactGroupRows: RowMap<ContactGroup, ContactGroupsTable> = {
   toRow: (r) => ({ id: r._id, instance_id: r.instance_id, client_id: r.client_id, title: r.title, is_default: flag(r.is_default), created_at: r.createdAt, updated_at: r.updatedAt, v: r.__v }),
@@ -57,8 +58,8 @@ function contactFromRow(w: ContactRow, labels: string[]): Contact {
 }
 
 export interface ContactFilter {
-  /** One instance's contacts; absent: the account's. */
-  instanceId?: string
+  /** The instances whose contacts are read (one, or several for `type=all`); absent: the whole account's. */
+  instanceIds?: readonly string[]
   /** Only the contacts of this group. */
   groupId?: string
   /** Search: name, number or notes containing it (any case and accents; 3+ characters use the index). */
@@ -68,9 +69,10 @@ export interface ContactFilter {
 }
 
 export class ContactGroupRepo extends InstanceRecordTable<ContactGroup, 'contact_groups'> {
-  /** Every group of the account, oldest first. */
-  async all(): Promise<Stored<ContactGroup>[]> {
-    const rows = await this.x.db.selectFrom('contact_groups').selectAll().orderBy('created_at').orderBy('id').execute()
+  /** The groups of `instanceIds`, oldest first. */
+  async ofInstances(instanceIds: readonly string[]): Promise<Stored<ContactGroup>[]> {
+    if (instanceIds.length === 0) return []
+    const rows = await this.x.db.selectFrom('contact_groups').selectAll().where('instance_id', 'in', instanceIds).orderBy('created_at').orderBy('id').execute()
     return rows.map((r) => this.toRecord(r))
   }
 }
@@ -112,13 +114,15 @@ export class ContactRepo {
   async page(filter: ContactFilter, offset: number, limit: number): Promise<{ items: Stored<Contact>[]; total: number }> {
     const where = <O>(q: SelectQueryBuilder<Database, 'contacts', O>): SelectQueryBuilder<Database, 'contacts', O> => {
       let r = q
-      if (filter.instanceId !== undefined) r = r.where('instance_id', '=', filter.instanceId)
+      const ids = filter.instanceIds
+      if (ids !== undefined) r = ids.length === 1 ? r.where('instance_id', '=', ids[0]!) : ids.length === 0 ? r.where(sql<boolean>`1 = 0`) : r.where('instance_id', 'in', ids)
       if (filter.groupId !== undefined) r = r.where('group_id', '=', filter.groupId)
       if (filter.label) r = r.where('id', 'in', (eb) => eb.selectFrom('contact_labels').select('contact_id').where(sql<boolean>`lower(label) = lower(${filter.label})`))
-      const matching = filter.q ? matchingContactSeqs(this.x.db, filter.q) : null
+      const text = filter.q === undefined ? '' : searchText(filter.q)
+      const matching = text ? matchingContactSeqs(this.x.db, text) : null
       if (matching) r = r.where('seq', 'in', matching as never)
-      else if (filter.q?.trim()) {
-        const like = `%${filter.q.trim().replace(/[\\%_]/g, (c) => '\\' + c)}%`
+      else if (text) {
+        const like = `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`
         r = r.where((eb) => eb.or([likeAnyCase(this.x.db, 'name', like), likeAnyCase(this.x.db, 'number', like), likeAnyCase(this.x.db, 'notes', like)]))
       }
       return r

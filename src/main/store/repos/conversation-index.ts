@@ -43,6 +43,7 @@ export async function noteMessage(db: Kysely<Database>, instanceId: string, m: L
         instance_id: instanceId,
         chat_id: m.chatId,
         name: customer ? m.pushName : null,
+        username: customer ? (m.username ?? null) : null,
         phone: phoneOfChat(m.chatId, customer ? m.senderPn : null),
         last_seq: seq,
         last_at: m.timestamp,
@@ -68,6 +69,7 @@ export async function noteMessage(db: Kysely<Database>, instanceId: string, m: L
     .set({
       ...(newest ? { last_seq: seq, last_at: m.timestamp } : {}),
       ...(customer && m.pushName ? { name: m.pushName } : {}),
+      ...(customer && m.username ? { username: m.username } : {}),
       ...(c.phone === null ? { phone: phoneOfChat(m.chatId, customer ? m.senderPn : null) } : {}),
       ...(customer ? { last_customer_at: Math.max(c.last_customer_at, m.timestamp) } : {}),
       last_person_at: lastPerson,
@@ -94,7 +96,7 @@ export async function rebuildConversation(db: Kysely<Database>, instanceId: stri
     .where('instance_id', '=', instanceId)
     .where('chat_id', '=', chatId)
     .executeTakeFirstOrThrow()
-  const existing = await db.selectFrom('conversations').select(['read_until', 'resolved_at']).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
+  const existing = await db.selectFrom('conversations').select(['read_until', 'resolved_at', 'username']).where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst()
   if (Number(stats.n) === 0) {
     await db.deleteFrom('conversations').where('instance_id', '=', instanceId).where('chat_id', '=', chatId).execute()
     return
@@ -119,6 +121,8 @@ export async function rebuildConversation(db: Kysely<Database>, instanceId: stri
     instance_id: instanceId,
     chat_id: chatId,
     name: named?.push_name ?? null,
+    // Kept across a rebuild: it lives in the messages' details, not in a column to read back.
+    username: existing?.username ?? null,
     phone: phoneOfChat(chatId, pn?.sender_pn ?? null),
     last_seq: last.seq,
     last_at: last.timestamp,

@@ -11,6 +11,7 @@ import type { Database } from '../db/schema'
 import { isSet, type Exec } from './exec'
 import { countUnread } from './conversation-index'
 import { messageFromRow } from './message-rows'
+import { searchText } from './search-terms'
 import { chatsOfMatchingMessages, inListUnindexed, likeAnyCase } from '../db/search-sql'
 import { sentByOfSource } from '../../../shared/domain/sent-by'
 
@@ -71,6 +72,7 @@ export class ConversationRepo {
         'c.instance_id',
         'c.chat_id',
         'c.name',
+        'c.username',
         'c.phone',
         'c.unread',
         'c.resolved_at',
@@ -96,7 +98,7 @@ export class ConversationRepo {
       const label = filter.label
       q = q.where('c.chat_id', 'not like', '%@g.us').where((eb) => eb.exists(eb.selectFrom('contact_labels as cl').select('cl.contact_id').whereRef('cl.contact_id', '=', 'ct.id').where(sql<boolean>`lower(cl.label) = lower(${label})`)))
     }
-    const text = filter.q?.trim()
+    const text = filter.q === undefined ? '' : searchText(filter.q)
     if (text) {
       const like = `%${text.replace(/[\\%_]/g, (ch) => '\\' + ch)}%`
       const digits = text.replace(/\D/g, '')
@@ -104,6 +106,7 @@ export class ConversationRepo {
       q = q.where((eb) =>
         eb.or([
           likeAnyCase(db, 'c.name', like),
+          likeAnyCase(db, 'c.username', `%${text.replace(/^@/, '').replace(/[\\%_]/g, (ch) => '\\' + ch)}%`),
           likeAnyCase(db, 'ct.name', like),
           ...(digits.length >= 3 ? [eb(eb.fn.coalesce('c.phone', 'c.chat_id'), 'like', '%' + digits + '%')] : []),
           ...(inMessages ? [eb(eb.refTuple('c.instance_id', 'c.chat_id'), 'in', inMessages as never)] : [])
@@ -120,6 +123,7 @@ export class ConversationRepo {
         chatId: r.chat_id,
         name: (!isGroup ? r.contact_name : null) ?? r.name,
         phone: r.phone,
+        ...(r.username ? { username: r.username } : {}),
         is_group: isGroup,
         last: { id: r.id, text: r.text, type: r.type, fromMe: isSet(r.from_me), source: r.source, status: r.status, timestamp: r.timestamp, ...lastSender(r) },
         unread: r.unread,

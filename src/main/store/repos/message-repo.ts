@@ -10,7 +10,7 @@
 import type { LoggedMessage } from '../../../shared/schemas/records'
 import type { Exec } from './exec'
 import { noteMessage, rebuildConversation } from './conversation-index'
-import { detailsOf, messageColumns, messageFromRow, messageToRow, type MessageRow } from './message-rows'
+import { DETAIL_FIELDS, detailsOf, messageColumns, messageFromRow, messageToRow, type MessageRow } from './message-rows'
 import { longTerms, matchesAll, searchTerms, snippet } from './search-terms'
 import { matchingMessages } from '../db/search-sql'
 
@@ -117,7 +117,7 @@ export class MessageRepo {
       if (patch === null) return null
       const after: LoggedMessage = { ...before, ...patch, id }
       const columns: Partial<MessageRow> = messageColumns(patch)
-      if ('media' in patch || 'location' in patch || 'options' in patch || 'bot' in patch) columns.details = detailsOf(after)
+      if (DETAIL_FIELDS.some((f) => f in patch)) columns.details = detailsOf(after)
       if (Object.keys(columns).length === 0) return after
       await trx.updateTable('messages').set(columns).where('seq', '=', row.seq).execute()
       // What the inbox derives from (who wrote, when, in which chat) changed: count the chat again.

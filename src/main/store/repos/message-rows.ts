@@ -9,7 +9,10 @@ import { flag, fromJson, isSet, toJson } from './exec'
 import { sentByOfSource } from '../../../shared/domain/sent-by'
 
 export type MessageRow = Omit<MessagesTable, 'seq'>
-type Details = Pick<LoggedMessage, 'media' | 'location' | 'options' | 'bot' | 'sent_by'>
+type Details = Pick<LoggedMessage, 'media' | 'location' | 'options' | 'bot' | 'sent_by' | 'edited' | 'deleted' | 'reactions' | 'poll' | 'username'>
+
+/** The entry fields kept in the details JSON (a patch naming any of them rewrites it). */
+export const DETAIL_FIELDS = ['media', 'location', 'options', 'bot', 'sent_by', 'edited', 'deleted', 'reactions', 'poll', 'username'] as const
 
 /** The columns of a log entry's fields (all of them, or those of a patch). */
 export function messageColumns(m: Partial<Omit<LoggedMessage, 'id'>>): Partial<MessageRow> {
@@ -37,6 +40,11 @@ export function detailsOf(m: Partial<Details>): string | null {
   if (m.options) d.options = m.options
   if (m.bot) d.bot = m.bot
   if (m.sent_by) d.sent_by = m.sent_by
+  if (m.edited) d.edited = m.edited
+  if (m.deleted) d.deleted = m.deleted
+  if (m.reactions && m.reactions.length > 0) d.reactions = m.reactions
+  if (m.poll) d.poll = m.poll
+  if (m.username) d.username = m.username
   return Object.keys(d).length > 0 ? toJson(d) : null
 }
 

@@ -2,8 +2,18 @@
  * What a search box's text becomes (docs/design.md §14 "History"): terms separated by spaces, each
  * found anywhere inside a word, any case and any accents. The trigram index answers terms of 3+
  * characters; shorter ones (two Chinese characters are a word: `披萨`) are checked on the candidates
- * the longer terms found, or by a scan when there is no longer term. Pure.
+ * the longer terms found, or by a scan when there is no longer term. Control characters (a NUL sent
+ * as `q=abc%00`) separate terms as spaces do: FTS5's query parser reads a NUL as the end of its
+ * string and PostgreSQL text cannot hold one, so they never reach a statement. Pure.
  */
+
+/** Spaces and control characters (Unicode Cc): what separates the terms of a search. */
+const SEPARATORS = /[\s\p{Cc}]+/gu
+
+/** The search box's text as the statements take it: control characters as spaces, trimmed. */
+export function searchText(q: string): string {
+  return q.replace(SEPARATORS, ' ').trim()
+}
 
 /** Characters of `s` (code points, so an emoji or a CJK character counts once). */
 function length(s: string): number {
@@ -12,7 +22,7 @@ function length(s: string): number {
 
 /** The terms of a query, folded (see {@link fold}), empty ones dropped. */
 export function searchTerms(q: string): string[] {
-  return fold(q).split(/\s+/u).filter(Boolean)
+  return fold(q).split(SEPARATORS).filter(Boolean)
 }
 
 /** The terms of 3+ characters (folded): the ones a trigram index answers. */

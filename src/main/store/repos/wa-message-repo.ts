@@ -104,6 +104,11 @@ export class WaMessageRepo {
   }
 
   /** Deletes every message kept for an instance (logout, delete). */
+  /** Deletes one kept message (a message deleted for everyone: its media keys go with it). */
+  async removeOne(instanceId: string, id: string): Promise<void> {
+    await this.x.write((trx) => trx.deleteFrom('wa_messages').where('instance_id', '=', instanceId).where('id', '=', id).execute())
+  }
+
   async remove(instanceId: string): Promise<void> {
     await this.x.write((trx) => trx.deleteFrom('wa_messages').where('instance_id', '=', instanceId).execute())
   }

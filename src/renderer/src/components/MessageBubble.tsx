@@ -10,6 +10,7 @@ import { useDesk } from '../store'
 import { explainBotDecision } from '../../../shared/domain/bot-decision-text'
 import { FormattedText } from './FormattedText'
 import { MediaPreview } from './MediaPreview'
+import { deletedText, EditedNote, PollResults, ReactionChips } from './MessageChanges'
 
 
 /** A map link for coordinates (opens in the browser). */
@@ -62,13 +63,17 @@ export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessa
         data-message-id={m.id}
         data-flash={flash || undefined}
       >
-        {m.type !== 'text' && m.type !== 'extendedText' && m.type !== 'undecryptable' && m.type !== 'location' && (
+        {!m.deleted && m.type !== 'text' && m.type !== 'extendedText' && m.type !== 'undecryptable' && m.type !== 'location' && (
           <Badge size="xs" variant="light" mb={4}>
             {m.type}
           </Badge>
         )}
         {instanceId && !m.fromMe && m.media?.mimetype.startsWith('image/') && <MediaPreview instanceId={instanceId} messageId={m.id} alt={m.text || m.type} />}
-        {m.location ? (
+        {m.deleted ? (
+          <Text size="sm" c="dimmed" fs="italic" data-testid="deleted">
+            {deletedText(m)}
+          </Text>
+        ) : m.location ? (
           <Anchor href={mapUrl(m.location)} target="_blank" rel="noreferrer" size="sm" data-testid="map-link">
             Location: {m.text || `${m.location.latitude.toFixed(5)}, ${m.location.longitude.toFixed(5)}`} · open map
           </Anchor>
@@ -77,10 +82,15 @@ export function MessageBubble({ m, instanceId, flash = false }: { m: LoggedMessa
             {m.type === 'undecryptable' ? <i>Waiting for this message… (WhatsApp is asking the sender for it again)</i> : m.text ? <FormattedText text={m.text} /> : <i>({m.type})</i>}
           </Text>
         )}
+        {m.edited && <EditedNote edited={m.edited} />}
+        {m.poll && <PollResults poll={m.poll} />}
         <Text size="xs" c="dimmed" ta="right" data-testid="sender">
-          {senderLabel(m, me)} · {stamp(m.timestamp)}
+          {senderLabel(m, me)}
+          {m.username && !m.fromMe ? ` @${m.username}` : ''} · {stamp(m.timestamp)}
+          {m.edited ? ' · edited' : ''}
           {m.fromMe && <DeliveryTicks status={m.status} errorCode={m.error_code} />}
         </Text>
+        {m.reactions && m.reactions.length > 0 && <ReactionChips reactions={m.reactions} name={(by, fromMe) => (fromMe ? 'You' : by === m.senderId || by === m.chatId ? (m.pushName ?? by.split('@')[0]!) : by.split('@')[0]!)} />}
         {!m.fromMe && m.bot && (
           <Text size="xs" c={m.bot.action === 'none' ? 'orange.8' : 'teal.8'} fs="italic" mt={2} data-testid="bot-decision" data-action={m.bot.action}>
             {explainBotDecision(m.bot)}

@@ -7,7 +7,7 @@ import { Empty } from './common'
 export const ADMIN_OPERATIONS = {
   /* ---------- the app (UI only) ---------- */
 
-  'app.info': op<AppInfoT>()({ summary: 'Version, API base URL and mode of the app', tags: ['app'], scope: 'account', permission: 'signed-in', input: Empty, output: AppInfo, rpc: true }),
+  'app.info': op<AppInfoT>()({ summary: 'Version, API base URL and mode of the app', tags: ['app'], scope: 'account', permission: 'signed-in', reach: 'shared', input: Empty, output: AppInfo, rpc: true }),
   'apiToken.get': op<{ token: string; fixed: boolean }>()({
     summary: 'The API bearer token (and whether the environment fixes it)',
     tags: ['app'],

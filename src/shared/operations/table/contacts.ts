@@ -115,6 +115,7 @@ export const CONTACT_OPERATIONS = {
     tags: ['contacts'],
     scope: 'account',
     permission: 'contacts:read',
+    reach: 'shared',
     input: Empty,
     output: Type.Array(Label),
     http: { method: 'GET', path: '/label', message: 'Labels fetched successfully!' },

@@ -16,6 +16,8 @@ export const INBOX_OPERATIONS = {
     tags: ['inbox'],
     scope: 'account',
     permission: 'inbox:read',
+    reach: 'reachable',
+    instanceField: 'instance_id',
     input: Type.Object({
       instance_id: Type.Optional(Type.String({ minLength: 1, description: 'Only this instance (default: every instance).' })),
       status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], { default: 'all' })),
@@ -116,6 +118,7 @@ export const INBOX_OPERATIONS = {
     tags: ['inbox'],
     scope: 'account',
     permission: 'inbox:read',
+    reach: 'shared',
     input: Empty,
     output: Type.Array(QuickReply),
     http: { method: 'GET', path: '/quick-reply', message: 'Quick replies fetched successfully!', bodyOptional: true },

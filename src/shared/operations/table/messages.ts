@@ -11,12 +11,24 @@ import {
   SendContactBody,
   SendListBody,
   SendMediaButtonBody,
+  ReactionBody,
   SendTextBody,
   SendTextDeprecatedBody,
   type DeleteResult as DeleteResultT
 } from '../../schemas/operations'
 import { op, withoutCredentials } from '../define'
-import { MessageEntry, PhoneHistoryResult, SentMessage, TextSendResult, type MessageEntryT, type PhoneHistoryResultT, type SentMessageT, type TextSendResultT } from '../results'
+import {
+  MessageEntry,
+  PhoneHistoryResult,
+  ReactionResult,
+  SentMessage,
+  TextSendResult,
+  type MessageEntryT,
+  type PhoneHistoryResultT,
+  type ReactionResultT,
+  type SentMessageT,
+  type TextSendResultT
+} from '../results'
 import { HISTORY_FETCH_MAX } from '../../domain/phone-history'
 import { deleted, Id, items, Page, type PagedT } from './common'
 
@@ -99,6 +111,18 @@ export const MESSAGE_OPERATIONS = {
     output: TextSendResult,
     http: { method: 'POST', path: '/chatapp/message', message: SENT, errors: SEND_ERRORS },
     rpc: { output: sentCount }
+  }),
+  'messages.react': op<ReactionResultT>()({
+    summary: 'React to a message',
+    description:
+      'Sends a reaction (one emoji) on a message of the chat, as WhatsApp shows it under the bubble: one per person, so a new one replaces the shop’s earlier reaction and "" removes it. The message shows it in the log (`reactions`) and an onMessageReaction webhook follows. 404 when the chat has no message with that id.',
+    tags: ['messages'],
+    scope: 'instance',
+    permission: 'messages:send',
+    input: withoutCredentials(ReactionBody),
+    output: ReactionResult,
+    http: { method: 'POST', path: '/chatapp/message/reaction', message: 'Reaction sent successfully', errors: { ...SEND_ERRORS, 404: 'No message with that id in the chat' } },
+    rpc: true
   }),
   'messages.sendImage': mediaOperation('/chatapp/message/image', MediaFields, 'Send an image'),
   'messages.sendVideo': mediaOperation('/chatapp/message/video', MediaFields, 'Send a video'),

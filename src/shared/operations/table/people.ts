@@ -3,13 +3,19 @@
  * keys, the audit log. Names and shapes are the issue's §4 (scripts and checks rely on them).
  */
 import Type, { type Static } from 'typebox'
-import { PERMISSIONS } from '../../access'
+import { PERMISSIONS, ROLE_PERMISSIONS, type StaffRoleName } from '../../access'
 import { op } from '../define'
 import { Empty, Id } from './common'
 
 const InstanceIds = Type.Array(Type.String({ minLength: 1 }), { maxItems: 200, description: 'The instances (ids) this one works on; omitted or null: every instance.' })
 const StaffRole = Type.Union([Type.Literal('manager'), Type.Literal('agent')])
 const Password = Type.String({ minLength: 1, maxLength: 1024 })
+
+/** What a staff member made or changed by `input` will hold (`grants` of the operation). */
+function staffGrants(input: Record<string, unknown>): { permissions: readonly string[]; instanceIds?: readonly string[] | null } {
+  const role = input.role as StaffRoleName | undefined
+  return { permissions: role ? ROLE_PERMISSIONS[role] : [], instanceIds: input.instance_ids as readonly string[] | null | undefined }
+}
 
 export const StaffView = Type.Object({
   id: Type.String(),
@@ -103,6 +109,7 @@ export const PEOPLE_OPERATIONS = {
     tags: ['people'],
     scope: 'account',
     permission: 'signed-in',
+    reach: 'shared',
     input: Type.Object({ everywhere: Type.Optional(Type.Boolean({ description: 'End every session of the person, on every device.' })) }),
     output: Type.Object({ signed_out: Type.Integer() }),
     http: { method: 'POST', path: '/auth/logout', message: 'Signed out', respond: 'endSession', bodyOptional: true },
@@ -113,6 +120,7 @@ export const PEOPLE_OPERATIONS = {
     tags: ['people'],
     scope: 'account',
     permission: 'signed-in',
+    reach: 'shared',
     input: Empty,
     output: MeView,
     http: { method: 'GET', path: '/auth/me', message: 'Caller fetched', bodyOptional: true },
@@ -127,6 +135,8 @@ export const PEOPLE_OPERATIONS = {
     tags: ['people'],
     scope: 'account',
     permission: 'admin',
+    // Created without instance_ids, a person works on every instance.
+    grants: (input) => ({ ...staffGrants(input), instanceIds: (input.instance_ids as readonly string[] | null | undefined) ?? null }),
     input: Type.Object({
       name: Type.String({ minLength: 1, maxLength: 100 }),
       login: Type.String({ minLength: 2, maxLength: 64, description: 'Letters, digits and . _ @ -; case-insensitive; unique.' }),
@@ -153,6 +163,7 @@ export const PEOPLE_OPERATIONS = {
     tags: ['people'],
     scope: 'account',
     permission: 'admin',
+    grants: staffGrants,
     input: Type.Object({ id: Id, name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), role: Type.Optional(StaffRole), instance_ids: Type.Optional(Type.Union([InstanceIds, Type.Null()])) }),
     output: StaffView,
     http: { method: 'PUT', path: '/staff/:staff_id', params: STAFF_ID, message: 'Staff member updated', errors: { 404: 'Unknown staff member' } },
@@ -201,6 +212,7 @@ export const PEOPLE_OPERATIONS = {
     tags: ['people'],
     scope: 'account',
     permission: 'admin',
+    grants: (input) => ({ permissions: input.scopes as readonly string[], instanceIds: (input.instance_ids as readonly string[] | null | undefined) ?? null }),
     input: Type.Object({
       name: Type.String({ minLength: 1, maxLength: 100 }),
       scopes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: PERMISSIONS.length }),

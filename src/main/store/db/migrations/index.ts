@@ -11,6 +11,7 @@ import * as m0003 from './0003-leases'
 import * as m0004 from './0004-config-document'
 import * as m0005 from './0005-idempotency'
 import * as m0006 from './0006-idempotency-taker'
+import * as m0007 from './0007-message-changes'
 import * as m0009 from './0009-assistant'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -20,5 +21,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004-config-document': m0004,
   '0005-idempotency': m0005,
   '0006-idempotency-taker': m0006,
+  '0007-message-changes': m0007,
+  // 0008 is reserved for a migration written alongside: the version counts migrations applied, so a gap is harmless.
   '0009-assistant': m0009
 }

@@ -23,7 +23,7 @@ import type { SearchHit } from './search-merge'
 import { useMessageSearch } from './use-message-search'
 
 const inboxEvent = (e: ContractEvent) =>
-  e.type === 'message' || e.type === 'history' || e.type === 'assignment' || e.type === 'chatMerged' || e.type === 'chatStatus' || e.type === 'handoff' || e.type === 'status' || (e.type === 'changed' && e.what === 'contacts')
+  e.type === 'message' || e.type === 'history' || e.type === 'assignment' || e.type === 'chatMerged' || e.type === 'chatStatus' || e.type === 'handoff' || e.type === 'status' || e.type === 'messageChanged' || (e.type === 'changed' && e.what === 'contacts')
 
 /** A hit as the chat holds it: the log entry without the search's snippet. */
 function entryOf({ instanceId: _i, snippet: _s, highlights: _h, ...m }: SearchHit): NonNullable<OpenChat['anchor']> {

@@ -1,9 +1,14 @@
 /** How the inbox names chats: numbers for people, the chat id a typed number stands for, times of day. */
 import type { Conversation } from '../../../../shared/contract'
 
-/** "+1 555 000 1111"-ish: the number as digits with a plus, or the bare JID. */
-export function displayNumber(c: Pick<Conversation, 'phone' | 'chatId'>): string {
-  return c.phone ? `+${c.phone}` : c.chatId.split('@')[0]!
+/**
+ * "+1 555 000 1111"-ish: the number as digits with a plus; "@name" for a customer who writes by LID
+ * with a WhatsApp username (the LID itself means nothing to people); else the bare JID.
+ */
+export function displayNumber(c: Pick<Conversation, 'phone' | 'chatId'> & { username?: string }): string {
+  if (c.phone) return `+${c.phone}`
+  if (c.username) return `@${c.username}`
+  return c.chatId.split('@')[0]!
 }
 
 /** A chat id's number for people: `+digits` for a person's chat, the id's first part otherwise (groups, LIDs). */

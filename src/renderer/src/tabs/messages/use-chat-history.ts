@@ -156,7 +156,7 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
         // Before the newest is held, a new message comes with the pages below (endReached).
         setView((cur) => (cur?.reachedEnd ? { ...cur, messages: appendNew(cur.messages, [e.message]) } : cur))
       }
-      if (e.type === 'status' && e.message.chatId === jid) {
+      if ((e.type === 'status' || e.type === 'messageChanged') && e.message.chatId === jid) {
         setView((cur) => cur && { ...cur, messages: cur.messages.map((m) => (m.id === e.message.id ? e.message : m)) })
       }
       // The assistant answered (or fell back): the "why" line of the messages it answered says how.
