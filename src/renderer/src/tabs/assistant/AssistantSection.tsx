@@ -54,7 +54,7 @@ function AssistantForm({ inst, view, onSaved }: { inst: Instance; view: Assistan
       model: view.model,
       instructions: view.instructions,
       handoff_message: view.handoff_message,
-      fallback: view.fallback as string,
+      fallback: view.fallback,
       outside_hours: view.outside_hours,
       daily_token_limit: view.daily_token_limit,
       timeout_s: view.timeout_ms / 1000,

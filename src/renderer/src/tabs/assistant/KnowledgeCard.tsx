@@ -17,6 +17,8 @@ import { call, useMayCall } from '../../store'
 import { snippetParts } from '../messages/highlight'
 import { AssistantCard } from './AssistantSection'
 
+/** The editing state of an entry not yet saved (ids are 24 hex digits, so it names none). */
+const NEW = 'new'
 const IMPORT_ACCEPT = '.txt,.md,.markdown,.pdf,.docx,.csv,text/plain,text/markdown,text/csv,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document'
 
 export function KnowledgeCard({ inst }: { inst: Instance }) {
@@ -30,13 +32,14 @@ export function KnowledgeCard({ inst }: { inst: Instance }) {
   const list = useContract('knowledge.list', { instanceId: inst._id, ...(q ? { q } : {}), limit: 200 })
   const mayEdit = useMayCall('knowledge.create')
   const act = useAction()
-  const [editing, setEditing] = useState<string | 'new' | null>(null)
+  // The entry being edited: its id, or NEW for one being written.
+  const [editing, setEditing] = useState<string | null>(null)
   const form = useForm({ initialValues: { title: '', content: '' } })
 
-  const edit = (id: string | 'new') =>
+  const edit = (id: string) =>
     void act.run(async () => {
       form.clearErrors()
-      if (id === 'new') form.setValues({ title: '', content: '' })
+      if (id === NEW) form.setValues({ title: '', content: '' })
       else {
         const entry = await call('knowledge.get', { instanceId: inst._id, id })
         form.setValues({ title: entry.title, content: entry.content })
@@ -46,7 +49,7 @@ export function KnowledgeCard({ inst }: { inst: Instance }) {
   const save = form.onSubmit((v) =>
     act.run(async () => {
       try {
-        if (editing === 'new') await call('knowledge.create', { instanceId: inst._id, ...v })
+        if (editing === NEW) await call('knowledge.create', { instanceId: inst._id, ...v })
         else if (editing) await call('knowledge.update', { instanceId: inst._id, id: editing, ...v })
       } catch (err) {
         showFieldErrors(form, err)
@@ -80,7 +83,7 @@ export function KnowledgeCard({ inst }: { inst: Instance }) {
         <TextInput placeholder="Search the knowledge" aria-label="Search the knowledge" value={typed} onChange={(e) => setTyped(e.currentTarget.value)} style={{ flex: '1 1 200px' }} />
         {mayEdit && (
           <>
-            <Button variant="default" onClick={() => edit('new')}>
+            <Button variant="default" onClick={() => edit(NEW)}>
               Add
             </Button>
             <FileButton onChange={importFile} accept={IMPORT_ACCEPT}>
