@@ -119,9 +119,12 @@ describe('answering', () => {
   })
 
   it('a burst of messages is answered once, after the debounce, with all of them', async () => {
-    await ok('PUT', '/chatapp/assistant', { debounce_ms: 300 })
+    // The default wait (2 s): a message through the sandbox takes a few hundred ms on a busy machine,
+    // so a shorter one could end between two messages of the burst.
+    await ok('PUT', '/chatapp/assistant', { debounce_ms: 2000 })
     const sent = [await customer('Hi'), await customer('do you deliver'), await customer('to Via Roma 5?')]
-    await vi.waitFor(async () => expect(await botTexts()).toHaveLength(1), { timeout: 5000 })
+    // Answered on its own once the wait is over (no flush from the test).
+    await vi.waitFor(async () => expect(await botTexts()).toHaveLength(1), { timeout: 10_000 })
     await settled()
     expect(fake.chats()).toHaveLength(1)
     expect(fake.chats()[0]!.messages.at(-1)).toEqual({ role: 'user', content: 'Hi\ndo you deliver\nto Via Roma 5?' })
