@@ -221,4 +221,17 @@ describe('the dry run', () => {
     fake.script({ reply: '' })
     expect(await ok('POST', '/chatapp/assistant/ask', { text: 'Open on Sunday?' })).toMatchObject({ handoff: true, fallback: { reason: 'unusable', detail: 'the answer could not be used: the model answered nothing' } })
   })
+
+  it('names the chat’s customer in the texts it would send, or shows [name] when asked for no chat', async () => {
+    await ok('PUT', '/chatapp/updateGeneral', { default_msg: 'Thanks [name]! A person will answer soon.' })
+    // Switched off, so only the dry runs call the model (they work without the switch).
+    await ok('PUT', '/chatapp/assistant', { enabled: false })
+    await ok('PUT', '/chatapp/updateActions', { send_default_msg: false, reply_msgs: false })
+    await ok('POST', '/chatapp/sandbox/inbound', { chatId: '15550002222', message: 'hello', pushName: 'Bea' })
+    fake.script({ status: 500 }, { status: 500 })
+    expect((await ok('POST', '/chatapp/assistant/ask', { text: 'Open on Sunday?', chat_id: '15550002222' })).reply).toBe('Thanks Bea! A person will answer soon.')
+    // The chat's history comes first (joined with the question: one customer turn).
+    expect(fake.chats().at(-1)!.messages.at(-1)).toEqual({ role: 'user', content: 'hello\nOpen on Sunday?' })
+    expect((await ok('POST', '/chatapp/assistant/ask', { text: 'Open on Sunday?' })).reply).toBe('Thanks [name]! A person will answer soon.')
+  })
 })

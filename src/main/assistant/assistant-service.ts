@@ -90,18 +90,23 @@ export class AssistantService {
     if (!settings.base_url || !settings.model) {
       return { reply: '', handoff: false, sources: [], usage: { prompt_tokens: 0, completion_tokens: 0 }, ms: 0, model: settings.model, fallback: { reason: 'not_set_up', detail: 'set the endpoint (base_url) and the model first' } }
     }
-    const history = body.chat_id ? turnsOf(await this.deps.repos.messages.list(inst._id, { chatId: resolveChat(body.chat_id, 'chat_id'), limit: settings.history_messages })) : []
+    const chatId = body.chat_id ? resolveChat(body.chat_id, 'chat_id') : null
+    const log = chatId ? await this.deps.repos.messages.list(inst._id, { chatId, limit: settings.history_messages }) : []
+    const history = turnsOf(log)
+    // `[name]` in the texts: the chat's customer, or shown as the placeholder (no customer to name).
+    const known = log.findLast((m) => !m.fromMe && m.pushName?.trim())?.pushName ?? null
+    const customer = { name: known ?? (chatId ? null : '[name]'), number: chatId ?? '' }
     const result = await this.deps.turn.run({
       inst,
       settings,
       question: body.text,
       turns: [...history, { role: 'user', text: body.text }],
-      customerName: null,
+      customerName: known,
       circuit: null
     })
     await this.deps.repos.assistant.addUsage(inst._id, usageDay(inst, this.deps.clock.now()), { prompt_tokens: result.usage.prompt_tokens + result.embedTokens, completion_tokens: result.usage.completion_tokens, asks: 1 })
     const base = { sources: result.sources, usage: result.usage, ms: result.ms, model: result.model }
-    const render = (template: string) => renderReply(template, { name: null, number: '' }, this.deps.random ?? Math.random)
+    const render = (template: string) => renderReply(template, customer, this.deps.random ?? Math.random)
     if (result.outcome.kind === 'reply') {
       this.deps.circuits.of(inst._id).success()
       return { ...base, reply: result.outcome.text, handoff: false }

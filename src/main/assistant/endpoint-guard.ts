@@ -12,7 +12,10 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { isIP } from 'node:net'
 import { Agent, buildConnector } from 'undici'
 import { invalid } from '../services/errors'
-import { OWN_API_REFUSAL, OwnApiGuard } from '../webhooks/own-api'
+import { OwnApiGuard } from '../webhooks/own-api'
+
+/** The 400's message on `base_url` (the webhooks' own says "use another receiver"). */
+export const OWN_API_ENDPOINT_REFUSAL = "points at this app's own API; enter the address of the model's server (e.g. http://127.0.0.1:11434/v1 for Ollama)"
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
 
@@ -35,7 +38,7 @@ export class EndpointGuard {
 
   /** Throws a 400 on `base_url` when `url` names this app's own API. */
   async check(url: string): Promise<void> {
-    if (url && (await this.own.targets(url))) throw invalid('base_url', OWN_API_REFUSAL)
+    if (url && (await this.own.targets(url))) throw invalid('base_url', OWN_API_ENDPOINT_REFUSAL)
   }
 
   /**
