@@ -56,7 +56,8 @@ export function AskBox({ inst }: { inst: Instance }) {
           )}
           <Group gap={6} data-testid="ask-sources">
             <Text size="xs" c="dimmed">
-              From:
+              {/* A failed call drew on nothing: what the search had found for it. */}
+              {result.fallback ? 'Knowledge it found:' : 'From:'}
             </Text>
             {result.sources.length === 0 ? (
               <Text size="xs" c="dimmed">

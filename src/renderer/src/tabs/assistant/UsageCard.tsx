@@ -29,8 +29,8 @@ export function UsageCard({ inst, view }: { inst: Instance; view: AssistantView 
           No use yet: answers and dry runs show here, day by day.
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={420} mt="sm">
-          <Table striped fz="sm">
+        <Table.ScrollContainer minWidth={300} mt="sm">
+          <Table striped fz={{ base: 'xs', sm: 'sm' }} horizontalSpacing={6}>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Day</Table.Th>
@@ -38,13 +38,16 @@ export function UsageCard({ inst, view }: { inst: Instance; view: AssistantView 
                 <Table.Th ta="right">Answers</Table.Th>
                 <Table.Th ta="right">Hand-offs</Table.Th>
                 <Table.Th ta="right">Fallbacks</Table.Th>
-                <Table.Th ta="right">Dry runs</Table.Th>
+                <Table.Th ta="right" title="Dry runs: Ask your assistant">Asks</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {days.map((d) => (
                 <Table.Tr key={d.day}>
-                  <Table.Td>{d.day}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }} title={d.day}>
+                    {/* The last 14 days: month and day say which (narrow screens keep every column). */}
+                    {d.day.slice(5)}
+                  </Table.Td>
                   <Table.Td ta="right">{n(d.prompt_tokens + d.completion_tokens)}</Table.Td>
                   <Table.Td ta="right">{d.replies}</Table.Td>
                   <Table.Td ta="right">{d.handoffs}</Table.Td>
