@@ -10,7 +10,7 @@ import type { Instance } from '../../../../shared/schemas/records'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { useAction } from '../../hooks'
 import { call } from '../../store'
-import { AssistantCard } from './AssistantSection'
+import { AssistantCard } from './AssistantCard'
 
 export function AskBox({ inst }: { inst: Instance }) {
   const [text, setText] = useState('')

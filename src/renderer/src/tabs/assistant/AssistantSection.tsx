@@ -4,7 +4,7 @@
  * stored, never shows it), the owner's instructions, what happens when it cannot answer, its limits;
  * the day's usage; the shop's knowledge; and the "Ask your assistant" box.
  */
-import { Accordion, Alert, Badge, Card, Checkbox, Group, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Accordion, Alert, Badge, Checkbox, Group, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useState } from 'react'
 import type { AssistantView } from '../../../../shared/schemas/assistant'
 import type { Instance } from '../../../../shared/schemas/records'
@@ -172,17 +172,5 @@ function AssistantForm({ inst, view, onSaved }: { inst: Instance; view: Assistan
         </Accordion.Item>
       </Accordion>
     </Section>
-  )
-}
-
-/** Card frame shared by the assistant's cards. */
-export function AssistantCard({ title, children, testId }: { title: string; children: React.ReactNode; testId?: string }) {
-  return (
-    <Card withBorder data-testid={testId}>
-      <Title order={5} mb="sm">
-        {title}
-      </Title>
-      {children}
-    </Card>
   )
 }

@@ -15,7 +15,7 @@ import { showFieldErrors } from '../../components/form-errors'
 import { useAction, useContract } from '../../hooks'
 import { call, useMayCall } from '../../store'
 import { snippetParts } from '../messages/highlight'
-import { AssistantCard } from './AssistantSection'
+import { AssistantCard } from './AssistantCard'
 
 /** The editing state of an entry not yet saved (ids are 24 hex digits, so it names none). */
 const NEW = 'new'

@@ -6,7 +6,7 @@ import { Group, Progress, Table, Text } from '@mantine/core'
 import type { AssistantView } from '../../../../shared/schemas/assistant'
 import type { Instance } from '../../../../shared/schemas/records'
 import { useContract } from '../../hooks'
-import { AssistantCard } from './AssistantSection'
+import { AssistantCard } from './AssistantCard'
 
 const n = (x: number) => x.toLocaleString()
 
