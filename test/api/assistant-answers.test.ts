@@ -14,7 +14,7 @@ import { startOpenAiFake, type OpenAiFake } from '../support/openai-fake'
 import { internalsOf } from '../../src/main/core'
 import { SandboxSession } from '../../src/main/channel/sandbox-channel'
 import { createHandlers } from '../../src/main/ui-contract/handlers'
-import type { BotActivity, ChatPause, LoggedMessage } from '../../src/shared/schemas/records'
+import { WEBHOOK_EVENTS, type BotActivity, type ChatPause, type LoggedMessage } from '../../src/shared/schemas/records'
 
 let h: Harness
 let fake: OpenAiFake
@@ -148,6 +148,29 @@ describe('answering', () => {
       // A person has the chat now: the bot stays quiet.
       expect((await customer('hello??')).bot).toEqual({ action: 'none', reason: 'paused' })
       expect(await ok('GET', '/chatapp/assistant/usage')).toEqual([expect.objectContaining({ handoffs: 1, replies: 0 })])
+    } finally {
+      await receiver.stop()
+    }
+  })
+
+  it('the endpoint’s key is in no webhook of any event, whatever the assistant did', async () => {
+    const receiver: Receiver = await startReceiver()
+    try {
+      await ok('PUT', '/chatapp/setWebhook', { webhook_url: receiver.url, events: [...WEBHOOK_EVENTS] })
+      await ok('PUT', '/chatapp/updateActions', { send_webhook: true })
+      await ok('PUT', '/chatapp/assistant', { api_key: 'sk-live-WEBHOOKSECRET' })
+      await customer('Do you deliver?')
+      await settled()
+      fake.script({ status: 500 })
+      await customer('And on Sunday?')
+      await settled()
+      fake.script({ toolCall: { name: 'handoff_to_human', arguments: '{"reason":"asks for a person"}' } })
+      await customer('Can I talk to a person?')
+      await settled()
+      expect(fake.requests.filter((r) => r.path === '/v1/chat/completions').every((r) => r.headers.authorization === 'Bearer sk-live-WEBHOOKSECRET')).toBe(true)
+      await vi.waitFor(() => expect(receiver.requests.some((r) => r.json?.event === 'onHandoff')).toBe(true), { timeout: 5000 })
+      expect(receiver.requests.length).toBeGreaterThan(5)
+      expect(JSON.stringify(receiver.requests.map((r) => [r.headers, r.json]))).not.toContain('WEBHOOKSECRET')
     } finally {
       await receiver.stop()
     }
