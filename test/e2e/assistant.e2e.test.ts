@@ -33,8 +33,11 @@ const settingsForm = () => page.getByRole('form', { name: 'Assistant settings' }
 const shot = (name: string) => fullPageShot(page, join(ARTIFACTS, `assistant-${name}.png`))
 /** What the window shows (the Settings page is long: a full-page picture of it is mostly other sections). */
 const view = (name: string) => page.screenshot({ path: join(ARTIFACTS, `assistant-${name}.png`) })
-/** Scrolls `el` to the top of the window, below the sticky header. */
-const toTop = (el: Locator) => el.evaluate((node) => window.scrollBy(0, node.getBoundingClientRect().top - (document.querySelector('header')?.getBoundingClientRect().height ?? 0) - 8))
+/** Scrolls `el` to the top of the window, below the sticky header (60 px). */
+const toTop = async (el: Locator) => {
+  const box = await el.boundingBox()
+  if (box) await page.evaluate(`window.scrollBy(0, ${Math.round(box.y - 68)})`)
+}
 
 async function openTab(name: string): Promise<void> {
   await page.getByRole('tab', { name, exact: true }).click()

@@ -30,7 +30,7 @@ export function UsageCard({ inst, view }: { inst: Instance; view: AssistantView 
         </Text>
       ) : (
         <Table.ScrollContainer minWidth={300} mt="sm">
-          <Table striped fz={{ base: 'xs', sm: 'sm' }} horizontalSpacing={6}>
+          <Table striped fz="xs" horizontalSpacing={4}>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Day</Table.Th>
