@@ -35,6 +35,9 @@
  *   event-loop delay and the longest send while a search, a customer's export (JSON, CSV), a backup,
  *   the customer's erasure, a restore and a retention run of 500,000 messages go on (target ≤ 50 ms;
  *   ./stalls-bench.ts). About ten minutes, most of it seeding and the retention run.
+ * - assistant: the desk's own time around the model call with an endpoint that answers at once
+ *   (target p99 ≤ 5 ms), and knowledge retrieval at 10,000 passages on SQLite and PostgreSQL (target
+ *   p95 ≤ 5 ms on SQLite) (./assistant-bench.ts). About two minutes.
  * - wa: the real Baileys channel against the protocol test server (in a child process): memory per
  *   connected instance at 1, 10 and 50 instances, bot reply latency over 1,000 messages, and API
  *   send throughput with the send pacing at 0 (./wa-bench.ts). About a minute. It runs in a process
@@ -44,6 +47,7 @@
 import { spawn } from 'node:child_process'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { runAssistantBench } from './assistant-bench'
 import { runAuthBench } from './auth-bench'
 import { runCopyBench } from './copy-bench'
 import { runHistoryBench } from './history-bench'
@@ -58,8 +62,8 @@ import { runWorkersBench } from './workers-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'copy', 'search', 'history', 'stalls', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, copy, search, history, stalls or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'copy', 'search', 'history', 'stalls', 'assistant', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, copy, search, history, stalls, assistant or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -81,7 +85,8 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['copy', '## npm run db:copy of 100,000 messages: SQLite to PostgreSQL and back', () => runCopyBench()],
   ['search', '## Message search at 300,000 messages: SQLite against PostgreSQL', runSearchBench],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench],
-  ['stalls', '## Stalls while heavy work runs, at 1,000,000 messages', runStallsBench]
+  ['stalls', '## Stalls while heavy work runs, at 1,000,000 messages', runStallsBench],
+  ['assistant', '## The assistant: the desk\'s own time around the model call, knowledge retrieval at 10,000 passages', runAssistantBench]
 ]
 for (const [name, heading, run] of PARTS) {
   if (only !== undefined && only !== name) continue

@@ -64,6 +64,17 @@ import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
 import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
 import { createSmtpMailer, type Mailer } from './bot/mailer'
 import { DIR_MODE } from './store/config/durable-json-file'
+import { AssistantService } from './assistant/assistant-service'
+import { AssistantResponder, type AssistantResponderDeps } from './assistant/assistant-responder'
+import { Circuits } from './assistant/circuits'
+import { EndpointGuard } from './assistant/endpoint-guard'
+import { Embedder } from './assistant/knowledge/embedder'
+import { KnowledgeService } from './assistant/knowledge/knowledge-service'
+import { Retriever } from './assistant/knowledge/retriever'
+import { ModelClient } from './assistant/model-client'
+import { ModelTurn } from './assistant/model-turn'
+import { assistantSettingsOf } from './assistant/assistant-settings'
+import { usageDay } from './assistant/shop-facts'
 import { secureDataDir } from './store/data-dir-modes'
 
 /** Size and time limits (docs/design.md §4); bytes and milliseconds. */
@@ -102,6 +113,8 @@ export interface CoreOptions {
   /** Reconnect instances that were connected (default true). */
   restoreSessions?: boolean
   bot?: BotEngineOptions
+  /** The assistant's observers (the benchmark: each answer's own time and the model's). */
+  assistant?: Pick<AssistantResponderDeps, 'onAnswered'>
   /** The clock of every service (tests: a manual one). */
   clock?: Clock
   /** Timers of broadcasts and scheduled messages (tests: the manual clock). */
@@ -200,6 +213,10 @@ export interface Core {
   /** Scheduled messages (each run starts a broadcast). */
   schedules: ScheduleService
   bot: BotEngine
+  /** The assistant's settings, dry run and usage (docs/assistant.md). */
+  assistant: AssistantService
+  /** The shop's knowledge the assistant answers from. */
+  knowledge: KnowledgeService
   sandbox: SandboxService
   /** Webhook deliveries (docs/design.md §11): outbox, dispatcher, list and retry. */
   webhooks: WebhookService
@@ -239,6 +256,10 @@ export interface CoreInternals {
   workers: WorkerLeases | null
   /** Database mode on PostgreSQL: the events sent to and heard from the other workers. */
   relay: EventChannel | null
+  /** The assistant's answers to customers (tests: `idle()` waits for those under way). */
+  responder: AssistantResponder
+  /** The knowledge's background embeddings (tests: `idle()`). */
+  embedder: Embedder
 }
 
 const internals = new WeakMap<Core, () => CoreInternals>()
@@ -293,7 +314,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
         },
         start: async () => {
           running = await startServices(opts, logger, faces, (archive) => restore(archive))
-          if (ownApiPort !== null) running.core.webhooks.setOwnApiPort(ownApiPort)
+          if (ownApiPort !== null) running.core.setOwnApiPort(ownApiPort)
         }
       })
     } finally {
@@ -306,7 +327,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     isRestoring: () => restoring,
     setOwnApiPort(port) {
       ownApiPort = port
-      running.core.webhooks.setOwnApiPort(port)
+      running.core.setOwnApiPort(port)
     },
     close: once(async () => {
       await running.core.close()
@@ -412,7 +433,72 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const labels = new LabelService({ repos, events, clock })
   const contacts = new ContactService({ repos, events, clock, labels })
   const stopContacts = contacts.start()
-  const bot = new BotEngine({ repos, events, logger, messages, attachments, mailer, clock, handoff, contacts, options: opts.bot, ...(mine ? { mine } : {}) })
+  const assignments = new AssignmentService({ repos, events, clock, logger })
+  // The assistant (docs/assistant.md): its calls go through the endpoint guard's dispatcher.
+  const guard = new EndpointGuard()
+  const modelClient = new ModelClient(() => guard.dispatcher())
+  const circuits = new Circuits()
+  const embedder: Embedder = new Embedder({
+    knowledge: repos.knowledge,
+    assistant: repos.assistant,
+    model: modelClient,
+    logger,
+    config: async (id) => {
+      const stored = await repos.assistant.settings(id)
+      if (!stored || !repos.instances.find(id)) return null
+      const settings = assistantSettingsOf(stored.settings)
+      return settings.base_url ? { settings, endpoint: { baseUrl: settings.base_url, apiKey: await repos.assistant.key(id) } } : null
+    },
+    day: (id) => {
+      const inst = repos.instances.find(id)
+      return inst ? usageDay(inst, clock.now()) : new Date(clock.now()).toISOString().slice(0, 10)
+    }
+  })
+  const retriever = new Retriever({ knowledge: repos.knowledge, model: modelClient, logger, onMissingEmbeddings: (id) => embedder.kick(id) })
+  const turn = new ModelTurn({ assistant: repos.assistant, retriever, model: modelClient, clock })
+  const assistant = new AssistantService({ repos, guard, turn, embedder, circuits, clock, logger, random: opts.random })
+  const knowledge = new KnowledgeService({ knowledge: repos.knowledge, clock, onChange: (id) => embedder.kick(id) })
+  // The responder's ports reach the bot engine made just below (called only once messages flow).
+  const responder = new AssistantResponder({
+    repos,
+    service: assistant,
+    turn,
+    model: modelClient,
+    circuits,
+    clock,
+    logger,
+    random: opts.random,
+    ...opts.assistant,
+    ports: {
+      send: async (inst, chatId, text) => void (await messages.send(inst, chatId, { kind: 'text', text }, { source: 'bot' })),
+      typing: async (id, chatId, on) => sessions.get(id)?.setTyping?.(chatId, on),
+      media: async (id, messageId) => (await sessions.get(id)?.downloadMedia?.(messageId)) ?? null,
+      handOver: (inst, ctx) => bot.handOver(inst, ctx, 'assistant'),
+      sendAway: (inst, msg) => bot.sendAway(inst, msg),
+      paused: async (id, chatId) => (await handoff.activePause(id, chatId)) !== null,
+      recordActivity: (entry) => bot.recordActivity(entry)
+    }
+  })
+  const bot: BotEngine = new BotEngine({
+    repos,
+    events,
+    logger,
+    messages,
+    attachments,
+    mailer,
+    clock,
+    handoff,
+    contacts,
+    assistant: responder,
+    assign: (id, chatId, by) => assignments.handOver(id, chatId, by),
+    options: opts.bot,
+    ...(mine ? { mine } : {})
+  })
+  const stopAssistantEvents = events.on('changed', (e) => {
+    if (e.what !== 'deleted') return
+    retriever.forget(e.instanceId)
+    circuits.reset(e.instanceId)
+  })
   inbound.use((instanceId, message) => bot.decide(instanceId, message))
   const media = new MediaFiles(paths.media)
   const changes = new MessageChangeService({ messages: repos.messages, media, outbound, events, clock, logger })
@@ -434,7 +520,6 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
   const broadcasts = new BroadcastService({ repos, messages, sessions, governor, events, clock, timers, logger, random: opts.random, ...(mine ? { mine } : {}) })
   const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger, ...(mine ? { mine } : {}) })
   const stopInbox = inbox.start()
-  const assignments = new AssignmentService({ repos, events, clock, logger })
   const stopAssignments = assignments.start()
   const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
   const retention = new RetentionService({ repos, media, clock, timers, logger })
@@ -547,6 +632,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     broadcasts,
     schedules,
     bot,
+    assistant,
+    knowledge,
     sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
     webhooks,
     backups: new BackupDesk({ backups, settings: repos.appSettings, restore, backupsDir: paths.backups, tmpDir: paths.tmp }),
@@ -558,7 +645,10 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     restore,
     activity,
     isRestoring: () => false,
-    setOwnApiPort: (port) => webhooks.setOwnApiPort(port),
+    setOwnApiPort: (port) => {
+      webhooks.setOwnApiPort(port)
+      guard.setOwnApiPort(port)
+    },
     close: once(async () => {
       await backups.close()
       stopSchedules()
@@ -570,6 +660,10 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       stopInbox()
       stopAssignments()
       stopContacts()
+      stopAssistantEvents()
+      // The answers under way go out (or fall back) while the sessions are still up.
+      await responder.close()
+      await embedder.close()
       bot.close()
       mailer.close()
       // Database mode: sockets stop, then the leases go at once, so other workers claim right away.
@@ -581,6 +675,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       stopRelay()
       await relay?.close()
       await remoteFiles.close()
+      await guard.close()
       await store.close()
     })
   }
@@ -598,5 +693,5 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     // The lease loop's first round claims this worker's share of the instances saved as connected.
     if (workers) await workers.start()
   }
-  return { core, internals: { storage: store, sessions, inbound, workers, relay } }
+  return { core, internals: { storage: store, sessions, inbound, workers, relay, responder, embedder } }
 }

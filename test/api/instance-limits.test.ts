@@ -26,6 +26,7 @@ import { createHandlers } from '../../src/main/ui-contract/handlers'
 import { buildApiServer } from '../../src/main/api/server'
 import { httpShape } from '../../src/main/api/operation-routes'
 import { requestExample } from '../../src/main/api/request-example'
+import { internalsOf } from '../../src/main/core'
 
 type Def = OperationDef<TObject, unknown, unknown>
 type Inst = { inst: { _id: string }; creds: { session_id: string; access_token: string }; qs: string }
@@ -74,7 +75,9 @@ async function seedRecords(on: Inst, mark: string, chat: string): Promise<Record
   await h.call({ method: 'POST', url: `/broadcast/${broadcast._id}/cancel?${on.qs}` })
   await seed(on, 'POST', '/chatapp/handoff/pause', { chatId: chat, minutes: 600 })
   await seed(on, 'PUT', '/chatapp/updateGeneral', { bot_name: `${mark} bot` })
-  return { message: messages[messages.length - 1].id, group: group._id, contact: contact._id, intent: intent._id, survey: survey._id, attachment: attachment._id, schedule: schedule._id, broadcast: broadcast._id }
+  await seed(on, 'PUT', '/chatapp/assistant', { instructions: `${mark} instructions`, api_key: `${mark}key` })
+  const knowledge = await seed(on, 'POST', '/chatapp/knowledge', { title: `${mark} knowledge`, content: `${mark} delivery within 5 km` })
+  return { message: messages[messages.length - 1].id, group: group._id, contact: contact._id, intent: intent._id, survey: survey._id, attachment: attachment._id, schedule: schedule._id, broadcast: broadcast._id, knowledge: knowledge._id }
 }
 
 beforeAll(async () => {
@@ -130,7 +133,8 @@ function bRecordFor(name: OperationName, field: string): unknown {
         contacts: bIds.contact,
         contactGroups: bIds.group,
         broadcasts: bIds.broadcast,
-        schedules: bIds.schedule
+        schedules: bIds.schedule,
+        knowledge: bIds.knowledge
       }
       return byDomain[domain]
     }
@@ -222,7 +226,10 @@ async function snapshotOfB(): Promise<string> {
     broadcasts: await core.broadcasts.list(inst),
     schedules: await core.schedules.list(inst),
     handoff: await core.handoff.list(inst._id),
-    chat: await core.inbox.get(inst._id, `${B_CHAT}@s.whatsapp.net`)
+    chat: await core.inbox.get(inst._id, `${B_CHAT}@s.whatsapp.net`),
+    assistant: await core.assistant.get(inst),
+    assistantKey: await internalsOf(core).storage.repos.assistant.key(inst._id),
+    knowledge: await core.knowledge.list(inst, { limit: 500 })
   })
 }
 

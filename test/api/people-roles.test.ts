@@ -19,7 +19,7 @@ type Def = OperationDef<TObject, unknown, unknown>
 
 /** The roles' rules (issue 27 §1) as each operation's domain of work, independent of src/shared/access.ts. */
 const ADMIN_ONLY = /^(apiToken|appSettings|backups|cluster|staff|apiKeys|audit|updates|customers)\.|^instances\.(create|delete|logout)$|^settings\.(setWebhook|retention)$/
-const AGENT_MAY = /^(instances\.(list|stats|info|health)|messages\.\w+|messageLog\.\w+|inbox\.\w+|handoff\.(list|pause|resume)|contacts\.(list|get|export)|contactGroups\.(list|get)|labels\.list|quickReplies\.list|app\.(info|about)|auth\.me)$/
+const AGENT_MAY = /^(instances\.(list|stats|info|health)|messages\.\w+|messageLog\.\w+|inbox\.\w+|handoff\.(list|pause|resume)|contacts\.(list|get|export)|contactGroups\.(list|get)|labels\.list|quickReplies\.list|assistant\.(get|usage)|knowledge\.(list|get)|app\.(info|about)|auth\.me)$/
 
 const expected = {
   owner: (_n: string) => true,

@@ -12,7 +12,10 @@
  * 3. A running survey takes the message as the answer to its current step.
  * 4. Else the first step of a survey whose trigger matches starts it.
  * 5. Else the best intent answers with its reply, then its actions.
- * 6. Else the default message, at most once per contact per window.
+ * 6. Else the assistant, when the instance has one (docs/assistant.md): it answers from the shop's
+ *    knowledge or hands the chat to a person; outside opening hours only when the owner lets it, with
+ *    the away message as its fallback there.
+ * 7. Else the default message, at most once per contact per window.
  *
  * Survey runs live in the database; idle runs expire (default 30 min). Every actions run is
  * recorded in the bot activity log (bounded), failures included.
@@ -26,7 +29,7 @@ import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/messages/message-sender'
 import type { Repositories } from '../store/repos'
 import type { Clock } from '../clock'
-import { DEFAULT_AWAY, defaultOptOut, type Action, type BotActivity, type BotDecisionRecord, type Instance, type Survey, type SurveyRun } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, defaultOptOut, type Action, type BotActivity, type BotDecisionRecord, type ChatPause, type Instance, type SentBy, type Survey, type SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
 import { describeOpening, isOpen, nextOpening, scheduleOf } from './active-window'
 import type { Mailer } from './mailer'
@@ -77,6 +80,17 @@ export interface BotEngineOptions {
   activityLimit?: number
 }
 
+/**
+ * The assistant as the engine sees it (implemented by src/main/assistant/assistant-responder.ts): asked
+ * after surveys and intents found nothing, before the default message.
+ */
+export interface AssistantGate {
+  /** Whether the instance's assistant answers outside opening hours. */
+  answersOutsideHours(instanceId: string): Promise<boolean>
+  /** Its plan for a message, or null to leave it to the default message (off, a group, nothing to answer). */
+  plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean): Promise<BotPlan | null>
+}
+
 export interface BotEngineDeps {
   repos: Repositories
   events: CoreEventBus
@@ -89,6 +103,10 @@ export interface BotEngineDeps {
   handoff: HandoffService
   /** Contact groups, for `add_to_group` with a contact group's id. */
   contacts?: Pick<ContactService, 'addToGroup' | 'setOptedOut'>
+  /** The assistant (docs/assistant.md); none: the default message follows the intents. */
+  assistant?: AssistantGate
+  /** Gives a chat handed to a person to a signed-in agent (the inbox's round-robin); answers whether it did. */
+  assign?: (instanceId: string, chatId: string, by: SentBy) => Promise<boolean>
   random?: () => number
   options?: BotEngineOptions
   /**
@@ -178,18 +196,17 @@ export class BotEngine {
       return {
         record: { action: 'none', reason: 'handoff_requested' },
         act: async () => {
-          await this.deps.handoff.pause(inst._id, msg.chatId, null, 'keyword', 'customer')
+          const ctx: ActionContext = { chatId: msg.chatId, contactJid: msg.senderPn ?? msg.senderId, pushName: msg.pushName?.trim() || null, text: msg.text, matched: 'the hand-off keyword (they asked for a person)' }
+          await this.handOver(inst, ctx, 'keyword')
           this.deps.logger.info({ instanceId, chatId: msg.chatId }, 'a customer asked for a person: the bot is paused for that chat')
-          const notify = handoffOf(inst).notify
-          if (notify?.email || notify?.chatapp_number) {
-            const ctx: ActionContext = { chatId: msg.chatId, contactJid: msg.senderPn ?? msg.senderId, pushName: msg.pushName?.trim() || null, text: msg.text, matched: 'the hand-off keyword (they asked for a person)' }
-            await this.actions.notify(inst, notify, ctx).catch((err: unknown) => this.deps.logger.warn({ err, instanceId }, 'could not tell the owner about a hand-off request'))
-          }
           return { kind: 'skipped', reason: 'handoff_requested' }
         }
       }
     }
-    const skip = this.gate(inst, msg)
+    const gated = this.gate(inst, msg)
+    // Outside hours the assistant answers only when the owner lets it; the away message is then its fallback.
+    const afterHours = gated === 'outside_hours' && (await this.deps.assistant?.answersOutsideHours(inst._id)) === true
+    const skip = afterHours ? null : gated
     if (skip === 'outside_hours') return await this.away(inst, msg)
     if (!skip && this.inBurst(inst, msg)) return silent({ action: 'none', reason: 'burst' })
     if (skip) {
@@ -235,6 +252,10 @@ export class BotEngine {
       }
     }
 
+    const assisted = await this.deps.assistant?.plan(inst, msg, ctx, afterHours)
+    if (assisted) return assisted
+    if (afterHours) return await this.away(inst, msg)
+
     if (!inst.settings.actions.send_default_msg) return silent({ action: 'none', reason: 'no_match' })
     // Claimed (and stored) now: a second message arriving during the send does not get it too.
     if (!(await this.deps.repos.replyMarks.claim('default', inst._id, ctx.contactJid, this.now().getTime(), this.windowMs))) return silent({ action: 'none', reason: 'default_sent_recently' })
@@ -276,6 +297,37 @@ export class BotEngine {
       })
     }
     await this.deps.repos.replyMarks.rekey(instanceId, lid, pn)
+  }
+
+  /**
+   * Hands a chat to a person, the one way for the customer's hand-off keyword and the assistant's
+   * tool (docs/design.md §13, docs/assistant.md): the bot paused for the chat until resumed (the
+   * `handoff` event: the UI, the `onHandoff` webhook, the desktop's notification), the owner told as
+   * the hand-off settings say, and the chat given to a signed-in agent when it has nobody. A failing
+   * notice or assignment is logged; the pause stands.
+   */
+  async handOver(inst: Instance, ctx: ActionContext, reason: Extract<ChatPause['reason'], 'keyword' | 'assistant'>): Promise<void> {
+    await this.deps.handoff.pause(inst._id, ctx.chatId, null, reason, 'customer')
+    const notify = handoffOf(inst).notify
+    if (notify?.email || notify?.chatapp_number) {
+      await this.actions.notify(inst, notify, ctx).catch((err: unknown) => this.deps.logger.warn({ err, instanceId: inst._id }, 'could not tell the owner about a hand-off'))
+    }
+    // After the pause's write: the message that asked is committed, so its conversation exists.
+    await this.deps.assign?.(inst._id, ctx.chatId, { kind: 'bot', name: reason === 'assistant' ? 'Assistant' : 'Bot' }).catch((err: unknown) => this.deps.logger.warn({ err, instanceId: inst._id }, 'could not assign a handed-off chat'))
+  }
+
+  /** Sends the away message to a chat outside opening hours, when it is on and due (the assistant's fallback there); answers whether it did. */
+  async sendAway(inst: Instance, msg: InboundMessage): Promise<boolean> {
+    const plan = await this.away(inst, msg)
+    if (plan.record.action !== 'away') return false
+    await plan.act()
+    return true
+  }
+
+  /** Records an entry in the instance's activity log and announces it (`activity`). */
+  async recordActivity(entry: BotActivity): Promise<void> {
+    await this.deps.repos.botActivity.add(entry, this.activityLimit)
+    this.deps.events.emit('activity', { instanceId: entry.instance_id, entry })
   }
 
   /** Activity log of an instance, newest last. */
@@ -447,9 +499,7 @@ export class BotEngine {
   private async runActions(inst: Instance, msg: InboundMessage, ctx: ActionContext, action: Action | undefined): Promise<ActionOutcome[]> {
     if (!action || Object.keys(action).length === 0) return []
     const outcomes = await this.actions.run(inst, action, ctx)
-    const entry: BotActivity = { at: this.now().toISOString(), instance_id: inst._id, chatId: ctx.chatId, messageId: msg.id, matched: ctx.matched, actions: outcomes }
-    await this.deps.repos.botActivity.add(entry, this.activityLimit)
-    this.deps.events.emit('activity', { instanceId: inst._id, entry })
+    await this.recordActivity({ at: this.now().toISOString(), instance_id: inst._id, chatId: ctx.chatId, messageId: msg.id, matched: ctx.matched, actions: outcomes })
     return outcomes
   }
 }

@@ -84,6 +84,8 @@ export class SandboxSession implements ChannelSession {
   readonly readReceipts: ReadKey[] = []
   /** "typing…" presences the session showed before a send, oldest first (epoch ms by the app's clock). */
   readonly presences: { jid: string; at: number }[] = []
+  /** "typing…" shown and stopped while something slower was written (the assistant), oldest first. */
+  readonly chatStates: { jid: string; state: 'composing' | 'paused'; at: number }[] = []
   /** Numbers (digits) the simulated network says are not on WhatsApp. */
   private readonly notOnWhatsApp = new Set<string>()
 
@@ -224,6 +226,11 @@ export class SandboxSession implements ChannelSession {
   simulateRead(chatId: string): number {
     if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The sandbox instance is not connected; scan its QR code first.')
     return this.receipts.read(toJid(chatId)!)
+  }
+
+  async setTyping(jid: string, typing: boolean): Promise<void> {
+    if (this.state !== 'CONNECTED') throw new ChannelError('NOT_CONNECTED', 'The instance is not connected.')
+    this.chatStates.push({ jid, state: typing ? 'composing' : 'paused', at: this.now() })
   }
 
   /** The bytes of an inbound media message (as the real channel downloads them on demand). */

@@ -370,6 +370,12 @@ export interface ChannelSession {
    * `NOT_CONNECTED` when not connected.
    */
   fetchHistory?(anchor: HistoryAnchor, count: number): Promise<HistoryFetchResult>
+  /**
+   * Shows "typing…" in a chat (`true`) or stops showing it (`false`), while something slower than a
+   * keyword answer is being written (the assistant's model). WhatsApp drops the indicator by itself
+   * after about 25 s; callers repeat it. Optional; throws {@link ChannelError} `NOT_CONNECTED`.
+   */
+  setTyping?(jid: string, typing: boolean): Promise<void>
 }
 
 export type ChannelFactory = (ctx: ChannelContext) => ChannelSession

@@ -26,10 +26,12 @@ export function traySummary(instances: readonly Instance[]): string {
 
 /**
  * The notification for a hand-off, or null: only a customer asking for a person (the hand-off
- * keyword) needs the owner; pauses the owner made themselves do not notify.
+ * keyword) or the assistant handing a chat over needs the owner; pauses the owner made themselves do
+ * not notify.
  */
 export function handoffNotice(pause: Pick<ChatPause, 'reason' | 'chatId'> | null, botName: string): Notice | null {
-  if (pause?.reason !== 'keyword') return null
+  if (pause?.reason !== 'keyword' && pause?.reason !== 'assistant') return null
   const who = pause.chatId.endsWith('@s.whatsapp.net') ? `+${pause.chatId.split('@')[0]}` : pause.chatId.split('@')[0]
+  if (pause.reason === 'assistant') return { title: `${who} needs a person`, body: `${botName}'s assistant handed this chat over. Open the inbox to answer.` }
   return { title: `${who} asks for a person`, body: `${botName} paused the bot for this chat. Open the inbox to answer.` }
 }

@@ -171,7 +171,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   },
   'instances.health': async ({ core }, _input, inst) => {
     const { reason } = await core.takeOver.status(inst._id)
-    return { reason, limits: core.connection.health(inst._id).limits }
+    return { reason, limits: core.connection.health(inst._id).limits, assistant: await core.assistant.health(inst._id) }
   },
   'instances.logout': async ({ core }, { instanceId }, inst) => {
     // The path names the instance the credentials must belong to (docs/design.md §5).
@@ -311,6 +311,17 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'sandbox.removeDevice': async ({ core }, _input, inst) => (await core.sandbox.removeDevice(inst), { status: 'LOGGED_OUT' }),
 
   'bot.activity': ({ core }, { limit }, inst) => core.bot.activity(inst._id, limit),
+  'assistant.get': ({ core }, _input, inst) => core.assistant.get(inst),
+  'assistant.update': ({ core }, body, inst) => core.assistant.update(inst, body),
+  'assistant.ask': ({ core }, body, inst) => core.assistant.ask(inst, body),
+  'assistant.usage': ({ core }, { days }, inst) => core.assistant.usage(inst, days ?? 30),
+  'knowledge.create': ({ core }, body, inst) => core.knowledge.create(inst, body),
+  'knowledge.list': ({ core }, page, inst) => core.knowledge.list(inst, page),
+  'knowledge.get': ({ core }, { id }, inst) => core.knowledge.get(inst, id),
+  'knowledge.update': ({ core }, { id, ...body }, inst) => core.knowledge.update(inst, id, body),
+  'knowledge.delete': ({ core }, { id }, inst) => core.knowledge.remove(inst, id),
+  'knowledge.importFile': ({ core }, { file, title }, inst) => core.knowledge.importFile(inst, { path: file.path, name: file.filename, size: file.size }, title),
+  'knowledge.import': ({ core }, { filename, dataBase64, title }, inst) => core.knowledge.import(inst, { name: filename, bytes: Buffer.from(dataBase64, 'base64') }, title),
   'handoff.list': ({ core }, _input, inst) => core.handoff.list(inst._id),
   'handoff.pause': (ctx, { chatId, minutes }, inst) =>
     ctx.core.handoff.pause(inst._id, resolveChat(chatId), minutes ?? null, 'manual', ctx.face === 'desk' ? 'desk' : 'api', undefined, sentByOf(callerOf(ctx))),

@@ -5,6 +5,7 @@
  */
 import Type, { type Static } from 'typebox'
 import { Broadcast, ConnectionStatus, Contact, Instance, LoggedMessage, OutreachMessage, OutreachSettings, ScheduledMessage, SendLimitsSchema, SentBy, SurveyRun, WEEK_DAYS } from '../schemas/records'
+import { AssistantReply } from '../schemas/assistant'
 
 export const AppInfo = Type.Object({
   version: Type.String(),
@@ -243,7 +244,8 @@ export const CustomerExport = Type.Object({
   contact: Type.Union([Contact, Type.Null()], { description: 'Their contact record (the first instance’s that has one).' }),
   contacts: Type.Optional(Type.Array(Contact, { description: 'Every instance’s contact record of theirs.' })),
   messages: Type.Array(Type.Intersect([LoggedMessage, Type.Object({ instance_id: Type.Optional(Type.String()) })]), { description: 'Their chats’ messages and their messages in groups, oldest first, each with its instance.' }),
-  survey_runs: Type.Array(SurveyRun)
+  survey_runs: Type.Array(SurveyRun),
+  assistant_replies: Type.Array(AssistantReply, { description: 'The assistant’s answers in their chats: what it was asked, what it answered, the model, tokens and knowledge used.' })
 })
 export type CustomerExportT = Static<typeof CustomerExport>
 
@@ -255,6 +257,7 @@ const ErasureCounts = Type.Object({
   contacts: Type.Integer(),
   webhook_deliveries: Type.Integer(),
   broadcast_recipients: Type.Integer(),
+  assistant_replies: Type.Integer(),
   media_files: Type.Integer()
 })
 

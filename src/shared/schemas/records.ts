@@ -3,6 +3,7 @@
  * TypeScript type (`Static`), the OpenAPI component and, where a record is input, the validation.
  */
 import Type, { type Static } from 'typebox'
+import { AssistantOutcome } from './assistant'
 
 /** Record bookkeeping fields of docs/api-seed.md §2.2. */
 const Bookkeeping = {
@@ -371,6 +372,7 @@ export const BotDecisionRecord = Type.Object(
       Type.Literal('option'),
       Type.Literal('opt_out'),
       Type.Literal('opt_in'),
+      Type.Literal('assistant'),
       Type.Literal('none')
     ]),
     reason: Type.Optional(
@@ -379,7 +381,8 @@ export const BotDecisionRecord = Type.Object(
           'Why nothing was sent (action none): outside_hours, paused, handoff_requested, reply_msgs_off, group_off, backlog, own_message, broadcast, no_match, default_sent_recently, survey_step_deleted.'
       })
     ),
-    ref: Type.Optional(Type.String({ description: 'What answered: the intent title, or the survey title and step.' }))
+    ref: Type.Optional(Type.String({ description: 'What answered: the intent title, the survey title and step, or the assistant’s model.' })),
+    assistant: Type.Optional(AssistantOutcome)
   },
   { description: 'What the bot did with this message and why.' }
 )
@@ -514,7 +517,9 @@ export const ChatPause = Type.Object({
   chatId: Type.String(),
   since: Type.String({ format: 'date-time' }),
   until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the bot answers again; null: until resumed by hand.' }),
-  reason: Type.Union([Type.Literal('human_reply'), Type.Literal('manual'), Type.Literal('keyword')]),
+  reason: Type.Union([Type.Literal('human_reply'), Type.Literal('manual'), Type.Literal('keyword'), Type.Literal('assistant')], {
+    description: 'human_reply: a person answered; manual: paused by hand; keyword: the customer asked for a person; assistant: the assistant handed the chat over (docs/assistant.md).'
+  }),
   by: Type.Union([Type.Literal('desk'), Type.Literal('phone'), Type.Literal('api'), Type.Literal('customer')]),
   taken_by: Type.Optional(Type.Union([SentBy, Type.Null()], { description: 'Who took the conversation over (issue 27): the person or key whose reply or pause it was.' }))
 })
@@ -705,6 +710,8 @@ export const BotActivity = Type.Object({
   chatId: Type.String(),
   messageId: Type.String(),
   matched: Type.String({ description: 'intent "…", survey "…" or default message' }),
-  actions: Type.Array(Type.Object({ action: Type.String(), ok: Type.Boolean(), error: Type.Optional(Type.String()) }))
+  actions: Type.Array(Type.Object({ action: Type.String(), ok: Type.Boolean(), error: Type.Optional(Type.String()) })),
+  /** An answer of the assistant: model, tokens, time and the knowledge it drew on (docs/assistant.md). */
+  assistant: Type.Optional(AssistantOutcome)
 })
 export type BotActivity = Static<typeof BotActivity>

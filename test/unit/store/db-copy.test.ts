@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import pgClient from 'pg'
+import { DEFAULT_ASSISTANT } from '../../../src/shared/schemas/assistant'
 import { afterEach, describe, expect, it } from 'vitest'
 import { internalsOf } from '../../../src/main/core'
 import { enospc, injectConfigWriteFault } from '../../../src/main/store/config/durable-json-file'
@@ -95,6 +96,13 @@ async function seedRepositories(repos: Repositories, instanceId: string): Promis
   ])
   await repos.channelAuth.applyKeys(instanceId, [{ type: 'pre-key', id: '1', value: '{"k":1}' }])
   await repos.waMessages.put(instanceId, { id: 'W1', at: 5_000, own: true, message: new Uint8Array([0, 1, 2, 255]) })
+  // The assistant's: knowledge with a chunk's vector (a blob), settings with the key, an answer, a day's usage.
+  await repos.knowledge.create({ _id: 'kn1', instance_id: instanceId, title: 'Horário', content: 'Domingo às 18:00.', source: 'manual', file_name: null, chunks: 0, createdAt: NOW, updatedAt: NOW }, [{ position: 0, title: 'Horário', body: 'Domingo às 18:00.' }])
+  const [chunk] = await repos.knowledge.withoutEmbedding(instanceId, 'emb', 1)
+  await repos.knowledge.setEmbeddings('emb', [{ seq: chunk!.seq, vector: Float32Array.from([0.25, -1.5, 3]) }])
+  await repos.assistant.save(instanceId, { ...DEFAULT_ASSISTANT, model: 'm' }, { set: 'sk-copy' }, NOW)
+  await repos.assistant.addReply(instanceId, { chatId: '15550001111@s.whatsapp.net', question: 'domingo?', reply: 'Às 18:00.', outcome: 'answered', model: 'm', prompt_tokens: 5, completion_tokens: 2, ms: 9, sources: [{ id: 'kn1', title: 'Horário' }], message_ids: ['M1'] }, 6_000)
+  await repos.assistant.addUsage(instanceId, '2026-11-27', { prompt_tokens: 5, completion_tokens: 2, replies: 1 })
 }
 
 /** A desk made by the app on a SQLite data dir: one connected sandbox instance, messages, every kind of record. */
@@ -143,7 +151,7 @@ describe('db:copy', () => {
     for (const t of report.tables) expect(t.targetRows, t.table).toBe(t.sourceRows)
     for (const t of report.tables) expect(t.targetChecksum, t.table).toBe(t.sourceChecksum)
     // The seeded tables were not empty (a check of empty tables would prove little).
-    for (const t of ['messages', 'conversations', 'contacts', 'contact_labels', 'staff', 'staff_invites', 'auth_sessions', 'api_keys', 'audit_log', 'workers', 'instance_leases', 'idempotency_keys', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages']) {
+    for (const t of ['messages', 'conversations', 'contacts', 'contact_labels', 'staff', 'staff_invites', 'auth_sessions', 'api_keys', 'audit_log', 'workers', 'instance_leases', 'idempotency_keys', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages', 'knowledge', 'knowledge_chunks', 'knowledge_revisions', 'assistant_settings', 'assistant_replies', 'assistant_usage']) {
       expect(byTable[t]!.sourceRows, t).toBeGreaterThan(0)
       expect(byTable[t]!.sourceRows, t).toBe(before[t])
     }

@@ -16,6 +16,7 @@ import { MIGRATIONS } from '../../../src/main/store/db/migrations'
 import { openSqliteFile } from '../../../src/main/store/db/sqlite-thread/sqlite-file'
 import { postgresDialect } from '../../../src/main/store/db/postgres-dialect'
 import { matchingMessages } from '../../../src/main/store/db/search-sql'
+import { chunkSeqsMatching } from '../../../src/main/store/db/knowledge-search-sql'
 import type { Database } from '../../../src/main/store/db/schema'
 import { BACKENDS, createTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
 
@@ -103,6 +104,21 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
     },
     async check(db) {
       expect(await db.selectFrom('erasing').selectAll().execute()).toEqual([{ erasure_id: 'e1', instance_id: 'i9', jid: '15559998888@s.whatsapp.net', up_to_seq: 12 }])
+    }
+  },
+  9: {
+    async write(db) {
+      await sql`INSERT INTO knowledge (id, instance_id, title, source, file_name, chunk_count, created_at, updated_at, excerpt, content) VALUES ('k1', 'i1', 'Horário', 'manual', NULL, 1, '2026-11-27T00:00:00.000Z', '2026-11-27T00:00:00.000Z', 'Aos domingos', 'Aos domingos abrimos às 11:00.')`.execute(db)
+      await sql`INSERT INTO knowledge_chunks (instance_id, knowledge_id, position, title, body) VALUES ('i1', 'k1', 0, 'Horário', 'Aos domingos abrimos às 11:00.')`.execute(db)
+      await sql`INSERT INTO assistant_settings (instance_id, settings, api_key, updated_at) VALUES ('i1', '{"enabled":true}', 'sk-1', '2026-11-27T00:00:00.000Z')`.execute(db)
+      await sql`INSERT INTO assistant_usage (instance_id, day, prompt_tokens, completion_tokens, replies, handoffs, fallbacks, asks) VALUES ('i1', '2026-11-27', 10, 2, 1, 0, 0, 0)`.execute(db)
+    },
+    async check(db) {
+      // Found by the chunks' search index of either database (FTS5's on SQLite, pg_trgm's on PostgreSQL).
+      const seqs = chunkSeqsMatching(db as Kysely<Database>, 'i1', 'DOMINGO horario')!
+      expect(await db.selectFrom('knowledge_chunks').select('knowledge_id').where('seq', 'in', seqs).execute()).toEqual([{ knowledge_id: 'k1' }])
+      expect(await db.selectFrom('assistant_settings').select(['settings', 'api_key']).execute()).toEqual([{ settings: '{"enabled":true}', api_key: 'sk-1' }])
+      expect(await db.selectFrom('assistant_usage').select(['day', 'prompt_tokens']).execute()).toEqual([{ day: '2026-11-27', prompt_tokens: 10 }])
     }
   }
 }

@@ -317,6 +317,17 @@ export class BaileysSession implements ChannelSession {
     return downloadInboundMedia(this.messages, messageId, this.run?.sock, this.libLogger)
   }
 
+  /**
+   * "typing…" and its end through Baileys' `sendPresenceUpdate('composing' | 'paused', jid)`
+   * (lib/Socket/chats.js: a `<chatstate>` node with `<composing/>` or `<paused/>`), addressed to the
+   * chat's LID once known, as sends are (outbound-sender.ts).
+   */
+  async setTyping(jid: string, typing: boolean): Promise<void> {
+    const sock = this.connectedSocket()
+    const to = (this.auth ? await knownLidFor(jid, this.auth.keys) : undefined) ?? jid
+    await sock.sendPresenceUpdate(typing ? 'composing' : 'paused', to)
+  }
+
   /** Older messages of a chat from the phone (phone-history.ts): the request, then a bounded wait for the answer. */
   async fetchHistory(anchor: HistoryAnchor, count: number): Promise<HistoryFetchResult> {
     return this.history.fetch(this.connectedSocket(), anchor, count)

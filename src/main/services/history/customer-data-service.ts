@@ -3,7 +3,8 @@
  * request about their data: export it (JSON, or the messages as CSV for a spreadsheet), and erase it
  * everywhere — on one instance or on every instance the caller may reach (the same number writes to
  * several of the shop's numbers), saying which — messages (their chats and what they wrote in groups), downloaded media, survey answers,
- * the contact record, the inbox row, pauses, outreach counts, queued webhooks that carry it. The
+ * the contact record, the inbox row, pauses, outreach counts, queued webhooks that carry it, the
+ * assistant's answers to them and the bot's activity in their chats. The
  * erasure is recorded (who, when, how many records), never the erased content: the number is kept only
  * as a hash, so "was this number erased?" can still be answered.
  */
@@ -119,6 +120,7 @@ export class CustomerDataService {
     const contacts: NonNullable<CustomerExportT['contacts']> = []
     const messages: CustomerExportT['messages'] = []
     const surveyRuns: CustomerExportT['survey_runs'] = []
+    const assistantReplies: CustomerExportT['assistant_replies'] = []
     // One instance at a time through the repository (each read its own, as the single export does).
     for (const inst of insts) {
       const data = await this.deps.repos.customerData.exportCustomer(inst._id, digits)
@@ -126,9 +128,10 @@ export class CustomerDataService {
       if (data.contact) contacts.push(data.contact)
       for (const m of data.messages) messages.push({ ...m, instance_id: inst._id })
       surveyRuns.push(...data.surveyRuns)
+      assistantReplies.push(...data.assistantReplies)
     }
     if (insts.length > 1) messages.sort((a, b) => a.timestamp - b.timestamp)
-    return { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), instances: covered, contact: contacts[0] ?? null, contacts, messages, survey_runs: surveyRuns }
+    return { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), instances: covered, contact: contacts[0] ?? null, contacts, messages, survey_runs: surveyRuns, assistant_replies: assistantReplies }
   }
 
   /**
@@ -141,14 +144,16 @@ export class CustomerDataService {
     const digits = customerNumber(number)
     const contacts: NonNullable<CustomerExportT['contacts']> = []
     const surveyRuns: CustomerExportT['survey_runs'] = []
+    const assistantReplies: CustomerExportT['assistant_replies'] = []
     const covered = new Map<string, CustomerExportT['instances'][number]>()
     for (const inst of insts) {
       const records = await this.deps.repos.customerData.exportRecords(inst._id, digits)
       if (records.contact) contacts.push(records.contact)
       surveyRuns.push(...records.surveyRuns)
+      assistantReplies.push(...records.assistantReplies)
       covered.set(inst._id, { ...named(inst), contact: records.contact !== null, messages: 0, survey_runs: records.surveyRuns.length })
     }
-    const head = { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), contact: contacts[0] ?? null, contacts, survey_runs: surveyRuns }
+    const head = { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), contact: contacts[0] ?? null, contacts, survey_runs: surveyRuns, assistant_replies: assistantReplies }
     const messages = mergedMessages(insts.map((i) => ({ instanceId: i._id, pages: this.deps.repos.customerData.exportMessages(i._id, digits) })))
     return Readable.from(
       (async function* () {
@@ -209,7 +214,7 @@ export class CustomerDataService {
   async erase(insts: readonly Covered[], number: string, by: string): Promise<ErasureResultT> {
     const digits = customerNumber(number)
     const at = new Date(this.deps.clock.now()).toISOString()
-    const deleted: ErasureResultT['deleted'] = { messages: 0, conversations: 0, survey_runs: 0, contacts: 0, webhook_deliveries: 0, broadcast_recipients: 0, media_files: 0 }
+    const deleted: ErasureResultT['deleted'] = { messages: 0, conversations: 0, survey_runs: 0, contacts: 0, webhook_deliveries: 0, broadcast_recipients: 0, assistant_replies: 0, media_files: 0 }
     const instances: NonNullable<ErasureResultT['instances']> = []
     for (const inst of insts) {
       let mediaFiles = 0

@@ -57,12 +57,30 @@ export class AssignmentService {
 
   /** Assigns the chat to the agent of the instance, signed in now, who was given a conversation longest ago. 409 when none is signed in. */
   async roundRobin(instanceId: string, chatId: string, by: Caller): Promise<{ assigned_to: { id: string; name: string } | null }> {
+    const member = await this.nextAgent(instanceId)
+    if (!member) throw conflict('No agent of this instance is signed in; assign the conversation by hand.')
+    return this.apply(instanceId, chatId, member, sentByOf(by), false)
+  }
+
+  /**
+   * A chat handed to a person by the bot (the hand-off keyword, the assistant): when it is unassigned,
+   * it goes to the instance's signed-in agent given a conversation longest ago, as round-robin does.
+   * Answers whether it was assigned; false when it already had someone or no agent is signed in.
+   */
+  async handOver(instanceId: string, chatId: string, by: SentBy): Promise<boolean> {
+    if ((await this.deps.repos.conversations.assignee(instanceId, chatId)) !== null) return false
+    const member = await this.nextAgent(instanceId)
+    if (!member) return false
+    return (await this.apply(instanceId, chatId, member, by, true)).assigned_to?.id === member.id
+  }
+
+  /** The instance's agent, signed in now, who was given a conversation longest ago; null when none is signed in. */
+  private async nextAgent(instanceId: string): Promise<{ id: string; name: string } | null> {
     const online = new Set(await this.deps.repos.sessions.signedIn(this.deps.clock.now()))
     const agents = (await this.deps.repos.staff.list()).filter((m) => m.role === 'agent' && m.active && online.has(m.id) && (m.instanceIds === null || m.instanceIds.includes(instanceId)))
     const pick = await this.deps.repos.conversations.leastRecentlyAssigned(instanceId, agents.map((m) => m.id))
-    if (!pick) throw conflict('No agent of this instance is signed in; assign the conversation by hand.')
-    const member = agents.find((m) => m.id === pick)!
-    return this.apply(instanceId, chatId, { id: member.id, name: member.name }, sentByOf(by), false)
+    const member = pick ? agents.find((m) => m.id === pick) : undefined
+    return member ? { id: member.id, name: member.name } : null
   }
 
   /** The chat's timeline of desk events, oldest first. */

@@ -6,8 +6,8 @@
  * Typed as a record over the schema's tables, so a table added to schema.ts without a line here fails
  * the typecheck instead of being left out of copies.
  *
- * Not here on purpose: the search indexes (SQLite's `messages_fts`/`contacts_fts`, PostgreSQL's
- * `messages_words`), derived from the rows by the migrations' triggers as the rows arrive, and
+ * Not here on purpose: the search indexes (SQLite's `messages_fts`/`contacts_fts`/`knowledge_fts`,
+ * PostgreSQL's `messages_words`), derived from the rows by the migrations' triggers as the rows arrive, and
  * Kysely's own `kysely_migration` tables (the target runs the migrations itself). `config_document`
  * is listed but copied as the configuration document, not as rows (./copy.ts).
  */
@@ -49,6 +49,12 @@ const KEYS: { readonly [T in keyof Database]: readonly (keyof Database[T] & stri
   workers: ['id'],
   instance_leases: ['instance_id'],
   config_document: ['id'],
+  assistant_settings: ['instance_id'],
+  knowledge: ['id'],
+  knowledge_chunks: ['seq'],
+  knowledge_revisions: ['instance_id'],
+  assistant_replies: ['seq'],
+  assistant_usage: ['instance_id', 'day'],
   idempotency_keys: ['key', 'caller', 'route']
 }
 

@@ -262,6 +262,8 @@ export interface BotActivityTable {
   message_id: string
   matched: string
   actions: JsonText
+  /** An assistant answer's details (AssistantOutcome), or null (migration 9). */
+  assistant: JsonText | null
 }
 
 /** When the bot last sent a rate-limited message (default, away) to a chat. */
@@ -499,6 +501,88 @@ export interface IdempotencyKeysTable {
   fencing_token: number | null
 }
 
+/** The assistant of an instance (migration 9): its settings (JSON) and the endpoint's key, kept apart. */
+export interface AssistantSettingsTable {
+  instance_id: string
+  /** AssistantSettings (src/shared/schemas/assistant.ts). */
+  settings: JsonText
+  /** Write-only: read for the model call only, never answered. */
+  api_key: string | null
+  updated_at: string
+}
+
+/** The shop's knowledge entries (docs/assistant.md). */
+export interface KnowledgeTable {
+  id: string
+  instance_id: string
+  title: string
+  source: 'manual' | 'file'
+  file_name: string | null
+  chunk_count: number
+  created_at: string
+  updated_at: string
+  /** The content's first characters: what a list shows (it never reads `content`). */
+  excerpt: string
+  content: string
+}
+
+/** The passages a knowledge entry is cut into: what search finds (FTS5 `knowledge_fts` / pg_trgm). */
+export interface KnowledgeChunksTable {
+  seq: Generated<number>
+  instance_id: string
+  knowledge_id: string
+  position: number
+  /** The entry's title, searched with the passage. */
+  title: string
+  body: string
+  /** The embedding model that made `embedding`, or null. */
+  embedding_model: string | null
+  /** Little-endian float32 vector. */
+  embedding: Uint8Array | null
+}
+
+/** Per instance, where its knowledge chunks stand: a cache of search results is valid while this is. */
+export interface KnowledgeRevisionsTable {
+  instance_id: string
+  chunks: number
+  /** Bumped by every change of the instance's chunks. */
+  revision: number
+}
+
+/** Each answer or fallback the assistant gave a chat (the hourly cap; a customer's export and erasure). */
+export interface AssistantRepliesTable {
+  seq: Generated<number>
+  instance_id: string
+  chat_id: string
+  /** Epoch ms. */
+  at: number
+  message_ids: JsonText<string[]>
+  question: string
+  reply: string
+  outcome: string
+  model: string
+  prompt_tokens: number
+  completion_tokens: number
+  ms: number
+  sources: JsonText
+  error: string | null
+  fallback: string | null
+  handoff_reason: string | null
+}
+
+/** The assistant's tokens and answers per instance and local day. */
+export interface AssistantUsageTable {
+  instance_id: string
+  /** YYYY-MM-DD in bot_timezone. */
+  day: string
+  prompt_tokens: number
+  completion_tokens: number
+  replies: number
+  handoffs: number
+  fallbacks: number
+  asks: number
+}
+
 /** The one typed schema of the database. */
 export interface Database {
   messages: MessagesTable
@@ -536,4 +620,10 @@ export interface Database {
   instance_leases: InstanceLeasesTable
   config_document: ConfigDocumentTable
   idempotency_keys: IdempotencyKeysTable
+  assistant_settings: AssistantSettingsTable
+  knowledge: KnowledgeTable
+  knowledge_chunks: KnowledgeChunksTable
+  knowledge_revisions: KnowledgeRevisionsTable
+  assistant_replies: AssistantRepliesTable
+  assistant_usage: AssistantUsageTable
 }

@@ -18,7 +18,7 @@ import { ftsQuery, longTerms } from '../repos/search-terms'
 import { notErasing } from '../repos/erasing'
 
 /** `term` for LIKE: its wildcards and the escape character taken literally (backslash, PostgreSQL's default escape). */
-function likeLiteral(term: string): string {
+export function likeLiteral(term: string): string {
   return term.replace(/[\\%_]/g, (c) => '\\' + c)
 }
 
@@ -26,7 +26,7 @@ function likeLiteral(term: string): string {
  * PostgreSQL: `words` contains every term of `terms` (already folded by ../repos/search-terms; the
  * database folds them again with the index's own function, so both sides agree on ß, æ and the like).
  */
-function allTermsIn(words: Expression<string>, terms: readonly string[]): Expression<SqlBool> {
+export function allTermsIn(words: Expression<string>, terms: readonly string[]): Expression<SqlBool> {
   return sql<SqlBool>`(${sql.join(
     terms.map((t) => sql`${words} LIKE '%' || chatapp_fold(${likeLiteral(t)}) || '%'`),
     sql` AND `

@@ -11,13 +11,24 @@ export class BotActivityRepo {
   /** The newest `limit` entries of an instance, oldest first. */
   async ofInstance(instanceId: string, limit: number): Promise<BotActivity[]> {
     const rows = await this.x.db.selectFrom('bot_activity').selectAll().where('instance_id', '=', instanceId).orderBy('seq', 'desc').limit(limit).execute()
-    return rows.reverse().map((r) => ({ at: r.at, instance_id: r.instance_id, chatId: r.chat_id, messageId: r.message_id, matched: r.matched, actions: fromJson<BotActivity['actions']>(r.actions) }))
+    return rows.reverse().map((r) => ({
+      at: r.at,
+      instance_id: r.instance_id,
+      chatId: r.chat_id,
+      messageId: r.message_id,
+      matched: r.matched,
+      actions: fromJson<BotActivity['actions']>(r.actions),
+      ...(r.assistant ? { assistant: fromJson<NonNullable<BotActivity['assistant']>>(r.assistant) } : {})
+    }))
   }
 
   /** Adds an entry; only the newest `keep` of its instance stay. */
   async add(entry: BotActivity, keep: number): Promise<void> {
     await this.x.write(async (trx) => {
-      await trx.insertInto('bot_activity').values({ instance_id: entry.instance_id, at: entry.at, chat_id: entry.chatId, message_id: entry.messageId, matched: entry.matched, actions: toJson(entry.actions) }).execute()
+      await trx
+        .insertInto('bot_activity')
+        .values({ instance_id: entry.instance_id, at: entry.at, chat_id: entry.chatId, message_id: entry.messageId, matched: entry.matched, actions: toJson(entry.actions), assistant: entry.assistant ? toJson(entry.assistant) : null })
+        .execute()
       const edge = await trx.selectFrom('bot_activity').select('seq').where('instance_id', '=', entry.instance_id).orderBy('seq', 'desc').offset(keep).limit(1).executeTakeFirst()
       if (edge) await trx.deleteFrom('bot_activity').where('instance_id', '=', entry.instance_id).where('seq', '<=', edge.seq).execute()
     })

@@ -8,6 +8,8 @@
 import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Contact, LoggedMessage, SurveyRun } from '../../../shared/schemas/records'
+import type { AssistantReply } from '../../../shared/schemas/assistant'
+import { assistantReplyOf } from './assistant-repo'
 import type { Database } from '../db/schema'
 import { fromJson, toJson, type Exec } from './exec'
 import { forgetMessages } from './conversation-index'
@@ -17,12 +19,14 @@ import { messageFromRow } from './message-rows'
 import { surveyRunRows } from './survey-run-repo'
 import type { ContactRepo } from './contact-repos'
 
-/** A customer's data as it is stored: their contact, messages and survey runs. */
+/** A customer's data as it is stored: their contact, messages, survey runs and the assistant's answers to them. */
 export interface CustomerData {
   contact: Contact | null
   /** Every message of their chats and their messages in groups, oldest first. */
   messages: LoggedMessage[]
   surveyRuns: SurveyRun[]
+  /** The assistant's answers in their chats (model, tokens, sources), oldest first. */
+  assistantReplies: AssistantReply[]
 }
 
 /** How many records of each kind an erasure deleted. */
@@ -33,6 +37,7 @@ export interface ErasureCounts {
   contacts: number
   webhook_deliveries: number
   broadcast_recipients: number
+  assistant_replies: number
 }
 
 /** The sha256 a number is remembered by after its erasure. */
@@ -152,7 +157,7 @@ export class CustomerDataRepo {
     }
   }
 
-  /** Customer `number`'s contact and survey runs kept by an instance (the rest of an export). */
+  /** Customer `number`'s contact, survey runs and the assistant's answers to them kept by an instance (the rest of an export). */
   async exportRecords(instanceId: string, number: string): Promise<Omit<CustomerData, 'messages'>> {
     const db = this.x.db
     const pn = `${number}@s.whatsapp.net`
@@ -166,8 +171,9 @@ export class CustomerDataRepo {
       .where((eb) => eb.or([eb('chat_id', 'in', jids), eb('contact_id', 'in', jids)]))
       .orderBy('started_at')
       .execute()
+    const replies = await db.selectFrom('assistant_replies').selectAll().where('instance_id', '=', instanceId).where('chat_id', 'in', jids).orderBy('seq').execute()
     const contact = await this.contacts.byNumber(instanceId, number)
-    return { contact: contact ? { ...contact, labels: [...contact.labels] } : null, surveyRuns: runs.map(surveyRunRows.fromRow) }
+    return { contact: contact ? { ...contact, labels: [...contact.labels] } : null, surveyRuns: runs.map(surveyRunRows.fromRow), assistantReplies: replies.map(assistantReplyOf) }
   }
 
   /** Everything stored of customer `number` by an instance, whole in memory (see {@link exportMessages} for large ones). */
@@ -208,6 +214,9 @@ export class CustomerDataRepo {
       await trx.deleteFrom('chat_pauses').where('instance_id', '=', instanceId).where('chat_id', 'in', chats).execute()
       await trx.deleteFrom('conversation_events').where('instance_id', '=', instanceId).where('chat_id', 'in', chats).execute()
       await trx.deleteFrom('bot_reply_marks').where('instance_id', '=', instanceId).where('chat_id', 'in', jids).execute()
+      // The assistant's answers hold the customer's questions; the bot's activity names their chats.
+      const replies = await trx.deleteFrom('assistant_replies').where('instance_id', '=', instanceId).where('chat_id', 'in', chats).executeTakeFirst()
+      await trx.deleteFrom('bot_activity').where('instance_id', '=', instanceId).where('chat_id', 'in', chats).execute()
       await trx.deleteFrom('outreach_sends').where('instance_id', '=', instanceId).where('to', 'in', [number, ...chats]).execute()
       const recipients = await trx
         .deleteFrom('broadcast_recipients')
@@ -225,7 +234,8 @@ export class CustomerDataRepo {
         survey_runs: Number(runs.numDeletedRows),
         contacts: Number(contact.numDeletedRows),
         webhook_deliveries: deliveries,
-        broadcast_recipients: Number(recipients.numDeletedRows)
+        broadcast_recipients: Number(recipients.numDeletedRows),
+        assistant_replies: Number(replies.numDeletedRows)
       }
       await trx.insertInto('erasures').values({ id: erasureId, instance_id: instanceId, subject_hash: subjectHash(number), by, at, counts: toJson(counts) }).execute()
       return { upToSeq, jids, counts }
@@ -371,7 +381,7 @@ export class CustomerDataRepo {
       await trx.deleteFrom('broadcast_recipients').where('broadcast_id', 'in', broadcasts).execute()
       const contacts = trx.selectFrom('contacts').select('id').where('instance_id', '=', instanceId)
       await trx.deleteFrom('contact_labels').where('contact_id', 'in', contacts).execute()
-      for (const table of ['messages', 'conversations', 'chat_pauses', 'intents', 'survey_steps', 'survey_runs', 'attachments', 'contact_groups', 'contacts', 'broadcasts', 'outreach_sends', 'schedules', 'bot_activity', 'bot_reply_marks', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages', 'conversation_events'] as const) {
+      for (const table of ['messages', 'conversations', 'chat_pauses', 'intents', 'survey_steps', 'survey_runs', 'attachments', 'contact_groups', 'contacts', 'broadcasts', 'outreach_sends', 'schedules', 'bot_activity', 'bot_reply_marks', 'webhook_deliveries', 'auth_creds', 'auth_keys', 'wa_messages', 'conversation_events', 'knowledge_chunks', 'knowledge', 'knowledge_revisions', 'assistant_settings', 'assistant_replies', 'assistant_usage'] as const) {
         await trx.deleteFrom(table).where('instance_id', '=', instanceId).execute()
       }
       return attachments.map((a) => a.id)

@@ -22,6 +22,8 @@ import { MessageRepo } from './message-repo'
 import { OutreachSendRepo, ScheduleRepo, scheduleRows } from './outreach-repos'
 import { SurveyRunRepo } from './survey-run-repo'
 import { ApiKeyRepo, AuditRepo, InviteRepo, SessionRepo, StaffRepo } from './people-repos'
+import { KnowledgeRepo } from './knowledge-repo'
+import { AssistantRepo } from './assistant-repo'
 
 /** The repositories of the database (one set per unit of work). */
 export interface DataRepositories {
@@ -60,6 +62,10 @@ export interface DataRepositories {
   apiKeys: ApiKeyRepo
   /** Logins, failed logins, key use and settings changes. */
   audit: AuditRepo
+  /** The shop's knowledge: entries, their chunks and search (docs/assistant.md). */
+  knowledge: KnowledgeRepo
+  /** The assistant's settings and key, its answers and its use per day. */
+  assistant: AssistantRepo
 }
 
 
@@ -93,7 +99,9 @@ export function dataRepositories(x: Exec): DataRepositories {
     invites: new InviteRepo(x),
     sessions: new SessionRepo(x),
     apiKeys: new ApiKeyRepo(x),
-    audit: new AuditRepo(x)
+    audit: new AuditRepo(x),
+    knowledge: new KnowledgeRepo(x),
+    assistant: new AssistantRepo(x)
   }
 }
 

@@ -20,6 +20,7 @@
  * | `leases` | workers sharing the database and their leases on instances (fencing tokens) | `workers`, `instance_leases` |
  * | `idempotency` | the first answers of sends made with an `Idempotency-Key` | `idempotency_keys` |
  * | `staff`, `invites`, `sessions`, `apiKeys`, `audit` | the people at the desk, their invites and web sessions; scoped API keys; the audit log | `staff`, `staff_invites`, `auth_sessions`, `api_keys`, `audit_log` |
+ * | `knowledge`, `assistant` | the shop's knowledge and its chunks (search, embeddings); the assistant's settings and key, answers, usage | `knowledge`, `knowledge_chunks` (+ `knowledge_fts`), `assistant_settings`, `assistant_replies`, `assistant_usage` |
  *
  * {@link Repositories.transaction} runs a change of several repositories as one.
  */
@@ -44,6 +45,8 @@ export type { ReplyMarkKind } from './bot-memory-repos'
 export type { ApiKeyRecord, AuditEntry, SessionRecord, StaffMember, StaffRole } from './people-repos'
 export type { DataRepositories } from './data-repositories'
 export type { ClusterView, Fence, Lease, LeaseRepo, WorkerInfo, WorkerLoad } from './lease-repo'
+export type { ChunkInput, EmbeddingState, KnowledgeListRow, KnowledgeRepo, StoredChunk } from './knowledge-repo'
+export type { AssistantRepo, KeyChange, UsageDelta } from './assistant-repo'
 
 export interface Repositories extends DataRepositories {
   account: AccountRepo

@@ -81,7 +81,8 @@ export function InstancesTab({ goTo }: TabProps) {
 
 /** Why the instance is in its state, and WhatsApp's outreach limits (capping, reach-out lock), live. */
 function InstanceHealth({ instanceId }: { instanceId: string }) {
-  const health = useContract('instances.health', { instanceId }, (e) => (e.type === 'state' || e.type === 'limits') && e.instanceId === instanceId)
+  // The assistant's answers (and fallbacks) come as activity: its circuit may have opened or closed.
+  const health = useContract('instances.health', { instanceId }, (e) => (e.type === 'state' || e.type === 'limits' || (e.type === 'activity' && e.entry.assistant !== undefined)) && e.instanceId === instanceId)
   const h = health.data
   if (!h) return null
   const capping = h.limits?.capping
@@ -100,6 +101,13 @@ function InstanceHealth({ instanceId }: { instanceId: string }) {
             {capping.status === 'CAPPED' ? 'WhatsApp caps new chats' : 'WhatsApp warns about new chats'}
             {capping.used !== undefined && capping.total !== undefined ? `: ${capping.used} of ${capping.total} used` : ''}
             {until(capping.until)}. {capping.status === 'CAPPED' ? 'Messages to people who have not written to you are paused.' : 'Send fewer messages to people who have not written to you.'}
+          </Text>
+        </Alert>
+      )}
+      {h.assistant?.state === 'open' && (
+        <Alert color="red" p="xs" data-testid="assistant-circuit-health">
+          <Text size="xs">
+            The assistant’s model server is failing ({h.assistant.reason ?? 'no reason given'}): customers get the fallback{until(h.assistant.until ?? undefined)}.
           </Text>
         </Alert>
       )}

@@ -23,7 +23,7 @@ export function TestChatTab() {
   const send = useAction()
   const chatId = `${customer.replace(/\D/g, '')}@s.whatsapp.net`
   const id = inst?._id
-  const log = useContract('messages.list', id ? { instanceId: id, chatId, limit: 200 } : null, (e) => (e.type === 'message' || e.type === 'status' || e.type === 'messageChanged') && e.instanceId === id && e.message.chatId === chatId)
+  const log = useContract('messages.list', id ? { instanceId: id, chatId, limit: 200 } : null, (e) => ((e.type === 'message' || e.type === 'status' || e.type === 'messageChanged') && e.instanceId === id && e.message.chatId === chatId) || (e.type === 'activity' && e.instanceId === id && e.entry.chatId === chatId))
   if (!inst) return <NeedInstance />
   if (inst.settings.channel !== 'sandbox') {
     return <Alert title="Sandbox only">Test chat talks to sandbox instances. Create a sandbox instance in the Instances tab to try your bot without a phone.</Alert>

@@ -8,6 +8,7 @@
  * operation: a definition in its domain's file, a runner there, the service method, and the UI that calls it.
  */
 import { ADMIN_OPERATIONS } from './admin'
+import { ASSISTANT_OPERATIONS } from './assistant'
 import { BOT_OPERATIONS } from './bot'
 import { CLUSTER_OPERATIONS } from './cluster'
 import { CONTACT_OPERATIONS } from './contacts'
@@ -27,6 +28,8 @@ export const OPERATION_DOMAINS = {
   admin: ADMIN_OPERATIONS,
   instances: INSTANCE_OPERATIONS,
   bot: BOT_OPERATIONS,
+  /** The assistant and the shop's knowledge (docs/assistant.md). */
+  assistant: ASSISTANT_OPERATIONS,
   messages: MESSAGE_OPERATIONS,
   contacts: CONTACT_OPERATIONS,
   inbox: INBOX_OPERATIONS,
@@ -44,6 +47,7 @@ export const OPERATIONS = {
   ...ADMIN_OPERATIONS,
   ...INSTANCE_OPERATIONS,
   ...BOT_OPERATIONS,
+  ...ASSISTANT_OPERATIONS,
   ...MESSAGE_OPERATIONS,
   ...CONTACT_OPERATIONS,
   ...INBOX_OPERATIONS,

@@ -1,5 +1,6 @@
 /** Operations of instances: create, start, pair, stop, log out; their settings and webhook; the sandbox's simulations; webhook deliveries. */
 import Type from 'typebox'
+import { AssistantCircuit, type AssistantCircuit as AssistantCircuitT } from '../../schemas/assistant'
 import { Instance, LoggedMessage, RequestConfig, SendLimitsSchema, type Instance as InstanceT, type LoggedMessage as LoggedMessageT, type SendLimits } from '../../schemas/records'
 import {
   DeleteResult,
@@ -160,13 +161,17 @@ export const INSTANCE_OPERATIONS = {
       })
     }
   }),
-  'instances.health': op<{ reason: string | null; limits: SendLimits | null }>()({
+  'instances.health': op<{ reason: string | null; limits: SendLimits | null; assistant: AssistantCircuitT | null }>()({
     summary: 'Why the instance is in its state, and WhatsApp’s outreach limits (UI)',
     tags: ['instances'],
     scope: 'instance',
     permission: 'instances:read',
     input: Empty,
-    output: Type.Object({ reason: Type.Union([Type.String(), Type.Null()]), limits: Type.Union([SendLimitsSchema, Type.Null()]) }),
+    output: Type.Object({
+      reason: Type.Union([Type.String(), Type.Null()]),
+      limits: Type.Union([SendLimitsSchema, Type.Null()]),
+      assistant: Type.Union([AssistantCircuit, Type.Null()], { description: 'The assistant’s endpoint when it is switched on: open after repeated failures, with the last one’s reason.' })
+    }),
     rpc: true
   }),
   'instances.logout': op<{ status: string }>()({

@@ -42,7 +42,7 @@ const SEND_ERRORS = {
 const MEDIA_ERRORS = { ...SEND_ERRORS, 413: 'File over the limit', 415: 'File content does not fit the endpoint' }
 const MediaKind = Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('document')])
 /** The bytes of an upload, as the HTTP face hands them over (not a JSON field). */
-const UploadedFile = Type.Object({ path: Type.String(), filename: Type.String(), size: Type.Integer(), sha256: Type.String(), declaredMimetype: Type.Optional(Type.String()) })
+export const UploadedFile = Type.Object({ path: Type.String(), filename: Type.String(), size: Type.Integer(), sha256: Type.String(), declaredMimetype: Type.Optional(Type.String()) })
 
 export const MESSAGE_OPERATIONS = {
   /* ---------- attachments (docs/design.md §8) ---------- */

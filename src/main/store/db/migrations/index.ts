@@ -13,6 +13,7 @@ import * as m0005 from './0005-idempotency'
 import * as m0006 from './0006-idempotency-taker'
 import * as m0007 from './0007-message-changes'
 import * as m0008 from './0008-erasing'
+import * as m0009 from './0009-assistant'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
@@ -22,5 +23,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0005-idempotency': m0005,
   '0006-idempotency-taker': m0006,
   '0007-message-changes': m0007,
-  '0008-erasing': m0008
+  '0008-erasing': m0008,
+  '0009-assistant': m0009
 }

@@ -6,12 +6,13 @@ import type { ChatPause } from '../../../../shared/schemas/records'
 const WHY: Record<ChatPause['reason'], string> = {
   human_reply: 'you replied',
   manual: 'paused by hand',
-  keyword: 'the customer asked for a person'
+  keyword: 'the customer asked for a person',
+  assistant: 'the assistant handed the chat to a person'
 }
 
 /** Why the bot is paused, naming who took the chat over when it was someone else (issue 27 `taken_by`). */
 export function pauseReason(p: Pick<ChatPause, 'reason' | 'taken_by'>, me: Pick<MeViewT, 'kind' | 'id'> | null): string {
-  if (p.taken_by && p.reason !== 'keyword' && !isMine(p.taken_by, me)) return p.reason === 'human_reply' ? `${p.taken_by.name} replied` : `paused by ${p.taken_by.name}`
+  if (p.taken_by && p.reason !== 'keyword' && p.reason !== 'assistant' && !isMine(p.taken_by, me)) return p.reason === 'human_reply' ? `${p.taken_by.name} replied` : `paused by ${p.taken_by.name}`
   return WHY[p.reason]
 }
 

@@ -159,6 +159,12 @@ export function useChatHistory(instanceId: string, chatId: string, anchor?: Logg
       if ((e.type === 'status' || e.type === 'messageChanged') && e.message.chatId === jid) {
         setView((cur) => cur && { ...cur, messages: cur.messages.map((m) => (m.id === e.message.id ? e.message : m)) })
       }
+      // The assistant answered (or fell back): the "why" line of the messages it answered says how.
+      const answered = e.type === 'activity' && e.entry.chatId === jid ? e.entry.assistant : undefined
+      if (answered?.message_ids) {
+        const ids = new Set(answered.message_ids)
+        setView((cur) => cur && { ...cur, messages: cur.messages.map((m) => (ids.has(m.id) ? { ...m, bot: { action: 'assistant', ref: answered.model, assistant: answered } } : m)) })
+      }
     })
   }, [instanceId, chatId, open, loadOlder])
 

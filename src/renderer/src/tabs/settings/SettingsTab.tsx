@@ -1,5 +1,5 @@
 /**
- * Settings of the selected instance (general, bot actions, active days, active hours, split hours and holidays, away message, hand-off, opt-out,
+ * Settings of the selected instance (general, bot actions, active days, active hours, split hours and holidays, away message, hand-off, opt-out, the assistant,
  * history (how long messages are kept), webhook with its secret and delivery log), the app settings (backups: made, kept, downloaded,
  * restored; SMTP for e-mail notifications) and About (version, updates, data folder). Each settings section is its own form that saves on
  * its own and shows the server's validation messages next to the fields.
@@ -22,6 +22,7 @@ import { OptOutSection } from './OptOutSection'
 import { SmtpSection } from './SmtpSection'
 import { WebhookSection } from './WebhookSection'
 import { WorkersSection } from './WorkersSection'
+import { AssistantSection } from '../assistant/AssistantSection'
 
 export function SettingsTab() {
   const inst = useSelectedInstance()
@@ -40,6 +41,7 @@ export function SettingsTab() {
           <AwaySection inst={inst} />
           <HandoffSection inst={inst} />
           <OptOutSection inst={inst} />
+          <AssistantSection inst={inst} />
           {admin && (
             <>
               <HistorySection inst={inst} />

@@ -1,0 +1,134 @@
+/**
+ * Finding the knowledge passages for a customer's question (docs/assistant.md "Retrieval"): the
+ * chunks' search index (FTS5 trigram / pg_trgm) per term, ranked by the terms' IDF; with an embedding
+ * model, also the passages closest in meaning, fused by reciprocal rank fusion (./ranking.ts).
+ *
+ * What the index answers per term is kept in memory while the instance's chunks stay as they were
+ * (one count on the chunks' index tells: chunks are only inserted or deleted): customers' questions
+ * share most of their words, so a question usually asks the index only for its rarer words. An
+ * instance's vectors are kept the same way; a question then costs one embedding call and a dot
+ * product per passage. A failed embedding call never fails the answer: the text search alone ranks.
+ */
+import type { LRUCache } from 'lru-cache'
+import type { Logger } from '../../logger'
+import { boundedLru } from '../../lru'
+import type { KnowledgeRepo, StoredChunk } from '../../store/repos'
+import { fold } from '../../store/repos/search-terms'
+import type { AssistantSettings } from '../../../shared/schemas/assistant'
+import type { ModelClient, ModelEndpoint } from '../model-client'
+import { fuseRanks, normalized, questionTerms, rankByTerms, rankByVector } from './ranking'
+
+/** Passages a term may bring (the bound on a question's cost, whatever the knowledge's size). */
+export const PER_TERM = 50
+/** Words of a question looked up in the index (each costs a query); the rest must come from memory. */
+export const MAX_LOOKUPS = 4
+/** Terms whose passages are kept in memory, all instances together. */
+const TERM_CACHE = 20_000
+/** Terms of a question looked for: its longest words, which say most (a word costs a query). */
+export const MAX_TERMS = 6
+/** Passages of each list fused. */
+const FUSED_DEPTH = 20
+/** The query embedding's time limit (ms), within the answer's. */
+const EMBED_TIMEOUT_MS = 10_000
+
+export interface Retrieval {
+  /** The best passages, best first. */
+  passages: StoredChunk[]
+  /** Tokens the question's embedding used (0 without an embedding model). */
+  embedTokens: number
+  /** Why meaning was not used when it should have been (the embedding call failed). */
+  embedError?: string
+}
+
+/** Scripts written without spaces: a run of them is looked for by its 3-character windows. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u
+
+/** The folded words of a question (punctuation dropped; unspaced scripts cut into 3-character windows). */
+export function questionWords(question: string): string[] {
+  const words = fold(question)
+    .split(/[^\p{L}\p{N}\p{M}]+/u)
+    .filter(Boolean)
+  return words.flatMap((w) => {
+    const chars = [...w]
+    if (chars.length <= 3 || !UNSPACED.test(w)) return [w]
+    return chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join(''))
+  })
+}
+
+export interface RetrieverDeps {
+  knowledge: Pick<KnowledgeRepo, 'candidates' | 'revision' | 'chunks' | 'embeddingState' | 'embeddings'>
+  model: Pick<ModelClient, 'embed'>
+  logger: Logger
+  /** Asked to fill missing vectors in the background (./embedder.ts). */
+  onMissingEmbeddings?: (instanceId: string) => void
+}
+
+export class Retriever {
+  private readonly vectors = new Map<string, { key: string; list: Array<{ seq: number; vector: Float32Array }> }>()
+  /** Per `<instance>\n<revision>\n<term>`: the passages the index found for the term. */
+  private readonly terms: LRUCache<string, number[]> = boundedLru(TERM_CACHE)
+
+  constructor(private readonly deps: RetrieverDeps) {}
+
+  /** The `settings.knowledge_chunks` best passages of an instance's knowledge for `question`. */
+  async find(instanceId: string, question: string, settings: AssistantSettings, endpoint: ModelEndpoint | null): Promise<Retrieval> {
+    const terms = questionTerms(questionWords(question), MAX_TERMS)
+    const { total, hits } = await this.textHits(instanceId, terms)
+    const byText = rankByTerms(hits, total, PER_TERM).slice(0, FUSED_DEPTH)
+    let byMeaning: number[] = []
+    let embedTokens = 0
+    let embedError: string | undefined
+    if (settings.embedding_model && endpoint && total > 0) {
+      try {
+        const stored = await this.storedVectors(instanceId, settings.embedding_model)
+        if (stored.length > 0) {
+          const { vectors, tokens } = await this.deps.model.embed(endpoint, settings.embedding_model, [question], Math.min(EMBED_TIMEOUT_MS, settings.timeout_ms))
+          embedTokens = tokens
+          byMeaning = rankByVector(normalized(vectors[0]!), stored, FUSED_DEPTH)
+        }
+      } catch (err) {
+        embedError = (err as Error).message
+        this.deps.logger.warn({ instanceId, reason: embedError }, 'the assistant ranked knowledge by text only: the question could not be embedded')
+      }
+    }
+    const best = fuseRanks([byText, byMeaning]).slice(0, settings.knowledge_chunks)
+    const chunks = await this.deps.knowledge.chunks(instanceId, best)
+    const bySeq = new Map(chunks.map((c) => [c.seq, c]))
+    return { passages: best.flatMap((seq) => bySeq.get(seq) ?? []), embedTokens, ...(embedError ? { embedError } : {}) }
+  }
+
+  /** The passages holding each term (`term` = its index in `terms`), from memory where current, and the instance's passage count. */
+  private async textHits(instanceId: string, terms: readonly string[]): Promise<{ total: number; hits: Array<{ term: number; seq: number }> }> {
+    const rev = await this.deps.knowledge.revision(instanceId)
+    const key = (t: string) => `${instanceId}\n${rev.revision}\n${t}`
+    // At most MAX_LOOKUPS words go to the index (the longest: `terms` is in that order); words seen
+    // before come from memory; the others are left out of this question.
+    const missing = terms.filter((t) => !this.terms.has(key(t))).slice(0, MAX_LOOKUPS)
+    if (missing.length > 0) {
+      const found = await this.deps.knowledge.candidates(instanceId, missing, PER_TERM)
+      const byTerm = missing.map(() => [] as number[])
+      for (const h of found) byTerm[h.term]!.push(h.seq)
+      missing.forEach((t, i) => this.terms.set(key(t), byTerm[i] ?? []))
+    }
+    const hits = terms.flatMap((t, term) => (this.terms.get(key(t)) ?? []).map((seq) => ({ term, seq })))
+    return { total: rev.chunks, hits }
+  }
+
+  /** An instance's vectors of `model`, normalised, from memory while they are current. */
+  private async storedVectors(instanceId: string, model: string): Promise<Array<{ seq: number; vector: Float32Array }>> {
+    const state = await this.deps.knowledge.embeddingState(instanceId, model)
+    if (state.embedded < state.chunks) this.deps.onMissingEmbeddings?.(instanceId)
+    const key = `${model}:${state.chunks}:${state.maxSeq}:${state.embedded}`
+    const cached = this.vectors.get(instanceId)
+    if (cached?.key === key) return cached.list
+    const list = (await this.deps.knowledge.embeddings(instanceId, model)).map((v) => ({ seq: v.seq, vector: normalized(v.vector) }))
+    this.vectors.set(instanceId, { key, list })
+    return list
+  }
+
+  /** Forgets an instance's vectors and terms (its knowledge was deleted with it). */
+  forget(instanceId: string): void {
+    this.vectors.delete(instanceId)
+    for (const k of [...this.terms.keys()]) if (k.startsWith(`${instanceId}\n`)) this.terms.delete(k)
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * One turn of the assistant (docs/assistant.md "One answer, step by step"), the same for a customer's
+ * message and the dry run: the circuit and the day's budget checked, the knowledge passages found,
+ * the prompt made, the model called within `timeout_ms`, its answer interpreted. Every way it can
+ * fail comes back as a reason and a detail, never as a throw, so the caller always has something to
+ * send. The caller counts the tokens towards the day with what it records (one write, after the
+ * answer went out: the customer does not wait for it).
+ */
+import type { Clock } from '../clock'
+import type { AssistantRepo } from '../store/repos'
+import type { AssistantSettings, KnowledgeSource, TokenUsage } from '../../shared/schemas/assistant'
+import type { Instance } from '../../shared/schemas/records'
+import { interpretAnswer, type Interpretation } from './answer'
+import type { CircuitBreaker } from './circuit-breaker'
+import type { Retriever } from './knowledge/retriever'
+import { ModelCallError, type ModelClient, type ModelEndpoint } from './model-client'
+import { chatMessages, estimateTokens, systemPrompt, TOOLS, type Turn } from './prompt'
+import { shopFacts, usageDay } from './shop-facts'
+
+/** Why a turn gave no answer to send. */
+export type TurnFailure = 'token_limit' | 'circuit_open' | 'timeout' | 'error' | 'unusable'
+
+export interface TurnRequest {
+  inst: Pick<Instance, '_id' | 'settings'>
+  settings: AssistantSettings
+  /** What the knowledge is searched for: the customer's latest messages. */
+  question: string
+  /** The chat's latest messages and the question, oldest first. */
+  turns: Turn[]
+  customerName: string | null
+  /** The endpoint's circuit breaker, or null to call whatever its state (the dry run). */
+  circuit: CircuitBreaker | null
+}
+
+export interface TurnResult {
+  model: string
+  /** The knowledge entries the passages came from, in rank order. */
+  sources: KnowledgeSource[]
+  usage: TokenUsage
+  /** Tokens the question's embedding used (counted towards the day with `usage`). */
+  embedTokens: number
+  /** How long the model took (ms, whole; 0 when it was not called). */
+  ms: number
+  /** The same, unrounded, and the process's CPU time meanwhile (ms; the benchmark's subtraction). */
+  callMs: number
+  callCpuMs: number
+  outcome: Exclude<Interpretation, { kind: 'unusable' }> | { kind: 'failed'; reason: TurnFailure; detail: string }
+}
+
+export interface ModelTurnDeps {
+  assistant: Pick<AssistantRepo, 'key' | 'tokensOn'>
+  retriever: Pick<Retriever, 'find'>
+  model: Pick<ModelClient, 'chat'>
+  clock: Clock
+  /** High-resolution time (ms) for the model's share of a turn. */
+  now?: () => number
+}
+
+export class ModelTurn {
+  private readonly hr: () => number
+
+  constructor(private readonly deps: ModelTurnDeps) {
+    this.hr = deps.now ?? (() => performance.now())
+  }
+
+  /** Runs one turn (see the module doc). Never throws for the model's failures; storage errors propagate. */
+  async run(req: TurnRequest): Promise<TurnResult> {
+    const { inst, settings } = req
+    const model = settings.model
+    const none: TokenUsage = { prompt_tokens: 0, completion_tokens: 0 }
+    const failed = (reason: TurnFailure, detail: string, extra: Partial<TurnResult> = {}): TurnResult => ({ model, sources: [], usage: none, embedTokens: 0, ms: 0, callMs: 0, callCpuMs: 0, ...extra, outcome: { kind: 'failed', reason, detail } })
+    const now = this.deps.clock.now()
+    if (req.circuit && !req.circuit.allows(now)) {
+      const view = req.circuit.view(now)
+      return failed('circuit_open', `the endpoint failed ${view.failures} times in a row (last: ${view.reason ?? 'unknown'}); calls resume at ${view.until}`)
+    }
+    const day = usageDay(inst, now)
+    const limit = settings.daily_token_limit
+    const spent = await this.deps.assistant.tokensOn(inst._id, day)
+    if (limit > 0 && spent >= limit) return failed('token_limit', `today’s ${limit.toLocaleString('en')} tokens are used up`)
+
+    const endpoint: ModelEndpoint = { baseUrl: settings.base_url, apiKey: await this.deps.assistant.key(inst._id) }
+    const found = await this.deps.retriever.find(inst._id, req.question, settings, endpoint)
+    const sources = distinctSources(found.passages)
+    const messages = chatMessages(systemPrompt(settings.instructions, shopFacts(inst, now), found.passages, req.customerName), req.turns)
+    const estimate = estimateTokens(messages) + settings.max_reply_tokens
+    const afterEmbedding = spent + found.embedTokens
+    if (limit > 0 && afterEmbedding + estimate > limit) {
+      return failed('token_limit', `today’s ${limit.toLocaleString('en')} tokens would be exceeded (${afterEmbedding.toLocaleString('en')} used, this answer needs about ${estimate.toLocaleString('en')})`, { sources, embedTokens: found.embedTokens })
+    }
+
+    const started = this.hr()
+    const cpu = process.cpuUsage()
+    let answer
+    try {
+      answer = await this.deps.model.chat(endpoint, { model, messages, tools: TOOLS, maxTokens: settings.max_reply_tokens, timeoutMs: settings.timeout_ms })
+    } catch (err) {
+      const callMs = this.hr() - started
+      const callCpuMs = cpuMs(cpu)
+      const ms = Math.round(callMs)
+      const e = err instanceof ModelCallError ? err : new ModelCallError('network', (err as Error).message)
+      req.circuit?.failure(e.message, this.deps.clock.now())
+      return failed(e.kind === 'timeout' ? 'timeout' : 'error', e.message, { sources, ms, callMs, callCpuMs, embedTokens: found.embedTokens })
+    }
+    const callMs = this.hr() - started
+    const callCpuMs = cpuMs(cpu)
+    const ms = Math.round(callMs)
+    req.circuit?.success()
+    // Some local servers report no usage: the estimate counts instead, so the limit still holds.
+    const usage: TokenUsage = answer.usage ?? { prompt_tokens: estimate - settings.max_reply_tokens, completion_tokens: Math.ceil((answer.content ?? '').length / 4) }
+    const embedTokens = found.embedTokens
+    const interpretation = interpretAnswer(answer)
+    if (interpretation.kind === 'unusable') return { model, sources, usage, embedTokens, ms, callMs, callCpuMs, outcome: { kind: 'failed', reason: 'unusable', detail: interpretation.why } }
+    return { model, sources, usage, embedTokens, ms, callMs, callCpuMs, outcome: interpretation }
+  }
+}
+
+/** The process's CPU time (user and system, ms) since `since` (process.cpuUsage()). */
+export function cpuMs(since: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(since)
+  return (d.user + d.system) / 1000
+}
+
+/** The entries behind passages, each once, in rank order. */
+function distinctSources(passages: ReadonlyArray<{ knowledgeId: string; title: string }>): KnowledgeSource[] {
+  const seen = new Map<string, KnowledgeSource>()
+  for (const p of passages) if (!seen.has(p.knowledgeId)) seen.set(p.knowledgeId, { id: p.knowledgeId, title: p.title })
+  return [...seen.values()]
+}
