@@ -508,7 +508,7 @@ describe('OpenAPI', () => {
       'created_at',
       'delivered_at'
     ])
-    expect(doc.paths['/chatapp/webhook/deliveries/{delivery_id}/retry'].post.responses['404']).toBeDefined()
+    expect(doc.paths['/chatapp/webhook/deliveries/{delivery_id}/retry'].post.responses['404']).toHaveProperty('description', expect.any(String))
   })
 })
 
