@@ -167,7 +167,7 @@ describe('Baileys channel through the core', () => {
     // logged, the echo was handled, and a second entry for the send would be in the log before it.
     s2.upsert([waMessage({ key: { remoteJid: '15551234567@s.whatsapp.net', fromMe: true, id: '3EB0PHONE1' }, message: { conversation: 'typed on the phone' } })], 'append')
     const entries = async () => ((await t.h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}` })).json.data as Array<{ id: string; source: string }>).map((m) => [m.id, m.source])
-    await vi.waitFor(async () => expect((await entries()).map(([id]) => id)).toContain('3EB0PHONE1'))
+    await vi.waitFor(async () => expect((await entries()).map(([id]) => id)).toContain('3EB0PHONE1'), { interval: 5 })
     expect(await entries()).toEqual([[res.json.data.message.key.id, 'api'], ['3EB0PHONE1', 'phone']])
 
     const card = await t.h.call({ method: 'POST', url: `/chatapp/message/contact?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', vcard: { fullName: 'Bob Smith', displayName: 'Bob', organization: 'Shop', phoneNumber: '+15550002222' } } })
