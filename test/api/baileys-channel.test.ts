@@ -126,14 +126,14 @@ describe('Baileys channel through the core', () => {
   it('inbound goes to the message log once, even when a reconnect redelivers it', async () => {
     const t = await setup()
     const s2 = await link(t)
-    let handled = 0
-    internalsOf(t.h.core).inbound.use(async () => ({
+    const handled: string[] = []
+    internalsOf(t.h.core).inbound.use(async (_, message) => ({
       act: async () => {
-        handled++
+        handled.push(message.id)
       }
     }))
     s2.upsert([inboundText('3EB0DUP1', 'menu please')], 'notify')
-    await vi.waitFor(() => expect(handled).toBe(1))
+    await vi.waitFor(() => expect(handled).toEqual(['3EB0DUP1']))
 
     await s2.close(428, 'Connection Closed')
     await vi.waitFor(() => expect(t.clock.pendingDelays()).toEqual([1000]))
@@ -143,14 +143,16 @@ describe('Baileys channel through the core', () => {
     // The server hands the same message again with the offline backlog, plus a new one.
     s3.upsert([inboundText('3EB0DUP1', 'menu please'), inboundText('3EB0NEW2', 'hello?')], 'append')
     s3.emit('connection.update', { receivedPendingNotifications: true })
-    await vi.waitFor(() => expect(handled).toBe(2))
-    await new Promise((r) => setTimeout(r, 50))
-    expect(handled).toBe(2)
+    // A later message through the same socket is the sentinel: once it is handled, a second handling
+    // of the redelivered one would have come before it.
+    s3.upsert([inboundText('3EB0LATE3', 'thanks')], 'notify')
+    await vi.waitFor(() => expect(handled).toContain('3EB0LATE3'))
+    expect(handled).toEqual(['3EB0DUP1', '3EB0NEW2', '3EB0LATE3'])
 
-    const list = await t.h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}` })
+    const logged = async () => (await t.h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}` })).json.data as Array<{ id: string; source: string }>
     // The bot's default replies are logged too; the inbound side shows each message once.
-    const ids = list.json.data.filter((m: { source: string }) => m.source === 'inbound').map((m: { id: string }) => m.id)
-    expect(ids).toEqual(['3EB0DUP1', '3EB0NEW2'])
+    await vi.waitFor(async () => expect((await logged()).filter((m) => m.source === 'inbound').map((m) => m.id)).toEqual(['3EB0DUP1', '3EB0NEW2', '3EB0LATE3']))
+    const list = { json: { data: await logged() } }
     expect(list.json.data.find((m: { id: string }) => m.id === '3EB0DUP1')).toMatchObject({ chatId: '15551234567@s.whatsapp.net', fromMe: false, pushName: 'Ana', text: 'menu please', source: 'inbound' })
   })
 
@@ -161,9 +163,12 @@ describe('Baileys channel through the core', () => {
     expect(res.statusCode).toBe(200)
     expect(s2.sendMessage).toHaveBeenCalledWith('15551234567@s.whatsapp.net', { text: 'Your order is ready' })
     expect(res.json.data.message).toMatchObject({ key: { remoteJid: '15551234567@s.whatsapp.net', fromMe: true }, status: 'PENDING', message: { extendedTextMessage: { text: 'Your order is ready' } } })
-    await new Promise((r) => setTimeout(r, 30))
-    const list = await t.h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}` })
-    expect(list.json.data.map((m: { id: string; source: string }) => [m.id, m.source])).toEqual([[res.json.data.message.key.id, 'api']])
+    // A message the owner then types on the phone reaches the app after the send's echo: once it is
+    // logged, the echo was handled, and a second entry for the send would be in the log before it.
+    s2.upsert([waMessage({ key: { remoteJid: '15551234567@s.whatsapp.net', fromMe: true, id: '3EB0PHONE1' }, message: { conversation: 'typed on the phone' } })], 'append')
+    const entries = async () => ((await t.h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}` })).json.data as Array<{ id: string; source: string }>).map((m) => [m.id, m.source])
+    await vi.waitFor(async () => expect((await entries()).map(([id]) => id)).toContain('3EB0PHONE1'), { interval: 5 })
+    expect(await entries()).toEqual([[res.json.data.message.key.id, 'api'], ['3EB0PHONE1', 'phone']])
 
     const card = await t.h.call({ method: 'POST', url: `/chatapp/message/contact?${t.qs}`, payload: { ...t.creds, chatId: '15551234567', vcard: { fullName: 'Bob Smith', displayName: 'Bob', organization: 'Shop', phoneNumber: '+15550002222' } } })
     expect(card.statusCode).toBe(200)
@@ -257,8 +262,13 @@ describe('Baileys channel through the core', () => {
     expect(session.hasSocket).toBe(false)
     expect(session.reconnectPending).toBe(false)
     const count = failures().length
-    await new Promise((r) => setTimeout(r, 400))
-    expect(failures().length).toBe(count)
+    // The sentinel: a second instance on the same channel fails and backs off the same way. By its
+    // fourth failure (40 + 80 + 160 ms of back-off after the stop) any retry the stopped session had
+    // left (160 ms at most) would have failed and been logged.
+    const other = await h.createInstance('baileys')
+    await h.call({ method: 'POST', url: '/chatapp/init', payload: { session_id: other.session_id, access_token: other.settings.access_token } })
+    await vi.waitFor(() => expect(failures().filter((l) => l.instanceId === other._id).length).toBeGreaterThanOrEqual(4), { timeout: 5000 })
+    expect(failures().filter((l) => l.instanceId === inst._id)).toHaveLength(count)
     expect(h.core.instances.get(inst._id).settings.status).toBe('DISCONNECTED')
     expect(await h.core.sessions.hasCredentials(inst._id)).toBe(false) // never paired: nothing saved
   })

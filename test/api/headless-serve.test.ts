@@ -146,14 +146,14 @@ it('kill -9 under 200 concurrent sends: every answered message is in the log aft
 it('prints the token only when it generated it, and a one-time login link (not the token) at every start', async () => {
   const first = await serve({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox' })
   const token = /API token: (\S+)/.exec(first.output())?.[1]
-  expect(token).toBeDefined()
+  expect(token).toMatch(/^\S{16,}$/)
   first.child.kill('SIGTERM')
   expect(await first.exited).toBe(0)
   const second = await serve({ CHATAPP_DATA_DIR: dir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox' })
   expect(second.output()).not.toContain('API token:')
   expect(second.output()).not.toContain(token!)
   const code = /#login=(\S+)/.exec(second.output())?.[1]
-  expect(code).toBeDefined()
+  expect(code).toMatch(/^\S{16,}$/)
   const login = (await (await fetch(`${second.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })).json()) as { data: { token: string } }
   expect(login.data.token).toBe(token)
   second.child.kill('SIGTERM')

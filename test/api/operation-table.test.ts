@@ -68,9 +68,7 @@ describe('the operation table', () => {
         continue
       }
       const route = routes.get(name)
-      expect(route, name).toBeDefined()
-      expect(route!.method).toBe(http.method.toLowerCase())
-      expect(route!.path).toBe(http.path.replace(/:(\w+)/g, '{$1}'))
+      expect(route, name).toMatchObject({ method: http.method.toLowerCase(), path: http.path.replace(/:(\w+)/g, '{$1}') })
       if (http.rawBody) {
         // The whole body is the file (input `file`), documented as one binary octet-stream.
         expect(route!.rawBody, name).toBe(true)

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { Webhook } from 'standardwebhooks'
 import { makeHarness, type Harness } from '../helpers/harness'
 import { ManualClock } from '../helpers/manual-clock'
-import { freePort, startReceiver, verify, type Receiver } from '../helpers/webhook-receiver'
+import { freePort, startReceiver, verify, type ReceivedRequest, type Receiver } from '../helpers/webhook-receiver'
 import type { WebhookDelivery } from '../../src/shared/schemas/webhooks'
 import { internalsOf } from '../../src/main/core'
 import { openDatabase } from '../../src/main/store/db/database'
@@ -20,9 +20,12 @@ import { WebhookDeliveryRepo, webhookDeliveryRows } from '../../src/main/store/r
 let h: Harness
 let rx: Receiver
 let clock: ManualClock
+/** The second instance whose deliveries are the sentinels (made at the first `sentinel()` of a test). */
+let sentinelInstance: { inst: { _id: string }; qs: string } | undefined
 const opts = () => ({ webhooks: { clock, random: () => 0.5 } })
 
 beforeEach(async () => {
+  sentinelInstance = undefined
   clock = new ManualClock()
   h = await makeHarness(opts())
   rx = await startReceiver()
@@ -36,7 +39,6 @@ afterEach(async () => {
 
 const WAIT = { timeout: 5000, interval: 5 }
 const CUSTOMER = '15550001111'
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A connected sandbox instance with its webhook set and send_webhook on (bot replies off: only our traffic). */
 async function webhookInstance(url: string, events: string[], requestConfig?: object) {
@@ -46,6 +48,35 @@ async function webhookInstance(url: string, events: string[], requestConfig?: ob
   const acts = await h.call({ method: 'PUT', url: `/chatapp/updateActions?${qs}`, payload: { send_webhook: true, reply_msgs: false, send_default_msg: false } })
   expect(acts.statusCode).toBe(200)
   return { inst, creds, qs, secret: set.json.data.secret as string }
+}
+
+/** The attempt number of the delivery `req` carries (1 for its first request), by its webhook-id. */
+const attemptOf = (req: ReceivedRequest) => rx.requests.filter((r) => r.headers['webhook-id'] === req.headers['webhook-id']).length
+
+/** The requests the receiver got for one instance's deliveries (a sentinel's are left out). */
+const requestsOf = (instanceId: string) => rx.requests.filter((r) => r.json?.instance_id === instanceId)
+
+/**
+ * A later event through the same path (sandbox inbound → outbox → dispatcher → this receiver): an
+ * onMessage of a second instance, answered 200 whatever `rx.respond` says. Resolves once the receiver
+ * got it and its outcome is recorded, so a check that nothing else was sent or recorded meanwhile is
+ * not passed by a request that was merely late.
+ */
+async function sentinel(): Promise<void> {
+  if (!sentinelInstance) {
+    sentinelInstance = await webhookInstance(rx.url, ['onMessage'])
+    const answer = rx.respond
+    const sentinelId = sentinelInstance.inst._id
+    rx.respond = (req, n) => (req.json?.instance_id === sentinelId ? { status: 200 } : answer(req, n))
+  }
+  const { inst, qs } = sentinelInstance
+  const text = `sentinel ${requestsOf(inst._id).length + 1}`
+  await inbound(qs, { message: text })
+  await vi.waitFor(async () => {
+    expect(requestsOf(inst._id).map((r) => r.json.data.text)).toContain(text)
+    const recorded = (await h.core.webhooks.list(inst._id)).find((d) => d.payload.data.text === text)
+    expect(recorded?.status).toBe('delivered')
+  }, WAIT)
 }
 
 async function inbound(qs: string, payload: Record<string, unknown>) {
@@ -201,7 +232,7 @@ describe('delivery', () => {
 describe('retries', () => {
   it('retries a 500 with backoff (1 s, then 2 s) and delivers on the 200, same webhook-id each time', async () => {
     const { inst, qs, secret } = await webhookInstance(rx.url, ['onMessage'])
-    rx.respond = (_, n) => (n <= 2 ? { status: 500, body: 'oops, try later' } : { status: 200 })
+    rx.respond = (req) => (attemptOf(req) <= 2 ? { status: 500, body: 'oops, try later' } : { status: 200 })
     await inbound(qs, { message: 'retry me' })
 
     let d = await attempted(inst._id, 1)
@@ -212,8 +243,8 @@ describe('retries', () => {
     expect(wait1).toBeGreaterThan(500)
     expect(wait1).toBeLessThanOrEqual(1000)
     clock.advance(100)
-    await sleep(30)
-    expect(rx.requests).toHaveLength(1)
+    await sentinel()
+    expect(requestsOf(inst._id)).toHaveLength(1)
 
     clock.advance(900)
     d = await attempted(inst._id, 2)
@@ -222,36 +253,38 @@ describe('retries', () => {
     await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
     d = await only(inst._id)
     expect(d).toMatchObject({ attempts: 3, last_status: 200, last_error: null, next_attempt_at: null })
-    expect(rx.requests).toHaveLength(3)
-    expect(new Set(rx.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([d.id]))
-    for (const r of rx.requests) verify(r, secret)
-    const ts = rx.requests.map((r) => Number(r.headers['webhook-timestamp']))
+    const own = requestsOf(inst._id)
+    expect(own).toHaveLength(3)
+    expect(new Set(own.map((r) => r.headers['webhook-id']))).toEqual(new Set([d.id]))
+    for (const r of own) verify(r, secret)
+    const ts = own.map((r) => Number(r.headers['webhook-timestamp']))
     expect(ts[2]! - ts[0]!).toBeGreaterThanOrEqual(2)
   })
 
   it('honours Retry-After on a 429', async () => {
     const { inst, qs, secret } = await webhookInstance(rx.url, ['onMessage'])
-    rx.respond = (_, n) => (n === 1 ? { status: 429, headers: { 'Retry-After': '120' } } : { status: 204 })
+    rx.respond = (req) => (attemptOf(req) === 1 ? { status: 429, headers: { 'Retry-After': '120' } } : { status: 204 })
     await inbound(qs, { message: 'slow down' })
     await attempted(inst._id, 1)
     expect(await only(inst._id)).toMatchObject({ status: 'pending', last_status: 429, last_error: 'HTTP 429 Too Many Requests' })
     expect(Date.parse((await only(inst._id)).next_attempt_at!) - clock.now()).toBeGreaterThan(119_000)
 
     clock.advance(60_000)
-    await sleep(30)
-    expect(rx.requests).toHaveLength(1)
+    await sentinel()
+    expect(requestsOf(inst._id)).toHaveLength(1)
     clock.advance(60_000)
     await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
-    expect(rx.requests).toHaveLength(2)
-    verify(rx.requests[1]!, secret)
+    expect(requestsOf(inst._id)).toHaveLength(2)
+    verify(requestsOf(inst._id)[1]!, secret)
   })
 
   it('retries a request that times out (requestConfig.timeout_ms)', async () => {
     const { inst, qs } = await webhookInstance(rx.url, ['onMessage'], { timeout_ms: 5000 })
-    rx.respond = (_, n) => (n === 1 ? { status: 200, delayMs: 60_000 } : { status: 200 })
+    rx.respond = (req) => (attemptOf(req) === 1 ? { status: 200, delayMs: 60_000 } : { status: 200 })
     await inbound(qs, { message: 'are you there?' })
     await vi.waitFor(() => expect(rx.requests).toHaveLength(1), WAIT)
-    await sleep(20)
+    // Unanswered and not timed out yet: nothing recorded, while a later delivery is.
+    await sentinel()
     expect(await only(inst._id)).toMatchObject({ status: 'pending', attempts: 0 })
 
     clock.advance(5000)
@@ -271,8 +304,8 @@ describe('retries', () => {
     // No retry scheduled, and none comes.
     expect(clock.pending).toBe(0)
     clock.advance(60_000)
-    await sleep(20)
-    expect(rx.requests).toHaveLength(1)
+    await sentinel()
+    expect(requestsOf(inst._id)).toHaveLength(1)
 
     const failed = await h.call({ method: 'GET', url: `/chatapp/webhook/deliveries?${qs}&status=failed` })
     expect(failed.json.data.map((x: WebhookDelivery) => x.id)).toEqual([d.id])
@@ -293,8 +326,8 @@ describe('retries', () => {
     expect(ok.json.data).toMatchObject({ id: d.id, status: 'pending' })
     await vi.waitFor(async () => expect((await only(inst._id)).status).toBe('delivered'), WAIT)
     expect(await only(inst._id)).toMatchObject({ attempts: 2, last_status: 200, last_error: null })
-    expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([d.id, d.id])
-    verify(rx.requests[1]!, secret)
+    expect(requestsOf(inst._id).map((r) => r.headers['webhook-id'])).toEqual([d.id, d.id])
+    verify(requestsOf(inst._id)[1]!, secret)
     const again = await h.call({ method: 'POST', url: `/chatapp/webhook/deliveries/${d.id}/retry?${qs}` })
     expect(again.statusCode).toBe(409)
   })
@@ -475,7 +508,7 @@ describe('OpenAPI', () => {
       'created_at',
       'delivered_at'
     ])
-    expect(doc.paths['/chatapp/webhook/deliveries/{delivery_id}/retry'].post.responses['404']).toBeDefined()
+    expect(doc.paths['/chatapp/webhook/deliveries/{delivery_id}/retry'].post.responses['404']).toHaveProperty('description', expect.any(String))
   })
 })
 

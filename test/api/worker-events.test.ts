@@ -101,7 +101,7 @@ it('a worker’s UI stream gets the message, status, state and QR events of an i
   expect((await b.call({ method: 'POST', url: `/chatapp/sandbox/scan?${xQs}` })).statusCode).toBe(200)
   const y = (await b.connectedInstance()).inst
   const yQs = `session_id=${encodeURIComponent(y.session_id)}&access_token=${encodeURIComponent(y.settings.access_token)}`
-  expect(b.core.sessions.get(x._id)).toBeDefined()
+  expect(b.core.sessions.get(x._id)).toMatchObject({ kind: 'sandbox' })
   // An agent's key on a, limited to x.
   const key = (await b.call({ method: 'POST', url: '/api-keys', payload: { name: 'agent x', scopes: ['inbox:read'], instance_ids: [x._id] } })).json.data.key as string
   const agentOnA = await openStream(a.url, key)
@@ -148,7 +148,7 @@ it('a worker’s UI stream gets the message, status, state and QR events of an i
     const text = `latency ${n}`
     await apiX('POST', '/chatapp/sandbox/inbound', { chatId: '15550003333', message: text })
     const has = (list: Seen[]) => list.find((s) => s.event.type === 'message' && s.event.message.text === text)
-    await expect.poll(() => has(onA), { interval: 1 }).toBeDefined()
+    await expect.poll(() => has(onA), { interval: 1 }).toMatchObject({ event: { type: 'message', message: { text } } })
     gaps.push(has(onA)!.at - has(onB)!.at)
   }
   // Each of the 100 reached a's stream once, in b's order.

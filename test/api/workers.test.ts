@@ -125,7 +125,7 @@ it('each of 4 connected instances runs on exactly one of two workers; GET /clust
   expect(del.statusCode).toBe(503)
   expect(del.body).toContain('worker a')
   expect(b.core.instances.list().map((i) => i._id)).toContain(ids[0])
-  expect(a.core.sessions.get(ids[0]!)).toBeDefined()
+  expect(a.core.sessions.get(ids[0]!)).toMatchObject({ kind: 'sandbox' })
 })
 
 it('a worker killed with SIGKILL: its instances are CONNECTED on the other within the TTL and a loop round', async () => {
@@ -185,7 +185,7 @@ it('a worker that cannot reach the database stops its sockets before its leases 
   harnesses.push(a)
   const b = await worker('b')
   const { inst } = await a.connectedInstance()
-  expect(a.core.sessions.get(inst._id)).toBeDefined()
+  expect(a.core.sessions.get(inst._id)).toMatchObject({ kind: 'sandbox' })
 
   r.cut()
   const leases = internalsOf(b.core).storage.repos.leases
@@ -228,7 +228,7 @@ it('the stop comes exactly TTL − margin after the last successful renewal, wha
   const stopAt = since + TTL - loop.marginMs
   clock.advance(stopAt - 30 - clock.now())
   // Loop rounds came due meanwhile and hang on the cut database; the socket still runs.
-  expect(a.core.sessions.get(inst._id)).toBeDefined()
+  expect(a.core.sessions.get(inst._id)).toMatchObject({ kind: 'sandbox' })
   clock.advance(60)
   expect(a.core.sessions.get(inst._id)).toBeUndefined()
   r.restore()
@@ -247,7 +247,7 @@ it('SIGTERM while the database is out of reach: the sockets stop after at most a
   clock.advance(loop.periodMs)
   const stopping = loop.stop()
   await Promise.resolve()
-  expect(a.core.sessions.get(inst._id)).toBeDefined()
+  expect(a.core.sessions.get(inst._id)).toMatchObject({ kind: 'sandbox' })
   clock.advance(loop.periodMs)
   await expect.poll(() => a.core.sessions.get(inst._id), { timeout: 5000, interval: 10 }).toBeUndefined()
   // The release waits for the database; once it is back, the leases go.
@@ -263,7 +263,7 @@ it("a stale owner (its lease taken over) cannot write the instance's credentials
   const inst = await a.createInstance()
   const creds = { session_id: inst.session_id, access_token: inst.settings.access_token }
   expect((await a.call({ method: 'POST', url: '/chatapp/init', payload: creds })).statusCode).toBe(200)
-  expect(a.core.sessions.get(inst._id)).toBeDefined()
+  expect(a.core.sessions.get(inst._id)).toMatchObject({ kind: 'sandbox' })
   // Another worker takes the lease over (its clock past the expiry): the token moves on.
   const leases = internalsOf(a.core).storage.repos.leases
   const before = (await leases.lease(inst._id))!
@@ -302,7 +302,7 @@ it('Stop and logout on the owner give its lease up at once (init on another work
     expect(internalsOf(a.core).workers!.holds(inst._id)).toBe(false)
     const init = await b.call({ method: 'POST', url: '/chatapp/init', payload: creds })
     expect(init.statusCode, init.body).toBe(200)
-    expect(b.core.sessions.get(inst._id)).toBeDefined()
+    expect(b.core.sessions.get(inst._id)).toMatchObject({ kind: 'sandbox' })
     expect(await leases.lease(inst._id)).toMatchObject({ owner: 'b', fencing_token: 2 })
     // A's next round does not take it back.
     await internalsOf(a.core).workers!.tick()

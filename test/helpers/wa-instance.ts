@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { WA_CERT_DETAILS } from 'baileys'
-import { expect, vi } from 'vitest'
+import { afterAll, afterEach, expect, vi } from 'vitest'
 import { applyTestRootKey, createBaileysChannel, type BaileysChannelOptions } from '../../src/main/channel/baileys'
 import type { ServerBehaviour } from '../support/wa-server/behaviour'
 import type { Instance } from '../../src/shared/schemas/records'
@@ -135,5 +135,31 @@ export function waTestFile(): () => void {
   return () => {
     WA_CERT_DETAILS.PUBLIC_KEY = realRootKey
     loud()
+  }
+}
+
+/**
+ * The set-up a test/wa-e2e file shares, called once at its top level: {@link waTestFile} for the
+ * file, and after each test the clean-ups it registered run, newest first (a failing one does not
+ * stop the others). `linked` starts an instance ({@link startWaInstance} options) and links it by QR;
+ * it is closed after the test. `cleanup` registers anything else to close (a receiver, a restarted
+ * harness).
+ */
+export function waTestSuite(): { linked(options?: WaInstanceOptions): Promise<WaInstance>; cleanup(fn: () => Promise<void>): void } {
+  afterAll(waTestFile())
+  const cleanups: Array<() => Promise<void>> = []
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => {})
+  })
+  return {
+    async linked(options) {
+      const t = await startWaInstance(options)
+      cleanups.push(() => t.close())
+      await linkByQr(t)
+      return t
+    },
+    cleanup(fn) {
+      cleanups.push(fn)
+    }
   }
 }

@@ -4,23 +4,11 @@
  * the number the shop sends to — in the log, for the bot's option replies, and in webhooks; a sender
  * known only by LID gets a LID chat that is re-keyed to the number once WhatsApp reveals it.
  */
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
+import { describe, expect, it, vi } from 'vitest'
+import { waTestSuite, type WaInstance } from '../helpers/wa-instance'
 import { startReceiver } from '../helpers/webhook-receiver'
 
-afterAll(waTestFile())
-
-const cleanup: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})
-})
-
-async function linked(): Promise<WaInstance> {
-  const t = await startWaInstance()
-  cleanup.push(() => t.close())
-  await linkByQr(t)
-  return t
-}
+const { linked, cleanup } = waTestSuite()
 
 const log = async (t: WaInstance, chatId?: string) =>
   (await t.h.call({ method: 'GET', url: `/chatapp/messages?${t.qs}${chatId ? `&chatId=${encodeURIComponent(chatId)}` : ''}` })).json.data as Array<{
@@ -38,7 +26,7 @@ describe('LID addressing', () => {
   it('a LID-addressed customer is one chat: the button reply "1" is recognised, the webhook carries the number', async () => {
     const t = await linked()
     const rx = await startReceiver()
-    cleanup.push(() => rx.stop())
+    cleanup(() => rx.stop())
     await t.h.call({ method: 'PUT', url: `/chatapp/setWebhook?${t.qs}`, payload: { ...t.creds, webhook_url: `${rx.url}/hook`, events: ['onMessage'] } })
     await t.h.call({ method: 'PUT', url: `/chatapp/updateActions?${t.qs}`, payload: { ...t.creds, send_webhook: true } })
     await t.h.call({ method: 'POST', url: '/intent', payload: { ...t.creds, title: 'Pizza', keyword: 'pizza', reply: 'Pizza it is!' } })
@@ -91,7 +79,7 @@ describe('LID addressing', () => {
   it('a reply to the number of a customer whose chat moved to LID goes to the LID: delivered, and logged and reported under the number', async () => {
     const t = await linked()
     const rx = await startReceiver()
-    cleanup.push(() => rx.stop())
+    cleanup(() => rx.stop())
     await t.h.call({ method: 'PUT', url: `/chatapp/setWebhook?${t.qs}`, payload: { ...t.creds, webhook_url: `${rx.url}/hook`, events: ['onMessageStatus'] } })
     await t.h.call({ method: 'PUT', url: `/chatapp/updateActions?${t.qs}`, payload: { ...t.creds, send_webhook: true } })
     const pnJid = '15551234567@s.whatsapp.net'

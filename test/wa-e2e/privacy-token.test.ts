@@ -5,22 +5,10 @@
  * goes with every later one-to-one message to that contact (also after an app restart), and a refused
  * send shows its reason and is not sent again.
  */
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
+import { describe, expect, it, vi } from 'vitest'
+import { waTestSuite, type WaInstance } from '../helpers/wa-instance'
 
-afterAll(waTestFile())
-
-const cleanup: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})
-})
-
-async function linked(): Promise<WaInstance> {
-  const t = await startWaInstance()
-  cleanup.push(() => t.close())
-  await linkByQr(t)
-  return t
-}
+const { linked, cleanup } = waTestSuite()
 
 type Harness = WaInstance['h']
 const send = (t: WaInstance, h: Harness, chatId: string, message: string) =>
@@ -39,7 +27,8 @@ describe('privacy tokens (tctoken)', () => {
     ana.addressing = 'lid'
     ana.requiresToken = true
     await ana.sendText('are you open?')
-    expect(ana.issuedToken()).toBeDefined()
+    expect(ana.issuedToken()).toEqual(expect.any(Buffer))
+    expect(ana.issuedToken()!.length).toBeGreaterThan(0)
     await vi.waitFor(() => expect(ana.received()).toContain('We are open until 10 pm'), { timeout: 5000 })
 
     const later = await send(t, t.h, '15551234567', 'Your table is ready')
@@ -48,7 +37,7 @@ describe('privacy tokens (tctoken)', () => {
 
     // The token was stored with the instance's keys: a restarted app still sends it.
     const h2 = await t.h.restart()
-    cleanup.push(() => h2.close())
+    cleanup(() => h2.close())
     await vi.waitFor(() => expect(h2.core.instances.get(t.inst._id).settings.status).toBe('CONNECTED'), { timeout: 5000 })
     const afterRestart = await send(t, h2, '15551234567', 'See you soon')
     expect(afterRestart.statusCode, afterRestart.body).toBe(200)

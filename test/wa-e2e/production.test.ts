@@ -6,24 +6,12 @@
  * `onWhatsApp`, an undecryptable message kept as a placeholder until its retry succeeds, and the
  * offline backlog.
  */
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
+import { describe, expect, it, vi } from 'vitest'
+import { waTestSuite, type WaInstance } from '../helpers/wa-instance'
 import { png } from '../helpers/fixtures'
 import { startReceiver } from '../helpers/webhook-receiver'
 
-afterAll(waTestFile())
-
-const cleanup: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})
-})
-
-async function linked(): Promise<WaInstance> {
-  const t = await startWaInstance()
-  cleanup.push(() => t.close())
-  await linkByQr(t)
-  return t
-}
+const { linked, cleanup } = waTestSuite()
 
 const send = (h: WaInstance['h'], t: WaInstance, chatId: string, message: string) =>
   h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId, message } })
@@ -52,7 +40,7 @@ describe('production settings of the real channel', () => {
     await vi.waitFor(() => expect(ana.received()).toEqual(['Your order is ready']), { timeout: 5000 })
 
     const h2 = await t.h.restart()
-    cleanup.push(() => h2.close())
+    cleanup(() => h2.close())
     await vi.waitFor(() => expect(h2.core.instances.get(t.inst._id).settings.status).toBe('CONNECTED'), { timeout: 5000 })
     expect(ana.requestRetry(id)).toBe(true)
     await vi.waitFor(() => expect(ana.messages().filter((m) => m.id === id)).toHaveLength(2), { timeout: 5000 })
@@ -71,7 +59,7 @@ describe('production settings of the real channel', () => {
 
     // After the restart only getMessage answers (Baileys' own recent-message cache is in memory).
     const h2 = await t.h.restart()
-    cleanup.push(() => h2.close())
+    cleanup(() => h2.close())
     await vi.waitFor(() => expect(h2.core.instances.get(t.inst._id).settings.status).toBe('CONNECTED'), { timeout: 5000 })
     // Baileys treats every retry receipt without a `recipient` as one for our own send (lib/Socket/
     // messages-recv.js handleReceipt) and relays whatever getMessage answers, as ours, under that id.
@@ -90,7 +78,7 @@ describe('production settings of the real channel', () => {
     await vi.waitFor(async () => expect((await logOf(t.h, t)).some((m) => m.id === id)).toBe(true), { timeout: 5000 })
 
     const h2 = await t.h.restart()
-    cleanup.push(() => h2.close())
+    cleanup(() => h2.close())
     await vi.waitFor(() => expect(h2.core.instances.get(t.inst._id).settings.status).toBe('CONNECTED'), { timeout: 5000 })
     const media = await h2.call({ method: 'GET', url: `/chatapp/messages/${id}/media?${t.qs}` })
     expect(media.statusCode, media.body).toBe(200)
@@ -100,7 +88,7 @@ describe('production settings of the real channel', () => {
   it("a contact's status post is not a message: not logged, no webhook, no bot answer", async () => {
     const t = await linked()
     const rx = await startReceiver()
-    cleanup.push(() => rx.stop())
+    cleanup(() => rx.stop())
     await t.h.call({ method: 'PUT', url: `/chatapp/setWebhook?${t.qs}`, payload: { ...t.creds, webhook_url: `${rx.url}/hook`, events: ['onMessage', 'onAnyMessage'] } })
     await t.h.call({ method: 'PUT', url: `/chatapp/updateActions?${t.qs}`, payload: { ...t.creds, send_webhook: true } })
     const ana = t.server.contact('15551234567', 'Ana')
@@ -158,7 +146,7 @@ describe('the offline backlog', () => {
     await ana.sendText('hi')
     await ana.sendText('are you there?')
     const h2 = await t.h.reopen()
-    cleanup.push(() => h2.close())
+    cleanup(() => h2.close())
     await vi.waitFor(async () => expect((await logOf(h2, t)).filter((m) => !m.fromMe).map((m) => m.text)).toEqual(['first', 'hi', 'are you there?']), { timeout: 8000 })
     expect(ana.received()).not.toContain('Hello!')
 
@@ -180,7 +168,7 @@ describe('the offline backlog', () => {
     await ana.sendText('is the shop open?')
     await ben.sendText('I need a refund')
     const h2 = await t.h.reopen()
-    cleanup.push(() => h2.close())
+    cleanup(() => h2.close())
     await vi.waitFor(
       async () => expect((await logOf(h2, t)).filter((m) => !m.fromMe).map((m) => m.text).sort()).toEqual(['I need a refund', 'first', 'is the shop open?']),
       { timeout: 10_000 }

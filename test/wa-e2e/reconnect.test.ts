@@ -6,23 +6,13 @@
  * instead of a login per second. Backoff delays are scaled down here (options of the channel); the
  * default schedule is checked with a fake clock in test/unit/baileys/baileys-session.test.ts.
  */
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
+import { describe, expect, it, vi } from 'vitest'
+import { waTestSuite, type WaInstance } from '../helpers/wa-instance'
 import type { BaileysChannelOptions } from '../../src/main/channel/baileys'
+import type { BaileysSession } from '../../src/main/channel/baileys/baileys-session'
 
-afterAll(waTestFile())
-
-const cleanup: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})
-})
-
-async function linked(channel: BaileysChannelOptions): Promise<WaInstance> {
-  const t = await startWaInstance({ channel })
-  cleanup.push(() => t.close())
-  await linkByQr(t)
-  return t
-}
+const suite = waTestSuite()
+const linked = (channel: BaileysChannelOptions) => suite.linked({ channel })
 
 const reason = async (t: WaInstance): Promise<string | null> =>
   (await t.h.call({ method: 'GET', url: `/chatapp/instance?${t.qs}` })).json.data.instance_data.status_reason
@@ -54,8 +44,10 @@ describe('failures that heal', () => {
     await vi.waitFor(() => expect(t.record().settings.status).toBe('DISCONNECTED'), { timeout: 3000 })
     expect(await reason(t)).toMatch(/again within .*stopped.*init/i)
     expect(await t.h.core.sessions.hasCredentials(t.inst._id)).toBe(true)
-    // Stopped for good: no login follows.
-    await new Promise((r) => setTimeout(r, 400))
+    // Stopped for good: no socket and no reconnect timer left (so no login can follow), and none came.
+    const session = t.h.core.sessions.get(t.inst._id) as BaileysSession
+    expect(session.hasSocket).toBe(false)
+    expect(session.reconnectPending).toBe(false)
     expect(t.server.logins.length).toBe(loginsBefore)
     // The server's record of the device: both connections ended as replaced, never two live at once.
     expect(t.server.deviceConnections()).toMatchObject({ live: 0, maxLive: 1, replaced: 2 })

@@ -4,22 +4,10 @@
  * (`connection.update.reachoutTimeLock`) show in the instance's status, and while either holds, sends
  * that are not replies (to people who never wrote) are paused with a clear 409 — replies still go out.
  */
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { linkByQr, startWaInstance, waTestFile, type WaInstance } from '../helpers/wa-instance'
+import { describe, expect, it, vi } from 'vitest'
+import { waTestSuite, type WaInstance } from '../helpers/wa-instance'
 
-afterAll(waTestFile())
-
-const cleanup: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => {})
-})
-
-async function linked(): Promise<WaInstance> {
-  const t = await startWaInstance()
-  cleanup.push(() => t.close())
-  await linkByQr(t)
-  return t
-}
+const { linked } = waTestSuite()
 
 const info = async (t: WaInstance) => (await t.h.call({ method: 'GET', url: `/chatapp/instance?${t.qs}` })).json.data.instance_data
 const send = (t: WaInstance, chatId: string, message: string) => t.h.call({ method: 'POST', url: `/chatapp/message?${t.qs}`, payload: { ...t.creds, chatId, message } })

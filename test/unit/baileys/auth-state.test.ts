@@ -216,7 +216,7 @@ describe('AuthState', () => {
     expect(await a.keys.get('session', ['s'])).toEqual({})
     await clearing
     expect(await t.store.auth.countKeys('inst1')).toBe(0)
-    expect(await t.store.auth.creds('inst1')).toBeDefined()
+    expect(JSON.parse((await t.store.auth.creds('inst1'))!)).toHaveProperty('noiseKey')
   })
 
   it('unreadable stored creds raise AuthStateError and are left untouched', async () => {

@@ -102,8 +102,11 @@ describe('connection lifecycle', () => {
     expect(cfg.markOnlineOnConnect).toBe(false)
     expect(cfg.syncFullHistory).toBe(false)
     expect(cfg.logger?.level).toBe('silent') // the app level is stricter than warn here
-    expect(cfg.msgRetryCounterCache).toBeDefined()
-    expect(cfg.userDevicesCache).toBeDefined()
+    // Both caches keep what they are given (Baileys reads and writes them through CacheStore).
+    for (const cache of [cfg.msgRetryCounterCache, cfg.userDevicesCache]) {
+      await cache!.set('probe', 7)
+      expect(await cache!.get('probe')).toBe(7)
+    }
     expect(cfg.auth.creds.me).toBeUndefined()
     expect(cfg.browser?.[1]).toBe('Chrome')
   })
@@ -269,8 +272,12 @@ describe('reconnect with backoff', () => {
     expect(t.session.reconnectPending).toBe(false)
     expect(t.clock.pending).toBe(0)
     t.clock.advance(120_000)
-    await new Promise((r) => setTimeout(r, 20))
-    expect(t.sockets).toHaveLength(1)
+    // Started again, the session makes its second socket: one of the cleared retry would have come first.
+    const statesBefore = t.states.length
+    await t.session.start()
+    await t.socket(2)
+    expect(t.sockets).toHaveLength(2)
+    expect(t.states.slice(statesBefore).map((s) => s.state)).toEqual(['CONNECTING'])
   })
 
   it('515 restarts at once three times in a row, then backs off', async () => {
@@ -844,7 +851,7 @@ describe('inbound', () => {
     await s2.close(428)
     t.clock.fireNext()
     const s3 = await t.socket(3)
-    expect(s3.config.msgRetryCounterCache).toBeDefined()
+    expect(s3.config.msgRetryCounterCache).toBe(s2.config.msgRetryCounterCache)
     await s2.config.msgRetryCounterCache!.set('k', 1)
     expect(await s3.config.msgRetryCounterCache!.get('k')).toBe(1)
   })

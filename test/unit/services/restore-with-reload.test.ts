@@ -60,7 +60,7 @@ describe('restoreWithReload', () => {
     const result = await restoreWithReload(createReadStream(archive), hooks())
     expect(calls).toEqual(['stop', 'start'])
     expect(running!.repos.account.get()?._id).toBe('acct-a')
-    expect(await running!.repos.attachments.find('att-a-1')).toBeDefined()
+    expect(await running!.repos.attachments.find('att-a-1')).toMatchObject({ _id: 'att-a-1' })
     expect(result.manifest.app.id).toBe('chatapp-desk')
     expect((await readdir(result.replacedDir)).sort()).toEqual(['attachments', 'chatapp.db', 'config.json', 'media'])
   })

@@ -56,15 +56,37 @@ function deliveries(n: number): WebhookDelivery[] {
   }))
 }
 
-/** A fetch whose answers the test releases by hand. */
+/**
+ * A fetch whose answers the test releases by hand. `maxInFlight` is the most requests that were
+ * unanswered at once, counted as each request arrives: a cap broken at any time shows in it, however
+ * late the extra request came.
+ */
 function gatedFetch() {
   const calls: Array<{ url: string; init: RequestInit; release: (status: number) => void }> = []
+  const stats = { inFlight: 0, maxInFlight: 0 }
   const fetch = (async (url: string, init: RequestInit) =>
     new Promise<Response>((resolve, reject) => {
-      init.signal?.addEventListener('abort', () => reject(init.signal!.reason))
-      calls.push({ url, init, release: (status) => resolve(new Response(null, { status })) })
+      let open = true
+      const settle = () => {
+        if (open) stats.inFlight--
+        open = false
+      }
+      stats.inFlight++
+      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight)
+      init.signal?.addEventListener('abort', () => {
+        settle()
+        reject(init.signal!.reason)
+      })
+      calls.push({
+        url,
+        init,
+        release: (status) => {
+          settle()
+          resolve(new Response(null, { status }))
+        }
+      })
     })) as unknown as typeof globalThis.fetch
-  return { fetch, calls }
+  return { fetch, calls, stats }
 }
 
 function dispatcher(fetch: typeof globalThis.fetch, concurrency?: number, perEndpoint?: number) {
@@ -83,19 +105,20 @@ function dispatcher(fetch: typeof globalThis.fetch, concurrency?: number, perEnd
 }
 
 it('keeps at most `concurrency` requests in flight and sends the rest as they finish', async () => {
-  const { fetch, calls } = gatedFetch()
+  const { fetch, calls, stats } = gatedFetch()
   const rows = deliveries(5)
   await outbox.add(rows)
   const d = dispatcher(fetch, 2)
   d.start()
   await vi.waitFor(() => expect(calls).toHaveLength(2))
-  await new Promise((r) => setTimeout(r, 20))
-  expect(calls).toHaveLength(2)
   for (let i = 0; i < 5; i++) {
     await vi.waitFor(() => expect(calls.length).toBeGreaterThan(i))
     calls[i]!.release(200)
   }
   await vi.waitFor(async () => expect(await repo.list('A', { status: 'delivered' })).toHaveLength(5))
+  // All five went out (no request is still to come), never more than two unanswered at once.
+  expect(calls).toHaveLength(5)
+  expect(stats.maxInFlight).toBe(2)
   // Each request is signed for its own id, with the extra header.
   for (const c of calls) {
     const h = new Headers(c.init.headers)
@@ -129,11 +152,17 @@ it('close() aborts requests in flight and leaves them pending, unrecorded; no ti
 
 it('sends nothing for an instance that is gone', async () => {
   const { fetch, calls } = gatedFetch()
-  await outbox.add(deliveries(1).map((x) => ({ ...x, instance_id: 'gone' })))
+  const [gone, sentinel] = deliveries(2)
+  // The gone instance's delivery is queued first; a live one behind it on the same endpoint is the
+  // sentinel: once the sentinel's request came, the gone one's would have come before it.
+  await outbox.add([{ ...gone!, instance_id: 'gone' }, sentinel!])
   const d = dispatcher(fetch)
   d.start()
-  await new Promise((r) => setTimeout(r, 20))
-  expect(calls).toHaveLength(0)
+  await vi.waitFor(() => expect(calls).toHaveLength(1))
+  calls[0]!.release(200)
+  await vi.waitFor(async () => expect(await repo.find(sentinel!.id)).toMatchObject({ status: 'delivered' }))
+  expect(calls.map((c) => new Headers(c.init.headers).get('webhook-id'))).toEqual([sentinel!.id])
+  expect(await repo.find(gone!.id)).toMatchObject({ instance_id: 'gone', status: 'pending', attempts: 0 })
   await d.close()
 })
 

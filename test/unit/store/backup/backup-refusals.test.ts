@@ -129,7 +129,7 @@ describe('refused archives change nothing', () => {
           return true
         }
       })
-    expect(bytes).toBeDefined()
+    expect(bytes).toBeInstanceOf(Buffer)
     const file = join(work, 'flipped-gzip.tar.gz')
     await writeFile(file, bytes!)
     await expectRefused(file, 'BACKUP_TAMPERED', /damaged|altered/)

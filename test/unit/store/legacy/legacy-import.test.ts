@@ -249,7 +249,7 @@ describe('unreadable and damaged files', () => {
     const s = await start(dir, logger)
     expect(await s.repos.contacts.find(doc.contacts[0]!._id)).toMatchObject({ name: doc.contacts[0]!.name })
     expect(await s.repos.contacts.find(twin._id)).toBeUndefined()
-    expect(await s.repos.attachments.find(doc.attachments[0]!._id)).toBeDefined()
+    expect(await s.repos.attachments.find(doc.attachments[0]!._id)).toMatchObject({ _id: doc.attachments[0]!._id })
     const warnings = lines.filter((l) => l.level === 40).map((l) => String(l.msg))
     expect(warnings.some((w) => w.includes(`contact ${twin._id}`))).toBe(true)
     expect(lines.find((l) => String(l.msg).includes(`contact ${twin._id}`))?.contact).toEqual(twin)
