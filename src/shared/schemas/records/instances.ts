@@ -101,6 +101,11 @@ export const Instance = Type.Object({
 })
 export type Instance = Static<typeof Instance>
 
+/**
+ * What a service needs of an instance to act for it: its id and owner (`user_id`, the `client_id` of
+ * the records it makes), plus the fields `K` it reads (e.g. `InstanceRef<'settings'>`).
+ */
+export type InstanceRef<K extends keyof Instance = never> = Pick<Instance, '_id' | 'user_id' | K>
 
 /** WhatsApp's outreach limits on an instance's number (docs/design.md §13 platform signals). */
 export const SendLimitsSchema = Type.Object({
