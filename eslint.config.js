@@ -24,6 +24,17 @@ const NO_LOCAL_BACKOFF = [
     message: 'No local back-off: use backoffDelayMs (src/shared/domain/backoff.ts) with this retry\'s timing.'
   }
 ]
+// One record ↔ row mapping (src/main/store/repos/row-map.ts): a repository names how each field is
+// stored, and the helper renames the bookkeeping fields (_id ↔ id, __v ↔ v) and camelCase ones.
+const NO_HAND_ROW_MAP = [
+  ['_id', 'id'],
+  ['id', '_id'],
+  ['__v', 'v'],
+  ['v', '__v']
+].map(([key, from]) => ({
+  selector: `Property[key.name='${key}'][value.type='MemberExpression'][value.property.name='${from}']`,
+  message: 'No hand-written row mapper: map a record to its row and back with rowMap (src/main/store/repos/row-map.ts).'
+}))
 const CORE_PATTERNS = [
   { group: HTTP_AND_ELECTRON, message: 'The core stays free of Electron and HTTP: only the faces import them.' },
   { group: FACES, message: 'The core never imports a face.' }
@@ -83,6 +94,13 @@ export default tseslint.config(
     ignores: ['src/shared/domain/backoff.ts'],
     rules: {
       'no-restricted-syntax': ['error', ...NO_LOCAL_BACKOFF]
+    }
+  },
+  {
+    files: ['src/main/store/repos/**/*.ts'],
+    ignores: ['src/main/store/repos/row-map.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...NO_LOCAL_BACKOFF, ...NO_HAND_ROW_MAP]
     }
   }
 )
