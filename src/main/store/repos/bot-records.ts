@@ -7,13 +7,11 @@ import type { AttachmentsTable, IntentsTable, SurveyStepsTable } from '../db/sch
 import { InstanceRecordTable, type Stored } from './record-table'
 import { rowMap } from './row-map'
 
+/** The fields an intent and a survey step share, in the records' order: whose it is, its words and its reply. */
+const KEYWORD_RECORD = { _id: 'as is', client_id: 'as is', instance_id: 'as is', title: 'as is', keyword: 'as is', reply: 'as is' } as const
+
 export const intentRows = rowMap<Intent, IntentsTable>({
-  _id: 'as is',
-  client_id: 'as is',
-  instance_id: 'as is',
-  title: 'as is',
-  keyword: 'as is',
-  reply: 'as is',
+  ...KEYWORD_RECORD,
   action: 'optional json',
   createdAt: 'as is',
   updatedAt: 'as is',
@@ -21,12 +19,7 @@ export const intentRows = rowMap<Intent, IntentsTable>({
 })
 
 export const surveyStepRows = rowMap<Survey, SurveyStepsTable>({
-  _id: 'as is',
-  client_id: 'as is',
-  instance_id: 'as is',
-  title: 'as is',
-  keyword: 'as is',
-  reply: 'as is',
+  ...KEYWORD_RECORD,
   sort_id: 'as is',
   action: 'optional json',
   closing_msg: 'optional',
