@@ -12,6 +12,29 @@ const HTTP_AND_ELECTRON = ['electron', 'fastify', '@fastify/*']
 const SQLITE_THREAD_FILES = ['src/main/store/db/sqlite-thread/thread.ts', 'src/main/store/db/sqlite-thread/host.ts', 'src/main/store/db/sqlite-thread/sync-dialect.ts']
 const NO_SQLITE = { name: 'node:sqlite', message: 'SQLite runs only in its threads (src/main/store/db/sqlite-thread/): go through the repositories.' }
 const THREAD_ONLY = { group: ['**/sqlite-thread/thread', '**/sqlite-thread/host', '**/sqlite-thread/sync-dialect'], message: 'Thread-only code: the main thread reaches SQLite through the repositories (sqlite-thread/threaded-repositories.ts) or Kysely (sqlite-thread/thread-dialect.ts).' }
+// One back-off rule (src/shared/domain/backoff.ts, backoffDelayMs): a retry that waits longer after each
+// failure passes its timing to it instead of doubling a delay of its own.
+const NO_LOCAL_BACKOFF = [
+  {
+    selector: "CallExpression[callee.object.name='Math'][callee.property.name='min'] BinaryExpression[operator='*'][right.value=2]",
+    message: 'No local back-off: use backoffDelayMs (src/shared/domain/backoff.ts) with this retry\'s timing.'
+  },
+  {
+    selector: "CallExpression[callee.object.name='Math'][callee.property.name='min'] BinaryExpression[operator='**'][left.value=2]",
+    message: 'No local back-off: use backoffDelayMs (src/shared/domain/backoff.ts) with this retry\'s timing.'
+  }
+]
+// One record ↔ row mapping (src/main/store/repos/row-map.ts): a repository names how each field is
+// stored, and the helper renames the bookkeeping fields (_id ↔ id, __v ↔ v) and camelCase ones.
+const NO_HAND_ROW_MAP = [
+  ['_id', 'id'],
+  ['id', '_id'],
+  ['__v', 'v'],
+  ['v', '__v']
+].map(([key, from]) => ({
+  selector: `Property[key.name='${key}'][value.type='MemberExpression'][value.property.name='${from}']`,
+  message: 'No hand-written row mapper: map a record to its row and back with rowMap (src/main/store/repos/row-map.ts).'
+}))
 const CORE_PATTERNS = [
   { group: HTTP_AND_ELECTRON, message: 'The core stays free of Electron and HTTP: only the faces import them.' },
   { group: FACES, message: 'The core never imports a face.' }
@@ -64,6 +87,20 @@ export default tseslint.config(
     files: ['src/renderer/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/main/**', 'node:*', ...HTTP_AND_ELECTRON], message: 'The renderer talks to main only through the UI contract.' }] }]
+    }
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/shared/domain/backoff.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...NO_LOCAL_BACKOFF]
+    }
+  },
+  {
+    files: ['src/main/store/repos/**/*.ts'],
+    ignores: ['src/main/store/repos/row-map.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...NO_LOCAL_BACKOFF, ...NO_HAND_ROW_MAP]
     }
   }
 )

@@ -5,6 +5,7 @@
  * When the time is up, calls are made again: a success closes the circuit, a failure opens it again
  * for twice as long (up to the maximum). Pure state; times are epoch ms passed in.
  */
+import { backoffDelayMs } from '../../shared/domain/backoff'
 import type { AssistantCircuit } from '../../shared/schemas/assistant'
 
 export interface CircuitOptions {
@@ -22,6 +23,8 @@ export class CircuitBreaker {
   private failures = 0
   private openUntil: number | null = null
   private lastOpenMs = 0
+  /** Times it opened since it last closed: each opening lasts twice the one before, up to maxOpenMs. */
+  private openings = 0
   private reason: string | null = null
 
   constructor(private readonly opts: CircuitOptions = DEFAULT_CIRCUIT) {}
@@ -36,6 +39,7 @@ export class CircuitBreaker {
     this.failures = 0
     this.openUntil = null
     this.lastOpenMs = 0
+    this.openings = 0
     this.reason = null
   }
 
@@ -45,7 +49,8 @@ export class CircuitBreaker {
     this.reason = reason
     const trialFailed = this.openUntil !== null && now >= this.openUntil
     if (trialFailed || (this.openUntil === null && this.failures >= this.opts.threshold)) {
-      this.lastOpenMs = this.lastOpenMs === 0 ? this.opts.openMs : Math.min(this.lastOpenMs * 2, this.opts.maxOpenMs)
+      this.openings += 1
+      this.lastOpenMs = backoffDelayMs(this.openings, 0, { baseMs: this.opts.openMs, maxMs: this.opts.maxOpenMs, jitter: 0 })
       this.openUntil = now + this.lastOpenMs
     }
   }

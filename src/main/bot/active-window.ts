@@ -1,11 +1,11 @@
 /**
  * The bot's opening hours (docs/design.md §10 step 1 "outside active_days / active_hours in
- * bot_timezone", docs/api-seed.md §2.7). Pure; the only state is a cache of `Intl.DateTimeFormat` objects.
+ * bot_timezone", docs/api-seed.md §2.7). Pure; the only state is a cache of time zones.
  *
  * `isWithinActiveWindow(now, timezone, days, hours)`:
- * - `timezone` is what `parseTimeZone` accepts: an IANA name (local wall time comes from
- *   `Intl.DateTimeFormat`, so DST is right on both sides of a transition) or a fixed offset
- *   (`+05:30`, `UTC+5:30`, `GMT-3`, `UTC`), added to UTC as minutes.
+ * - `timezone` is what `parseTimeZone` accepts: an IANA name (local wall time comes from luxon, as
+ *   in outreach, so DST is right on both sides of a transition) or a fixed offset (`+05:30`,
+ *   `UTC+5:30`, `GMT-3`, `UTC`), added to UTC as minutes.
  * - `hours.from`/`hours.to` are `H:MM`/`HH:MM` or `always`. Windows are half-open, [from, to), at
  *   minute resolution (seconds ignored).
  *   - both `always`, or `from == to`: the whole day.
@@ -31,7 +31,8 @@
  * day nor `always` (settings are validated on input, so this means corrupt data).
  */
 import { WEEK_DAYS, type ActiveDays, type ActiveHours, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
-import { isTimeOfDay, minutesOfDay, parseTimeZone, type ParsedTimeZone } from '../../shared/formats'
+import { isTimeOfDay, minutesOfDay, parseTimeZone } from '../../shared/formats'
+import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon'
 
 const DAY_MINUTES = 24 * 60
 
@@ -51,65 +52,33 @@ export interface Schedule {
   holidays?: OpeningHours['holidays']
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>()
-const zones = new Map<string, ParsedTimeZone>()
+const zones = new Map<string, Zone>()
 
-function zoneOf(timezone: string): ParsedTimeZone {
+/** The luxon zone of a `bot_timezone` (cached: settings hold a handful of distinct zones). */
+function zoneOf(timezone: string): Zone {
   let z = zones.get(timezone)
   if (!z) {
     const parsed = parseTimeZone(timezone)
     if (!parsed) throw new RangeError(`active window: not a time zone: ${JSON.stringify(timezone)}`)
-    z = parsed
-    // Settings hold a handful of distinct zones; the cap only guards against unbounded input.
+    z = parsed.kind === 'offset' ? FixedOffsetZone.instance(parsed.minutes) : IANAZone.create(parsed.name)
+    // The cap only guards against unbounded input.
     if (zones.size > 1000) zones.clear()
     zones.set(timezone, z)
   }
   return z
 }
 
-function formatterOf(name: string): Intl.DateTimeFormat {
-  let f = formatters.get(name)
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: name,
-      hourCycle: 'h23',
-      weekday: 'short',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit'
-    })
-    formatters.set(name, f)
-  }
-  return f
+/** `now` on the wall clock of `timezone` (throws like `isWithinActiveWindow`). */
+function wallClock(now: Date, timezone: string): DateTime<true> {
+  const local = DateTime.fromJSDate(now, { zone: zoneOf(timezone) })
+  if (!local.isValid) throw new RangeError(`active window: ${now.toISOString()} in ${timezone}: ${local.invalidExplanation ?? local.invalidReason}`)
+  return local
 }
-
-const SHORT_DAYS: Record<string, number> = { Mon: 0, Tue: 1, Wed: 2, Thu: 3, Fri: 4, Sat: 5, Sun: 6 }
 
 /** The wall-clock weekday and minute of `now` in `timezone` (throws like `isWithinActiveWindow`). */
 export function localTime(now: Date, timezone: string): LocalTime {
-  const zone = zoneOf(timezone)
-  if (zone.kind === 'offset') {
-    const shifted = new Date(now.getTime() + zone.minutes * 60_000)
-    return {
-      weekday: (shifted.getUTCDay() + 6) % 7,
-      minutes: shifted.getUTCHours() * 60 + shifted.getUTCMinutes(),
-      date: shifted.toISOString().slice(0, 10)
-    }
-  }
-  let weekday = -1
-  let hour = 0
-  let minute = 0
-  const ymd = { year: '', month: '', day: '' }
-  for (const p of formatterOf(zone.name).formatToParts(now)) {
-    if (p.type === 'weekday') weekday = SHORT_DAYS[p.value] ?? -1
-    else if (p.type === 'hour') hour = Number(p.value) % 24 // some ICU builds print 24 at midnight
-    else if (p.type === 'minute') minute = Number(p.value)
-    else if (p.type === 'year' || p.type === 'month' || p.type === 'day') ymd[p.type] = p.value
-  }
-  if (weekday < 0) throw new RangeError(`active window: cannot read the weekday in ${zone.name}`)
-  return { weekday, minutes: hour * 60 + minute, date: `${ymd.year}-${ymd.month}-${ymd.day}` }
+  const local = wallClock(now, timezone)
+  return { weekday: local.weekday - 1, minutes: local.hour * 60 + local.minute, date: local.toISODate() }
 }
 
 /** The calendar day before `date` (`YYYY-MM-DD`). */
@@ -195,12 +164,5 @@ export function describeOpening(now: Date, at: Date, timezone: string): string {
 
 /** `at` as a wall-clock `YYYY-MM-DD HH:MM` in `timezone` (an IANA name or a fixed offset); throws like the others. */
 export function formatLocal(at: Date, timezone: string): string {
-  const zone = zoneOf(timezone)
-  if (zone.kind === 'offset') return new Date(at.getTime() + zone.minutes * 60_000).toISOString().slice(0, 16).replace('T', ' ')
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: zone.name, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value])
-  )
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`
+  return wallClock(at, timezone).toFormat('yyyy-MM-dd HH:mm')
 }

@@ -16,10 +16,8 @@ import { newObjectId } from '../ids'
 import { detectMimeType } from '../media/media-inspect'
 import type { Repositories, Stored } from '../store/repos'
 import { moveFileInto } from '../store/shared-files'
-import type { Attachment, Instance } from '../../shared/schemas/records'
+import type { Attachment, InstanceRef } from '../../shared/schemas/records'
 import { AppError, invalid, notFound } from './errors'
-
-type Inst = Pick<Instance, '_id' | 'user_id'>
 
 /** A finished upload in the data dir's tmp folder. */
 export interface UploadedFile {
@@ -46,17 +44,17 @@ export interface AttachmentServiceDeps {
 export class AttachmentService {
   constructor(private readonly deps: AttachmentServiceDeps) {}
 
-  list(inst: Inst): Promise<Stored<Attachment>[]> {
+  list(inst: InstanceRef): Promise<Stored<Attachment>[]> {
     return this.deps.repos.attachments.ofInstance(inst._id)
   }
 
   /** One attachment of the instance, or undefined. */
-  find(inst: Inst, id: string): Promise<Stored<Attachment> | undefined> {
+  find(inst: InstanceRef, id: string): Promise<Stored<Attachment> | undefined> {
     return this.deps.repos.attachments.owned(inst._id, id)
   }
 
   /** One attachment of the instance; 404 when unknown. */
-  async get(inst: Inst, id: string): Promise<Stored<Attachment>> {
+  async get(inst: InstanceRef, id: string): Promise<Stored<Attachment>> {
     const a = await this.deps.repos.attachments.owned(inst._id, id)
     if (!a) throw notFound('Attachment')
     return a
@@ -92,7 +90,7 @@ export class AttachmentService {
   }
 
   /** Moves an upload into the store and records it. */
-  async create(inst: Inst, upload: UploadedFile): Promise<Stored<Attachment>> {
+  async create(inst: InstanceRef, upload: UploadedFile): Promise<Stored<Attachment>> {
     const id = newObjectId()
     const mimetype = await detectMimeType(upload.path, upload.filename, upload.declaredMimetype)
     await moveFileInto(upload.path, this.filePath(id))
@@ -117,7 +115,7 @@ export class AttachmentService {
   }
 
   /** Stores a file given as bytes (the UI sends base64); 400 when empty, 413 over the limit. */
-  async createFromBytes(inst: Inst, file: { filename: string; mimetype?: string; bytes: Buffer }): Promise<Stored<Attachment>> {
+  async createFromBytes(inst: InstanceRef, file: { filename: string; mimetype?: string; bytes: Buffer }): Promise<Stored<Attachment>> {
     if (file.bytes.length === 0) throw invalid('dataBase64', 'must hold the file (it is empty)')
     if (file.bytes.length > this.deps.maxBytes) throw tooLarge('The file', this.deps.maxBytes, 'CHATAPP_MAX_FILE_MB')
     const path = this.tmpPath('ui')
@@ -130,7 +128,7 @@ export class AttachmentService {
     }
   }
 
-  async delete(inst: Inst, id: string): Promise<void> {
+  async delete(inst: InstanceRef, id: string): Promise<void> {
     await this.get(inst, id)
     await this.deps.repos.attachments.remove(id)
     await rm(this.filePath(id), { force: true })

@@ -6,13 +6,11 @@
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { Repositories, Stored } from '../store/repos'
-import type { Instance, Intent } from '../../shared/schemas/records'
+import type { InstanceRef, Intent } from '../../shared/schemas/records'
 import type { CreateIntentBody, UpdateIntentBody } from '../../shared/schemas/operations'
 import { checkAction } from './action-check'
 import { notFound } from './errors'
 import { applyRecordPatch, newKeywordRecord, requireKeywords } from './keyword-record'
-
-type Inst = Pick<Instance, '_id' | 'user_id'>
 
 export class IntentService {
   constructor(
@@ -21,23 +19,23 @@ export class IntentService {
     private readonly clock: Clock
   ) {}
 
-  list(inst: Inst): Promise<Stored<Intent>[]> {
+  list(inst: InstanceRef): Promise<Stored<Intent>[]> {
     return this.repos.intents.ofInstance(inst._id)
   }
 
   /** Whether `id` is one of this instance's intents. */
-  async exists(inst: Inst, id: string): Promise<boolean> {
+  async exists(inst: InstanceRef, id: string): Promise<boolean> {
     return (await this.repos.intents.owned(inst._id, id)) !== undefined
   }
 
   /** One intent of the instance; 404 when unknown. */
-  async get(inst: Inst, id: string): Promise<Stored<Intent>> {
+  async get(inst: InstanceRef, id: string): Promise<Stored<Intent>> {
     const intent = await this.repos.intents.owned(inst._id, id)
     if (!intent) throw notFound('Intent')
     return intent
   }
 
-  async create(inst: Inst, body: Omit<CreateIntentBody, 'session_id' | 'access_token'>): Promise<Stored<Intent>> {
+  async create(inst: InstanceRef, body: Omit<CreateIntentBody, 'session_id' | 'access_token'>): Promise<Stored<Intent>> {
     requireKeywords('keyword', body.keyword)
     await checkAction(body.action, inst, this.repos)
     const intent = await this.repos.intents.put(newKeywordRecord(inst, body, isoNow(this.clock)))
@@ -45,7 +43,7 @@ export class IntentService {
     return intent
   }
 
-  async update(inst: Inst, id: string, body: Omit<UpdateIntentBody, 'session_id' | 'access_token'>): Promise<Stored<Intent>> {
+  async update(inst: InstanceRef, id: string, body: Omit<UpdateIntentBody, 'session_id' | 'access_token'>): Promise<Stored<Intent>> {
     await this.get(inst, id)
     if (body.keyword !== undefined) requireKeywords('keyword', body.keyword)
     await checkAction(body.action, inst, this.repos)
@@ -54,7 +52,7 @@ export class IntentService {
     return intent
   }
 
-  async delete(inst: Inst, id: string): Promise<void> {
+  async delete(inst: InstanceRef, id: string): Promise<void> {
     await this.get(inst, id)
     await this.repos.intents.remove(id)
     this.events.emit('changed', { instanceId: inst._id, what: 'intents', recordId: id })

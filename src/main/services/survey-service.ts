@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync'
 import { isoNow, type Clock } from '../clock'
 import type { CoreEventBus } from '../events'
 import type { Repositories, Stored } from '../store/repos'
-import type { Instance, Survey, SurveyRun } from '../../shared/schemas/records'
+import type { InstanceRef, Survey, SurveyRun } from '../../shared/schemas/records'
 import type { CreateSurveyBody, UpdateSurveyBody } from '../../shared/schemas/operations'
 import { orderSteps } from '../bot/survey-flow'
 import { formatLocal } from '../bot/active-window'
@@ -16,8 +16,6 @@ import { checkAction } from './action-check'
 import { invalid, notFound } from './errors'
 import { applyRecordPatch, newKeywordRecord } from './keyword-record'
 import type { SurveyResponseT } from '../../shared/operations/results'
-
-type Inst = Pick<Instance, '_id' | 'user_id'>
 
 /** A run as the responses list shows it (docs/design.md §9): the one shape of the API, the UI and the CSV. */
 /** A run as the responses list shows it (docs/design.md §9): the one shape of the API, the UI and the CSV. */
@@ -35,30 +33,30 @@ export class SurveyService {
   ) {}
 
   /** Every step of the instance, grouped by title and in step order. */
-  async list(inst: Inst): Promise<Stored<Survey>[]> {
+  async list(inst: InstanceRef): Promise<Stored<Survey>[]> {
     const mine = await this.repos.surveySteps.ofInstance(inst._id)
     const titles = [...new Set(mine.map((s) => s.title))]
     return titles.flatMap((t) => orderSteps(mine.filter((s) => s.title === t)))
   }
 
   /** Whether `id` is one of this instance's survey steps. */
-  async exists(inst: Inst, id: string): Promise<boolean> {
+  async exists(inst: InstanceRef, id: string): Promise<boolean> {
     return (await this.repos.surveySteps.owned(inst._id, id)) !== undefined
   }
 
   /** One step of the instance's surveys; 404 when unknown. */
-  async get(inst: Inst, id: string): Promise<Stored<Survey>> {
+  async get(inst: InstanceRef, id: string): Promise<Stored<Survey>> {
     const step = await this.repos.surveySteps.owned(inst._id, id)
     if (!step) throw notFound('Survey')
     return step
   }
 
   /** The ordered steps of the survey `title`. */
-  async stepsOf(inst: Inst, title: string): Promise<Stored<Survey>[]> {
+  async stepsOf(inst: InstanceRef, title: string): Promise<Stored<Survey>[]> {
     return orderSteps(await this.repos.surveySteps.stepsOf(inst._id, title))
   }
 
-  async create(inst: Inst, body: Omit<CreateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
+  async create(inst: InstanceRef, body: Omit<CreateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
     await checkAction(body.action, inst, this.repos)
     const step = await this.repos.surveySteps.put({
       ...newKeywordRecord(inst, body, isoNow(this.clock)),
@@ -69,7 +67,7 @@ export class SurveyService {
     return step
   }
 
-  async update(inst: Inst, id: string, body: Omit<UpdateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
+  async update(inst: InstanceRef, id: string, body: Omit<UpdateSurveyBody, 'session_id' | 'access_token'>): Promise<Stored<Survey>> {
     await this.get(inst, id)
     await checkAction(body.action, inst, this.repos)
     const step = (await this.repos.surveySteps.update(id, (d) => {
@@ -82,14 +80,14 @@ export class SurveyService {
     return step
   }
 
-  async delete(inst: Inst, id: string): Promise<void> {
+  async delete(inst: InstanceRef, id: string): Promise<void> {
     await this.get(inst, id)
     await this.repos.surveySteps.remove(id)
     this.events.emit('changed', { instanceId: inst._id, what: 'surveys', recordId: id })
   }
 
   /** Gives the steps of one survey the sort ids 1…n in the order given, in one write; answers the steps. */
-  async reorder(inst: Inst, stepIds: string[]): Promise<Stored<Survey>[]> {
+  async reorder(inst: InstanceRef, stepIds: string[]): Promise<Stored<Survey>[]> {
     const steps = await Promise.all(stepIds.map((id) => this.get(inst, id)))
     const title = steps[0]!.title
     if (steps.some((s) => s.title !== title)) throw invalid('stepIds', 'must all belong to one survey')
@@ -100,13 +98,13 @@ export class SurveyService {
   }
 
   /** Runs of the survey that `stepId` belongs to, oldest first (docs/design.md §9), with the customer's number and local times. */
-  async responses(inst: Inst, stepId: string): Promise<SurveyResponse[]> {
+  async responses(inst: InstanceRef, stepId: string): Promise<SurveyResponse[]> {
     const step = await this.get(inst, stepId)
     return (await this.repos.surveyRuns.ofSurvey(inst._id, step.title)).map((r) => this.view(inst, r))
   }
 
   /** Marks a response handled (or not); 404 for an unknown run or another instance's. */
-  async markHandled(inst: Inst, runId: string, handled: boolean): Promise<SurveyResponse> {
+  async markHandled(inst: InstanceRef, runId: string, handled: boolean): Promise<SurveyResponse> {
     const run = await this.repos.surveyRuns.find(runId)
     if (!run || run.instance_id !== inst._id) throw notFound('Survey response')
     const updated = (await this.repos.surveyRuns.update(runId, (d) => void (d.handled = handled)))!
@@ -114,7 +112,7 @@ export class SurveyService {
     return this.view(inst, updated)
   }
 
-  private view(inst: Inst, r: Stored<SurveyRun>): SurveyResponse {
+  private view(inst: InstanceRef, r: Stored<SurveyRun>): SurveyResponse {
     const zone = this.repos.instances.find(inst._id)?.settings.bot_timezone ?? 'UTC'
     const local = (iso: string) => {
       try {
@@ -143,7 +141,7 @@ export class SurveyService {
    * The responses as CSV for a spreadsheet, with a file name: one row per run, one column per step (its
    * question), in step order; answers to steps since deleted get their own columns at the end.
    */
-  async responsesCsv(inst: Inst, stepId: string): Promise<{ fileName: string; csv: string }> {
+  async responsesCsv(inst: InstanceRef, stepId: string): Promise<{ fileName: string; csv: string }> {
     const step = await this.get(inst, stepId)
     const runs = await this.responses(inst, stepId)
     const columns = (await this.stepsOf(inst, step.title)).map((s) => ({ id: s._id, question: s.reply }))

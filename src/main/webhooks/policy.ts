@@ -7,6 +7,7 @@
 import type { ConnectionState, MessageChange } from '../channel/types'
 import type { Instance, LoggedMessage, WebhookEvent } from '../../shared/schemas/records'
 import type { WebhookPayload } from '../../shared/schemas/webhooks'
+import { backoffDelayMs } from '../../shared/domain/backoff'
 import { STATUS_CODES } from 'node:http'
 
 /** Retry timing; milliseconds. */
@@ -32,13 +33,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export const DEFAULT_TIMEOUT_MS = 10_000
 
 /**
- * Delay before retry number `attempts` (1 = the retry after the first failed attempt): base × 2^(n−1),
- * capped at maxDelayMs, spread by ±jitter so many deliveries failing together do not retry in lockstep.
- * Milliseconds, never below 0.
+ * Delay before retry number `attempts` (1 = the retry after the first failed attempt): the app's
+ * back-off ({@link backoffDelayMs}: base × 2^(n−1), capped at maxDelayMs, spread by ±jitter so many
+ * deliveries failing together do not retry in lockstep) with this policy's timing. Milliseconds, never below 0.
  */
 export function backoffDelay(attempts: number, random: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY): number {
-  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, Math.min(attempts - 1, 40)))
-  return Math.max(0, Math.round(exp * (1 - policy.jitter + 2 * policy.jitter * random)))
+  return backoffDelayMs(attempts, random, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs, jitter: policy.jitter })
 }
 
 /**

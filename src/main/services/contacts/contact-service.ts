@@ -8,7 +8,7 @@ import type { Clock } from '../../clock'
 import type { CoreEventBus, CoreEvents } from '../../events'
 import { newObjectId } from '../../ids'
 import type { ContactFilter, Repositories, Stored } from '../../store/repos'
-import type { Contact, ContactGroup, Instance } from '../../../shared/schemas/records'
+import type { Contact, ContactGroup, InstanceRef } from '../../../shared/schemas/records'
 import { conflict, invalid, notFound } from '../errors'
 import { contactNumber } from './contact-number'
 import type { LabelService } from './label-service'
@@ -20,8 +20,6 @@ export interface ImportReport {
   existing: number
   refused: ParsedImport['refused']
 }
-
-type Inst = Pick<Instance, '_id' | 'user_id'>
 
 export interface ContactInput {
   name: string
@@ -62,7 +60,7 @@ export class ContactService {
   }
 
   /** One contact of the instance; 404 when unknown. */
-  async get(inst: Inst, id: string): Promise<Stored<Contact>> {
+  async get(inst: InstanceRef, id: string): Promise<Stored<Contact>> {
     const c = await this.deps.repos.contacts.owned(inst._id, id)
     if (!c) throw notFound('Contact')
     return c
@@ -74,7 +72,7 @@ export class ContactService {
   }
 
   /** Saves a new contact; `lastSeenAt` when it was collected from a message. 400 on a bad number or group. */
-  async create(inst: Inst, input: ContactInput): Promise<Stored<Contact>> {
+  async create(inst: InstanceRef, input: ContactInput): Promise<Stored<Contact>> {
     const number = contactNumber(input.number)
     await this.checkGroup(inst, input.group_id)
     return this.upsert(inst, number, (existing) => {
@@ -87,7 +85,7 @@ export class ContactService {
    * Runs `fn` with the contact of `number` (or none) with no other change of that number in between:
    * a customer's first message, their STOP and a label must not make two contacts.
    */
-  private upsert<T>(inst: Inst, number: string, fn: (existing: Stored<Contact> | undefined) => Promise<T>): Promise<T> {
+  private upsert<T>(inst: InstanceRef, number: string, fn: (existing: Stored<Contact> | undefined) => Promise<T>): Promise<T> {
     const key = `${inst._id}:${number}`
     const run = (this.locks.get(key) ?? Promise.resolve()).then(async () => fn(await this.deps.repos.contacts.byNumber(inst._id, number)))
     const tail = run.then(
@@ -100,7 +98,7 @@ export class ContactService {
   }
 
   /** Stores a new contact (number checked, no other with it). */
-  private async insert(inst: Inst, input: ContactInput, lastSeenAt: string | null = null): Promise<Stored<Contact>> {
+  private async insert(inst: InstanceRef, input: ContactInput, lastSeenAt: string | null = null): Promise<Stored<Contact>> {
     await this.deps.labels?.ensure(input.labels ?? [])
     const c = await this.deps.repos.contacts.put(this.record(inst, input, lastSeenAt, this.now()))
     this.changed(inst)
@@ -108,7 +106,7 @@ export class ContactService {
   }
 
   /** A new contact record (number already checked). */
-  private record(inst: Inst, input: ContactInput, lastSeenAt: string | null, now: string): Contact {
+  private record(inst: InstanceRef, input: ContactInput, lastSeenAt: string | null, now: string): Contact {
     return {
       _id: newObjectId(),
       name: input.name.trim(),
@@ -127,7 +125,7 @@ export class ContactService {
     }
   }
 
-  async update(inst: Inst, id: string, change: Partial<ContactInput>): Promise<Stored<Contact>> {
+  async update(inst: InstanceRef, id: string, change: Partial<ContactInput>): Promise<Stored<Contact>> {
     await this.get(inst, id)
     const number = change.number === undefined ? undefined : contactNumber(change.number)
     await this.checkGroup(inst, change.group_id)
@@ -148,17 +146,17 @@ export class ContactService {
   }
 
   /** The labels of a conversation's customer `number` (their contact's; a contact is made if needed). */
-  async setLabels(inst: Inst, number: string, name: string | null, labels: string[]): Promise<Stored<Contact>> {
+  async setLabels(inst: InstanceRef, number: string, name: string | null, labels: string[]): Promise<Stored<Contact>> {
     return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { labels }) : this.insert(inst, { name: name ?? `+${number}`, number, labels })))
   }
 
-  async delete(inst: Inst, id: string): Promise<void> {
+  async delete(inst: InstanceRef, id: string): Promise<void> {
     await this.get(inst, id)
     await this.deps.repos.contacts.remove(id)
     this.changed(inst)
   }
 
-  private changed(inst: Inst): void {
+  private changed(inst: InstanceRef): void {
     this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
   }
 
@@ -168,20 +166,20 @@ export class ContactService {
   }
 
   /** One contact group of the instance; 404 when unknown. */
-  async group(inst: Inst, id: string): Promise<Stored<ContactGroup>> {
+  async group(inst: InstanceRef, id: string): Promise<Stored<ContactGroup>> {
     const g = await this.deps.repos.contactGroups.owned(inst._id, id)
     if (!g) throw notFound('ContactGroup')
     return g
   }
 
-  async createGroup(inst: Inst, title: string): Promise<Stored<ContactGroup>> {
+  async createGroup(inst: InstanceRef, title: string): Promise<Stored<ContactGroup>> {
     const now = this.now()
     const g = await this.deps.repos.contactGroups.put({ _id: newObjectId(), title: title.trim(), is_default: false, client_id: inst.user_id, instance_id: inst._id, createdAt: now, updatedAt: now, __v: 0 })
     this.changed(inst)
     return g
   }
 
-  async renameGroup(inst: Inst, id: string, title: string): Promise<Stored<ContactGroup>> {
+  async renameGroup(inst: InstanceRef, id: string, title: string): Promise<Stored<ContactGroup>> {
     await this.group(inst, id)
     const now = this.now()
     const g = (await this.deps.repos.contactGroups.update(id, (g) => {
@@ -194,7 +192,7 @@ export class ContactService {
   }
 
   /** Deletes a group; its contacts stay, in no group. */
-  async deleteGroup(inst: Inst, id: string): Promise<void> {
+  async deleteGroup(inst: InstanceRef, id: string): Promise<void> {
     await this.group(inst, id)
     const now = this.now()
     await this.deps.repos.transaction(async (r) => {
@@ -205,13 +203,13 @@ export class ContactService {
   }
 
   /** Puts the customer `number` of a conversation into the group (a contact is made if needed). */
-  async addToGroup(inst: Inst, number: string, name: string | null, groupId: string): Promise<Stored<Contact>> {
+  async addToGroup(inst: InstanceRef, number: string, name: string | null, groupId: string): Promise<Stored<Contact>> {
     await this.group(inst, groupId)
     return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { group_id: groupId }) : this.insert(inst, { name: name ?? `+${number}`, number, group_id: groupId })))
   }
 
   /** Marks the customer `number` opted out (or in again); a contact is made if needed. */
-  async setOptedOut(inst: Inst, number: string, name: string | null, optedOut: boolean): Promise<Stored<Contact>> {
+  async setOptedOut(inst: InstanceRef, number: string, name: string | null, optedOut: boolean): Promise<Stored<Contact>> {
     return this.upsert(inst, number, async (existing) => {
       if (existing) return existing.opted_out === optedOut ? existing : this.update(inst, existing._id, { opted_out: optedOut })
       return this.insert(inst, { name: name ?? `+${number}`, number, opted_out: optedOut })
@@ -222,7 +220,7 @@ export class ContactService {
    * Imports contacts from CSV (contact-csv.ts) in one write, into `groupId` when given. Numbers that
    * are already contacts are left as they are (counted in `existing`); refused rows say why.
    */
-  async importCsv(inst: Inst, csv: string, mapping: ColumnMapping = {}, groupId?: string | null): Promise<ImportReport> {
+  async importCsv(inst: InstanceRef, csv: string, mapping: ColumnMapping = {}, groupId?: string | null): Promise<ImportReport> {
     await this.checkGroup(inst, groupId)
     const { rows, refused } = parseContactsCsv(csv, mapping)
     const known = await this.deps.repos.contacts.byNumbers(inst._id, rows.map((r) => r.number))
@@ -258,7 +256,7 @@ export class ContactService {
     })
   }
 
-  private async checkGroup(inst: Inst, groupId: string | null | undefined): Promise<void> {
+  private async checkGroup(inst: InstanceRef, groupId: string | null | undefined): Promise<void> {
     if (groupId && !(await this.deps.repos.contactGroups.owned(inst._id, groupId))) throw invalid('group_id', 'names no contact group of this instance')
   }
 

@@ -8,7 +8,7 @@ import { renderButtons, renderList } from '../../channel/interactive-text'
 import type { MediaSource, SentMessage } from '../../channel/types'
 import { buildVCard } from '../../channel/vcard'
 import { assertMediaKind, detectMimeType, type MediaKind } from '../../media/media-inspect'
-import type { Instance, SentBy } from '../../../shared/schemas/records'
+import type { InstanceRef, SentBy } from '../../../shared/schemas/records'
 import type { FileUrlFields, SendButtonsBody, SendContactBody, SendListBody, SendMediaButtonBody, SendTextBody } from '../../../shared/schemas/operations'
 import type { AttachmentService } from '../attachment-service'
 import { invalid } from '../errors'
@@ -17,7 +17,6 @@ import type { RemoteFiles } from './remote-file'
 import { mediaContent, planTextSend, type MediaExtras } from './send-planner'
 import type { TextSendResultT } from '../../../shared/operations/results'
 
-type Inst = Pick<Instance, '_id' | 'user_id'>
 type Body<T> = Omit<T, 'session_id' | 'access_token'>
 /** Who sends through a {@link MessageService}. */
 export type SenderSource = 'api' | 'desk' | 'broadcast' | 'schedule'
@@ -49,12 +48,12 @@ export class MessageService {
   }
 
   /** The connected session of an instance (the bot's add-to-group action); 409 otherwise. */
-  connectedSession(inst: Inst): ReturnType<Outbound['connectedSession']> {
+  connectedSession(inst: InstanceRef): ReturnType<Outbound['connectedSession']> {
     return this.outbound.connectedSession(inst)
   }
 
   /** The seed's text send: text, then attachments, location and a contact card, in that order. */
-  async sendText(inst: Inst, body: Body<SendTextBody>): Promise<TextSendResult> {
+  async sendText(inst: InstanceRef, body: Body<SendTextBody>): Promise<TextSendResult> {
     const jid = await this.outbound.recipient(inst, body.chatId)
     if (!body.message && !body.attachments?.length && !body.location && !body.contactId) {
       throw invalid('message', 'is required (or attachments, location or contactId)')
@@ -88,12 +87,12 @@ export class MessageService {
   }
 
   /** A plain text to `to` (the deprecated sendText routes); `field` names the recipient field in errors. */
-  sendPlainText(inst: Inst, to: string, text: string, field = 'chatId'): Promise<SentMessage> {
+  sendPlainText(inst: InstanceRef, to: string, text: string, field = 'chatId'): Promise<SentMessage> {
     return this.outbound.send(inst, resolveChat(to, field), { kind: 'text', text }, { source: this.source, sentBy: this.sentBy })
   }
 
   /** Sends a media file of `kind`; checks its content fits the kind (415 otherwise, naming `endpoint`). */
-  async sendMedia(inst: Inst, chatId: string, kind: MediaKind, media: MediaSource, extra: MediaExtras, endpoint: string): Promise<SentMessage> {
+  async sendMedia(inst: InstanceRef, chatId: string, kind: MediaKind, media: MediaSource, extra: MediaExtras, endpoint: string): Promise<SentMessage> {
     const jid = await this.outbound.recipient(inst, chatId)
     this.outbound.connectedSession(inst)
     const mimetype = await detectMimeType(media.path, media.fileName, media.mimetype)
@@ -102,7 +101,7 @@ export class MessageService {
   }
 
   /** Sends a stored attachment as a message of `kind` (the UI's media form). 400 when it is not this instance's. */
-  async sendAttachment(inst: Inst, input: { chatId: string; kind: MediaKind; attachmentId: string; caption?: string; voiceNote?: boolean }): Promise<SentMessage> {
+  async sendAttachment(inst: InstanceRef, input: { chatId: string; kind: MediaKind; attachmentId: string; caption?: string; voiceNote?: boolean }): Promise<SentMessage> {
     const a = await this.attachments.find(inst, input.attachmentId)
     if (!a) throw invalid('attachmentId', 'names no attachment of this instance')
     return this.sendMedia(
@@ -116,7 +115,7 @@ export class MessageService {
   }
 
   /** Downloads `url` and sends it as `type` (docs/api-seed.md fileurl). */
-  async sendFileUrl(inst: Inst, fields: Body<FileUrlFields>): Promise<SentMessage> {
+  async sendFileUrl(inst: InstanceRef, fields: Body<FileUrlFields>): Promise<SentMessage> {
     resolveChat(fields.chatId)
     this.outbound.connectedSession(inst)
     return this.remote.with(fields.url, 'url', async (file) => {
@@ -132,20 +131,20 @@ export class MessageService {
     })
   }
 
-  async sendButtons(inst: Inst, body: Body<SendButtonsBody>): Promise<SentMessage> {
+  async sendButtons(inst: InstanceRef, body: Body<SendButtonsBody>): Promise<SentMessage> {
     const jid = await this.outbound.recipient(inst, body.chatId)
     const r = renderButtons(body.btndata.text, body.btndata.buttons, body.btndata.footerText)
     return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, sentBy: this.sentBy, options: r.options, type: 'buttons' })
   }
 
-  async sendList(inst: Inst, body: Body<SendListBody>): Promise<SentMessage> {
+  async sendList(inst: InstanceRef, body: Body<SendListBody>): Promise<SentMessage> {
     const jid = await this.outbound.recipient(inst, body.chatId)
     const r = renderList(body.msgdata)
     return this.outbound.send(inst, jid, { kind: 'text', text: r.text }, { source: this.source, sentBy: this.sentBy, options: r.options, type: 'list' })
   }
 
   /** The image from `btndata.image` with the rendered buttons as its caption. */
-  async sendMediaButton(inst: Inst, body: Body<SendMediaButtonBody>): Promise<SentMessage> {
+  async sendMediaButton(inst: InstanceRef, body: Body<SendMediaButtonBody>): Promise<SentMessage> {
     const jid = await this.outbound.recipient(inst, body.chatId)
     this.outbound.connectedSession(inst)
     const r = renderButtons(body.btndata.text, body.btndata.buttons, body.btndata.footerText)
@@ -161,7 +160,7 @@ export class MessageService {
     })
   }
 
-  async sendContact(inst: Inst, body: Body<SendContactBody>): Promise<SentMessage> {
+  async sendContact(inst: InstanceRef, body: Body<SendContactBody>): Promise<SentMessage> {
     const jid = await this.outbound.recipient(inst, body.chatId)
     const v = body.vcard
     const displayName = v.displayName || v.fullName

@@ -15,7 +15,7 @@ import type { CoreEventBus } from '../../events'
 import { newObjectId } from '../../ids'
 import type { Logger } from '../../logger'
 import type { Draft, Repositories, Stored } from '../../store/repos'
-import type { Broadcast, BroadcastRecipient, Instance, OutreachMessage } from '../../../shared/schemas/records'
+import type { Broadcast, BroadcastRecipient, Instance, InstanceRef, OutreachMessage } from '../../../shared/schemas/records'
 import { AppError, conflict, invalid, notFound } from '../errors'
 import type { MessageService } from '../messages/message-sender'
 import { NotOnWhatsAppError } from '../messages/outbound'
@@ -25,8 +25,6 @@ import { contactNumber } from '../contacts/contact-number'
 import { outreachPolicy, type OutreachGovernor } from './outreach-governor'
 import { dailyQuota, numberAgeDays } from './send-governor'
 import type { OutreachStatusT } from '../../../shared/operations/results'
-
-type Inst = Pick<Instance, '_id' | 'user_id'>
 
 /** A broadcast as the API answers it: the record and where it stands. */
 export type BroadcastView = Stored<Broadcast> & {
@@ -151,7 +149,7 @@ export class BroadcastService {
    * Creates a broadcast and starts sending. 400 naming the field: no recipients, a bad number, an
    * unknown group or attachment, an empty message. Opted-out contacts go straight to `skipped`.
    */
-  async create(inst: Inst, input: BroadcastInput, scheduleId: string | null = null): Promise<BroadcastView> {
+  async create(inst: InstanceRef, input: BroadcastInput, scheduleId: string | null = null): Promise<BroadcastView> {
     await checkMessage(this.deps.repos, inst, input.message)
     const recipients = await this.recipients(inst, input)
     const now = new Date(this.deps.clock.now()).toISOString()
@@ -246,7 +244,7 @@ export class BroadcastService {
   }
 
   /** The recipients of a new broadcast, each number once, named by their contact. */
-  private async recipients(inst: Inst, input: BroadcastInput): Promise<BroadcastRecipient[]> {
+  private async recipients(inst: InstanceRef, input: BroadcastInput): Promise<BroadcastRecipient[]> {
     const seen = new Set<string>()
     const out: BroadcastRecipient[] = []
     const add = (number: string, name: string | null, contactId: string | null) => {

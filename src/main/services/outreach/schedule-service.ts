@@ -11,14 +11,12 @@ import type { CoreEventBus } from '../../events'
 import { newObjectId } from '../../ids'
 import type { Logger } from '../../logger'
 import type { Draft, Repositories, Stored } from '../../store/repos'
-import type { Instance, OutreachMessage, ScheduledMessage } from '../../../shared/schemas/records'
+import type { Instance, InstanceRef, OutreachMessage, ScheduledMessage } from '../../../shared/schemas/records'
 import { AppError, invalid, notFound } from '../errors'
 import { resolveChat } from '../messages/outbound'
 import { checkMessage, type BroadcastService } from './broadcast-service'
 import { outreachPolicy } from './outreach-governor'
 import { nextRun } from './schedule-time'
-
-type Inst = Pick<Instance, '_id' | 'user_id' | 'settings'>
 
 export interface ScheduleInput {
   title?: string
@@ -86,7 +84,7 @@ export class ScheduleService {
   }
 
   /** Saves a scheduled message. 400 naming the field: bad target, message, time (a one-off in the past). */
-  async create(inst: Inst, input: ScheduleInput): Promise<Stored<ScheduledMessage>> {
+  async create(inst: InstanceRef<'settings'>, input: ScheduleInput): Promise<Stored<ScheduledMessage>> {
     const now = new Date(this.deps.clock.now()).toISOString()
     const draft: ScheduledMessage = {
       _id: newObjectId(),
@@ -112,7 +110,7 @@ export class ScheduleService {
   }
 
   /** Changes a scheduled message (its next run is worked out again). 404 / 400 as create. */
-  async update(inst: Inst, id: string, change: Partial<ScheduleInput>): Promise<Stored<ScheduledMessage>> {
+  async update(inst: InstanceRef<'settings'>, id: string, change: Partial<ScheduleInput>): Promise<Stored<ScheduledMessage>> {
     const current = await this.get(inst, id)
     const next = await this.checked(inst, { ...current, ...change, days: change.days ?? current.days, title: change.title?.trim() || current.title, __v: current.__v + 1, updatedAt: new Date(this.deps.clock.now()).toISOString() })
     const s = await this.deps.repos.schedules.put(next)
@@ -129,7 +127,7 @@ export class ScheduleService {
   }
 
   /** Validates a record and works out its next run (null when inactive or a past one-off). */
-  private async checked(inst: Inst, s: ScheduledMessage): Promise<ScheduledMessage> {
+  private async checked(inst: InstanceRef<'settings'>, s: ScheduledMessage): Promise<ScheduledMessage> {
     await checkMessage(this.deps.repos, inst, s.message)
     await this.recipientOf(inst, s)
     if (s.repeat !== 'weekly' && s.days.length > 0) throw invalid('days', 'is only for weekly schedules')

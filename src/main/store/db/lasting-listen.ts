@@ -6,6 +6,7 @@
  * tells the UIs to reload). Used by the configuration document and the events between workers.
  */
 import type { DatabaseHandle } from './database'
+import { backoffDelayMs } from '../../../shared/domain/backoff'
 
 /** The first wait before listening again after a break, ms; it doubles up to {@link RELISTEN_MAX_MS}. */
 export const RELISTEN_MIN_MS = 200
@@ -43,9 +44,10 @@ export async function listenLasting(
     current = null
     if (stopped) return
     opts.onLost?.(err)
-    again(min)
+    again(1)
   }
-  const again = (delay: number): void => {
+  /** Try number `attempt` (1 = the first after the break) to listen again; no jitter: a worker holds one such listener, so few retry together. */
+  const again = (attempt: number): void => {
     timer = setTimeout(() => {
       timer = null
       if (stopped) return
@@ -57,10 +59,10 @@ export async function listenLasting(
         },
         (err: unknown) => {
           opts.onRetryFailed?.(err)
-          again(Math.min(delay * 2, max))
+          again(attempt + 1)
         }
       )
-    }, delay)
+    }, backoffDelayMs(attempt, 0, { baseMs: min, maxMs: max, jitter: 0 }))
     timer.unref()
   }
   current = await listen(channel, onNotify, lost)

@@ -119,7 +119,8 @@ export function matchingContactSeqs(db: Kysely<Database>, q: string): Expression
   return db
     .selectFrom('contacts as ct')
     .select('ct.seq')
-    .where((eb) => allTermsIn(eb.fn<string>('chatapp_contact_words', [eb.ref('ct.name'), eb.ref('ct.number'), eb.ref('ct.notes')]), terms)) as unknown as Expression<number>
+    .where((eb) => allTermsIn(eb.fn<string>('chatapp_contact_words', [eb.ref('ct.name'), eb.ref('ct.number'), eb.ref('ct.notes')]), terms))
+    .$asScalar()
 }
 
 /**

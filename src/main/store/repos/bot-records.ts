@@ -4,71 +4,40 @@
  */
 import type { Attachment, Intent, Survey } from '../../../shared/schemas/records'
 import type { AttachmentsTable, IntentsTable, SurveyStepsTable } from '../db/schema'
-import { fromJson, toJson } from './exec'
-import { InstanceRecordTable, type RowMap, type Stored } from './record-table'
+import { InstanceRecordTable, type Stored } from './record-table'
+import { rowMap } from './row-map'
 
-export const intentRows: RowMap<Intent, IntentsTable> = {
-  toRow: (r) => ({
-    id: r._id,
-    instance_id: r.instance_id,
-    client_id: r.client_id,
-    title: r.title,
-    keyword: r.keyword,
-    reply: r.reply,
-    action: r.action === undefined ? null : toJson(r.action),
-    created_at: r.createdAt,
-    updated_at: r.updatedAt,
-    v: r.__v
-  }),
-  fromRow: (w) => ({
-    _id: w.id,
-    client_id: w.client_id,
-    instance_id: w.instance_id,
-    title: w.title,
-    keyword: w.keyword,
-    reply: w.reply,
-    ...(w.action !== null ? { action: fromJson<Intent['action']>(w.action) } : {}),
-    createdAt: w.created_at,
-    updatedAt: w.updated_at,
-    __v: w.v
-  })
-}
+/** The fields an intent and a survey step share, in the records' order: whose it is, its words and its reply. */
+const KEYWORD_RECORD = { _id: 'as is', client_id: 'as is', instance_id: 'as is', title: 'as is', keyword: 'as is', reply: 'as is' } as const
 
-export const surveyStepRows: RowMap<Survey, SurveyStepsTable> = {
-  toRow: (r) => ({
-    id: r._id,
-    instance_id: r.instance_id,
-    client_id: r.client_id,
-    title: r.title,
-    keyword: r.keyword,
-    reply: r.reply,
-    sort_id: r.sort_id,
-    action: r.action === undefined ? null : toJson(r.action),
-    closing_msg: r.closing_msg ?? null,
-    created_at: r.createdAt,
-    updated_at: r.updatedAt,
-    v: r.__v
-  }),
-  fromRow: (w) => ({
-    _id: w.id,
-    client_id: w.client_id,
-    instance_id: w.instance_id,
-    title: w.title,
-    keyword: w.keyword,
-    reply: w.reply,
-    sort_id: w.sort_id,
-    ...(w.action !== null ? { action: fromJson<Survey['action']>(w.action) } : {}),
-    ...(w.closing_msg !== null ? { closing_msg: w.closing_msg } : {}),
-    createdAt: w.created_at,
-    updatedAt: w.updated_at,
-    __v: w.v
-  })
-}
+export const intentRows = rowMap<Intent, IntentsTable>({
+  ...KEYWORD_RECORD,
+  action: 'optional json',
+  createdAt: 'as is',
+  updatedAt: 'as is',
+  __v: 'as is'
+})
 
-export const attachmentRows: RowMap<Attachment, AttachmentsTable> = {
-  toRow: (r) => ({ id: r._id, instance_id: r.instance_id, client_id: r.client_id, filename: r.filename, mimetype: r.mimetype, size: r.size, sha256: r.sha256, created_at: r.createdAt }),
-  fromRow: (w) => ({ _id: w.id, client_id: w.client_id, instance_id: w.instance_id, filename: w.filename, mimetype: w.mimetype, size: w.size, sha256: w.sha256, createdAt: w.created_at })
-}
+export const surveyStepRows = rowMap<Survey, SurveyStepsTable>({
+  ...KEYWORD_RECORD,
+  sort_id: 'as is',
+  action: 'optional json',
+  closing_msg: 'optional',
+  createdAt: 'as is',
+  updatedAt: 'as is',
+  __v: 'as is'
+})
+
+export const attachmentRows = rowMap<Attachment, AttachmentsTable>({
+  _id: 'as is',
+  client_id: 'as is',
+  instance_id: 'as is',
+  filename: 'as is',
+  mimetype: 'as is',
+  size: 'as is',
+  sha256: 'as is',
+  createdAt: 'as is'
+})
 
 export class IntentRepo extends InstanceRecordTable<Intent, 'intents'> {}
 

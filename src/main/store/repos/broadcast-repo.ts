@@ -8,29 +8,29 @@ import { produce, type Draft } from 'immer'
 import type { Kysely } from 'kysely'
 import type { Broadcast } from '../../../shared/schemas/records'
 import type { BroadcastRecipientsTable, BroadcastsTable, Database } from '../db/schema'
-import { fromJson, toJson, type Exec } from './exec'
+import type { Exec } from './exec'
 import type { Stored } from './record-table'
+import { rowMap } from './row-map'
 
 type RecipientState = BroadcastRecipientsTable['state']
 type Recipient = Omit<BroadcastRecipientsTable, 'broadcast_id' | 'position' | 'done_seq'>
 
-function broadcastToRow(b: Broadcast): BroadcastsTable {
-  return {
-    id: b._id,
-    instance_id: b.instance_id,
-    client_id: b.client_id,
-    send_type: b.send_type,
-    to: b.to,
-    message: toJson(b.message),
-    status: b.status,
-    status_reason: b.status_reason,
-    current: b.current ? toJson(b.current) : null,
-    schedule_id: b.schedule_id,
-    created_at: b.createdAt,
-    updated_at: b.updatedAt,
-    v: b.__v
-  }
-}
+/** A broadcast ↔ its row, recipients apart (rows of `broadcast_recipients`: {@link recipientsOf}). */
+const broadcastRows = rowMap<Omit<Broadcast, 'sent' | 'pending' | 'failed' | 'skipped'>, BroadcastsTable>({
+  _id: 'as is',
+  client_id: 'as is',
+  instance_id: 'as is',
+  send_type: 'as is',
+  to: 'as is',
+  message: 'json',
+  status: 'as is',
+  status_reason: 'as is',
+  current: 'json',
+  schedule_id: 'as is',
+  createdAt: 'as is',
+  updatedAt: 'as is',
+  __v: 'as is'
+})
 
 /** Where each recipient of a record stands, by number, and the order of each finished list. */
 function recipientsOf(b: Broadcast): Map<string, Recipient & { order: number }> {
@@ -47,23 +47,11 @@ function recipientsOf(b: Broadcast): Map<string, Recipient & { order: number }> 
 function broadcastFromRows(w: BroadcastsTable, recipients: readonly BroadcastRecipientsTable[]): Broadcast {
   const of = (state: RecipientState) => recipients.filter((r) => r.state === state).sort((a, b) => (a.done_seq ?? a.position) - (b.done_seq ?? b.position) || a.position - b.position)
   return {
-    _id: w.id,
-    client_id: w.client_id,
-    instance_id: w.instance_id,
-    send_type: w.send_type as Broadcast['send_type'],
-    to: w.to,
-    message: fromJson<Broadcast['message']>(w.message),
-    status: w.status as Broadcast['status'],
-    status_reason: w.status_reason,
+    ...broadcastRows.fromRow(w),
     sent: of('sent').map((r) => ({ number: r.number, message_id: r.message_id ?? '', at: r.at ?? '' })),
     pending: recipients.filter((r) => r.state === 'pending').sort((a, b) => a.position - b.position).map((r) => ({ number: r.number, name: r.name, contact_id: r.contact_id })),
     failed: of('failed').map((r) => ({ number: r.number, reason: r.reason ?? '', at: r.at ?? '' })),
-    skipped: of('skipped').map((r) => ({ number: r.number, reason: r.reason ?? '' })),
-    current: w.current ? fromJson<Broadcast['current']>(w.current) : null,
-    schedule_id: w.schedule_id,
-    createdAt: w.created_at,
-    updatedAt: w.updated_at,
-    __v: w.v
+    skipped: of('skipped').map((r) => ({ number: r.number, reason: r.reason ?? '' }))
   }
 }
 
@@ -109,7 +97,7 @@ export class BroadcastRepo {
   /** Stores a new broadcast with its recipients. */
   async put(b: Broadcast): Promise<Stored<Broadcast>> {
     await this.x.write(async (trx) => {
-      await trx.insertInto('broadcasts').values(broadcastToRow(b)).execute()
+      await trx.insertInto('broadcasts').values(broadcastRows.toRow(b)).execute()
       const rows = [...recipientsOf(b).values()].map((r, position) => ({
         broadcast_id: b._id,
         position,
@@ -137,7 +125,7 @@ export class BroadcastRepo {
       if (!current) return undefined
       const next = produce(current as Broadcast, recipe)
       if (next === current) return current
-      await trx.updateTable('broadcasts').set(broadcastToRow(next)).where('id', '=', id).execute()
+      await trx.updateTable('broadcasts').set(broadcastRows.toRow(next)).where('id', '=', id).execute()
       const rows = await trx.selectFrom('broadcast_recipients').selectAll().where('broadcast_id', '=', id).execute()
       const byNumber = new Map(rows.map((r) => [r.number, r]))
       let doneSeq = Math.max(-1, ...rows.map((r) => r.done_seq ?? -1))

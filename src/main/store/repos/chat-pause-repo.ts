@@ -3,22 +3,26 @@ import type { ChatPause } from '../../../shared/schemas/records'
 import type { ChatPausesTable } from '../db/schema'
 import type { Exec } from './exec'
 import type { Stored } from './record-table'
+import { rowMap } from './row-map'
+
+/** A pause ↔ its row; the `_id` is no column but the instance and chat it names. */
+const chatPauseRows = rowMap<Omit<ChatPause, '_id'>, ChatPausesTable>({
+  instance_id: 'as is',
+  chatId: 'as is',
+  since: 'as is',
+  until: 'as is',
+  reason: 'as is',
+  by: 'as is',
+  taken_by: 'optional json'
+})
 
 function fromRow(w: ChatPausesTable): Stored<ChatPause> {
-  return Object.freeze({
-    _id: `${w.instance_id}:${w.chat_id}`,
-    instance_id: w.instance_id,
-    chatId: w.chat_id,
-    since: w.since,
-    until: w.until,
-    reason: w.reason as ChatPause['reason'],
-    by: w.by as ChatPause['by'],
-    ...(w.taken_by ? { taken_by: JSON.parse(w.taken_by) as ChatPause['taken_by'] } : {})
-  })
+  return Object.freeze({ _id: `${w.instance_id}:${w.chat_id}`, ...chatPauseRows.fromRow(w) })
 }
 
+/** The row of a pause (`_id` aside: the instance and chat columns hold it). */
 export function chatPauseToRow(p: ChatPause): ChatPausesTable {
-  return { instance_id: p.instance_id, chat_id: p.chatId, since: p.since, until: p.until, reason: p.reason, by: p.by, taken_by: p.taken_by ? JSON.stringify(p.taken_by) : null }
+  return chatPauseRows.toRow(p)
 }
 
 export class ChatPauseRepo {

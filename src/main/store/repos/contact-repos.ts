@@ -7,54 +7,49 @@ import { produce, type Draft } from 'immer'
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Contact, ContactGroup } from '../../../shared/schemas/records'
 import type { ContactGroupsTable, ContactsTable, Database } from '../db/schema'
-import { flag, isSet, type Exec } from './exec'
-import { InstanceRecordTable, type RowMap, type Stored } from './record-table'
+import type { Exec } from './exec'
+import { InstanceRecordTable, type Stored } from './record-table'
+import { rowMap } from './row-map'
 import { likeAnyCase, matchingContactSeqs } from '../db/search-sql'
 import { searchText } from './search-terms'
 
-export const contactGroupRows: RowMap<ContactGroup, ContactGroupsTable> = {
-  toRow: (r) => ({ id: r._id, instance_id: r.instance_id, client_id: r.client_id, title: r.title, is_default: flag(r.is_default), created_at: r.createdAt, updated_at: r.updatedAt, v: r.__v }),
-  fromRow: (w) => ({ _id: w.id, title: w.title, is_default: isSet(w.is_default), client_id: w.client_id, instance_id: w.instance_id, createdAt: w.created_at, updatedAt: w.updated_at, __v: w.v })
-}
+export const contactGroupRows = rowMap<ContactGroup, ContactGroupsTable>({
+  _id: 'as is',
+  title: 'as is',
+  is_default: 'flag',
+  client_id: 'as is',
+  instance_id: 'as is',
+  createdAt: 'as is',
+  updatedAt: 'as is',
+  __v: 'as is'
+})
 
 type ContactRow = Omit<ContactsTable, 'seq'>
 
-/** A contact ↔ its row (labels apart: {@link ContactRepo} reads and writes them). */
+/** A contact ↔ its row, labels apart ({@link ContactRepo} reads and writes them). */
+const contactRows = rowMap<Omit<Contact, 'labels'>, ContactRow>({
+  _id: 'as is',
+  name: 'as is',
+  number: 'as is',
+  client_id: 'as is',
+  instance_id: 'as is',
+  group_id: 'as is',
+  channel: 'as is',
+  notes: 'as is',
+  opted_out: 'flag',
+  last_seen_at: 'as is',
+  createdAt: 'as is',
+  updatedAt: 'as is',
+  __v: 'as is'
+})
+
+/** A contact's row (its labels are rows of `contact_labels`). */
 export function contactToRow(c: Contact): ContactRow {
-  return {
-    id: c._id,
-    instance_id: c.instance_id,
-    client_id: c.client_id,
-    name: c.name,
-    number: c.number,
-    group_id: c.group_id,
-    channel: c.channel,
-    notes: c.notes,
-    opted_out: flag(c.opted_out),
-    last_seen_at: c.last_seen_at,
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
-    v: c.__v
-  }
+  return contactRows.toRow(c)
 }
 
 function contactFromRow(w: ContactRow, labels: string[]): Contact {
-  return {
-    _id: w.id,
-    name: w.name,
-    number: w.number,
-    client_id: w.client_id,
-    instance_id: w.instance_id,
-    group_id: w.group_id,
-    channel: 'whatsapp',
-    labels,
-    notes: w.notes,
-    opted_out: isSet(w.opted_out),
-    last_seen_at: w.last_seen_at,
-    createdAt: w.created_at,
-    updatedAt: w.updated_at,
-    __v: w.v
-  }
+  return { ...contactRows.fromRow(w), labels }
 }
 
 export interface ContactFilter {
@@ -120,7 +115,7 @@ export class ContactRepo {
       if (filter.label) r = r.where('id', 'in', (eb) => eb.selectFrom('contact_labels').select('contact_id').where(sql<boolean>`lower(label) = lower(${filter.label})`))
       const text = filter.q === undefined ? '' : searchText(filter.q)
       const matching = text ? matchingContactSeqs(this.x.db, text) : null
-      if (matching) r = r.where('seq', 'in', matching as never)
+      if (matching) r = r.where('seq', 'in', matching)
       else if (text) {
         const like = `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`
         r = r.where((eb) => eb.or([likeAnyCase(this.x.db, 'name', like), likeAnyCase(this.x.db, 'number', like), likeAnyCase(this.x.db, 'notes', like)]))

@@ -1,17 +1,12 @@
 /** The desk's account-wide records: quick replies and labels. */
 import type { Label, QuickReply } from '../../../shared/schemas/records'
 import type { LabelsTable, QuickRepliesTable } from '../db/schema'
-import { RecordTable, type RowMap, type Stored } from './record-table'
+import { RecordTable, type Stored } from './record-table'
+import { rowMap } from './row-map'
 
-export const quickReplyRows: RowMap<QuickReply, QuickRepliesTable> = {
-  toRow: (r) => ({ id: r._id, shortcut: r.shortcut, text: r.text, created_at: r.createdAt, updated_at: r.updatedAt }),
-  fromRow: (w) => ({ _id: w.id, shortcut: w.shortcut, text: w.text, createdAt: w.created_at, updatedAt: w.updated_at })
-}
+export const quickReplyRows = rowMap<QuickReply, QuickRepliesTable>({ _id: 'as is', shortcut: 'as is', text: 'as is', createdAt: 'as is', updatedAt: 'as is' })
 
-export const labelRows: RowMap<Label, LabelsTable> = {
-  toRow: (r) => ({ id: r._id, name: r.name, color: r.color, created_at: r.createdAt, updated_at: r.updatedAt }),
-  fromRow: (w) => ({ _id: w.id, name: w.name, color: w.color as Label['color'], createdAt: w.created_at, updatedAt: w.updated_at })
-}
+export const labelRows = rowMap<Label, LabelsTable>({ _id: 'as is', name: 'as is', color: 'as is', createdAt: 'as is', updatedAt: 'as is' })
 
 export class QuickReplyRepo extends RecordTable<QuickReply, 'quick_replies'> {
   /** Every quick reply, by shortcut. */

@@ -1,45 +1,29 @@
 /** Outreach records: scheduled messages and the sends the governor counts (issue 14 §4–5). */
 import type { OutreachSend, ScheduledMessage } from '../../../shared/schemas/records'
-import type { SchedulesTable } from '../db/schema'
-import { flag, fromJson, isSet, toJson, type Exec } from './exec'
-import { InstanceRecordTable, type RowMap, type Stored } from './record-table'
+import type { OutreachSendsTable, SchedulesTable } from '../db/schema'
+import type { Exec } from './exec'
+import { InstanceRecordTable, type Stored } from './record-table'
+import { rowMap } from './row-map'
 
-export const scheduleRows: RowMap<ScheduledMessage, SchedulesTable> = {
-  toRow: (r) => ({
-    id: r._id,
-    instance_id: r.instance_id,
-    client_id: r.client_id,
-    title: r.title,
-    target: toJson(r.target),
-    message: toJson(r.message),
-    repeat: r.repeat,
-    start_at: r.start_at,
-    days: toJson(r.days),
-    active: flag(r.active),
-    next_run_at: r.next_run_at,
-    runs: toJson(r.runs),
-    created_at: r.createdAt,
-    updated_at: r.updatedAt,
-    v: r.__v
-  }),
-  fromRow: (w) => ({
-    _id: w.id,
-    client_id: w.client_id,
-    instance_id: w.instance_id,
-    title: w.title,
-    target: fromJson<ScheduledMessage['target']>(w.target),
-    message: fromJson<ScheduledMessage['message']>(w.message),
-    repeat: w.repeat as ScheduledMessage['repeat'],
-    start_at: w.start_at,
-    days: fromJson<ScheduledMessage['days']>(w.days),
-    active: isSet(w.active),
-    next_run_at: w.next_run_at,
-    runs: fromJson<ScheduledMessage['runs']>(w.runs),
-    createdAt: w.created_at,
-    updatedAt: w.updated_at,
-    __v: w.v
-  })
-}
+export const scheduleRows = rowMap<ScheduledMessage, SchedulesTable>({
+  _id: 'as is',
+  client_id: 'as is',
+  instance_id: 'as is',
+  title: 'as is',
+  target: 'json',
+  message: 'json',
+  repeat: 'as is',
+  start_at: 'as is',
+  days: 'json',
+  active: 'flag',
+  next_run_at: 'as is',
+  runs: 'json',
+  createdAt: 'as is',
+  updatedAt: 'as is',
+  __v: 'as is'
+})
+
+export const outreachSendRows = rowMap<OutreachSend, OutreachSendsTable>({ _id: 'as is', instance_id: 'as is', to: 'as is', at: 'as is' })
 
 export class ScheduleRepo extends InstanceRecordTable<ScheduledMessage, 'schedules'> {
   /** Active schedules whose next run is at or before `atIso` (all active ones with a next run when absent), soonest first. */
@@ -62,14 +46,14 @@ export class OutreachSendRepo {
   /** The sends of an instance counted from `sinceMs` (epoch ms) on, oldest first. */
   async since(instanceId: string, sinceMs: number): Promise<OutreachSend[]> {
     const rows = await this.x.db.selectFrom('outreach_sends').selectAll().where('instance_id', '=', instanceId).where('at', '>=', sinceMs).orderBy('at').execute()
-    return rows.map((r) => ({ _id: r.id, instance_id: r.instance_id, to: r.to, at: r.at }))
+    return rows.map((r) => outreachSendRows.fromRow(r))
   }
 
   /** Counts a send and forgets the instance's sends older than `keepAfter` (epoch ms), in one transaction. */
   async add(send: OutreachSend, keepAfter: number): Promise<void> {
     await this.x.write(async (trx) => {
       await trx.deleteFrom('outreach_sends').where('instance_id', '=', send.instance_id).where('at', '<', keepAfter).execute()
-      await trx.insertInto('outreach_sends').values({ id: send._id, instance_id: send.instance_id, to: send.to, at: send.at }).execute()
+      await trx.insertInto('outreach_sends').values(outreachSendRows.toRow(send)).execute()
     })
   }
 }

@@ -11,20 +11,15 @@ import { produce, type Draft } from 'immer'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema'
 import type { Exec } from './exec'
+import type { RowMap } from './row-map'
 
 export type Stored<T> = Readonly<T>
-
-/** A record ↔ its row. */
-export interface RowMap<T, R> {
-  toRow(record: T): R
-  fromRow(row: R): T
-}
 
 /** The tables of {@link RecordTable}: a text `id` key. */
 type RecordTableName = 'intents' | 'survey_steps' | 'attachments' | 'quick_replies' | 'labels' | 'contact_groups' | 'schedules'
 
-/** The database seen as untyped tables: the base class works on any of them by name. */
-type Loose = Kysely<Record<string, Record<string, unknown>>>
+/** The tables of {@link InstanceRecordTable}: also an `instance_id` and a `created_at`. */
+type InstanceTableName = Exclude<RecordTableName, 'quick_replies' | 'labels'>
 
 export class RecordTable<T extends { _id: string }, N extends RecordTableName> {
   constructor(
@@ -33,11 +28,16 @@ export class RecordTable<T extends { _id: string }, N extends RecordTableName> {
     protected readonly map: RowMap<T, Database[N]>
   ) {}
 
-  protected loose(db: Kysely<Database>): Loose {
-    return db as unknown as Loose
+  /**
+   * The table as one of all record tables: Kysely types a query on the union of their names by the
+   * columns they share (`id`), which it cannot do on the type parameter `N`.
+   */
+  protected get anyTable(): RecordTableName {
+    return this.table
   }
 
-  protected toRecord(row: unknown): Stored<T> {
+  /** The record of a row of this table (read through {@link anyTable}, so typed as any record table's). */
+  protected toRecord(row: Database[RecordTableName]): Stored<T> {
     return Object.freeze(this.map.fromRow(row as Database[N]))
   }
 
@@ -46,7 +46,7 @@ export class RecordTable<T extends { _id: string }, N extends RecordTableName> {
   }
 
   protected async findIn(db: Kysely<Database>, id: string): Promise<Stored<T> | undefined> {
-    const row = await this.loose(db).selectFrom(this.table).selectAll().where('id', '=', id).executeTakeFirst()
+    const row = await db.selectFrom(this.anyTable).selectAll().where('id', '=', id).executeTakeFirst()
     return row ? this.toRecord(row) : undefined
   }
 
@@ -65,12 +65,12 @@ export class RecordTable<T extends { _id: string }, N extends RecordTableName> {
   }
 
   protected async putIn(db: Kysely<Database>, record: T): Promise<void> {
-    const row = this.map.toRow(record) as unknown as Record<string, unknown>
+    const row = this.map.toRow(record)
     const { id: _id, ...rest } = row
-    await this.loose(db)
-      .insertInto(this.table)
+    await db
+      .insertInto(this.anyTable)
       .values(row)
-      .onConflict((oc) => oc.column('id').doUpdateSet(rest as never))
+      .onConflict((oc) => oc.column('id').doUpdateSet(rest))
       .execute()
   }
 
@@ -92,17 +92,18 @@ export class RecordTable<T extends { _id: string }, N extends RecordTableName> {
   /** Removes a record; answers whether it existed. */
   async remove(id: string): Promise<boolean> {
     return this.x.write(async (trx) => {
-      const res = await this.loose(trx).deleteFrom(this.table as string).where('id', '=', id).executeTakeFirst()
+      const res = await trx.deleteFrom(this.anyTable).where('id', '=', id).executeTakeFirst()
       return Number(res.numDeletedRows) > 0
     })
   }
 }
 
 /** Records owned by one instance (`instance_id`), listed in creation order. */
-export class InstanceRecordTable<T extends { _id: string; instance_id: string }, N extends Exclude<RecordTableName, 'quick_replies' | 'labels'>> extends RecordTable<T, N> {
+export class InstanceRecordTable<T extends { _id: string; instance_id: string }, N extends InstanceTableName> extends RecordTable<T, N> {
   /** The instance's records, oldest first. */
   async ofInstance(instanceId: string): Promise<Stored<T>[]> {
-    const rows = await this.loose(this.x.db).selectFrom(this.table).selectAll().where('instance_id', '=', instanceId).orderBy('created_at').orderBy('id').execute()
+    const table: InstanceTableName = this.table
+    const rows = await this.x.db.selectFrom(table).selectAll().where('instance_id', '=', instanceId).orderBy('created_at').orderBy('id').execute()
     return rows.map((r) => this.toRecord(r))
   }
 

@@ -3,41 +3,25 @@ import { produce, type Draft } from 'immer'
 import type { Kysely } from 'kysely'
 import type { SurveyRun } from '../../../shared/schemas/records'
 import type { Database, SurveyRunsTable } from '../db/schema'
-import { flag, fromJson, toJson, type Exec } from './exec'
-import type { RowMap, Stored } from './record-table'
+import type { Exec } from './exec'
+import type { Stored } from './record-table'
+import { rowMap } from './row-map'
 
-export const surveyRunRows: RowMap<SurveyRun, SurveyRunsTable> = {
-  toRow: (r) => ({
-    id: r._id,
-    instance_id: r.instance_id,
-    survey_title: r.survey_title,
-    chat_id: r.chatId,
-    contact_id: r.contactId ?? null,
-    push_name: r.pushName,
-    status: r.status,
-    current_step_id: r.current_step_id,
-    answers: toJson(r.answers),
-    started_at: r.startedAt,
-    updated_at: r.updatedAt,
-    completed_at: r.completedAt,
-    handled: r.handled === undefined ? null : flag(r.handled)
-  }),
-  fromRow: (w) => ({
-    _id: w.id,
-    instance_id: w.instance_id,
-    survey_title: w.survey_title,
-    chatId: w.chat_id,
-    ...(w.contact_id !== null ? { contactId: w.contact_id } : {}),
-    pushName: w.push_name,
-    status: w.status as SurveyRun['status'],
-    current_step_id: w.current_step_id,
-    answers: fromJson<SurveyRun['answers']>(w.answers),
-    startedAt: w.started_at,
-    updatedAt: w.updated_at,
-    completedAt: w.completed_at,
-    ...(w.handled !== null ? { handled: w.handled === 1 } : {})
-  })
-}
+export const surveyRunRows = rowMap<SurveyRun, SurveyRunsTable>({
+  _id: 'as is',
+  instance_id: 'as is',
+  survey_title: 'as is',
+  chatId: 'as is',
+  contactId: 'optional',
+  pushName: 'as is',
+  status: 'as is',
+  current_step_id: 'as is',
+  answers: 'json',
+  startedAt: 'as is',
+  updatedAt: 'as is',
+  completedAt: 'as is',
+  handled: 'optional flag'
+})
 
 const freeze = (w: SurveyRunsTable): Stored<SurveyRun> => Object.freeze(surveyRunRows.fromRow(w))
 

@@ -11,8 +11,8 @@
 import type { Kysely } from 'kysely'
 import type { DeliveryFilter, DeliveryStatus, WebhookDelivery } from '../../../shared/schemas/webhooks'
 import type { Database, WebhookDeliveriesTable } from '../db/schema'
-import { fromJson, toJson, type Exec } from './exec'
-import type { RowMap } from './record-table'
+import type { Exec } from './exec'
+import { rowMap } from './row-map'
 
 /** How many finished deliveries an instance keeps. */
 export interface DeliveryBounds {
@@ -39,36 +39,20 @@ export type RequeueResult = { requeued: WebhookDelivery } | { refused: 'unknown'
 
 type Row = Omit<WebhookDeliveriesTable, 'seq'>
 
-export const webhookDeliveryRows: RowMap<WebhookDelivery, Row> = {
-  toRow: (d) => ({
-    id: d.id,
-    instance_id: d.instance_id,
-    event: d.event,
-    url: d.url,
-    payload: toJson(d.payload),
-    status: d.status,
-    attempts: d.attempts,
-    last_error: d.last_error,
-    last_status: d.last_status,
-    next_attempt_at: d.next_attempt_at,
-    created_at: d.created_at,
-    delivered_at: d.delivered_at
-  }),
-  fromRow: (w) => ({
-    id: w.id,
-    instance_id: w.instance_id,
-    event: w.event,
-    url: w.url,
-    payload: fromJson<WebhookDelivery['payload']>(w.payload),
-    status: w.status as DeliveryStatus,
-    attempts: w.attempts,
-    last_error: w.last_error,
-    last_status: w.last_status,
-    next_attempt_at: w.next_attempt_at,
-    created_at: w.created_at,
-    delivered_at: w.delivered_at
-  })
-}
+export const webhookDeliveryRows = rowMap<WebhookDelivery, Row>({
+  id: 'as is',
+  instance_id: 'as is',
+  event: 'as is',
+  url: 'as is',
+  payload: 'json',
+  status: 'as is',
+  attempts: 'as is',
+  last_error: 'as is',
+  last_status: 'as is',
+  next_attempt_at: 'as is',
+  created_at: 'as is',
+  delivered_at: 'as is'
+})
 
 /** The columns a delivery is read with (all but `seq`). */
 const COLUMNS = ['id', 'instance_id', 'event', 'url', 'payload', 'status', 'attempts', 'last_error', 'last_status', 'next_attempt_at', 'created_at', 'delivered_at'] as const

@@ -7,6 +7,10 @@
  */
 import { ContractError, type ContractClient, type ContractEvent, type ContractResult } from '../../../shared/contract'
 import { createParser } from 'eventsource-parser'
+import { backoffDelayMs, type BackoffOptions } from '../../../shared/domain/backoff'
+
+/** The event stream's reconnect timing: 0.5 s doubling to 10 s, reset by every stream that opens. */
+const EVENTS_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 10_000, jitter: 0 }
 
 /** Builds a client for the server at `base` ('' = same origin) with `token`. */
 export function createHttpClient(token: string, base = ''): ContractClient {
@@ -34,7 +38,7 @@ export function createHttpClient(token: string, base = ''): ContractClient {
     },
     subscribe(listener: (event: ContractEvent) => void) {
       const ctrl = new AbortController()
-      let delay = 500
+      let failures = 0
       let lastEventId: string | undefined
       const parser = createParser({
         onEvent(message) {
@@ -50,7 +54,7 @@ export function createHttpClient(token: string, base = ''): ContractClient {
               signal: ctrl.signal
             })
             if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`)
-            delay = 500
+            failures = 0
             parser.reset()
             const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
             for (;;) {
@@ -61,8 +65,8 @@ export function createHttpClient(token: string, base = ''): ContractClient {
           } catch {
             if (ctrl.signal.aborted) return
           }
-          await new Promise((r) => setTimeout(r, delay))
-          delay = Math.min(delay * 2, 10_000)
+          failures += 1
+          await new Promise((r) => setTimeout(r, backoffDelayMs(failures, 0, EVENTS_BACKOFF)))
         }
       }
       void run()
