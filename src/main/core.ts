@@ -54,7 +54,6 @@ import { SessionManager } from './services/session-manager'
 import { WorkerLeases } from './services/cluster/worker-leases'
 import { IdempotencyService } from './services/idempotency-service'
 import { ClusterView } from './services/cluster/cluster-view'
-import { TakeOver } from './services/cluster/take-over'
 import { DatabaseAlignedClock } from './services/cluster/database-clock'
 import { receiveEvent, sendEvents } from './services/cluster/event-relay'
 import { EventChannel } from './store/db/event-channel'
@@ -239,8 +238,6 @@ export interface Core {
   activity: Pick<ActivityMonitor, 'snapshot' | 'sendsIdle'>
   /** The workers sharing the database and the owner of each instance (`GET /cluster`). */
   cluster: ClusterView
-  /** A take-over as clients see it: the status they read, and a send's bounded wait (docs/design.md §22 "Take-overs"). */
-  takeOver: TakeOver
   /** `Idempotency-Key` on sends: the first answers, for retries (the HTTP face stores and replays them). */
   idempotency: IdempotencyService
   /** Stops sessions and waits for every pending write; releases the data-dir lock. Once: a second call waits for the first. */
@@ -594,15 +591,6 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     running: (id) => sessions.has(id),
     config: store.config
   })
-  const takeOver = new TakeOver({
-    instances: repos.instances,
-    sessions,
-    ...(workers ? { leases: repos.leases } : {}),
-    self: worker.id,
-    clock: leaseClock,
-    timers: opts.worker?.timers ?? systemTimers,
-    ttlMs: leaseTtlMs
-  })
   const core: Core = {
     events,
     logger,
@@ -640,7 +628,6 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     people,
     sessions,
     cluster,
-    takeOver,
     idempotency,
     restore,
     activity,

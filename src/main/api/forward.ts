@@ -16,14 +16,13 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { openAsBlob } from 'node:fs'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { request, type FormData as UndiciFormData } from 'undici'
 import type { Core } from '../core'
 import type { UploadedFile } from '../services/attachment-service'
 import { AppError, RetryLaterError } from '../services/errors'
-import type { LeaseHolder } from '../store/repos/lease-repo'
 import { errorBody } from './envelope'
 
 export const FORWARDED_BY = 'x-chatapp-forwarded-by'
@@ -38,27 +37,6 @@ const RETRY_AFTER_S = 5
 
 /** Operations that start an instance's session: they run where ClusterView.placeFor places them. */
 const PLACED: ReadonlySet<string> = new Set(['instances.init'])
-
-/**
- * Reads of an instance's connection status: when the worker holding it cannot be reached, they are
- * answered here as the take-over under way (CONNECTING, and why: services/cluster/take-over.ts)
- * instead of a 503.
- */
-const STATUS_READS: ReadonlySet<string> = new Set(['instances.info', 'instances.health'])
-
-/** The sends and the reaction (what goes out on the instance's connection, which they need). */
-const SENDS = /^messages\.(send|react$)/
-
-/**
- * True for an operation that waits for a take-over under way (docs/design.md §22 "Take-overs"): the
- * sends, which need the instance's connection and would otherwise fail while a worker takes it over.
- */
-export function waitsForTakeOver(operation: string | undefined): boolean {
-  return operation !== undefined && SENDS.test(operation)
-}
-
-/** How long a send the forwarder made wait may still wait on the owner, ms (the rest of its bound). */
-const FORWARD_WAIT = 'x-chatapp-forward-wait'
 
 /**
  * True for an operation that starts a session ({@link PLACED}): forward it only once its (small JSON)
@@ -122,63 +100,12 @@ export async function formOf(upload: { fields: Record<string, unknown>; file?: U
 }
 
 /**
- * `source` as a stream that reads nothing from it until it is read itself. undici destroys a request
- * body whose connection could not be made; given this instead, the request's own body stays whole
- * (unread) for the next attempt at another worker. Once read, it relays `source` with its
- * backpressure; destroyed after that, it lets `source` drain (the caller answers an error).
- */
-function lazily(source: Readable): { stream: Readable; touched: () => boolean } {
-  let touched = false
-  const onData = (chunk: Buffer) => {
-    if (!stream.push(chunk)) source.pause()
-  }
-  const onEnd = () => stream.push(null)
-  const onError = (err: Error) => stream.destroy(err)
-  const stream: Readable = new Readable({
-    read() {
-      if (touched) {
-        source.resume()
-        return
-      }
-      touched = true
-      source.on('data', onData).once('end', onEnd).once('error', onError)
-    },
-    destroy(err, callback) {
-      if (touched) {
-        source.off('data', onData).off('end', onEnd).off('error', onError)
-        source.resume()
-      }
-      callback(err)
-    }
-  })
-  return { stream, touched: () => touched }
-}
-
-/** The owner a request about `instanceId` goes to now (undefined: answered here). */
-async function ownerOf(core: Core, req: FastifyRequest, instanceId: string, operation: string | undefined, until: number | undefined): Promise<(LeaseHolder | { id: string; url: string; placed?: true }) | undefined> {
-  // A start goes where it should run (the least-loaded worker) when no worker holds the instance; a
-  // start forwarded here already is run here, whatever the loads are now (one hop).
-  if (startsSession(operation) && !req.forwardedBy) return core.cluster.placeFor(instanceId)
-  if (until !== undefined) {
-    const route = await core.takeOver.route(instanceId, until)
-    return 'owner' in route ? route.owner : undefined
-  }
-  const owner = await core.cluster.ownerElsewhere(instanceId)
-  // A status read answers the take-over here at once, without trying a worker already found gone.
-  if (owner && operation !== undefined && STATUS_READS.has(operation) && core.takeOver.cannotReach(owner)) return undefined
-  return owner
-}
-
-/**
  * When another worker runs `instanceId`, relays the request there and answers true (the reply is
  * sent); false when this worker answers it. `body` is the request body to send: the raw stream (not
  * read yet), the parsed JSON, or a multipart form read already, built only if it is sent ({@link formOf}). A request already
  * forwarded is never forwarded again (409 naming the owner); an owner that cannot be reached answers
  * 503 with Retry-After. `operation`: the operation's name; a start (`instances.init`) of an instance no
- * worker holds goes to the least-loaded worker (ClusterView.placeFor). A send ({@link waitsForTakeOver})
- * waits for a take-over under way (TakeOver.route, bounded: 503 past it), also after finding its
- * owner gone (the connection refused, nothing sent: the body is still whole), and then goes to the
- * new owner; a status read whose owner is gone is answered here (the take-over's CONNECTING).
+ * worker holds goes to the least-loaded worker (ClusterView.placeFor).
  */
 export async function forwardIfOwnedElsewhere(
   core: Core,
@@ -188,52 +115,17 @@ export async function forwardIfOwnedElsewhere(
   body: Readable | string | (() => Promise<FormData>) | undefined,
   operation?: string
 ): Promise<boolean> {
-  let until: number | undefined
-  if (waitsForTakeOver(operation)) {
-    // A send the forwarder made wait already waits here only for the rest of its bound.
-    const left = req.forwardedBy ? Number(req.headers[FORWARD_WAIT]) : NaN
-    until = core.takeOver.now() + (Number.isFinite(left) ? Math.max(0, Math.min(left, core.takeOver.waitMs)) : core.takeOver.waitMs)
-  }
-  for (;;) {
-    const owner = await ownerOf(core, req, instanceId, operation, until)
-    if (!owner) return false
-    const named = `worker ${owner.id}${owner.url ? ` (${owner.url})` : ''}`
-    if (req.forwardedBy) {
-      // The forwarder believed this worker owns it; the lease moved meanwhile. One hop only: no loops.
-      throw new AppError('CONFLICT', `This instance runs on ${named}, not on the worker ${req.forwardedBy} forwarded to; send the request again.`)
-    }
-    if (!owner.url) throw new AppError('CONFLICT', `This instance runs on ${named}, which has no CHATAPP_WORKER_URL to forward to; send the request there.`)
-    if (await relay(core, req, reply, owner, body, until)) return true
-    // No connection to the owner: nothing was sent there, and the body is whole.
-    core.takeOver.unreachable(owner)
-    // A start placed on a worker that cannot be reached runs here instead: nothing happened there,
-    // and a start must not fail because one worker is down (its heartbeat lapses soon).
-    if ('placed' in owner && owner.placed && (body === undefined || typeof body === 'string')) return false
-    // A send waits for the take-over (the lease lapses, a live worker claims it), then goes there.
-    if (until !== undefined) continue
-    if (operation !== undefined && STATUS_READS.has(operation)) return false
-    if (body && typeof body !== 'string' && typeof body !== 'function') body.resume()
-    throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
-  }
-}
-
-/**
- * Relays the request to `owner` and its answer back: true once answered (the reply hijacked); false
- * when no connection could be made (nothing sent; a streamed body left unread). Throws a 503 when the
- * owner took the request and broke off before answering (it may have acted).
- */
-async function relay(
-  core: Core,
-  req: FastifyRequest,
-  reply: FastifyReply,
-  owner: { id: string; url: string },
-  body: Readable | string | (() => Promise<FormData>) | undefined,
-  until: number | undefined
-): Promise<boolean> {
+  // A start goes where it should run (the least-loaded worker) when no worker holds the instance; a
+  // start forwarded here already is run here, whatever the loads are now (one hop).
+  const owner = startsSession(operation) && !req.forwardedBy ? await core.cluster.placeFor(instanceId) : await core.cluster.ownerElsewhere(instanceId)
+  if (!owner) return false
   const named = `worker ${owner.id}${owner.url ? ` (${owner.url})` : ''}`
-  const built = typeof body === 'function' ? await body() : body
-  const lazy = built && typeof built !== 'string' && !(built instanceof FormData) ? lazily(built) : undefined
-  const sent = lazy ? lazy.stream : (built as string | FormData | undefined)
+  if (req.forwardedBy) {
+    // The forwarder believed this worker owns it; the lease moved meanwhile. One hop only: no loops.
+    throw new AppError('CONFLICT', `This instance runs on ${named}, not on the worker ${req.forwardedBy} forwarded to; send the request again.`)
+  }
+  if (!owner.url) throw new AppError('CONFLICT', `This instance runs on ${named}, which has no CHATAPP_WORKER_URL to forward to; send the request there.`)
+  const sent = typeof body === 'function' ? await body() : body
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-chatapp-forward')) continue
@@ -250,7 +142,6 @@ async function relay(
   headers[FORWARD_SIG] = sign(core.account.forwardKey(), core.cluster.self, req.method, req.url, ts)
   const version = core.cluster.configVersion()
   if (version !== null) headers[FORWARD_CONFIG] = String(version)
-  if (until !== undefined) headers[FORWARD_WAIT] = String(Math.max(0, Math.round(until - core.takeOver.now())))
   headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.ip].filter(Boolean).join(', ')
   let upstream: Awaited<ReturnType<typeof request>>
   try {
@@ -263,8 +154,13 @@ async function relay(
     })
   } catch (err) {
     req.log.warn({ err, owner: owner.id }, 'forwarding to the owner worker failed')
-    if (NOT_CONNECTED.has((err as { code?: string }).code ?? '') && !lazy?.touched()) return false
-    if (built && typeof built !== 'string' && !(built instanceof FormData)) built.resume()
+    if (sent && typeof sent !== 'string' && !(sent instanceof FormData)) sent.resume()
+    if (NOT_CONNECTED.has((err as { code?: string }).code ?? '')) {
+      // A start placed on a worker that cannot be reached runs here instead: nothing happened there,
+      // and a start must not fail because one worker is down (its heartbeat lapses soon).
+      if ('placed' in owner && owner.placed && (sent === undefined || typeof sent === 'string')) return false
+      throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
+    }
     // The request reached the owner, which may have acted on it before the connection broke.
     throw new RetryLaterError(`This instance runs on ${named}, which took the request but did not answer; it may have been done there. Check before sending again, or retry with the same Idempotency-Key.`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
   }

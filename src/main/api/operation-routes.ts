@@ -386,7 +386,7 @@ export function instanceScope(ctx: OperationContext) {
     if (upload) {
       // The form is read (its file in a temp file, removed by onResponse either way): only when another
       // worker runs the instance is it built again to be sent there.
-      await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, () => formOf(upload), req.routeOptions.config.operation)
+      await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, () => formOf(upload))
       return
     }
     await forwardIfOwnedElsewhere(ctx.core, req, reply, instance._id, JSON.stringify(req.body ?? {}), req.routeOptions.config.operation)

@@ -129,14 +129,6 @@ function assigneeFilter(caller: Caller, assigned: 'mine' | 'unassigned' | 'all' 
   return {}
 }
 
-/**
- * `inst` showing `status`, the one a client reads (TakeOver: the session's own state, CONNECTING while
- * a worker takes it over; docs/design.md §22 "Take-overs"); as stored when `status` is undefined.
- */
-function withStatus(inst: Stored<Instance>, status: Instance['settings']['status'] | undefined): Stored<Instance> {
-  return status === undefined || status === inst.settings.status ? inst : { ...inst, settings: { ...inst.settings, status } }
-}
-
 /** A page of `list`: `limit` records after `offset` (the table's defaults: 0 and 1,000), and the total. */
 async function paged<R>(records: Promise<readonly R[]> | readonly R[], { offset = 0, limit = 1000 }: { offset?: number; limit?: number }): Promise<{ items: R[]; total: number }> {
   const list = await records
@@ -152,11 +144,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
 
   'auth.login': async ({ core }, { code }) => ({ token: await core.account.redeemLoginCode(code) }),
   'instances.create': ({ core }, { channel, name }) => core.instances.create(channel, name),
-  'instances.list': async (ctx, page) => {
-    const list = reachable(ctx)
-    const shown = await ctx.core.takeOver.statuses(list.map((i) => i._id))
-    return paged(list.map((i) => instanceViewFor(callerOf(ctx), withStatus(i, shown.get(i._id)))), page)
-  },
+  'instances.list': (ctx, page) => paged(reachable(ctx).map((i) => instanceViewFor(callerOf(ctx), i)), page),
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
   'instances.init': async ({ core }, { config }, inst) => ({ status: await core.connection.init(inst, config) }),
   'instances.scan': ({ core }, _input, inst) => core.connection.currentQr(inst),
@@ -165,13 +153,13 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
     return { status: inst.settings.status, qrDataUrl: qr ? await qrDataUrl(qr) : null }
   },
   'pairing.code': ({ core }, { phone }, inst) => core.connection.pairingCode(inst, phone),
-  'instances.info': async (ctx, _input, inst) => {
-    const { status, reason } = await ctx.core.takeOver.status(inst._id)
-    return { instance: instanceViewFor(callerOf(ctx), withStatus(inst, status)), reason, limits: ctx.core.connection.health(inst._id).limits }
+  'instances.info': (ctx, _input, inst) => {
+    const { reason, limits } = ctx.core.connection.health(inst._id)
+    return { instance: instanceViewFor(callerOf(ctx), inst), reason, limits }
   },
   'instances.health': async ({ core }, _input, inst) => {
-    const { reason } = await core.takeOver.status(inst._id)
-    return { reason, limits: core.connection.health(inst._id).limits, assistant: await core.assistant.health(inst._id) }
+    const { reason, limits } = core.connection.health(inst._id)
+    return { reason, limits, assistant: await core.assistant.health(inst._id) }
   },
   'instances.logout': async ({ core }, { instanceId }, inst) => {
     // The path names the instance the credentials must belong to (docs/design.md §5).

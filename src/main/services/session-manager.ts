@@ -13,7 +13,6 @@ import type {
   ChannelSession,
   ChannelStore,
   ChatIdentity,
-  ConnectionState,
   HistoryBatch,
   InboundMessage,
   MessageChange,
@@ -83,15 +82,6 @@ export class SessionManager {
   private readonly muted = new Set<string>()
   /** Starts the lease loop asked for and not settled yet (`restored()` waits for them too). */
   private readonly resumes = new Set<Promise<void>>()
-  /**
-   * The state each session running here last reported, as it reported it (not once it is stored):
-   * what a client reads and what a send checks (docs/design.md §22 "Take-overs").
-   */
-  private readonly live = new Map<string, ConnectionState>()
-  /** Instances this worker claimed from a worker that stopped and that have not connected here yet. */
-  private readonly takingOver = new Set<string>()
-  /** Who waits for an instance's next {@link live} change ({@link nextChange}). */
-  private readonly liveWaiters = new Map<string, Set<() => void>>()
 
   constructor(private readonly deps: SessionManagerDeps) {}
 
@@ -110,53 +100,6 @@ export class SessionManager {
   }
 
   /**
-   * The state of the instance's session on this process as its channel last reported it (CONNECTING
-   * from a take-over's claim until the channel says otherwise); undefined when no session runs here
-   * or it reported nothing yet. Read before the state is stored, so a status read and a send's check
-   * agree at every moment (docs/design.md §22 "Take-overs").
-   */
-  state(instanceId: string): ConnectionState | undefined {
-    return this.live.get(instanceId)
-  }
-
-  /**
-   * True from the moment this worker claimed the instance from a worker that stopped (the lease
-   * loop's {@link resume}) until its session first reports a state other than CONNECTING here
-   * (connected, or not: QR, DISCONNECTED, LOGGED_OUT) or stops: a send meanwhile waits for it.
-   */
-  takingOverHere(instanceId: string): boolean {
-    return this.takingOver.has(instanceId)
-  }
-
-  /**
-   * Resolves at the instance's next {@link state} change here (a take-over ending included), or when
-   * `signal` aborts (the waiter is forgotten then). Never rejects.
-   */
-  nextChange(instanceId: string, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal?.aborted) return resolve()
-      let waiters = this.liveWaiters.get(instanceId)
-      if (!waiters) this.liveWaiters.set(instanceId, (waiters = new Set()))
-      const set = waiters
-      const wake = () => {
-        set.delete(wake)
-        if (set.size === 0 && this.liveWaiters.get(instanceId) === set) this.liveWaiters.delete(instanceId)
-        resolve()
-      }
-      set.add(wake)
-      signal?.addEventListener('abort', wake, { once: true })
-    })
-  }
-
-  /** Notes the session's state here (undefined: none runs here any more) and wakes who waits for it. */
-  private setLive(instanceId: string, state: ConnectionState | undefined): void {
-    if (state === undefined) this.live.delete(instanceId)
-    else this.live.set(instanceId, state)
-    if (state !== 'CONNECTING') this.takingOver.delete(instanceId)
-    for (const wake of [...(this.liveWaiters.get(instanceId) ?? [])]) wake()
-  }
-
-  /**
    * The restore path for one instance the lease loop claimed: marks it CONNECTING when saved as
    * connected, and starts its session with `fence`. Never rejects (a failure is logged).
    */
@@ -168,10 +111,6 @@ export class SessionManager {
   }
 
   private async resumeOne(instanceId: string, fence: Fence): Promise<void> {
-    // At once, before anything is awaited: from the claim on, a status read here says CONNECTING (not
-    // the CONNECTED the last owner stored) and a send waits for the connect.
-    this.takingOver.add(instanceId)
-    this.setLive(instanceId, 'CONNECTING')
     try {
       this.fences.set(instanceId, fence)
       this.muted.delete(instanceId)
@@ -179,7 +118,6 @@ export class SessionManager {
       if (status === 'CONNECTED') await this.queueState(instanceId, { state: 'CONNECTING' })
       await this.start(instanceId)
     } catch (err) {
-      if (!this.sessions.has(instanceId)) this.setLive(instanceId, undefined)
       this.deps.logger.warn({ err, instanceId }, 'could not start the claimed session')
     }
   }
@@ -204,7 +142,6 @@ export class SessionManager {
     const session = this.sessions.get(instanceId)
     this.sessions.delete(instanceId)
     this.qrs.delete(instanceId)
-    this.setLive(instanceId, undefined)
     await session?.stop().catch((err: unknown) => this.deps.logger.warn({ err, instanceId }, 'stopping a session whose lease was lost failed'))
   }
 
@@ -257,7 +194,6 @@ export class SessionManager {
     const session = this.sessions.get(instanceId)
     this.sessions.delete(instanceId)
     this.qrs.delete(instanceId)
-    this.setLive(instanceId, undefined)
     await session?.stop()
     await this.settled(instanceId)
     // Database mode: the owner stopped it, so another worker may start it now (not after the TTL).
@@ -271,7 +207,6 @@ export class SessionManager {
     const session = this.sessions.get(instanceId) ?? this.create(instanceId)
     this.sessions.delete(instanceId)
     this.qrs.delete(instanceId)
-    this.setLive(instanceId, undefined)
     await session.logout()
     await this.settled(instanceId)
     this.fences.delete(instanceId)
@@ -319,7 +254,6 @@ export class SessionManager {
     const all = [...this.sessions.values()]
     this.sessions.clear()
     this.fences.clear()
-    for (const id of [...this.live.keys()]) this.setLive(id, undefined)
     await Promise.allSettled(all.map((s) => s.stop()))
   }
 
@@ -363,19 +297,13 @@ export class SessionManager {
     if (!factory) throw new AppError('CONFLICT', `The ${kind} channel is not available in this build.`)
     const logger = this.deps.logger.child({ instanceId, channel: kind })
     const fence = this.leases ? this.fences.get(instanceId) : undefined
-    // Only the session this manager runs for the instance speaks for its state here (not one stopped,
-    // dropped or logged out meanwhile).
-    const made: { session?: ChannelSession } = {}
-    made.session = factory({
+    return factory({
       instanceId,
       store: fence ? this.fencedStore(instanceId, fence) : this.deps.channelStore,
       logger,
       now: () => this.deps.clock.now(),
       hooks: {
-        onState: (update) => {
-          if (made.session && this.sessions.get(instanceId) === made.session) this.setLive(instanceId, update.state)
-          void this.queueState(instanceId, update)
-        },
+        onState: (update) => void this.queueState(instanceId, update),
         onQr: (qr) => {
           this.qrs.set(instanceId, qr)
           this.deps.events.emit('qr', { instanceId, qr })
@@ -394,7 +322,6 @@ export class SessionManager {
         }
       }
     })
-    return made.session
   }
 
   /** Stores a state change after those reported before it (each sees the one before as its previous state). */

@@ -6,7 +6,7 @@
 import type { Clock } from '../../clock'
 import type { ClusterT } from '../../../shared/operations/table/cluster'
 import type { InstanceRepo } from '../../store/repos'
-import type { LeaseHolder, LeaseRepo, WorkerInfo, WorkerLoad } from '../../store/repos/lease-repo'
+import type { LeaseRepo, WorkerInfo, WorkerLoad } from '../../store/repos/lease-repo'
 import { AppError } from '../errors'
 
 /** The answer of `GET /cluster` (the operation table's shape); owner null: no worker holds the instance. */
@@ -97,7 +97,7 @@ export class ClusterView {
    * the URL it is reached at; undefined in SQLite mode, when the session runs here, or when no other
    * worker holds it (then this worker answers: init claims it). The HTTP face forwards to it.
    */
-  async ownerElsewhere(instanceId: string): Promise<LeaseHolder | undefined> {
+  async ownerElsewhere(instanceId: string): Promise<{ id: string; url: string } | undefined> {
     if (!this.deps.leases || this.deps.running(instanceId)) return undefined
     const holder = await this.deps.leases.holder(instanceId, this.deps.clock.now())
     return holder && holder.id !== this.deps.worker.id ? holder : undefined

@@ -17,7 +17,6 @@ import { sentByOfSource } from '../../../shared/domain/sent-by'
 import type { MessageStatusService } from '../message-status'
 import { outreachBlocked } from '../outreach-limits'
 import type { SessionManager } from '../session-manager'
-import { effectiveStatus } from '../cluster/take-over'
 import type { ActivityMonitor } from '../activity'
 
 /** Sends that show "typing…" first: the bot's, and outreach (the governor's rule, docs/design.md §18). */
@@ -106,15 +105,10 @@ export interface OutboundDeps {
 export class Outbound {
   constructor(private readonly deps: OutboundDeps) {}
 
-  /**
-   * The session of a connected instance; 409 otherwise, naming the status a client reads
-   * (effectiveStatus: the session's own state here; with no session here, a stored CONNECTED is
-   * the last owner's and reads CONNECTING), so the refusal never contradicts the status.
-   */
+  /** The session of a connected instance; 409 otherwise. */
   connectedSession(inst: Pick<Instance, '_id'>): ChannelSession {
     const session = this.deps.sessions.get(inst._id)
-    const saved = this.deps.repos.instances.find(inst._id)?.settings.status
-    const status = saved && effectiveStatus(saved, session ? (this.deps.sessions.state(inst._id) ?? saved) : undefined, session ? undefined : 'none')
+    const status = this.deps.repos.instances.find(inst._id)?.settings.status
     if (!session || status !== 'CONNECTED') {
       throw conflict(`The instance is not connected (status ${status ?? 'unknown'}). Call /chatapp/init and link a phone first.`)
     }

@@ -51,17 +51,6 @@ export interface Fence {
   token: number
 }
 
-/** The worker holding a lease unexpired ({@link LeaseRepo.holder}). */
-export interface LeaseHolder {
-  id: string
-  /** Its `CHATAPP_WORKER_URL` ('' when it has none, or its row is gone). */
-  url: string
-  /** Its last heartbeat, epoch ms; null when its row is gone (it was released at a shutdown). */
-  lastSeenAt: number | null
-  /** When the lease lapses without a renewal, epoch ms. */
-  expiresAt: number
-}
-
 /** A live worker and how many unexpired leases it holds ({@link LeaseRepo.leastLoaded}). */
 export interface WorkerLoad {
   id: string
@@ -299,18 +288,17 @@ export class LeaseRepo {
   }
 
   /**
-   * The worker holding `instanceId`'s lease unexpired at `now`, with its URL, its last heartbeat and
-   * the lease's expiry (one statement); undefined when no worker holds it. For forwarding a request
-   * to the owner (api/forward.ts) and telling a take-over under way (services/cluster/take-over.ts).
+   * The worker holding `instanceId`'s lease unexpired at `now`, with its URL (one statement); undefined
+   * when no worker holds it. For forwarding a request to the owner (api/forward.ts).
    */
-  async holder(instanceId: string, now: number): Promise<LeaseHolder | undefined> {
+  async holder(instanceId: string, now: number): Promise<{ id: string; url: string } | undefined> {
     const row = await this.x.db
       .selectFrom('instance_leases as l')
       .leftJoin('workers as w', 'w.id', 'l.owner')
-      .select(['l.owner', 'l.expires_at', 'w.url', 'w.last_seen_at'])
+      .select(['l.owner', 'w.url'])
       .where('l.instance_id', '=', instanceId)
       .where('l.expires_at', '>', now)
       .executeTakeFirst()
-    return row ? { id: row.owner, url: row.url ?? '', lastSeenAt: row.last_seen_at === null ? null : Number(row.last_seen_at), expiresAt: Number(row.expires_at) } : undefined
+    return row ? { id: row.owner, url: row.url ?? '' } : undefined
   }
 }

@@ -34,11 +34,7 @@ import { deleted, Id, items, Page, type PagedT } from './common'
 
 const sentId = (s: SentMessageT) => ({ id: s.key.id })
 const SENT = 'Message sent successfully'
-/** 503: with several workers, the instance is being taken over past the send's wait (docs/design.md §22 "Take-overs"). */
-const SEND_ERRORS = {
-  409: 'Instance not connected, or WhatsApp limits sends to new chats now',
-  503: 'Several workers: the instance is being taken over and its new owner has not connected within the wait (Retry-After says when to retry); nothing was sent'
-}
+const SEND_ERRORS = { 409: 'Instance not connected, or WhatsApp limits sends to new chats now' }
 const MEDIA_ERRORS = { ...SEND_ERRORS, 413: 'File over the limit', 415: 'File content does not fit the endpoint' }
 const MediaKind = Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('document')])
 /** The bytes of an upload, as the HTTP face hands them over (not a JSON field). */
