@@ -95,7 +95,7 @@ async function api(url: string, method: string, path: string, body?: unknown): P
 
 interface Probes {
   /** Stops the probes; answers the longest /health wait, the longest send (ms), and how many of each ran. */
-  stop(): Promise<{ health: number; send: number; probes: number; sends: number }>
+  stop(): Promise<{ health: number; send: number; probes: number; sends: number; failures: number }>
 }
 
 /** Starts the /health and send probes (see the module doc). */
@@ -105,11 +105,13 @@ function probe(url: string, sendPath: string): Probes {
   let send = 0
   let probes = 0
   let sends = 0
+  let failures = 0
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
   const healthLoop = (async () => {
     while (running) {
       const t0 = performance.now()
-      await (await fetch(url + '/health')).text()
+      // A probe whose connection the server dropped counts as a wait until that moment, and as a failure.
+      await fetch(url + '/health').then((r) => r.text(), () => void failures++)
       const took = performance.now() - t0
       health = Math.max(health, took)
       probes++
@@ -119,11 +121,11 @@ function probe(url: string, sendPath: string): Probes {
   const sendLoop = (async () => {
     while (running) {
       const t0 = performance.now()
-      const res = await fetch(url + sendPath, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ chatId: '15559990000', message: 'probe' }) })
-      await res.text()
+      const res = await fetch(url + sendPath, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ chatId: '15559990000', message: 'probe' }) }).catch(() => void failures++)
+      await res?.text()
       const took = performance.now() - t0
       // A send refused during the restore's swap (503) is not a send that waited.
-      if (res.status === 200) {
+      if (res?.status === 200) {
         send = Math.max(send, took)
         sends++
       }
@@ -134,7 +136,7 @@ function probe(url: string, sendPath: string): Probes {
     async stop() {
       running = false
       await Promise.all([healthLoop, sendLoop])
-      return { health, send, probes, sends }
+      return { health, send, probes, sends, failures }
     }
   }
 }
@@ -157,7 +159,9 @@ async function measure(s: Server, sendPath: string, name: string, op: () => Prom
   const tookMs = performance.now() - t0
   const p = await probes.stop()
   const loop = await s.loopDelay()
-  return { name, tookMs, health: p.health, loop, send: p.send, ...(note ? { note } : {}) }
+  const failed = p.failures > 0 ? `${p.failures} probe connection(s) dropped` : ''
+  const notes = [note, failed].filter(Boolean).join('; ')
+  return { name, tookMs, health: p.health, loop, send: p.send, ...(notes ? { note: notes } : {}) }
 }
 
 /** Connects instance 0 (its sandbox) for the send probe; answers the send path. */
