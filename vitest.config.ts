@@ -50,6 +50,9 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // expect.poll waits for a condition; 1 s (vitest's default) is shorter than a busy 2-core CI
+    // machine sometimes needs for an event to reach a browser page. A test that needs more says so.
+    expect: { poll: { timeout: 10_000, interval: 50 } },
     pool: 'forks'
   }
 })
