@@ -5,6 +5,7 @@
  * SQLite file; it is dropped by `close()`.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
+import { afterEach, beforeEach } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStorage, type Storage } from '../../src/main/store/storage'
@@ -39,4 +40,20 @@ export async function tempStorage(backend: Backend = 'sqlite'): Promise<TempStor
     }
   }
   return t
+}
+
+/**
+ * A fresh {@link tempStorage} on `backend` for each test of the calling describe block, handed to
+ * `use` before the test and closed after it (the set-up the data layer's tests on both databases share).
+ */
+export function tempStorageEach(backend: Backend, use: (t: TempStorage) => void): void {
+  let t: TempStorage | undefined
+  beforeEach(async () => {
+    t = await tempStorage(backend)
+    use(t)
+  })
+  afterEach(async () => {
+    await t?.close()
+    t = undefined
+  })
 }

@@ -5,10 +5,10 @@
  * finished at the next start, and an export is read in pages. On a real SQLite file and on a real
  * PostgreSQL server.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { LoggedMessage } from '../../../src/shared/schemas/records'
 import type { Repositories } from '../../../src/main/store/repos'
-import { tempStorage, type TempStorage } from '../../helpers/temp-storage'
+import { tempStorageEach, type TempStorage } from '../../helpers/temp-storage'
 import { BACKENDS } from '../../helpers/postgres'
 
 const ANN = '15550001111@s.whatsapp.net'
@@ -50,12 +50,9 @@ async function annSeen(repos: Repositories): Promise<string[]> {
 describe.each(BACKENDS)('on %s', (backend) => {
   let t: TempStorage
   let repos: Repositories
-  beforeEach(async () => {
-    t = await tempStorage(backend)
-    repos = t.storage.repos
-  })
-  afterEach(async () => {
-    await t.close()
+  tempStorageEach(backend, (fresh) => {
+    t = fresh
+    repos = fresh.storage.repos
   })
 
   it('hides the customer at once, deletes in many small writes while other writes go on, and keeps what arrives meanwhile', async () => {

@@ -5,11 +5,11 @@
  * retrieval's per-term candidates, embeddings, the settings with a key no settings read returns,
  * usage per day, answers per chat, and a customer's export, erasure and an instance's deletion.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { KnowledgeEntry } from '../../../src/shared/schemas/assistant'
 import { DEFAULT_ASSISTANT } from '../../../src/shared/schemas/assistant'
 import type { Repositories } from '../../../src/main/store/repos'
-import { tempStorage, type TempStorage } from '../../helpers/temp-storage'
+import { tempStorageEach } from '../../helpers/temp-storage'
 import { BACKENDS } from '../../helpers/postgres'
 
 const NOW = '2026-11-27T10:00:00.000Z'
@@ -29,14 +29,9 @@ async function put(repos: Repositories, e: KnowledgeEntry) {
 }
 
 describe.each(BACKENDS)('on %s', (backend) => {
-  let t: TempStorage
   let repos: Repositories
-  beforeEach(async () => {
-    t = await tempStorage(backend)
-    repos = t.storage.repos
-  })
-  afterEach(async () => {
-    await t.close()
+  tempStorageEach(backend, (fresh) => {
+    repos = fresh.storage.repos
   })
 
   it('stores an entry with its chunks and lists it newest first with its excerpt', async () => {
