@@ -2,8 +2,8 @@
  * Errors the services raise, with the stable codes of docs/design.md §4. The HTTP layer maps a code to its
  * status; the UI shows the message. Messages are written for the owner, never stack traces.
  */
-import { StaleLeaseError, StorageFullError } from '../store/db/errors'
-import { SqliteThreadError } from '../store/db/sqlite-thread/sqlite-thread'
+import { StaleLeaseError, StorageFullError } from './store/db/errors'
+import { SqliteThreadError } from './store/db/sqlite-thread/sqlite-thread'
 
 export type ErrorCode =
   | 'VALIDATION_ERROR'

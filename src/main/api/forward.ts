@@ -22,7 +22,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { request, type FormData as UndiciFormData } from 'undici'
 import type { Core } from '../core'
 import type { UploadedFile } from '../services/attachment-service'
-import { AppError, RetryLaterError } from '../services/errors'
+import { AppError, RetryLaterError } from '../errors'
 import { errorBody } from './envelope'
 
 export const FORWARDED_BY = 'x-chatapp-forwarded-by'

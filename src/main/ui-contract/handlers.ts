@@ -9,7 +9,7 @@
  * {@link ContractErrorShape}s.
  */
 import type { Core } from '../core'
-import { AppError, invalid, storageAppError } from '../services/errors'
+import { AppError, invalid, storageAppError } from '../errors'
 import { strictAjv, ajvProblems, lazyValidator, validationError } from '../validation'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { authorizePermission, invoke } from '../operations/invoke'

@@ -4,7 +4,7 @@ import type { MessageRepo } from '../../store/repos/message-repo'
 import type { WebhookService } from '../../webhooks/webhook-service'
 import type { Instance } from '../../../shared/schemas/records'
 import type { InstanceStatsT } from '../../../shared/operations/results'
-import { localTime } from '../../bot/active-window'
+import { localTime } from '../../domain/active-window'
 import { instanceStats } from './instance-stats'
 
 export class InstanceHealth {

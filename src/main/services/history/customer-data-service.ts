@@ -18,7 +18,7 @@ import type { Repositories } from '../../store/repos'
 import type { Instance, LoggedMessage } from '../../../shared/schemas/records'
 import type { CustomerExportT, ErasureResultT } from '../../../shared/operations/results'
 import { contactNumber } from '../contacts/contact-number'
-import { AppError, invalid } from '../errors'
+import { AppError, invalid } from '../../errors'
 import type { MediaFiles } from '../messages/media-files'
 
 export interface CustomerDataDeps {
