@@ -614,7 +614,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     inbox,
     assignments,
     quickReplies: new QuickReplyService({ repos, events, clock }),
-    health: new InstanceHealth({ messages: repos.messages, webhooks, clock }),
+    health: new InstanceHealth({ messages: repos.messages, deliveries: repos.webhookDeliveries, clock }),
     contacts,
     labels,
     broadcasts,

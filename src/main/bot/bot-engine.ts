@@ -39,7 +39,8 @@ import type { ContactService } from '../services/contacts/contact-service'
 import { MatcherRegistry } from './matcher-registry'
 import { resolveOptionReply } from './option-reply'
 import { renderReply } from '../domain/reply-template'
-import { answerStep, DEFAULT_SURVEY_IDLE_MS, expireRun, isExpired, orderSteps, startRun, SurveyFlowError } from './survey-flow'
+import { answerStep, expireRun, isExpired, startRun, SurveyFlowError } from './survey-flow'
+import { DEFAULT_SURVEY_IDLE_MS, orderSteps } from '../domain/survey-steps'
 
 /** At most one default (or away) message per contact in this window by default (docs/design.md §10). */
 const DEFAULT_WINDOW_MS = 24 * 60 * 60 * 1000
