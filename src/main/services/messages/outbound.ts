@@ -15,7 +15,7 @@ import type { Instance, LoggedMessage, MessageSource, SentBy } from '../../../sh
 import { AppError, conflict, invalid } from '../../errors'
 import { sentByOfSource } from '../../../shared/domain/sent-by'
 import type { MessageStatusService } from '../message-status'
-import { outreachBlocked } from '../outreach/outreach-limits'
+import { outreachBlocked } from '../../domain/outreach-limits'
 import type { SessionManager } from '../instances/session-manager'
 import type { ActivityMonitor } from '../activity'
 

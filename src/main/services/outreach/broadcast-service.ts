@@ -19,7 +19,7 @@ import type { Broadcast, BroadcastRecipient, Instance, InstanceRef, OutreachMess
 import { AppError, conflict, invalid, notFound } from '../../errors'
 import type { MessageService } from '../messages/message-sender'
 import { NotOnWhatsAppError } from '../messages/outbound'
-import { outreachBlocked } from './outreach-limits'
+import { outreachBlocked } from '../../domain/outreach-limits'
 import type { SessionManager } from '../instances/session-manager'
 import { contactNumber } from '../contacts/contact-number'
 import { outreachPolicy, type OutreachGovernor } from './outreach-governor'
