@@ -589,6 +589,7 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     ttlMs: leaseTtlMs,
     ...(workers ? { leases: repos.leases } : {}),
     running: (id) => sessions.has(id),
+    takingOverHere: (id) => sessions.takingOver(id),
     config: store.config
   })
   const core: Core = {
