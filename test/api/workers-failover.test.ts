@@ -132,7 +132,7 @@ it('three workers, six instances, kill -9 of the busiest owner while clients sen
       while (Date.now() < giveUpAt) {
         send.attempts++
         const res = await request(nextWorker().url, 'POST', `/chatapp/message?${qs}`, { chatId: CHAT, message: send.text }, { 'idempotency-key': send.text })
-        send.answers.push(res.status === 'refused' ? 'refused' : `${res.status}`)
+        send.answers.push(res.status === 'refused' ? 'refused' : res.status === 409 ? `409 ${(res as { json: any }).json.message}` : `${res.status}`)
         if (typeof res.status === 'number' && res.status >= 200 && res.status < 300) {
           send.id = (res as { json: any }).json.data.message.key.id
           break
@@ -222,4 +222,7 @@ it('three workers, six instances, kill -9 of the busiest owner while clients sen
     `sends: ${ackedSends.length} acknowledged (${ackedBefore.reduce((x, y) => x + y, 0)} before the kill), ${unacked.length} unacknowledged (${unacked.filter((s) => seen.has(s.text)).length} of them in the history), ${retried.length} retried; answers ${JSON.stringify(answerCounts)}`
   )
   if (unacked.length) console.log(`unacknowledged: ${unacked.map((s) => `${s.text} [${s.answers.join(' ')}]`).join('; ')}`)
+  // No refusal contradicts the status a client reads (docs/design.md §22 "Take-over"): a send is never
+  // refused as "not connected" while the instance says CONNECTED.
+  expect(sends.flatMap((s) => s.answers).filter((a) => a.includes('status CONNECTED'))).toEqual([])
 }, 120_000)

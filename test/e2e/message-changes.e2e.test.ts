@@ -3,7 +3,8 @@
  * deletions, reactions and polls", "Usernames"), in Debian's Chromium against the real headless
  * server with a WhatsApp instance linked to the protocol test server: the customer edits an order,
  * deletes a message, reacts to the shop's; the owner's poll gets votes; a customer who hides the
- * number behind a username writes. The open chat follows each change live. Screenshots at phone,
+ * number behind a username writes (listed by "@name" in the inbox and in Contacts, where the contact
+ * is keyed by the LID). The open chat follows each change live. Screenshots at phone,
  * laptop and wide sizes go to test-artifacts/message-changes-*.png.
  *
  * Needs `npm run build` first (npm test does it) and /usr/bin/chromium.
@@ -12,7 +13,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, openSection, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 import { startWaTestServer, type FakeContact, type WaTestServer } from '../support/wa-server/server'
 import { scanLikeAPhone, waTestFile } from '../helpers/wa-instance'
@@ -135,6 +136,32 @@ describe('changes to messages in the web UI', { timeout: 150_000 }, () => {
       await conversation().getByText('Do you have sourdough today?').waitFor()
       await shot(`username-${width}x${height}`)
     }
+    // Her data is hers by the LID, named by the username.
+    await page.setViewportSize({ width: 1366, height: 768 })
+    await page.getByRole('button', { name: 'Customer data of @lu.bakes' }).click()
+    await page.getByRole('menuitem', { name: 'Erase data…' }).click()
+    const erase = page.getByRole('form', { name: 'Erase customer data' })
+    await erase.getByLabel('Type the username to confirm').fill('@lu.bakes')
+    await expect.poll(() => erase.getByRole('button', { name: 'Erase data' }).isEnabled()).toBe(true)
+    await shot('username-erase-1366x768')
+    await page.keyboard.press('Escape')
+    expect(pageErrors).toEqual([])
+  })
+
+  it('the contact of a customer who hides the number is keyed by the LID and shown by @username', async () => {
+    await openSection(page, 'Contacts')
+    for (const [width, height] of SIZES) {
+      await page.setViewportSize({ width, height })
+      const list = page.getByTestId(width < 700 ? 'contact-cards' : 'contact-table')
+      await list.getByText('@lu.bakes').waitFor()
+      expect(await list.textContent()).not.toContain(lu.lid.split('@')[0])
+      await shot(`username-contacts-${width}x${height}`)
+    }
+    await page.setViewportSize({ width: 1366, height: 768 })
+    await page.getByRole('button', { name: 'Edit Lu' }).click()
+    await expect.poll(() => page.getByLabel('WhatsApp username').inputValue()).toBe('@lu.bakes')
+    await shot('username-contact-editor-1366x768')
+    await page.keyboard.press('Escape')
     expect(pageErrors).toEqual([])
   })
 })

@@ -4,7 +4,7 @@ import { snippetParts } from '../../src/renderer/src/tabs/messages/highlight'
 import { mergeHits, type SearchStream } from '../../src/renderer/src/tabs/messages/search-merge'
 import { chatJid, chatNumber, customerNumberOf } from '../../src/renderer/src/tabs/messages/chat-names'
 import { explain, historyValues, retentionOf } from '../../src/renderer/src/tabs/settings/retention-form'
-import { confirmsNumber } from '../../src/renderer/src/components/confirm-number'
+import { confirmsNumber, customerLabel } from '../../src/renderer/src/components/confirm-number'
 import type { MessageEntryT } from '../../src/shared/operations/results'
 
 describe('snippetParts', () => {
@@ -106,5 +106,16 @@ describe('erase confirmation', () => {
     expect(confirmsNumber('+1 555 010-0021', '15550100021')).toBe(true)
     expect(confirmsNumber('1555010002', '15550100021')).toBe(false)
     expect(confirmsNumber('', '15550100021')).toBe(false)
+  })
+
+  it('a customer known by username (a LID key) is named and confirmed by "@username"; without one, by the LID’s digits', () => {
+    const lid = '220000000000001@lid'
+    expect(customerLabel('15550100021')).toBe('+15550100021')
+    expect(customerLabel(lid, 'lu.bakes')).toBe('@lu.bakes')
+    expect(customerLabel(lid)).toBe('220000000000001')
+    expect(confirmsNumber('@Lu.Bakes', lid, 'lu.bakes')).toBe(true)
+    expect(confirmsNumber('lu.bakes', lid, 'lu.bakes')).toBe(true)
+    expect(confirmsNumber('220000000000001', lid, 'lu.bakes')).toBe(false)
+    expect(confirmsNumber('220000000000001', lid)).toBe(true)
   })
 })

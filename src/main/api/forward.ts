@@ -16,11 +16,13 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { openAsBlob } from 'node:fs'
-import type { Readable } from 'node:stream'
+import { PassThrough, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { setTimeout as delay } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { request, type FormData as UndiciFormData } from 'undici'
 import type { Core } from '../core'
+import { OPERATIONS, type OperationName } from '../../shared/operations/table'
 import type { UploadedFile } from '../services/attachment-service'
 import { AppError, RetryLaterError } from '../errors'
 import { errorBody } from './envelope'
@@ -115,10 +117,73 @@ export async function forwardIfOwnedElsewhere(
   body: Readable | string | (() => Promise<FormData>) | undefined,
   operation?: string
 ): Promise<boolean> {
+  // A change asked during a take-over waits for it, up to the bound and the caller's `Prefer: wait`;
+  // reads answer at once (the status then says CONNECTING).
+  const until = Date.now() + (req.method === 'GET' || readsOnly(operation) || req.forwardedBy || startsSession(operation) ? 0 : takeOverWait(core, req))
+  for (;;) {
+    const forwarded = await forwardOnce(core, req, reply, instanceId, body, operation, until)
+    if (forwarded !== 'again') return forwarded
+    await delay(Math.max(0, Math.min(core.cluster.takeOverPollMs, until - Date.now())))
+  }
+}
+
+/**
+ * `src` as a stream that starts reading `src` on its own first read (undici reads a body only once
+ * connected); `started()` says whether it did. Destroying the wrapper before that leaves `src` as it was.
+ */
+function readOnDemand(src: Readable): { body: Readable; started(): boolean } {
+  let started = false
+  const body = new PassThrough()
+  const start: (size?: number) => unknown = body.read.bind(body)
+  body.read = (size?: number): unknown => {
+    if (!started) {
+      started = true
+      src.pipe(body)
+      src.once('error', (err) => body.destroy(err))
+    }
+    return start(size)
+  }
+  return { body, started: () => started }
+}
+
+/** True for an operation that only reads (its permission is a `…:read` one): the UI's `/rpc` reads are POSTs. */
+function readsOnly(operation: string | undefined): boolean {
+  const def = operation !== undefined && Object.hasOwn(OPERATIONS, operation) ? OPERATIONS[operation as OperationName] : undefined
+  return def !== undefined && 'permission' in def && String(def.permission).endsWith(':read')
+}
+
+/**
+ * How long a change may wait for a take-over here, ms: ClusterView.takeOverWaitMs, or less when the
+ * caller asks with RFC 7240's `Prefer: wait=<seconds>` (0: answer at once).
+ */
+function takeOverWait(core: Core, req: FastifyRequest): number {
+  const bound = core.cluster.takeOverWaitMs
+  const prefer = String(req.headers.prefer ?? '')
+  const m = /(?:^|[,;\s])wait=(\d+)/i.exec(prefer)
+  return m ? Math.min(bound, Number(m[1]) * 1000) : bound
+}
+
+/**
+ * One attempt of {@link forwardIfOwnedElsewhere}: true (relayed), false (answer here) or 'again' (a
+ * take-over is under way and `until` has not passed: look again after a pause).
+ */
+async function forwardOnce(
+  core: Core,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  instanceId: string,
+  body: Readable | string | (() => Promise<FormData>) | undefined,
+  operation: string | undefined,
+  until: number
+): Promise<boolean | 'again'> {
   // A start goes where it should run (the least-loaded worker) when no worker holds the instance; a
   // start forwarded here already is run here, whatever the loads are now (one hop).
   const owner = startsSession(operation) && !req.forwardedBy ? await core.cluster.placeFor(instanceId) : await core.cluster.ownerElsewhere(instanceId)
-  if (!owner) return false
+  if (!owner) {
+    if (Date.now() >= until) return false
+    const inst = core.instances.list().find((i) => i._id === instanceId)
+    return inst && (await core.cluster.takingOver(inst)) ? 'again' : false
+  }
   const named = `worker ${owner.id}${owner.url ? ` (${owner.url})` : ''}`
   if (req.forwardedBy) {
     // The forwarder believed this worker owns it; the lease moved meanwhile. One hop only: no loops.
@@ -126,6 +191,9 @@ export async function forwardIfOwnedElsewhere(
   }
   if (!owner.url) throw new AppError('CONFLICT', `This instance runs on ${named}, which has no CHATAPP_WORKER_URL to forward to; send the request there.`)
   const sent = typeof body === 'function' ? await body() : body
+  // A stream is handed to undici through a wrapper that reads it only once undici writes the body: a
+  // connection refused leaves the request's own stream unread, to send again or to parse here.
+  const lazy = sent && typeof sent !== 'string' && !(sent instanceof FormData) ? readOnDemand(sent) : undefined
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-chatapp-forward')) continue
@@ -150,17 +218,22 @@ export async function forwardIfOwnedElsewhere(
       headers,
       // Node's own FormData (a file read from disk as a Blob): undici 7's FormData class stalls on such a
       // Blob, while its request() sends Node's with the boundary and length set; the types differ only.
-      body: (sent ?? null) as Readable | string | UndiciFormData | null
+      body: (lazy?.body ?? sent ?? null) as Readable | string | UndiciFormData | null
     })
   } catch (err) {
     req.log.warn({ err, owner: owner.id }, 'forwarding to the owner worker failed')
-    if (sent && typeof sent !== 'string' && !(sent instanceof FormData)) sent.resume()
+    const stream = lazy ? sent as Readable : undefined
     if (NOT_CONNECTED.has((err as { code?: string }).code ?? '')) {
       // A start placed on a worker that cannot be reached runs here instead: nothing happened there,
       // and a start must not fail because one worker is down (its heartbeat lapses soon).
       if ('placed' in owner && owner.placed && (sent === undefined || typeof sent === 'string')) return false
+      // The owner died: its lease lapses and another worker takes the instance over. A change waits
+      // for that, its body still unread (no connection was made, so nothing of it was sent).
+      if (Date.now() < until && !lazy?.started()) return 'again'
+      stream?.resume()
       throw new RetryLaterError(`This instance runs on ${named}, which cannot be reached now; nothing was done. Try again shortly (a failover moves it within the lease time).`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
     }
+    stream?.resume()
     // The request reached the owner, which may have acted on it before the connection broke.
     throw new RetryLaterError(`This instance runs on ${named}, which took the request but did not answer; it may have been done there. Check before sending again, or retry with the same Idempotency-Key.`, RETRY_AFTER_S, 'SERVICE_UNAVAILABLE')
   }

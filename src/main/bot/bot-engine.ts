@@ -36,6 +36,7 @@ import type { Mailer } from './mailer'
 import { keywordList } from '../../shared/domain/keywords'
 import { handoffOf, type HandoffService } from '../services/handoff-service'
 import type { ContactService } from '../services/contacts/contact-service'
+import { contactKeyOf } from '../services/contacts/contact-number'
 import { MatcherRegistry } from './matcher-registry'
 import { resolveOptionReply } from './option-reply'
 import { renderReply } from '../domain/reply-template'
@@ -150,7 +151,9 @@ export class BotEngine {
       startSurvey: (inst, ctx, stepId) => this.startSurveyAt(inst, ctx, stepId),
       addToContactGroup: async (inst, ctx, groupId) => {
         if (!deps.contacts || !(await deps.repos.contactGroups.owned(inst._id, groupId))) return false
-        await deps.contacts.addToGroup(inst, ctx.contactJid.split('@')[0]!.split(':')[0]!, ctx.pushName, groupId)
+        const key = contactKeyOf(ctx.contactJid)
+        if (!key) return false
+        await deps.contacts.addToGroup(inst, key, ctx.pushName, groupId)
         return true
       }
     })
@@ -182,8 +185,9 @@ export class BotEngine {
       return {
         record: { action: opt },
         act: async () => {
-          const number = (msg.senderPn ?? msg.chatId).split('@')[0]!.split(':')[0]!
-          await this.deps.contacts?.setOptedOut(inst, number, msg.pushName?.trim() || null, opt === 'opt_out')
+          // Their number when WhatsApp gave it, else the LID (a customer known by username): the key broadcasts check.
+          const number = contactKeyOf(msg.senderPn ?? msg.chatId)
+          if (number) await this.deps.contacts?.setOptedOut(inst, number, msg.pushName?.trim() || (msg.username ? `@${msg.username}` : null), opt === 'opt_out')
           const s = { ...defaultOptOut(inst.settings.bot_lang), ...inst.settings.opt_out }
           const text = opt === 'opt_out' ? s.optout_reply : s.optin_reply
           if (text) await this.reply(inst, { chatId: msg.chatId, contactJid: msg.senderPn ?? msg.senderId, pushName: msg.pushName?.trim() || null, text: msg.text, matched: '' }, text)

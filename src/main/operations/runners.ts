@@ -16,7 +16,7 @@ import { APP_VERSION } from '../version'
 import { MEDIA_KIND, OPERATIONS, type OperationName, type Operations } from '../../shared/operations/table'
 import type { AppInfoT } from '../../shared/operations/results'
 import { unsupportedUpdates, type UpdatesPort } from '../../shared/operations/updates'
-import type { Instance } from '../../shared/schemas/records'
+import type { ConnectionStatus, Instance } from '../../shared/schemas/records'
 import { instanceViewFor, mayReach, sentByOf, type Caller } from '../../shared/access'
 import { apiKeyView, inviteView, meView, sessionView, staffView } from '../services/people'
 
@@ -96,6 +96,11 @@ function updatesOf(app: AppFacts): Omit<UpdatesPort, 'subscribe'> {
   return { status, check: async () => status(), download: async () => status(), setAutoDownload: async () => status(), restart: async () => status() }
 }
 
+/** `inst` showing `status` (the status a client reads: ClusterView.liveStatuses) instead of the saved one. */
+function withStatus<I extends { settings: { status: ConnectionStatus } }>(inst: I, status: ConnectionStatus | undefined): I {
+  return status === undefined || status === inst.settings.status ? inst : { ...inst, settings: { ...inst.settings, status } }
+}
+
 /** The instances the caller may reach (staff and keys may be limited to some). */
 function reachable(ctx: OperationContext): Stored<Instance>[] {
   const caller = callerOf(ctx)
@@ -144,7 +149,11 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
 
   'auth.login': async ({ core }, { code }) => ({ token: await core.account.redeemLoginCode(code) }),
   'instances.create': ({ core }, { channel, name }) => core.instances.create(channel, name),
-  'instances.list': (ctx, page) => paged(reachable(ctx).map((i) => instanceViewFor(callerOf(ctx), i)), page),
+  'instances.list': async (ctx, page) => {
+    const insts = reachable(ctx)
+    const live = await ctx.core.cluster.liveStatuses(insts)
+    return paged(insts.map((i) => instanceViewFor(callerOf(ctx), withStatus(i, live.get(i._id)))), page)
+  },
   'instances.delete': ({ core }, { instanceId }) => core.instances.delete(instanceId),
   'instances.init': async ({ core }, { config }, inst) => ({ status: await core.connection.init(inst, config) }),
   'instances.scan': ({ core }, _input, inst) => core.connection.currentQr(inst),
@@ -153,9 +162,10 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
     return { status: inst.settings.status, qrDataUrl: qr ? await qrDataUrl(qr) : null }
   },
   'pairing.code': ({ core }, { phone }, inst) => core.connection.pairingCode(inst, phone),
-  'instances.info': (ctx, _input, inst) => {
+  'instances.info': async (ctx, _input, inst) => {
     const { reason, limits } = ctx.core.connection.health(inst._id)
-    return { instance: instanceViewFor(callerOf(ctx), inst), reason, limits }
+    const live = await ctx.core.cluster.liveStatuses([inst])
+    return { instance: instanceViewFor(callerOf(ctx), withStatus(inst, live.get(inst._id))), reason, limits }
   },
   'instances.health': async ({ core }, _input, inst) => {
     const { reason, limits } = core.connection.health(inst._id)

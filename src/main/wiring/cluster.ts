@@ -99,6 +99,7 @@ export async function wireCluster(w: Wiring, { sessions }: Pick<InstancesWiring,
     ttlMs: leaseTtlMs,
     ...(workers ? { leases: repos.leases } : {}),
     running: (id) => sessions.has(id),
+    takingOverHere: (id) => sessions.takingOver(id),
     config: store.config
   })
   return {

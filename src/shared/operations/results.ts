@@ -235,7 +235,8 @@ const CoveredInstance = {
 }
 
 export const CustomerExport = Type.Object({
-  number: Type.String({ description: 'The customer’s number (digits).' }),
+  number: Type.String({ description: 'The customer’s number (digits), or their LID (…@lid) when WhatsApp gives no number (a customer known by username).' }),
+  username: Type.Optional(Type.String({ description: 'The WhatsApp username asked for (no "@"), when the customer was named by "@name".' })),
   exported_at: Type.String({ format: 'date-time' }),
   instances: Type.Array(
     Type.Object({ ...CoveredInstance, contact: Type.Boolean({ description: 'It holds a contact record of theirs.' }), messages: Type.Integer(), survey_runs: Type.Integer() }),
@@ -262,7 +263,8 @@ const ErasureCounts = Type.Object({
 })
 
 export const ErasureResult = Type.Object({
-  number: Type.String(),
+  number: Type.String({ description: 'As in the export: digits, or the LID of a customer known by username.' }),
+  username: Type.Optional(Type.String({ description: 'The WhatsApp username asked for (no "@").' })),
   erased_at: Type.String({ format: 'date-time' }),
   deleted: ErasureCounts,
   instances: Type.Optional(Type.Array(Type.Object({ ...CoveredInstance, deleted: ErasureCounts }), { description: 'The instances it was erased from (`type=all`: every instance the caller may reach), with what went from each.' }))

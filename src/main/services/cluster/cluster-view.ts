@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../../clock'
 import type { ClusterT } from '../../../shared/operations/table/cluster'
+import type { ConnectionStatus, Instance } from '../../../shared/schemas/records'
 import type { InstanceRepo } from '../../store/repos'
 import type { LeaseRepo, WorkerInfo, WorkerLoad } from '../../store/repos/lease-repo'
 import { AppError } from '../../errors'
@@ -21,8 +22,10 @@ export interface ClusterViewDeps {
   leases?: Pick<LeaseRepo, 'cluster' | 'holder' | 'leastLoaded'>
   /** The lease time (CHATAPP_LEASE_TTL_MS), ms: a worker seen within it counts as live. */
   ttlMs: number
-  /** SQLite mode: whether a session of the instance runs here. */
+  /** Whether a session of the instance runs here. */
   running: (instanceId: string) => boolean
+  /** Whether this worker claimed the instance from another and its session is not CONNECTED yet (SessionManager.takingOver). */
+  takingOverHere?: (instanceId: string) => boolean
   /** The configuration document this process holds (ConfigStore's), for a forwarded request's catch-up. */
   config?: { readonly version: number | null; atLeast(version: number): Promise<void> }
 }
@@ -43,6 +46,9 @@ export function placeStart(loads: readonly WorkerLoad[], me: string): WorkerLoad
   if (!pick) return 'full'
   return pick.id === me ? 'here' : pick
 }
+
+/** Saved statuses of an instance whose owner had, or was getting, the connection. */
+const CONNECTED_BEFORE: ReadonlySet<ConnectionStatus> = new Set(['CONNECTED', 'CONNECTING'])
 
 export class ClusterView {
   constructor(private readonly deps: ClusterViewDeps) {}
@@ -72,6 +78,52 @@ export class ClusterView {
         return { session_id: i.session_id, owner: l?.owner ?? null, lease_expires_at: l ? iso(Number(l.expires_at)) : null }
       })
     }
+  }
+
+  /**
+   * How long a change asked during a take-over waits for it (api/forward.ts), ms: one and a half
+   * lease times, which covers the lease lapsing (≤ TTL), the next round claiming it (≤ TTL/3) and the
+   * new owner's connect in the common case (docs/design.md §22 "Take-over").
+   */
+  get takeOverWaitMs(): number {
+    return Math.round(this.deps.ttlMs * 1.5)
+  }
+
+  /** How often a waiting change looks again (a tenth of the lease time, 50–500 ms). */
+  get takeOverPollMs(): number {
+    return Math.min(500, Math.max(50, Math.round(this.deps.ttlMs / 10)))
+  }
+
+  /**
+   * True while `inst` is being taken over (database mode only; docs/design.md §22 "Take-over"): its
+   * last owner had (or was getting) the connection — saved CONNECTED or CONNECTING — and no worker
+   * holds its lease unexpired now (that owner stopped or died; a live worker's lease loop claims it
+   * within a round), or this worker claimed it and its session is still CONNECTING.
+   */
+  async takingOver(inst: Pick<Instance, '_id' | 'settings'>): Promise<boolean> {
+    const leases = this.deps.leases
+    if (!leases) return false
+    if (this.deps.running(inst._id)) return this.deps.takingOverHere?.(inst._id) ?? false
+    if (!CONNECTED_BEFORE.has(inst.settings.status)) return false
+    return (await leases.holder(inst._id, this.deps.clock.now())) === undefined
+  }
+
+  /**
+   * The status a client reads for each of `insts` (by id): the saved one, except CONNECTING for one
+   * saved CONNECTED that is being taken over ({@link takingOver}): the last owner's CONNECTED is not
+   * the new owner's state, and a send would be refused until it connects. One statement for the list.
+   */
+  async liveStatuses(insts: ReadonlyArray<Pick<Instance, '_id' | 'settings'>>): Promise<Map<string, ConnectionStatus>> {
+    const out = new Map(insts.map((i) => [i._id, i.settings.status]))
+    const leases = this.deps.leases
+    const candidates = insts.filter((i) => i.settings.status === 'CONNECTED' && !this.deps.running(i._id))
+    if (!leases || candidates.length === 0) return out
+    const now = this.deps.clock.now()
+    const held = candidates.length === 1
+      ? new Set((await leases.holder(candidates[0]!._id, now)) ? [candidates[0]!._id] : [])
+      : new Set((await leases.cluster(now)).leases.filter((l) => Number(l.expires_at) > now).map((l) => l.instance_id))
+    for (const i of candidates) if (!held.has(i._id)) out.set(i._id, 'CONNECTING')
+    return out
   }
 
   /** The version of the configuration document this worker holds (database mode; null otherwise). */

@@ -10,7 +10,7 @@ import { newObjectId } from '../../ids'
 import type { ContactFilter, Repositories, Stored } from '../../store/repos'
 import type { Contact, ContactGroup, InstanceRef } from '../../../shared/schemas/records'
 import { conflict, invalid, notFound } from '../../errors'
-import { contactNumber } from './contact-number'
+import { contactKeyOf, contactNumber, unnamedContact } from './contact-number'
 import type { LabelService } from './label-service'
 import { contactsCsv, parseContactsCsv, type ColumnMapping, type ParsedImport } from './contact-csv'
 
@@ -145,9 +145,12 @@ export class ContactService {
     return updated
   }
 
-  /** The labels of a conversation's customer `number` (their contact's; a contact is made if needed). */
+  /**
+   * The labels of a conversation's customer `number` (their contact's; a contact is made if needed).
+   * `number` is a contact key ({@link contactKeyOf}): digits, or a LID for a customer known by username.
+   */
   async setLabels(inst: InstanceRef, number: string, name: string | null, labels: string[]): Promise<Stored<Contact>> {
-    return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { labels }) : this.insert(inst, { name: name ?? `+${number}`, number, labels })))
+    return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { labels }) : this.insert(inst, { name: name ?? unnamedContact(number), number, labels })))
   }
 
   async delete(inst: InstanceRef, id: string): Promise<void> {
@@ -202,17 +205,17 @@ export class ContactService {
     this.changed(inst)
   }
 
-  /** Puts the customer `number` of a conversation into the group (a contact is made if needed). */
+  /** Puts the customer `number` (a contact key, see {@link setLabels}) of a conversation into the group (a contact is made if needed). */
   async addToGroup(inst: InstanceRef, number: string, name: string | null, groupId: string): Promise<Stored<Contact>> {
     await this.group(inst, groupId)
-    return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { group_id: groupId }) : this.insert(inst, { name: name ?? `+${number}`, number, group_id: groupId })))
+    return this.upsert(inst, number, (existing) => (existing ? this.update(inst, existing._id, { group_id: groupId }) : this.insert(inst, { name: name ?? unnamedContact(number), number, group_id: groupId })))
   }
 
-  /** Marks the customer `number` opted out (or in again); a contact is made if needed. */
+  /** Marks the customer `number` (a contact key, see {@link setLabels}) opted out (or in again); a contact is made if needed. */
   async setOptedOut(inst: InstanceRef, number: string, name: string | null, optedOut: boolean): Promise<Stored<Contact>> {
     return this.upsert(inst, number, async (existing) => {
       if (existing) return existing.opted_out === optedOut ? existing : this.update(inst, existing._id, { opted_out: optedOut })
-      return this.insert(inst, { name: name ?? `+${number}`, number, opted_out: optedOut })
+      return this.insert(inst, { name: name ?? unnamedContact(number), number, opted_out: optedOut })
     })
   }
 
@@ -241,14 +244,20 @@ export class ContactService {
     return { fileName: 'contacts.csv', csv: contactsCsv(items, (id) => titles.get(id)) }
   }
 
+  /**
+   * A customer's 1:1 message makes or touches their contact: keyed by their number, or by the LID
+   * when WhatsApp gives none (a username that hides the number, docs/baileys.md "Usernames").
+   */
   private async collect({ instanceId, message }: CoreEvents['message']): Promise<void> {
-    if (message.source !== 'inbound' || !message.chatId.endsWith('@s.whatsapp.net')) return
-    const number = message.chatId.split('@')[0]!.split(':')[0]!
+    if (message.source !== 'inbound') return
+    const chat = contactKeyOf(message.chatId)
+    const number = chat?.endsWith('@lid') && message.senderPn ? contactKeyOf(message.senderPn) : chat
+    if (!number) return
     const seen = new Date(message.timestamp).toISOString()
     const inst = this.deps.repos.instances.find(instanceId)
     if (!inst) return
     await this.upsert(inst, number, async (existing) => {
-      if (!existing) return void (await this.insert(inst, { name: message.pushName?.trim() || `+${number}`, number }, seen))
+      if (!existing) return void (await this.insert(inst, { name: message.pushName?.trim() || unnamedContact(number, message.username), number }, seen))
       if (existing.last_seen_at && Date.parse(seen) - Date.parse(existing.last_seen_at) < SEEN_RESOLUTION_MS) return
       await this.deps.repos.contacts.update(existing._id, (c) => {
         c.last_seen_at = seen

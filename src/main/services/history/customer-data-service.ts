@@ -6,7 +6,8 @@
  * the contact record, the inbox row, pauses, outreach counts, queued webhooks that carry it, the
  * assistant's answers to them and the bot's activity in their chats. The
  * erasure is recorded (who, when, how many records), never the erased content: the number is kept only
- * as a hash, so "was this number erased?" can still be answered.
+ * as a hash, so "was this number erased?" can still be answered. A customer who hides the number
+ * behind a WhatsApp username is named by their LID or "@username" instead (docs/baileys.md "Usernames").
  */
 import { Readable } from 'node:stream'
 import { stringify } from 'csv-stringify'
@@ -17,8 +18,9 @@ import type { Logger } from '../../logger'
 import type { Repositories } from '../../store/repos'
 import type { Instance, LoggedMessage } from '../../../shared/schemas/records'
 import type { CustomerExportT, ErasureResultT } from '../../../shared/operations/results'
-import { contactNumber } from '../contacts/contact-number'
-import { AppError, invalid } from '../../errors'
+import { contactKeyOf, contactNumber } from '../contacts/contact-number'
+import { usernameOf } from '../../channel/usernames'
+import { AppError, invalid, notFound } from '../../errors'
 import type { MediaFiles } from '../messages/media-files'
 
 export interface CustomerDataDeps {
@@ -29,16 +31,43 @@ export interface CustomerDataDeps {
   logger: Logger
 }
 
-/** The digits of a customer's number as the API takes it (a number in any format, or a phone-number JID). */
-function customerNumber(value: string): string {
-  const jid = /^(\d+)(?::\d+)?@s\.whatsapp\.net$/.exec(value.trim())
-  if (jid) return jid[1]!
+/**
+ * Who an export or erasure names, as the API takes it: a number (any format, or its phone-number
+ * JID), a LID (`…@lid`), or a WhatsApp username (`@name`) of a customer who hides the number
+ * (docs/baileys.md "Usernames"). 400 naming `number` for anything else.
+ */
+type CustomerRef = { kind: 'number'; key: string } | { kind: 'lid'; lid: string } | { kind: 'username'; username: string }
+
+function customerRef(value: string): CustomerRef {
+  const v = value.trim()
+  const jid = /^(\d+)(?::\d+)?@s\.whatsapp\.net$/.exec(v)
+  if (jid) return { kind: 'number', key: jid[1]! }
+  if (v.endsWith('@lid')) {
+    const lid = contactKeyOf(v)
+    if (lid) return { kind: 'lid', lid }
+  }
+  if (v.startsWith('@')) {
+    const username = usernameOf(v)
+    if (username) return { kind: 'username', username }
+  }
   try {
-    return contactNumber(value)
+    return { kind: 'number', key: contactNumber(v) }
   } catch {
-    throw invalid('number', 'must be the customer’s phone number with its country code (or their …@s.whatsapp.net JID)')
+    throw invalid('number', 'must be the customer’s phone number with its country code (or their …@s.whatsapp.net JID), their LID (…@lid) or their WhatsApp username (@name)')
   }
 }
+
+/** Whom an export or erasure is about: the key each covered instance keeps them under (digits or a LID), and the username asked for. */
+interface Customer {
+  /** The first instance's key (the answer's `number`). */
+  key: string
+  username?: string
+  /** Per instance id: the key it keeps them under; absent when it holds no chat of the username. */
+  keys: Map<string, string>
+}
+
+/** What an instance holds of a customer it has no chat of. */
+const NOTHING = { contact: null, messages: [], surveyRuns: [], assistantReplies: [] } as const
 
 /** An instance an export or erasure covers, as its answer names it. */
 type Covered = Pick<Instance, '_id'> & { settings: Pick<Instance['settings'], 'bot_name' | 'bot_number'> }
@@ -109,13 +138,40 @@ export class CustomerDataService {
   }
 
   /**
+   * The customer `value` names ({@link customerRef}) on each of `insts`: a number is its digits
+   * everywhere; a LID is the number its chat is filed under when WhatsApp told it, else the LID; a
+   * username is the chat that carries it on each instance (an instance with none is searched for
+   * nothing). 404 when no instance has a chat with the username.
+   */
+  private async customer(insts: readonly Covered[], value: string): Promise<Customer> {
+    const ref = customerRef(value)
+    const keys = new Map<string, string>()
+    for (const inst of insts) {
+      if (ref.kind === 'number') keys.set(inst._id, ref.key)
+      else {
+        const lid = ref.kind === 'lid' ? ref.lid : await this.deps.repos.customerData.chatOfUsername(inst._id, ref.username)
+        if (lid) keys.set(inst._id, lid.endsWith('@lid') ? await this.deps.repos.customerData.customerKey(inst._id, lid) : (contactKeyOf(lid) ?? lid))
+      }
+    }
+    if (ref.kind === 'username' && keys.size === 0) throw notFound(`A chat of @${ref.username}`)
+    const key = keys.values().next().value ?? (ref.kind === 'number' ? ref.key : ref.kind === 'lid' ? ref.lid : `@${ref.username}`)
+    return { key, keys, ...(ref.kind === 'username' ? { username: ref.username } : {}) }
+  }
+
+  /** The answer's name of the customer: the key, and the username when asked by it. */
+  private static named(c: Customer): { number: string; username?: string } {
+    return { number: c.key, ...(c.username ? { username: c.username } : {}) }
+  }
+
+  /**
    * Everything kept of the customer `number` by the instances `insts` (one, or every instance the
    * caller may reach), whole in memory (the desk's download): their contact records, their messages
    * (oldest first, each with its `instance_id`) and survey answers, and which instances were searched
-   * with what each holds. 400 for a value that is not a number.
+   * with what each holds. `number` is a number, a LID or "@username" ({@link customer}): 400 for
+   * anything else, 404 for a username no chat has.
    */
   async export(insts: readonly Covered[], number: string): Promise<CustomerExportT> {
-    const digits = customerNumber(number)
+    const who = await this.customer(insts, number)
     const covered: CustomerExportT['instances'] = []
     const contacts: NonNullable<CustomerExportT['contacts']> = []
     const messages: CustomerExportT['messages'] = []
@@ -123,7 +179,8 @@ export class CustomerDataService {
     const assistantReplies: CustomerExportT['assistant_replies'] = []
     // One instance at a time through the repository (each read its own, as the single export does).
     for (const inst of insts) {
-      const data = await this.deps.repos.customerData.exportCustomer(inst._id, digits)
+      const key = who.keys.get(inst._id)
+      const data = key ? await this.deps.repos.customerData.exportCustomer(inst._id, key) : NOTHING
       covered.push({ ...named(inst), contact: data.contact !== null, messages: data.messages.length, survey_runs: data.surveyRuns.length })
       if (data.contact) contacts.push(data.contact)
       for (const m of data.messages) messages.push({ ...m, instance_id: inst._id })
@@ -131,30 +188,31 @@ export class CustomerDataService {
       assistantReplies.push(...data.assistantReplies)
     }
     if (insts.length > 1) messages.sort((a, b) => a.timestamp - b.timestamp)
-    return { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), instances: covered, contact: contacts[0] ?? null, contacts, messages, survey_runs: surveyRuns, assistant_replies: assistantReplies }
+    return { ...CustomerDataService.named(who), exported_at: new Date(this.deps.clock.now()).toISOString(), instances: covered, contact: contacts[0] ?? null, contacts, messages, survey_runs: surveyRuns, assistant_replies: assistantReplies }
   }
 
   /**
    * The same export as JSON text (the shape of {@link export}), written as the messages are read, a
    * page at a time when the reader asks for more: flat memory whatever the customer's history
    * (docs/storage.md "Heavy jobs in slices"). `instances`, with each one's count, comes after the
-   * messages it counts. 400 for a value that is not a number.
+   * messages it counts. 400 / 404 as {@link export}.
    */
   async exportJson(insts: readonly Covered[], number: string): Promise<Readable> {
-    const digits = customerNumber(number)
+    const who = await this.customer(insts, number)
     const contacts: NonNullable<CustomerExportT['contacts']> = []
     const surveyRuns: CustomerExportT['survey_runs'] = []
     const assistantReplies: CustomerExportT['assistant_replies'] = []
     const covered = new Map<string, CustomerExportT['instances'][number]>()
     for (const inst of insts) {
-      const records = await this.deps.repos.customerData.exportRecords(inst._id, digits)
+      const key = who.keys.get(inst._id)
+      const records = key ? await this.deps.repos.customerData.exportRecords(inst._id, key) : NOTHING
       if (records.contact) contacts.push(records.contact)
       surveyRuns.push(...records.surveyRuns)
       assistantReplies.push(...records.assistantReplies)
       covered.set(inst._id, { ...named(inst), contact: records.contact !== null, messages: 0, survey_runs: records.surveyRuns.length })
     }
-    const head = { number: digits, exported_at: new Date(this.deps.clock.now()).toISOString(), contact: contacts[0] ?? null, contacts, survey_runs: surveyRuns, assistant_replies: assistantReplies }
-    const messages = mergedMessages(insts.map((i) => ({ instanceId: i._id, pages: this.deps.repos.customerData.exportMessages(i._id, digits) })))
+    const head = { ...CustomerDataService.named(who), exported_at: new Date(this.deps.clock.now()).toISOString(), contact: contacts[0] ?? null, contacts, survey_runs: surveyRuns, assistant_replies: assistantReplies }
+    const messages = mergedMessages(this.messagePages(insts, who))
     return Readable.from(
       (async function* () {
         // The head's object without its closing brace, then the messages array, then what each instance held.
@@ -187,10 +245,10 @@ export class CustomerDataService {
 
   /** The export's messages as CSV, written as they are read (see {@link exportJson}), with a file name. */
   async exportCsvStream(insts: readonly Covered[], number: string): Promise<{ fileName: string; stream: Readable }> {
-    const digits = customerNumber(number)
+    const who = await this.customer(insts, number)
     const several = insts.length > 1
     const names = new Map(insts.map((i) => [i._id, i.settings.bot_number ? `${i.settings.bot_name} (+${i.settings.bot_number})` : i.settings.bot_name]))
-    const messages = mergedMessages(insts.map((i) => ({ instanceId: i._id, pages: this.deps.repos.customerData.exportMessages(i._id, digits) })))
+    const messages = mergedMessages(this.messagePages(insts, who))
     const rows = Readable.from(
       (async function* () {
         yield [...(several ? ['instance'] : []), 'time', 'chat', 'direction', 'source', 'name', 'type', 'text', 'status']
@@ -202,25 +260,39 @@ export class CustomerDataService {
     // Customers write the texts: cells a spreadsheet would run as a formula get a leading ' (OWASP "CSV Injection").
     const csv = stringify({ escape_formulas: true })
     rows.on('error', (err) => csv.destroy(err))
-    return { fileName: `customer-${digits}-messages.csv`, stream: rows.pipe(csv) }
+    return { fileName: `customer-${who.username ?? who.key.replace(/@lid$/, '')}-messages.csv`, stream: rows.pipe(csv) }
+  }
+
+  /** Each covered instance's pages of the customer's messages (those that hold a chat of theirs). */
+  private messagePages(insts: readonly Covered[], who: Customer): Array<{ instanceId: string; pages: AsyncGenerator<LoggedMessage[]> }> {
+    return insts.flatMap((i) => {
+      const key = who.keys.get(i._id)
+      return key ? [{ instanceId: i._id, pages: this.deps.repos.customerData.exportMessages(i._id, key) }] : []
+    })
   }
 
   /**
    * Erases the customer `number` from each of `insts` (see the module doc), one instance after the
    * other, each in slices (the customer hidden from the first); `by` names who asked (the desk, a
-   * script). Answers what went, in total and per instance. 400 for a value that is not a number; 503
-   * when the app stops meanwhile (what began finishes at the next start).
+   * script). Answers what went, in total and per instance. 400 / 404 as {@link export}; 503 when the
+   * app stops meanwhile (what began finishes at the next start).
    */
   async erase(insts: readonly Covered[], number: string, by: string): Promise<ErasureResultT> {
-    const digits = customerNumber(number)
+    const who = await this.customer(insts, number)
     const at = new Date(this.deps.clock.now()).toISOString()
     const deleted: ErasureResultT['deleted'] = { messages: 0, conversations: 0, survey_runs: 0, contacts: 0, webhook_deliveries: 0, broadcast_recipients: 0, assistant_replies: 0, media_files: 0 }
     const instances: NonNullable<ErasureResultT['instances']> = []
     for (const inst of insts) {
+      const key = who.keys.get(inst._id)
+      // An instance with no chat of the username holds nothing of theirs.
+      if (!key) {
+        instances.push({ ...named(inst), deleted: { messages: 0, conversations: 0, survey_runs: 0, contacts: 0, webhook_deliveries: 0, broadcast_recipients: 0, assistant_replies: 0, media_files: 0 } })
+        continue
+      }
       let mediaFiles = 0
       // Each slice's media files go with its messages.
       const { counts } = await this.track(
-        this.deps.repos.customerData.eraseCustomer(inst._id, digits, by, at, newObjectId(), {
+        this.deps.repos.customerData.eraseCustomer(inst._id, key, by, at, newObjectId(), {
           onDeleted: async (ids) => void (mediaFiles += await this.deps.media.remove(inst._id, ids)),
           stop: () => this.closing
         })
@@ -233,6 +305,6 @@ export class CustomerDataService {
       this.deps.logger.info({ instanceId: inst._id, by, counts, media_files: mediaFiles }, 'a customer’s data was erased')
       this.deps.events.emit('changed', { instanceId: inst._id, what: 'contacts' })
     }
-    return { number: digits, erased_at: at, deleted, instances }
+    return { ...CustomerDataService.named(who), erased_at: at, deleted, instances }
   }
 }

@@ -12,6 +12,7 @@ import type { ConversationFilter, Repositories, Stored } from '../../store/repos
 import type { Contact, Instance, LoggedMessage } from '../../../shared/schemas/records'
 import type { ConversationT } from '../../../shared/operations/results'
 import { AppError, invalid } from '../../errors'
+import { contactKeyOf } from '../contacts/contact-number'
 import type { HandoffService } from '../handoff-service'
 import type { SessionManager } from '../instances/session-manager'
 import type { ContactService } from '../contacts/contact-service'
@@ -58,12 +59,14 @@ export class InboxService {
 
   /**
    * Puts `labels` on a conversation: on its customer's contact (made with the chat's push name when
-   * there is none). 400 for a group or a chat whose phone number is not known; 404 with no messages.
+   * there is none), keyed by their number, or by the LID of a customer WhatsApp gives no number for
+   * (docs/baileys.md "Usernames"). 400 for a group or a chat with neither; 404 with no messages.
    */
   async setLabels(inst: Pick<Instance, '_id' | 'user_id'>, chatId: string, labels: string[]): Promise<Stored<Contact>> {
     const conversation = await this.get(inst._id, chatId)
-    if (!conversation.phone || conversation.is_group || !this.deps.contacts) throw invalid('chatId', 'must be a 1:1 chat with a known phone number (labels go on the customer’s contact)')
-    return this.deps.contacts.setLabels(inst, conversation.phone, conversation.name, labels)
+    const key = conversation.phone ?? (chatId.endsWith('@lid') ? contactKeyOf(chatId) : undefined)
+    if (!key || conversation.is_group || !this.deps.contacts) throw invalid('chatId', 'must be a 1:1 chat with a known phone number or LID (labels go on the customer’s contact)')
+    return this.deps.contacts.setLabels(inst, key, conversation.name ?? (conversation.username ? `@${conversation.username}` : null), labels)
   }
 
   /**

@@ -82,6 +82,8 @@ export class SessionManager {
   private readonly muted = new Set<string>()
   /** Starts the lease loop asked for and not settled yet (`restored()` waits for them too). */
   private readonly resumes = new Set<Promise<void>>()
+  /** Instances this worker claimed from another (the lease loop) whose session is not CONNECTED yet. */
+  private readonly takeOvers = new Set<string>()
 
   constructor(private readonly deps: SessionManagerDeps) {}
 
@@ -100,6 +102,15 @@ export class SessionManager {
   }
 
   /**
+   * True from the moment the lease loop hands this worker an instance to resume until its session
+   * reports any state but CONNECTING (docs/design.md §22 "Take-over"): a change asked meanwhile waits
+   * for the connection instead of being refused (api/forward.ts).
+   */
+  takingOver(instanceId: string): boolean {
+    return this.takeOvers.has(instanceId)
+  }
+
+  /**
    * The restore path for one instance the lease loop claimed: marks it CONNECTING when saved as
    * connected, and starts its session with `fence`. Never rejects (a failure is logged).
    */
@@ -115,9 +126,11 @@ export class SessionManager {
       this.fences.set(instanceId, fence)
       this.muted.delete(instanceId)
       const status = this.deps.instances.find(instanceId)?.settings.status
+      if (status === 'CONNECTED' || status === 'CONNECTING') this.takeOvers.add(instanceId)
       if (status === 'CONNECTED') await this.queueState(instanceId, { state: 'CONNECTING' })
       await this.start(instanceId)
     } catch (err) {
+      this.takeOvers.delete(instanceId)
       this.deps.logger.warn({ err, instanceId }, 'could not start the claimed session')
     }
   }
@@ -139,9 +152,11 @@ export class SessionManager {
   async drop(instanceId: string): Promise<void> {
     this.muted.add(instanceId)
     this.fences.delete(instanceId)
+    this.takeOvers.delete(instanceId)
     const session = this.sessions.get(instanceId)
     this.sessions.delete(instanceId)
     this.qrs.delete(instanceId)
+    this.takeOvers.delete(instanceId)
     await session?.stop().catch((err: unknown) => this.deps.logger.warn({ err, instanceId }, 'stopping a session whose lease was lost failed'))
   }
 
@@ -339,6 +354,7 @@ export class SessionManager {
     if (!inst) return
     const previous = inst.settings.status
     if (update.state !== 'QR') this.qrs.delete(instanceId)
+    if (update.state !== 'CONNECTING') this.takeOvers.delete(instanceId)
     if (update.reason) this.reasons.set(instanceId, update.reason)
     else this.reasons.delete(instanceId)
     const s = inst.settings

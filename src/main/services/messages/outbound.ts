@@ -110,6 +110,11 @@ export class Outbound {
     const session = this.deps.sessions.get(inst._id)
     const status = this.deps.repos.instances.find(inst._id)?.settings.status
     if (!session || status !== 'CONNECTED') {
+      // Saved CONNECTED with no session here: the worker that had the connection stopped and this one
+      // has not taken it over yet (docs/design.md §22 "Take-over"); its CONNECTED is not true here.
+      if (status === 'CONNECTED' || (session && status === 'CONNECTING')) {
+        throw conflict('The instance is not connected (status CONNECTING): its connection is being taken over or restored. Try again in a few seconds.')
+      }
       throw conflict(`The instance is not connected (status ${status ?? 'unknown'}). Call /chatapp/init and link a phone first.`)
     }
     return session

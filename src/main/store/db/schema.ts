@@ -68,7 +68,7 @@ export interface ConversationsTable {
   assigned_to: string | null
   /** Epoch ms of the assignment. */
   assigned_at: number | null
-  /** The customer's WhatsApp username (no "@"), when they write by LID with one (migration 8). */
+  /** The customer's WhatsApp username (no "@"), when they write by LID with one (migration 7). */
   username: string | null
 }
 

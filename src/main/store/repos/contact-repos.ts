@@ -4,7 +4,7 @@
  * contact. Contacts are searched through their own trigram index (name, number, notes).
  */
 import { produce, type Draft } from 'immer'
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Contact, ContactGroup } from '../../../shared/schemas/records'
 import type { ContactGroupsTable, ContactsTable, Database } from '../db/schema'
 import type { Exec } from './exec'
@@ -26,8 +26,8 @@ export const contactGroupRows = rowMap<ContactGroup, ContactGroupsTable>({
 
 type ContactRow = Omit<ContactsTable, 'seq'>
 
-/** A contact ↔ its row, labels apart ({@link ContactRepo} reads and writes them). */
-const contactRows = rowMap<Omit<Contact, 'labels'>, ContactRow>({
+/** A contact ↔ its row, labels and username apart ({@link ContactRepo} reads and writes them). */
+const contactRows = rowMap<Omit<Contact, 'labels' | 'username'>, ContactRow>({
   _id: 'as is',
   name: 'as is',
   number: 'as is',
@@ -45,11 +45,12 @@ const contactRows = rowMap<Omit<Contact, 'labels'>, ContactRow>({
 
 /** A contact's row (its labels are rows of `contact_labels`). */
 export function contactToRow(c: Contact): ContactRow {
-  return contactRows.toRow(c)
+  const { username: _shown, ...stored } = c
+  return contactRows.toRow(stored)
 }
 
-function contactFromRow(w: ContactRow, labels: string[]): Contact {
-  return { ...contactRows.fromRow(w), labels }
+function contactFromRow(w: ContactRow, labels: string[], username: string | undefined): Contact {
+  return { ...contactRows.fromRow(w), labels, ...(username ? { username } : {}) }
 }
 
 export interface ContactFilter {
@@ -57,7 +58,7 @@ export interface ContactFilter {
   instanceIds?: readonly string[]
   /** Only the contacts of this group. */
   groupId?: string
-  /** Search: name, number or notes containing it (any case and accents; 3+ characters use the index). */
+  /** Search: name, number or notes containing it (any case and accents; 3+ characters use the index), or the username of a LID contact's chat. */
   q?: string
   /** Only contacts with this label (any case). */
   label?: string
@@ -115,10 +116,14 @@ export class ContactRepo {
       if (filter.label) r = r.where('id', 'in', (eb) => eb.selectFrom('contact_labels').select('contact_id').where(sql<boolean>`lower(label) = lower(${filter.label})`))
       const text = filter.q === undefined ? '' : searchText(filter.q)
       const matching = text ? matchingContactSeqs(this.x.db, text) : null
-      if (matching) r = r.where('seq', 'in', matching)
-      else if (text) {
+      // A contact keyed by a LID is found by its chat's username too ("@lu" or "lu").
+      const name = filter.q?.trim().replace(/^@/, '').toLowerCase() ?? ''
+      const byUsername = (eb: ExpressionBuilder<Database, 'contacts'>) =>
+        eb('number', 'in', eb.selectFrom('conversations').select('chat_id').whereRef('conversations.instance_id', '=', 'contacts.instance_id').where(likeAnyCase(this.x.db, 'username', `%${name.replace(/[\\%_]/g, (c) => '\\' + c)}%`)))
+      if (matching) r = r.where((eb) => (name ? eb.or([eb('seq', 'in', matching), byUsername(eb)]) : eb('seq', 'in', matching)))
+      else if (text || name) {
         const like = `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`
-        r = r.where((eb) => eb.or([likeAnyCase(this.x.db, 'name', like), likeAnyCase(this.x.db, 'number', like), likeAnyCase(this.x.db, 'notes', like)]))
+        r = r.where((eb) => eb.or([...(text ? [likeAnyCase(this.x.db, 'name', like), likeAnyCase(this.x.db, 'number', like), likeAnyCase(this.x.db, 'notes', like)] : []), ...(name ? [byUsername(eb)] : [])]))
       }
       return r
     }
@@ -187,6 +192,20 @@ export class ContactRepo {
         else labels.set(l.contact_id, [l.label])
       }
     }
-    return rows.map((r) => Object.freeze(contactFromRow(r, labels.get(r.id) ?? [])))
+    // A contact keyed by a LID is shown by the username its chat carries (the latest WhatsApp told).
+    const usernames = new Map<string, string>()
+    const lids = rows.filter((r) => r.number.endsWith('@lid'))
+    for (let i = 0; i < lids.length; i += 500) {
+      const chunk = lids.slice(i, i + 500)
+      const found = await db
+        .selectFrom('conversations')
+        .select(['instance_id', 'chat_id', 'username'])
+        .where('chat_id', 'in', chunk.map((r) => r.number))
+        .where('instance_id', 'in', [...new Set(chunk.map((r) => r.instance_id))])
+        .where('username', 'is not', null)
+        .execute()
+      for (const c of found) usernames.set(`${c.instance_id} ${c.chat_id}`, c.username!)
+    }
+    return rows.map((r) => Object.freeze(contactFromRow(r, labels.get(r.id) ?? [], usernames.get(`${r.instance_id} ${r.number}`))))
   }
 }

@@ -6,7 +6,7 @@
  * slices").
  */
 import { createHash } from 'node:crypto'
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Contact, LoggedMessage, SurveyRun } from '../../../shared/schemas/records'
 import type { AssistantReply } from '../../../shared/schemas/assistant'
 import { assistantReplyOf } from './assistant-repo'
@@ -40,7 +40,15 @@ export interface ErasureCounts {
   assistant_replies: number
 }
 
-/** The sha256 a number is remembered by after its erasure. */
+/**
+ * The JID of a customer's key: a number's digits are its `…@s.whatsapp.net`; a LID (`…@lid`, a
+ * customer who hides the number behind a username, docs/baileys.md "Usernames") is its own.
+ */
+export function customerJid(key: string): string {
+  return key.includes('@') ? key : `${key}@s.whatsapp.net`
+}
+
+/** The sha256 a customer's key (number or LID) is remembered by after its erasure. */
 export function subjectHash(number: string): string {
   return createHash('sha256').update(`chatapp-erasure:${number}`).digest('hex')
 }
@@ -143,7 +151,7 @@ export class CustomerDataRepo {
    */
   async *exportMessages(instanceId: string, number: string): AsyncGenerator<LoggedMessage[]> {
     const db = this.x.db
-    const scan = await new CustomerScan(instanceId, `${number}@s.whatsapp.net`).run(db)
+    const scan = await new CustomerScan(instanceId, customerJid(number)).run(db)
     const seqs = scan.inTimeOrder()
     for (let i = 0; i < seqs.length; i += EXPORT_PAGE) {
       const page = seqs.slice(i, i + EXPORT_PAGE)
@@ -160,7 +168,7 @@ export class CustomerDataRepo {
   /** Customer `number`'s contact, survey runs and the assistant's answers to them kept by an instance (the rest of an export). */
   async exportRecords(instanceId: string, number: string): Promise<Omit<CustomerData, 'messages'>> {
     const db = this.x.db
-    const pn = `${number}@s.whatsapp.net`
+    const pn = customerJid(number)
     // Their LIDs as the conversations know them (a LID chat filed under their number).
     const lidChats = await db.selectFrom('conversations').select('chat_id').where('instance_id', '=', instanceId).where('phone', '=', number).execute()
     const jids = [pn, ...lidChats.map((c) => c.chat_id)]
@@ -174,6 +182,33 @@ export class CustomerDataRepo {
     const replies = await db.selectFrom('assistant_replies').selectAll().where('instance_id', '=', instanceId).where('chat_id', 'in', jids).orderBy('seq').execute()
     const contact = await this.contacts.byNumber(instanceId, number)
     return { contact: contact ? { ...contact, labels: [...contact.labels] } : null, surveyRuns: runs.map(surveyRunRows.fromRow), assistantReplies: replies.map(assistantReplyOf) }
+  }
+
+  /**
+   * The 1:1 chat (its JID) of the customer with WhatsApp `username` (no "@", any case) on an
+   * instance, as their conversation carries it; null when no chat there has it (docs/baileys.md
+   * "Usernames"). The most recently active one when several did.
+   */
+  async chatOfUsername(instanceId: string, username: string): Promise<string | null> {
+    const row = await this.x.db
+      .selectFrom('conversations')
+      .select('chat_id')
+      .where('instance_id', '=', instanceId)
+      .where(sql<boolean>`lower(username) = ${username.toLowerCase()}`)
+      .orderBy('last_at', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+    return row?.chat_id ?? null
+  }
+
+  /**
+   * The key an instance keeps customer `lid` (`…@lid`) under: the digits of the number their LID
+   * chat is filed under when WhatsApp told it (the number's export and erasure cover the LID's
+   * chats), else the LID itself (a customer who hides the number behind a username).
+   */
+  async customerKey(instanceId: string, lid: string): Promise<string> {
+    const row = await this.x.db.selectFrom('conversations').select('phone').where('instance_id', '=', instanceId).where('chat_id', '=', lid).executeTakeFirst()
+    return row?.phone ?? lid
   }
 
   /** Everything stored of customer `number` by an instance, whole in memory (see {@link exportMessages} for large ones). */
@@ -195,7 +230,7 @@ export class CustomerDataRepo {
    * stopped before the end).
    */
   async eraseCustomer(instanceId: string, number: string, by: string, at: string, erasureId: string, opts: ErasureOptions = {}): Promise<{ counts: ErasureCounts | null }> {
-    const pn = `${number}@s.whatsapp.net`
+    const pn = customerJid(number)
     // Off the writer: the customer's LIDs and messages as of now.
     const scan = await new CustomerScan(instanceId, pn).run(this.x.db)
     const begun = await this.x.write(async (trx) => {

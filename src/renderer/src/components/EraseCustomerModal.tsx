@@ -11,22 +11,26 @@ import { useAction } from '../hooks'
 import { call, useDesk } from '../store'
 import { downloadCustomerCsv, downloadCustomerJson } from './customer-export'
 import { ErrorAlert } from './ErrorAlert'
-import { confirmsNumber } from './confirm-number'
+import { confirmsNumber, customerLabel } from './confirm-number'
 
-export function EraseCustomerModal({ instanceId, number, name, onClose, onErased }: { instanceId: string; number: string; name: string | null; onClose(): void; onErased(): void }) {
+/** `number`: the customer's key (digits, or the LID of a customer known by `username`, typed to confirm). */
+export function EraseCustomerModal({ instanceId, number, username, name, onClose, onErased }: { instanceId: string; number: string; username?: string | null; name: string | null; onClose(): void; onErased(): void }) {
   const [done, setDone] = useState<ErasureResultT | null>(null)
   const finish = () => (onClose(), onErased())
-  const who = name ? `${name} (+${number})` : `+${number}`
+  const label = customerLabel(number, username)
+  const who = name && name !== label ? `${name} (${label})` : label
   // One modal for both steps, above the contact editor's when opened from it.
   return (
     <Modal opened onClose={done ? finish : onClose} title={done ? 'Customer data erased' : `Erase all data of ${who}?`} zIndex={300}>
-      {done ? <Erased result={done} onDone={finish} /> : <EraseForm instanceId={instanceId} number={number} onCancel={onClose} onErased={setDone} />}
+      {done ? <Erased result={done} onDone={finish} /> : <EraseForm instanceId={instanceId} number={number} username={username ?? null} onCancel={onClose} onErased={setDone} />}
     </Modal>
   )
 }
 
-/** What goes, the export offered first, and the number typed before the button works. */
-function EraseForm({ instanceId, number, onCancel, onErased }: { instanceId: string; number: string; onCancel(): void; onErased(result: ErasureResultT): void }) {
+/** What goes, the export offered first, and the number (or @username) typed before the button works. */
+function EraseForm({ instanceId, number, username, onCancel, onErased }: { instanceId: string; number: string; username: string | null; onCancel(): void; onErased(result: ErasureResultT): void }) {
+  const label = customerLabel(number, username)
+  const byName = number.endsWith('@lid') && username !== null
   const [typed, setTyped] = useState('')
   const erase = useAction()
   const exporting = useAction()
@@ -41,14 +45,14 @@ function EraseForm({ instanceId, number, onCancel, onErased }: { instanceId: str
         // React's events bubble through portals: opened from the contact editor, this modal sits
         // inside the editor's form in the React tree, whose submit would save the contact being erased.
         e.stopPropagation()
-        if (confirmsNumber(typed, number)) void erase.run(async () => onErased(await call('customers.erase', { instanceId, number, ...(all ? { type: 'all' as const } : {}) })))
+        if (confirmsNumber(typed, number, username)) void erase.run(async () => onErased(await call('customers.erase', { instanceId, number, ...(all ? { type: 'all' as const } : {}) })))
       }}
     >
       <Stack gap="sm">
         {instances.length > 1 && (
           <Checkbox
             label={`From every instance (${instances.length}): ${instances.map((i) => i.settings.bot_name).join(', ')}`}
-            description="The same number may have written to each of them."
+            description={byName ? 'The same customer (their LID) may have written to each of them.' : 'The same number may have written to each of them.'}
             checked={everywhere}
             onChange={(e) => setEverywhere(e.currentTarget.checked)}
             data-testid="erase-everywhere"
@@ -74,13 +78,13 @@ function EraseForm({ instanceId, number, onCancel, onErased }: { instanceId: str
           </Button>
         </Group>
         <ErrorAlert error={exporting.error} title="Export failed" />
-        <TextInput label="Type the number to confirm" placeholder={`+${number}`} value={typed} onChange={(e) => setTyped(e.currentTarget.value)} autoComplete="off" data-autofocus />
+        <TextInput label={byName ? 'Type the username to confirm' : 'Type the number to confirm'} placeholder={label} value={typed} onChange={(e) => setTyped(e.currentTarget.value)} autoComplete="off" data-autofocus />
         <ErrorAlert error={erase.error} title="Not erased" />
         <Group justify="flex-end">
           <Button variant="default" onClick={onCancel}>
             Cancel
           </Button>
-          <Button type="submit" color="red" disabled={!confirmsNumber(typed, number)} loading={erase.busy}>
+          <Button type="submit" color="red" disabled={!confirmsNumber(typed, number, username)} loading={erase.busy}>
             Erase data
           </Button>
         </Group>
@@ -95,7 +99,7 @@ function Erased({ result, onDone }: { result: ErasureResultT; onDone(): void }) 
   return (
     <Stack gap="sm" data-testid="erase-done">
       <Text size="sm">
-        Erased {d.messages} message{d.messages === 1 ? '' : 's'}, {d.media_files} media file{d.media_files === 1 ? '' : 's'}, {d.survey_runs} survey answer set{d.survey_runs === 1 ? '' : 's'} and {d.contacts} contact record{d.contacts === 1 ? '' : 's'} of +{result.number}
+        Erased {d.messages} message{d.messages === 1 ? '' : 's'}, {d.media_files} media file{d.media_files === 1 ? '' : 's'}, {d.survey_runs} survey answer set{d.survey_runs === 1 ? '' : 's'} and {d.contacts} contact record{d.contacts === 1 ? '' : 's'} of {customerLabel(result.number, result.username)}
         {result.instances && result.instances.length > 1 ? `, from ${result.instances.length} instances:` : '.'}
       </Text>
       {result.instances && result.instances.length > 1 && (

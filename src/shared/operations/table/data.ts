@@ -22,7 +22,12 @@ const CHUNK_BYTES = BACKUP_CHUNK_BYTES
  */
 export type StreamedExport = { json: unknown } | { fileName: string; csvStream: unknown }
 
-const CustomerNumber = Type.String({ minLength: 3, maxLength: 40, description: 'The customer’s phone number with its country code (any format), or their …@s.whatsapp.net JID.' })
+const CustomerNumber = Type.String({
+  minLength: 3,
+  maxLength: 40,
+  description:
+    'The customer’s phone number with its country code (any format) or their …@s.whatsapp.net JID; for a customer who hides the number behind a WhatsApp username, their LID (…@lid) or "@username" (found through their chat).'
+})
 /** `all`: every instance the caller may reach, not only the one named (the same number writes to several of the shop's numbers). */
 const AcrossInstances = Type.Optional(Type.Literal('all', { description: 'all: every instance the caller may reach (the answer lists them); absent: the instance named.' }))
 
@@ -50,7 +55,7 @@ export const DATA_OPERATIONS = {
     permission: 'admin',
     input: Type.Object({ number: CustomerNumber, format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])), type: AcrossInstances }),
     output: CustomerExport,
-    http: { method: 'GET', path: '/chatapp/customer/export', query: ['number', 'format', 'type'], message: 'Customer data exported successfully!', respond: 'csvWhenAsked', errors: { 400: 'Not a phone number' } },
+    http: { method: 'GET', path: '/chatapp/customer/export', query: ['number', 'format', 'type'], message: 'Customer data exported successfully!', respond: 'csvWhenAsked', errors: { 400: 'Not a phone number, LID or @username', 404: 'No chat has that @username' } },
     rpc: true
   }),
   'customers.exportCsv': op<{ fileName: string; csv: string }>()({
@@ -73,7 +78,7 @@ export const DATA_OPERATIONS = {
     permission: 'admin',
     input: Type.Object({ number: CustomerNumber, type: AcrossInstances }),
     output: ErasureResult,
-    http: { method: 'DELETE', path: '/chatapp/customer', query: ['number', 'type'], message: 'Customer data erased', bodyOptional: true, errors: { 400: 'Not a phone number' } },
+    http: { method: 'DELETE', path: '/chatapp/customer', query: ['number', 'type'], message: 'Customer data erased', bodyOptional: true, errors: { 400: 'Not a phone number, LID or @username', 404: 'No chat has that @username' } },
     rpc: true
   }),
 

@@ -65,7 +65,9 @@ export function defaultOptOut(botLang: string): OptOutSettings {
 export const Contact = Type.Object({
   _id: Type.String(),
   name: Type.String({ minLength: 1, maxLength: 100 }),
-  number: Type.String({ description: 'Phone number, digits only (country code first).' }),
+  number: Type.String({
+    description: 'Phone number, digits only (country code first); or, for a customer who hides the number behind a WhatsApp username, their LID (`…@lid`, docs/baileys.md "Usernames").'
+  }),
   client_id: Type.String(),
   /** The instance it belongs to (created through, or collected by). */
   instance_id: Type.String(),
@@ -75,6 +77,7 @@ export const Contact = Type.Object({
   notes: Type.String({ maxLength: 2000 }),
   opted_out: Type.Boolean({ description: 'Asked not to get broadcasts or scheduled messages.' }),
   last_seen_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When they last wrote (to within an hour).' }),
+  username: Type.Optional(Type.String({ description: 'A contact keyed by a LID: the WhatsApp username their chat carries (no "@"; shown as "@name"). Read from the chat, never stored on the contact.' })),
   createdAt: Type.String(),
   updatedAt: Type.String(),
   __v: Type.Integer()

@@ -31,7 +31,7 @@ export const READ_CALLS: ReadCalls = {
   outreachSends: ['since'],
   schedules: [...RECORD_TABLE_READS, 'due', 'soonest'],
   botActivity: ['ofInstance'],
-  customerData: ['exportRecords', 'exportCustomer', 'erasedAt', 'mediaBefore'],
+  customerData: ['exportRecords', 'exportCustomer', 'erasedAt', 'mediaBefore', 'chatOfUsername', 'customerKey'],
   channelAuth: ['creds', 'has', 'keys', 'keyIds', 'countKeys'],
   waMessages: ['find', 'recent', 'count'],
   webhookDeliveries: ['find', 'list', 'pending', 'instanceIds'],

@@ -3,6 +3,7 @@ import { Button, Group, Modal, Select, Stack, Switch, TagsInput, TextInput, Text
 import { useForm } from '@mantine/form'
 import type { Contact, ContactGroup } from '../../../../shared/schemas/records'
 import { CustomerDataMenu } from '../../components/CustomerDataMenu'
+import { customerLabel } from '../../components/confirm-number'
 import { ErrorAlert } from '../../components/ErrorAlert'
 import { showFieldErrors } from '../../components/form-errors'
 import { useAction } from '../../hooks'
@@ -12,10 +13,12 @@ export function ContactEditor(props: { instanceId: string; contact: Contact | nu
   const { instanceId, contact } = props
   const act = useAction()
   const labels = useDesk((s) => s.labels)
+  // A customer known by username (docs/baileys.md "Usernames"): WhatsApp gave no number, the LID keys the contact.
+  const byLid = contact?.number.endsWith('@lid') ?? false
   const form = useForm({
     initialValues: {
       name: contact?.name ?? '',
-      number: contact ? `+${contact.number}` : '',
+      number: contact ? customerLabel(contact.number, contact.username) : '',
       group_id: contact ? contact.group_id : props.defaultGroup,
       labels: contact?.labels ?? [],
       notes: contact?.notes ?? '',
@@ -25,7 +28,10 @@ export function ContactEditor(props: { instanceId: string; contact: Contact | nu
   const save = form.onSubmit((v) =>
     act.run(async () => {
       try {
-        if (contact) await call('contacts.update', { instanceId, id: contact._id, ...v })
+        if (contact) {
+          const { number, ...rest } = v
+          await call('contacts.update', { instanceId, id: contact._id, ...rest, ...(byLid ? {} : { number }) })
+        }
         else await call('contacts.create', { instanceId, ...v })
       } catch (err) {
         showFieldErrors(form, err)
@@ -48,7 +54,11 @@ export function ContactEditor(props: { instanceId: string; contact: Contact | nu
       <form onSubmit={save} aria-label="Contact">
         <Stack gap="sm">
           <TextInput label="Name" {...form.getInputProps('name')} data-autofocus />
-          <TextInput label="WhatsApp number" description="With the country code, e.g. +39 333 1234567" {...form.getInputProps('number')} />
+          {byLid ? (
+            <TextInput label="WhatsApp username" description="They hide their number: WhatsApp shows them by username only." readOnly {...form.getInputProps('number')} />
+          ) : (
+            <TextInput label="WhatsApp number" description="With the country code, e.g. +39 333 1234567" {...form.getInputProps('number')} />
+          )}
           <Select label="Group" placeholder="No group" clearable data={props.groups.map((g) => ({ value: g._id, label: g.title }))} {...form.getInputProps('group_id')} />
           <TagsInput label="Labels" placeholder="vip, wholesale…" data={labels.map((l) => l.name)} {...form.getInputProps('labels')} />
           <Textarea label="Notes" autosize minRows={2} {...form.getInputProps('notes')} />
@@ -60,7 +70,7 @@ export function ContactEditor(props: { instanceId: string; contact: Contact | nu
                 <Button variant="subtle" color="red" onClick={remove}>
                   Delete
                 </Button>
-                <CustomerDataMenu instanceId={instanceId} number={contact.number} name={contact.name} onErased={() => void props.onSaved().then(props.onClose)} />
+                <CustomerDataMenu instanceId={instanceId} number={contact.number} username={contact.username ?? null} name={contact.name} onErased={() => void props.onSaved().then(props.onClose)} />
               </Group>
             ) : (
               <span />

@@ -19,6 +19,7 @@ import { ImportModal, ImportPicker } from './ImportModal'
 import { LabelBadges } from '../../components/LabelBadges'
 import { LabelManager } from './LabelManager'
 import { useContactPages, type ContactPages } from './use-contact-pages'
+import { customerLabel } from '../../components/confirm-number'
 
 export function ContactsTab() {
   const inst = useSelectedInstance()
@@ -115,7 +116,7 @@ function ContactList({ pages, groupTitle, onEdit }: { pages: ContactPages; group
                   {c.name}
                 </Text>
                 <Text size="sm" c="dimmed">
-                  +{c.number}
+                  {customerLabel(c.number, c.username)}
                   {groupTitle(c.group_id) ? ` · ${groupTitle(c.group_id)}` : ''}
                 </Text>
               </div>
@@ -144,7 +145,7 @@ function ContactList({ pages, groupTitle, onEdit }: { pages: ContactPages; group
           {rows.map((c) => (
             <Table.Tr key={c._id}>
               <Table.Td>{c.name}</Table.Td>
-              <Table.Td>+{c.number}</Table.Td>
+              <Table.Td>{customerLabel(c.number, c.username)}</Table.Td>
               <Table.Td>{groupTitle(c.group_id) ?? '—'}</Table.Td>
               <Table.Td>
                 <ContactBadges c={c} />

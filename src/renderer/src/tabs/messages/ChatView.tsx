@@ -59,7 +59,8 @@ export function ChatView({
     if (unread > 0) void reading.run(async () => (await call('inbox.read', { instanceId, chatId }), await onChanged()))
   }, [unread, instanceId, chatId])
   const title = conversation ? (conversation.name ?? displayNumber(conversation)) : chatNumber(chatId)
-  const number = conversation ? (conversation.is_group ? null : (conversation.phone ?? null)) : customerNumberOf(chatId)
+  // A customer's key for their data: the number, or the LID when WhatsApp gives none (a username).
+  const number = conversation ? (conversation.is_group ? null : (conversation.phone ?? (chatId.endsWith('@lid') ? chatId : null))) : customerNumberOf(chatId)
   const customerData = useMayCall('customers.export')
   const run = (fn: () => Promise<unknown>) => action.run(async () => (await fn(), await onChanged()))
   // The chat fills the window down to its bottom edge: the messages take what the rest leaves, and
@@ -86,7 +87,7 @@ export function ChatView({
         </Group>
         <Group gap="xs">
           {conversation && <AssignMenu instanceId={instanceId} chatId={chatId} assigned={conversation.assigned_to} onChanged={onChanged} />}
-          {number && customerData && <CustomerDataMenu instanceId={instanceId} number={number} name={conversation?.name} onErased={onErased} />}
+          {number && customerData && <CustomerDataMenu instanceId={instanceId} number={number} username={conversation?.username ?? null} name={conversation?.name} onErased={onErased} />}
           {conversation &&
             (conversation.status === 'open' ? (
               <Button size="xs" variant="light" color="gray" loading={action.busy} onClick={() => void run(() => call('inbox.resolve', { instanceId, chatId }))}>
