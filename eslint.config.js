@@ -40,6 +40,24 @@ const CORE_PATTERNS = [
   { group: FACES, message: 'The core never imports a face.' }
 ]
 
+// The floors of the core (docs/architecture.md "Floors"), top first: a floor imports the floors below it,
+// never one above. The faces and operations/ stand above all of them (CORE_PATTERNS keeps them out).
+// Each floor lists its files and the import paths that name it; files of a floor may not import
+// the paths of any floor above theirs.
+const FLOORS = [
+  { name: 'the core\'s wiring', files: ['src/main/core.ts', 'src/main/wiring/**/*.ts'], paths: ['**/core', '**/wiring/**'] },
+  { name: 'the assistant', files: ['src/main/assistant/**/*.ts'], paths: ['**/assistant/**'] },
+  { name: 'the bot and the webhooks', files: ['src/main/bot/**/*.ts', 'src/main/webhooks/**/*.ts'], paths: ['**/bot/**', '**/webhooks/**'] },
+  { name: 'the services', files: ['src/main/services/**/*.ts'], paths: ['**/services/**'] },
+  { name: 'the channels', files: ['src/main/channel/**/*.ts'], paths: ['**/channel/**'] },
+  { name: 'the store', files: ['src/main/store/**/*.ts'], paths: ['**/store/**'] },
+  // Pure rules and the pieces everything stands on: AppError, schema validation, media checks.
+  { name: 'the ground floor', files: ['src/main/domain/**/*.ts', 'src/main/media/**/*.ts', 'src/main/{clock,errors,ids,logger,lru,once,validation,version}.ts'], paths: [] }
+]
+/** The patterns a floor's files may not import: every floor above it. */
+const upwardOf = (i) =>
+  FLOORS.slice(0, i).map((above) => ({ group: above.paths, message: `No import runs back up a floor: ${FLOORS[i].name} may not import ${above.name} (docs/architecture.md "Floors").` }))
+
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test/**', 'bench/**', '*.config.*'] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -64,17 +82,26 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/main/{bot,channel,services,store,webhooks,media,operations}/**/*.ts', 'src/main/{core,clock,config,events,ids,logger,lru,validation,version}.ts'],
+    files: ['src/main/{assistant,bot,channel,domain,services,store,webhooks,wiring,media,operations}/**/*.ts', 'src/main/{core,clock,config,errors,events,ids,logger,lru,once,storage-app-error,validation,version}.ts'],
     ignores: SQLITE_THREAD_FILES,
     rules: {
       'no-restricted-imports': ['error', { paths: [NO_SQLITE], patterns: [THREAD_ONLY, ...CORE_PATTERNS] }]
     }
   },
+  // The floors (after the two blocks above, whose restrictions each floor's rule repeats: the last
+  // block that sets a rule for a file is the one that counts).
+  ...FLOORS.map((floor, i) => ({
+    files: floor.files,
+    ignores: SQLITE_THREAD_FILES,
+    rules: {
+      'no-restricted-imports': ['error', { paths: [NO_SQLITE], patterns: [THREAD_ONLY, ...CORE_PATTERNS, ...upwardOf(i)] }]
+    }
+  })),
   {
-    // The SQLite thread's own modules: node:sqlite allowed, the core's boundaries kept.
+    // The SQLite thread's own modules: node:sqlite allowed, the core's boundaries and the store's floor kept.
     files: SQLITE_THREAD_FILES,
     rules: {
-      'no-restricted-imports': ['error', { patterns: CORE_PATTERNS }]
+      'no-restricted-imports': ['error', { patterns: [...CORE_PATTERNS, ...upwardOf(FLOORS.findIndex((f) => f.name === 'the store'))] }]
     }
   },
   {

@@ -5,162 +5,72 @@
  * table (src/main/operations), never storage or the session manager.
  */
 import { mkdir } from 'node:fs/promises'
-import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { Readable } from 'node:stream'
-import type { ChannelFactory, ChannelKind } from './channel/types'
-import { createSandboxSession } from './channel/sandbox-channel'
-import { systemClock, systemTimers, type Clock, type Timers } from './clock'
+import { systemClock, systemTimers, type Clock } from './clock'
 import { CoreEventBus } from './events'
 import { silentLogger, type Logger } from './logger'
 import { lockDataDir } from './store/data-dir-lock'
 import { once } from './once'
 import { openStorage, type DataPaths, type Storage } from './store/storage'
 import { removeStaleParts } from './store/shared-files'
-import { AccountService } from './services/account-service'
-import { LoginCodeFile } from './store/login-code-file'
-import { AppSettingsService } from './services/app-settings-service'
-import { AttachmentService } from './services/attachment-service'
-import { InboxService } from './services/inbox/inbox-service'
-import { AssignmentService } from './services/inbox/assignment-service'
+import type { AccountService } from './services/account-service'
+import type { AppSettingsService } from './services/app-settings-service'
+import type { AttachmentService } from './services/attachment-service'
+import type { InboxService } from './services/inbox/inbox-service'
+import type { AssignmentService } from './services/inbox/assignment-service'
 import { InstanceHealth } from './services/health/instance-health'
-import { ContactService } from './services/contacts/contact-service'
-import { LabelService } from './services/contacts/label-service'
-import { BroadcastService } from './services/outreach/broadcast-service'
-import { OutreachGovernor } from './services/outreach/outreach-governor'
-import { ScheduleService } from './services/outreach/schedule-service'
-import { QuickReplyService } from './services/inbox/quick-reply-service'
-import { HandoffService } from './services/handoff-service'
-import { InboundPipeline } from './services/inbound-pipeline'
-import { InstanceConnection } from './services/instance-connection'
-import { InstanceRegistry } from './services/instance-registry'
-import { InstanceSettingsService } from './services/instance-settings'
+import type { ContactService } from './services/contacts/contact-service'
+import type { LabelService } from './services/contacts/label-service'
+import type { BroadcastService } from './services/outreach/broadcast-service'
+import type { ScheduleService } from './services/outreach/schedule-service'
+import type { QuickReplyService } from './services/inbox/quick-reply-service'
+import type { HandoffService } from './services/handoff-service'
+import type { InboundPipeline } from './services/inbound-pipeline'
+import type { InstanceConnection } from './services/instances/instance-connection'
+import type { InstanceRegistry } from './services/instances/instance-registry'
+import type { InstanceSettingsService } from './services/instances/instance-settings'
 import { IntentService } from './services/intent-service'
-import { MessageStatusService } from './services/message-status'
-import { MessageQueries } from './services/messages/message-queries'
-import { MediaFiles } from './services/messages/media-files'
-import { CustomerDataService } from './services/history/customer-data-service'
-import { RetentionService } from './services/history/retention-service'
-import { PhoneHistoryService } from './services/history/phone-history-service'
-import { BackupDesk, BackupService, restoreWithReload } from './services/backup'
+import type { MessageQueries } from './services/messages/message-queries'
+import type { CustomerDataService } from './services/history/customer-data-service'
+import type { RetentionService } from './services/history/retention-service'
+import type { PhoneHistoryService } from './services/history/phone-history-service'
+import { restoreWithReload, type BackupDesk } from './services/backup'
 import { BackupUnavailableError, type RestoreResult } from './store/backup'
-import { MessageChangeService } from './services/messages/message-changes'
-import { MessageService } from './services/messages/message-sender'
-import { Outbound } from './services/messages/outbound'
-import { RemoteFiles } from './services/messages/remote-file'
-import { SandboxService } from './services/sandbox-service'
-import { People } from './services/people'
-import { SessionManager } from './services/session-manager'
-import { WorkerLeases } from './services/cluster/worker-leases'
-import { IdempotencyService } from './services/idempotency-service'
-import { ClusterView } from './services/cluster/cluster-view'
-import { DatabaseAlignedClock } from './services/cluster/database-clock'
-import { receiveEvent, sendEvents } from './services/cluster/event-relay'
-import { EventChannel } from './store/db/event-channel'
+import type { MessageChangeService } from './services/messages/message-changes'
+import type { MessageService } from './services/messages/message-sender'
+import type { SandboxService } from './services/sandbox-service'
+import type { People } from './services/people'
+import type { SessionManager } from './services/instances/session-manager'
+import type { WorkerLeases } from './services/cluster/worker-leases'
+import type { IdempotencyService } from './services/idempotency-service'
+import type { ClusterView } from './services/cluster/cluster-view'
+import type { EventChannel } from './store/db/event-channel'
 import { SurveyService } from './services/survey-service'
-import { ActivityMonitor } from './services/activity'
-import { WebhookService, type WebhookOptions } from './webhooks/webhook-service'
-import { BotEngine, type BotEngineOptions } from './bot/bot-engine'
-import { createSmtpMailer, type Mailer } from './bot/mailer'
+import type { ActivityMonitor } from './services/activity'
+import type { WebhookService } from './webhooks/webhook-service'
+import type { BotEngine } from './bot/bot-engine'
+import type { AssistantService } from './assistant/assistant-service'
+import type { AssistantResponder } from './assistant/assistant-responder'
+import type { Embedder } from './assistant/knowledge/embedder'
+import type { KnowledgeService } from './assistant/knowledge/knowledge-service'
 import { DIR_MODE } from './store/config/durable-json-file'
-import { AssistantService } from './assistant/assistant-service'
-import { AssistantResponder, type AssistantResponderDeps } from './assistant/assistant-responder'
-import { Circuits } from './assistant/circuits'
-import { EndpointGuard } from './assistant/endpoint-guard'
-import { Embedder } from './assistant/knowledge/embedder'
-import { KnowledgeService } from './assistant/knowledge/knowledge-service'
-import { Retriever } from './assistant/knowledge/retriever'
-import { ModelClient } from './assistant/model-client'
-import { ModelTurn } from './assistant/model-turn'
-import { assistantSettingsOf } from './assistant/assistant-settings'
-import { usageDay } from './assistant/shop-facts'
 import { secureDataDir } from './store/data-dir-modes'
+import { DEFAULT_LIMITS, type CoreOptions, type Limits } from './wiring/options'
+import { closeSteps, startSteps, type Step, type Wiring } from './wiring/steps'
+import { wireWebhooks } from './wiring/webhooks'
+import { wirePeople } from './wiring/people'
+import { wireInstances } from './wiring/instances'
+import { wireMessages } from './wiring/messages'
+import { wireContacts } from './wiring/contacts'
+import { wireInbox } from './wiring/inbox'
+import { wireAssistant } from './wiring/assistant'
+import { wireBot } from './wiring/bot'
+import { wireOutreach } from './wiring/outreach'
+import { wireHistory } from './wiring/history'
+import { wireBackups } from './wiring/backups'
+import { wireCluster } from './wiring/cluster'
 
-/** Size and time limits (docs/design.md §4); bytes and milliseconds. */
-export interface Limits {
-  fileBytes: number
-  jsonBytes: number
-  downloadTimeoutMs: number
-}
-
-export const DEFAULT_LIMITS: Limits = { fileBytes: 64 * 1024 * 1024, jsonBytes: 1024 * 1024, downloadTimeoutMs: 30_000 }
-
-export interface CoreOptions {
-  dataDir: string
-  /** A PostgreSQL database for what grows, instead of the data dir's SQLite file (`CHATAPP_DATABASE_URL`). */
-  databaseUrl?: string
-  /**
-   * `CHATAPP_MEDIA_DIR`: attachments and downloaded media in `<mediaDir>/attachments` and
-   * `<mediaDir>/media`, a folder every worker mounts, instead of the data dir (docs/deploy.md).
-   */
-  mediaDir?: string
-  /** Channel of new instances without an explicit one (`CHATAPP_CHANNEL`). */
-  defaultChannel?: ChannelKind
-  /** Fixed bearer token (`CHATAPP_API_TOKEN`). */
-  apiToken?: string
-  logger?: Logger
-  /**
-   * Told when the database cannot be used any more (a SQLite thread that cannot be started again,
-   * docs/storage.md "Threads"): the app then stops cleanly. Logged in any case.
-   */
-  onDatabaseFailed?: (err: Error) => void
-  /** Channel implementations; the sandbox is always there. */
-  factories?: Partial<Record<ChannelKind, ChannelFactory>>
-  limits?: Partial<Limits>
-  /** Take the data-dir lock (default true). */
-  lock?: boolean
-  /** Reconnect instances that were connected (default true). */
-  restoreSessions?: boolean
-  bot?: BotEngineOptions
-  /** The assistant's observers (the benchmark: each answer's own time and the model's). */
-  assistant?: Pick<AssistantResponderDeps, 'onAnswered'>
-  /** The clock of every service (tests: a manual one). */
-  clock?: Clock
-  /** Timers of broadcasts and scheduled messages (tests: the manual clock). */
-  timers?: Timers
-  /** Random source of the send governor's gaps and spintax in broadcasts (tests: seeded). */
-  random?: () => number
-  /** Mail transport for notifications (default: SMTP from the app settings). */
-  mailer?: Mailer
-  /** Private or local addresses, ranges or host names files may be fetched from (`CHATAPP_FETCH_ALLOW`). */
-  fetchAllow?: readonly string[]
-  /** Webhook tunables and test seams (fetch, clock, random, retry policy). */
-  webhooks?: WebhookOptions
-  /** scrypt's cost for staff passwords, log2(N) (default 17; tests pass a small one). */
-  passwordCostLog2?: number
-  /**
-   * This process as a worker of the database (issue 26; used only with `databaseUrl`): its id and URL
-   * (`CHATAPP_WORKER_ID`, `CHATAPP_WORKER_URL`; default `<hostname>:<pid>` and none), the most
-   * instances it may own (`CHATAPP_WORKER_MAX_INSTANCES`; null: no limit) and the leases' time to live
-   * (`CHATAPP_LEASE_TTL_MS`, default {@link DEFAULT_LEASE_TTL_MS}).
-   */
-  worker?: WorkerOptions
-}
-
-/** A worker's identity and lease settings (see {@link CoreOptions.worker}). */
-export interface WorkerOptions {
-  id?: string
-  url?: string
-  maxInstances?: number | null
-  leaseTtlMs?: number
-  /**
-   * The leases' clock and timers (tests), real by default: NOT the core's `clock`, which tests move by
-   * hours to run schedules; lease times must follow real time, as the other workers' do.
-   */
-  clock?: Clock
-  timers?: Timers
-  /**
-   * Keep the lease clock in step with the database server's (services/cluster/database-clock.ts), so
-   * every worker compares expiries on one time line. Default: yes, unless `clock` is given (a test's).
-   */
-  alignClock?: boolean
-}
-
-/**
- * Default lease time to live, ms. A killed worker's instances run elsewhere after at most the TTL, one
- * loop period (TTL/3) and a connect: 15 s + 5 s + the connect, within the issue's 30 s.
- */
-export const DEFAULT_LEASE_TTL_MS = 15_000
+export { DEFAULT_LEASE_TTL_MS, DEFAULT_LIMITS, type CoreOptions, type Limits, type WorkerOptions } from './wiring/options'
 
 /** What the channel sessions can tell about an instance (diagnostics, tests); nothing here changes them. */
 export type SessionsView = Pick<SessionManager, 'get' | 'latestQr' | 'stateReason' | 'hasCredentials' | 'limits' | 'restored'>
@@ -374,7 +284,11 @@ async function checkMediaDir(opts: CoreOptions, paths: DataPaths, logger: Logger
   }
 }
 
-/** Starts the services on the data dir (already locked); their events go to `faces` too. */
+/**
+ * Starts the services on the data dir (already locked); their events go to `faces` too. Each domain's
+ * wiring module (./wiring/) makes its services in the order below, then the one list of steps starts
+ * them in its order and closes them in the reverse one (./wiring/steps.ts).
+ */
 async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEventBus, restore: (archive: string | Readable) => Promise<RestoreResult>): Promise<Running> {
   const clock = opts.clock ?? systemClock
   const opened = await secureDataDir(opts.dataDir)
@@ -386,300 +300,132 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
     ...(opts.onDatabaseFailed ? { onDatabaseFailed: opts.onDatabaseFailed } : {})
   })
   await checkMediaDir(opts, store.paths, logger)
-  const { repos, paths } = store
-  const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits }
-  const events = new CoreEventBus(faces)
-  let webhooks: WebhookService
   // Database mode: an instance's background jobs run on the worker holding its lease (docs/design.md
-  // §22); the lease loop is made further down, so the services ask through this.
+  // §22); the lease loop is made last, so the services ask through this.
   let workersRef: WorkerLeases | null = null
   const mine = opts.databaseUrl ? (instanceId: string) => workersRef?.holds(instanceId) ?? false : undefined
+  const w: Wiring = {
+    opts,
+    logger,
+    clock,
+    timers: opts.timers ?? systemTimers,
+    events: new CoreEventBus(faces),
+    faces,
+    store,
+    repos: store.repos,
+    paths: store.paths,
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    ...(mine ? { mine } : {})
+  }
+  const { repos, events } = w
+  let webhooks: Awaited<ReturnType<typeof wireWebhooks>>
   try {
-    webhooks = await WebhookService.open({ instances: repos.instances, deliveries: repos.webhookDeliveries, events, logger, ...opts.webhooks, ...(mine ? { mine } : {}) })
+    webhooks = await wireWebhooks(w)
   } catch (err) {
     await store.close()
     throw err
   }
-  const account = new AccountService(repos.account, clock, opts.apiToken, events, LoginCodeFile.in(opts.dataDir))
-  await account.ensure()
-  const appSettings = new AppSettingsService(repos.appSettings)
-  const inbound = new InboundPipeline({ repos, events, logger })
-  const statuses = new MessageStatusService({ messages: repos.messages, events, logger })
-  // The service asks the sessions for a history request; the sessions hand it what the phone sends.
-  const phoneHistory: PhoneHistoryService = new PhoneHistoryService({ repos, sessions: { get: (id: string) => sessions.get(id) }, events, logger })
-  const sessions: SessionManager = new SessionManager({
-    instances: repos.instances,
-    channelStore: { auth: repos.channelAuth, messages: repos.waMessages, waWebVersion: repos.appSettings },
-    clock,
-    events,
-    logger,
-    factories: { sandbox: createSandboxSession, ...opts.factories },
-    onInbound: (id, msg) => inbound.process(id, msg),
-    onMessageStatus: (id, update) => statuses.report(id, update),
-    onChatIdentity: (id, identity) => inbound.identity(id, identity),
-    onMessageChange: (id, change) => inbound.change(id, change),
-    onHistory: (id, batch) => phoneHistory.store(id, batch)
+  const people = await wirePeople(w)
+  const instances = wireInstances(w, { accountId: () => people.account.id, webhooks: webhooks.webhooks })
+  const messages = wireMessages(w, instances)
+  const contacts = wireContacts(w)
+  const inbox = wireInbox(w, { sessions: instances.sessions, handoff: messages.handoff, contacts: contacts.contacts })
+  const assistant = wireAssistant(w, { sessions: instances.sessions, messages: messages.messages, handoff: messages.handoff, bot: () => bot.bot })
+  const bot = wireBot(w, {
+    inbound: instances.inbound,
+    messages: messages.messages,
+    attachments: messages.attachments,
+    handoff: messages.handoff,
+    appSettings: people.appSettings,
+    contacts: contacts.contacts,
+    responder: assistant.responder,
+    assignments: inbox.assignments
   })
-  const attachments = new AttachmentService({ repos, events, clock, dir: paths.attachments, tmpDir: paths.tmp, maxBytes: limits.fileBytes })
-  const handoff = new HandoffService({ repos, events, clock })
-  const activity = new ActivityMonitor({ repos, clock, surveyIdleMs: opts.bot?.surveyIdleMs })
-  const outbound = new Outbound({ repos, sessions, events, clock, statuses, onHumanReply: (id, chatId, sentBy) => handoff.humanReplied(id, chatId, 'desk', undefined, sentBy), inFlight: activity })
-  const remoteFiles = new RemoteFiles({ tmpDir: paths.tmp, maxBytes: limits.fileBytes, timeoutMs: limits.downloadTimeoutMs, allow: opts.fetchAllow })
-  const messages = new MessageService(outbound, attachments, remoteFiles, (instanceId, id) => repos.contacts.owned(instanceId, id))
-  const mailer = opts.mailer ?? createSmtpMailer(() => appSettings.smtpSecret())
-  const labels = new LabelService({ repos, events, clock })
-  const contacts = new ContactService({ repos, events, clock, labels })
-  const stopContacts = contacts.start()
-  const assignments = new AssignmentService({ repos, events, clock, logger })
-  // The assistant (docs/assistant.md): its calls go through the endpoint guard's dispatcher.
-  const guard = new EndpointGuard()
-  const modelClient = new ModelClient(() => guard.dispatcher())
-  const circuits = new Circuits()
-  const embedder: Embedder = new Embedder({
-    knowledge: repos.knowledge,
-    assistant: repos.assistant,
-    model: modelClient,
-    logger,
-    config: async (id) => {
-      const stored = await repos.assistant.settings(id)
-      if (!stored || !repos.instances.find(id)) return null
-      const settings = assistantSettingsOf(stored.settings)
-      return settings.base_url ? { settings, endpoint: { baseUrl: settings.base_url, apiKey: await repos.assistant.key(id) } } : null
-    },
-    day: (id) => {
-      const inst = repos.instances.find(id)
-      return inst ? usageDay(inst, clock.now()) : new Date(clock.now()).toISOString().slice(0, 10)
-    }
-  })
-  const retriever = new Retriever({ knowledge: repos.knowledge, model: modelClient, logger, onMissingEmbeddings: (id) => embedder.kick(id) })
-  const turn = new ModelTurn({ assistant: repos.assistant, retriever, model: modelClient, clock })
-  const assistant = new AssistantService({ repos, guard, turn, embedder, circuits, clock, logger, random: opts.random })
-  const knowledge = new KnowledgeService({ knowledge: repos.knowledge, clock, onChange: (id) => embedder.kick(id) })
-  // The responder's ports reach the bot engine made just below (called only once messages flow).
-  const responder = new AssistantResponder({
-    repos,
-    service: assistant,
-    turn,
-    model: modelClient,
-    circuits,
-    clock,
-    logger,
-    random: opts.random,
-    ...opts.assistant,
-    ports: {
-      send: async (inst, chatId, text) => void (await messages.send(inst, chatId, { kind: 'text', text }, { source: 'bot' })),
-      typing: async (id, chatId, on) => sessions.get(id)?.setTyping?.(chatId, on),
-      media: async (id, messageId) => (await sessions.get(id)?.downloadMedia?.(messageId)) ?? null,
-      handOver: (inst, ctx) => bot.handOver(inst, ctx, 'assistant'),
-      sendAway: (inst, msg) => bot.sendAway(inst, msg),
-      paused: async (id, chatId) => (await handoff.activePause(id, chatId)) !== null,
-      recordActivity: (entry) => bot.recordActivity(entry)
-    }
-  })
-  const bot: BotEngine = new BotEngine({
-    repos,
-    events,
-    logger,
-    messages,
-    attachments,
-    mailer,
-    clock,
-    handoff,
-    contacts,
-    assistant: responder,
-    assign: (id, chatId, by) => assignments.handOver(id, chatId, by),
-    options: opts.bot,
-    ...(mine ? { mine } : {})
-  })
-  const stopAssistantEvents = events.on('changed', (e) => {
-    if (e.what !== 'deleted') return
-    retriever.forget(e.instanceId)
-    circuits.reset(e.instanceId)
-  })
-  inbound.use((instanceId, message) => bot.decide(instanceId, message))
-  const media = new MediaFiles(paths.media)
-  const changes = new MessageChangeService({ messages: repos.messages, media, outbound, events, clock, logger })
-  inbound.useChanges((instanceId, change) => changes.apply(instanceId, change))
-  inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
-  const instances = new InstanceRegistry({
-    repos,
-    sessions,
-    events,
-    clock,
-    defaultChannel: opts.defaultChannel ?? 'baileys',
-    attachmentsDir: paths.attachments,
-    mediaDir: paths.media,
-    accountId: () => account.id
-  })
-  const inbox = new InboxService({ repos, handoff, sessions, contacts, events, clock, logger })
-  const timers = opts.timers ?? systemTimers
-  const governor = new OutreachGovernor({ repos, clock, random: opts.random })
-  const broadcasts = new BroadcastService({ repos, messages, sessions, governor, events, clock, timers, logger, random: opts.random, ...(mine ? { mine } : {}) })
-  const schedules = new ScheduleService({ repos, broadcasts, events, clock, timers, logger, ...(mine ? { mine } : {}) })
-  const stopInbox = inbox.start()
-  const stopAssignments = assignments.start()
-  const settings = new InstanceSettingsService(repos.instances, events, clock, (url, field) => webhooks.checkTarget(url, field))
-  const retention = new RetentionService({ repos, media, clock, timers, logger })
-  const customers = new CustomerDataService({ repos, media, events, clock, logger })
-  const backups = new BackupService({ storage: store, settings: repos.appSettings, clock, timers, logger })
-  const people = new People({ repos, account, clock, events, scryptLog2n: opts.passwordCostLog2 })
-  const leaseTtlMs = opts.worker?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
-  // Lease expiries are compared across workers: each worker's lease clock follows the database's.
-  const aligned =
-    opts.databaseUrl && (opts.worker?.alignClock ?? !opts.worker?.clock) ? new DatabaseAlignedClock(opts.worker?.clock ?? systemClock, () => repos.leases.databaseNow()) : null
-  if (aligned) {
-    const offset = await aligned.sync()
-    if (Math.abs(offset) > 1000) logger.warn({ offsetMs: Math.round(offset) }, 'this machine\'s clock differs from the database server\'s by more than a second; lease times follow the database\'s (keep the clocks in step with NTP)')
-  }
-  const leaseClock = aligned ?? opts.worker?.clock ?? systemClock
-  const worker = {
-    id: opts.worker?.id || `${hostname()}:${process.pid}`,
-    url: opts.worker?.url ?? '',
-    startedAt: leaseClock.now(),
-    maxInstances: opts.worker?.maxInstances ?? null
-  }
-  // Database mode: several workers share the instances; each runs those it holds a lease on.
-  const workers = opts.databaseUrl
-    ? new WorkerLeases({
-        leases: repos.leases,
-        sessions,
-        worker,
-        ttlMs: leaseTtlMs,
-        wanted: () => repos.instances.all().filter((i) => i.settings.status === 'CONNECTED' || i.settings.status === 'CONNECTING').map((i) => i._id),
-        pairing: () => repos.instances.all().filter((i) => i.settings.status === 'QR').map((i) => i._id),
-        clock: leaseClock,
-        ...(aligned ? { syncClock: () => aligned.sync() } : {}),
-        timers: opts.worker?.timers ?? systemTimers,
-        logger: logger.child({ worker: worker.id }),
-        onLease: (instanceId, held) => events.emit('lease', { instanceId, held })
-      })
-    : null
-  workersRef = workers
-  if (workers) sessions.useLeases(workers)
-  // Database mode on PostgreSQL: this worker's events reach the UIs connected to the others, and
-  // theirs reach this one's, on the faces' bus only (docs/design.md §22 "Events across workers").
-  const relayLogger = logger.child({ worker: worker.id })
-  const relay = workers
-    ? await EventChannel.open({
-        database: store.database,
-        worker: worker.id,
-        config: store.config,
-        logger: relayLogger,
-        onEvent: (type, payload, from) => receiveEvent(faces, type, payload, from, relayLogger),
-        onResync: (reason) => faces.emit('resync', { reason })
-      })
-    : null
-  const stopRelay = relay ? sendEvents(events, (type, payload) => relay.publish(type, payload)) : () => {}
-  // A request made with a key notes who took it, so a retry can tell a dead attempt from a running one:
-  // the lease's fence in database mode, else this process's run.
-  const runId = `run:${randomUUID()}`
-  const idempotency = new IdempotencyService({
-    repo: repos.idempotency,
-    clock,
-    taker: (instanceId) => workers?.fenceOf(instanceId) ?? { worker: workers ? worker.id : runId, token: null },
-    alive: async (instanceId, taker) => {
-      if (!workers || taker.token === null) return taker.worker === (workers ? worker.id : runId)
-      return workers.holdsFence(instanceId, { worker: taker.worker, token: taker.token })
-    }
-  })
-  const cluster = new ClusterView({
-    instances: repos.instances,
-    clock: leaseClock,
-    worker,
-    ttlMs: leaseTtlMs,
-    ...(workers ? { leases: repos.leases } : {}),
-    running: (id) => sessions.has(id),
-    takingOverHere: (id) => sessions.takingOver(id),
-    config: store.config
-  })
+  const outreach = wireOutreach(w, { sessions: instances.sessions, messages: messages.messages })
+  const history = wireHistory(w, { media: messages.media })
+  const backups = wireBackups(w, restore)
+  const cluster = await wireCluster(w, { sessions: instances.sessions })
+  workersRef = cluster.workers
+  // Started top to bottom, closed bottom to top. Each close waits for what runs on the parts below
+  // it: the sessions close after everything that sends through them or hears them; the webhooks
+  // after the sessions (their last state changes are queued); storage last.
+  const steps: Step[] = [
+    { name: 'storage', close: () => store.close() },
+    assistant.endpoint,
+    messages.step,
+    cluster.relayStep,
+    webhooks.step,
+    instances.step,
+    cluster.leases,
+    bot.mail,
+    bot.engine,
+    assistant.answers,
+    contacts.step,
+    inbox.step,
+    outreach.sends,
+    history.step,
+    outreach.timers,
+    backups.step,
+    cluster.claim
+  ]
   const core: Core = {
     events,
     logger,
-    limits,
+    limits: w.limits,
     clock,
-    account,
-    appSettings,
-    instances,
-    connection: new InstanceConnection(instances, settings, sessions),
-    settings,
+    account: people.account,
+    appSettings: people.appSettings,
+    instances: instances.instances,
+    connection: instances.connection,
+    settings: instances.settings,
     intents: new IntentService(repos, events, clock),
     surveys: new SurveyService(repos, events, clock),
-    attachments,
-    messages,
-    changes,
-    handoff,
-    log: new MessageQueries(repos.messages, sessions, media),
-    phoneHistory,
-    customers,
-    retention,
-    inbox,
-    assignments,
-    quickReplies: new QuickReplyService({ repos, events, clock }),
-    health: new InstanceHealth({ messages: repos.messages, webhooks, clock }),
-    contacts,
-    labels,
-    broadcasts,
-    schedules,
-    bot,
-    assistant,
-    knowledge,
-    sandbox: new SandboxService({ log: repos.messages, events, sessions, attachments }),
-    webhooks,
-    backups: new BackupDesk({ backups, settings: repos.appSettings, restore, backupsDir: paths.backups, tmpDir: paths.tmp }),
-    people,
-    sessions,
-    cluster,
-    idempotency,
+    attachments: messages.attachments,
+    messages: messages.messages,
+    changes: messages.changes,
+    handoff: messages.handoff,
+    log: messages.log,
+    phoneHistory: instances.phoneHistory,
+    customers: history.customers,
+    retention: history.retention,
+    inbox: inbox.inbox,
+    assignments: inbox.assignments,
+    quickReplies: inbox.quickReplies,
+    health: new InstanceHealth({ messages: repos.messages, deliveries: repos.webhookDeliveries, clock }),
+    contacts: contacts.contacts,
+    labels: contacts.labels,
+    broadcasts: outreach.broadcasts,
+    schedules: outreach.schedules,
+    bot: bot.bot,
+    assistant: assistant.assistant,
+    knowledge: assistant.knowledge,
+    sandbox: messages.sandbox,
+    webhooks: webhooks.webhooks,
+    backups: backups.backups,
+    people: people.people,
+    sessions: instances.sessions,
+    cluster: cluster.cluster,
+    idempotency: cluster.idempotency,
     restore,
-    activity,
+    activity: messages.activity,
     isRestoring: () => false,
     setOwnApiPort: (port) => {
-      webhooks.setOwnApiPort(port)
-      guard.setOwnApiPort(port)
+      webhooks.webhooks.setOwnApiPort(port)
+      assistant.guard.setOwnApiPort(port)
     },
-    close: once(async () => {
-      await backups.close()
-      stopSchedules()
-      stopBroadcasts()
-      stopRetention()
-      await retention.idle()
-      await customers.close()
-      await broadcasts.idle()
-      stopInbox()
-      stopAssignments()
-      stopContacts()
-      stopAssistantEvents()
-      // The answers under way go out (or fall back) while the sessions are still up.
-      await responder.close()
-      await embedder.close()
-      bot.close()
-      mailer.close()
-      // Database mode: sockets stop, then the leases go at once, so other workers claim right away.
-      await workers?.stop()
-      await sessions.closeAll()
-      // After the sessions, so their last state changes are queued; before storage, which it reads.
-      await webhooks.close()
-      // After the sessions too, so their last events reach the other workers.
-      stopRelay()
-      await relay?.close()
-      await remoteFiles.close()
-      await guard.close()
-      await store.close()
-    })
+    close: once(() => closeSteps(steps))
   }
-  // Before the restore, so the reconnects' state changes reach onConnection subscribers.
-  await webhooks.start()
-  // Before the restore, so a resumed broadcast hears its instance reach CONNECTED.
-  const stopBroadcasts = await broadcasts.start()
-  const stopSchedules = await schedules.start()
-  const stopRetention = retention.start()
-  // Erasures a crash cut short are finished (their customers are hidden meanwhile).
-  customers.resumeErasures()
-  await backups.start()
-  if (opts.restoreSessions !== false) {
-    await sessions.restore()
-    // The lease loop's first round claims this worker's share of the instances saved as connected.
-    if (workers) await workers.start()
+  await startSteps(steps)
+  return {
+    core,
+    internals: {
+      storage: store,
+      sessions: instances.sessions,
+      inbound: instances.inbound,
+      workers: cluster.workers,
+      relay: cluster.relay,
+      responder: assistant.responder,
+      embedder: assistant.embedder
+    }
   }
-  return { core, internals: { storage: store, sessions, inbound, workers, relay, responder, embedder } }
 }

@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import { CUSTOM_FORMATS, FORMAT_PROBLEMS } from '../shared/formats'
-import { AppError, type FieldProblem } from './services/errors'
+import { AppError, type FieldProblem } from './errors'
 
 // ajv-formats is CommonJS; its ESM default import is typed loosely.
 const addStandardFormats = addFormats.default as (ajv: Ajv, formats: string[]) => Ajv

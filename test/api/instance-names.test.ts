@@ -4,7 +4,7 @@
  * stays.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { linkedName, newInstanceName } from '../../src/main/services/instance-names'
+import { linkedName, newInstanceName } from '../../src/main/services/instances/instance-names'
 import { makeHarness, type Harness } from '../helpers/harness'
 
 describe('the rule', () => {

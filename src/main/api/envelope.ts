@@ -2,7 +2,7 @@
  * The response envelope (docs/api-seed.md §2.1, docs/design.md §4) and its OpenAPI schemas.
  */
 import Type, { type TSchema } from 'typebox'
-import type { AppError } from '../services/errors'
+import type { AppError } from '../errors'
 
 /** A success answer. */
 export function ok<T>(message: string, data: T): { status: true; message: string; data: T } {

@@ -24,7 +24,7 @@ import { request, type FormData as UndiciFormData } from 'undici'
 import type { Core } from '../core'
 import { OPERATIONS, type OperationName } from '../../shared/operations/table'
 import type { UploadedFile } from '../services/attachment-service'
-import { AppError, RetryLaterError } from '../services/errors'
+import { AppError, RetryLaterError } from '../errors'
 import { errorBody } from './envelope'
 
 export const FORWARDED_BY = 'x-chatapp-forwarded-by'

@@ -14,7 +14,7 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyRequest } from 'fastify'
 import type { TSchema, Static } from 'typebox'
-import { AppError, invalid } from '../services/errors'
+import { AppError, invalid } from '../errors'
 import type { UploadedFile } from '../services/attachment-service'
 import { ajvProblems, strictAjv, validationError } from '../validation'
 

@@ -7,7 +7,7 @@
 import type { Clock } from '../clock'
 import type { Logger } from '../logger'
 import type { Repositories } from '../store/repos'
-import { renderReply } from '../bot/reply-template'
+import { renderReply } from '../domain/reply-template'
 import type { AskBody, AskResult, AssistantCircuit, AssistantSettings, AssistantUpdate, AssistantUsageDay, AssistantView } from '../../shared/schemas/assistant'
 import type { Instance } from '../../shared/schemas/records'
 import { resolveChat } from '../services/messages/outbound'

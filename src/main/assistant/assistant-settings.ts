@@ -5,7 +5,7 @@
  * point is ./endpoint-guard.ts's.
  */
 import { DEFAULT_ASSISTANT, type AssistantSettings, type AssistantUpdate } from '../../shared/schemas/assistant'
-import { invalid } from '../services/errors'
+import { invalid } from '../errors'
 import type { KeyChange } from '../store/repos'
 
 /** The stored settings with the defaults of what they lack (older rows, fields added later). */

@@ -11,7 +11,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
 import { isIP } from 'node:net'
 import { Agent, buildConnector } from 'undici'
-import { invalid } from '../services/errors'
+import { invalid } from '../errors'
 import { OwnApiGuard } from '../webhooks/own-api'
 
 /** The 400's message on `base_url` (the webhooks' own says "use another receiver"). */

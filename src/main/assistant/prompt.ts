@@ -7,7 +7,7 @@
  */
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
 import { WEEK_DAYS, type WeekDay } from '../../shared/schemas/records'
-import type { Schedule } from '../bot/active-window'
+import type { Schedule } from '../domain/active-window'
 
 /** The one tool: the model hands the chat to a person. */
 export const HANDOFF_TOOL = 'handoff_to_human'

@@ -4,7 +4,7 @@
  * and the local day an answer's tokens count towards. From the instance's settings; pure but for the
  * `now` passed in.
  */
-import { describeOpening, formatLocal, isOpen, localTime, nextOpening, scheduleOf } from '../bot/active-window'
+import { describeOpening, formatLocal, isOpen, localTime, nextOpening, scheduleOf } from '../domain/active-window'
 import type { Instance } from '../../shared/schemas/records'
 import { describeWeek, type ShopFacts } from './prompt'
 

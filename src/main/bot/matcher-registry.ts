@@ -9,7 +9,7 @@ import type { CoreEventBus } from '../events'
 import type { Repositories } from '../store/repos'
 import type { Intent, Survey } from '../../shared/schemas/records'
 import { KeywordIndex, type KeywordMatch } from './intent-matcher'
-import { orderSteps } from './survey-flow'
+import { orderSteps } from '../domain/survey-steps'
 import { splitKeywords } from '../../shared/domain/keywords'
 
 interface InstanceIndexes {

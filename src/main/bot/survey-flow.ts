@@ -30,16 +30,10 @@
  * or the run's current step is not among `steps`, e.g. it was deleted mid-run) or `not_running`
  * (`answerStep` on a run that is not in progress).
  */
-import type { Action, Survey, SurveyAnswer, SurveyRun } from '../../shared/schemas/records'
+import type { Action, SurveyAnswer, SurveyRun } from '../../shared/schemas/records'
+import { DEFAULT_SURVEY_IDLE_MS, orderSteps, type SurveyStep } from '../domain/survey-steps'
 import { findKeyword } from './intent-matcher'
 import { splitKeywords } from '../../shared/domain/keywords'
-
-export const DEFAULT_SURVEY_IDLE_MS = 30 * 60 * 1000
-
-/** The fields of a Survey record the flow needs. */
-export type SurveyStep = Pick<Survey, '_id' | 'title' | 'keyword' | 'reply' | 'sort_id' | 'createdAt'> & {
-  action?: Action | undefined
-}
 
 /** The fields of a SurveyRun the flow reads and writes; extra fields are carried through untouched. */
 export type SurveyRunState = Pick<
@@ -82,25 +76,6 @@ export class SurveyFlowError extends Error {
     super(message)
     this.name = 'SurveyFlowError'
   }
-}
-
-/** Steps in survey order: `sort_id`, then `createdAt`, then `_id`. Returns a new array. */
-export function orderSteps<S extends SurveyStep>(steps: readonly S[]): S[] {
-  return [...steps].sort(
-    (a, b) =>
-      Number(a.sort_id) - Number(b.sort_id) ||
-      (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
-      (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)
-  )
-}
-
-/**
- * The ordered steps of the survey that step `stepId` belongs to (same `title`), from all survey
- * records of one instance; empty when there is no such step. For `start_survey` actions.
- */
-export function surveyStepsOf<S extends SurveyStep>(records: readonly S[], stepId: string): S[] {
-  const step = records.find((r) => r._id === stepId)
-  return step ? orderSteps(records.filter((r) => r.title === step.title)) : []
 }
 
 function question(step: SurveyStep): SurveyQuestion {

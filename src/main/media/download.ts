@@ -10,7 +10,7 @@ import { basename } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fetch as undiciFetch, type Dispatcher, type Response as UndiciResponse } from 'undici'
-import { AppError } from '../services/errors'
+import { AppError } from '../errors'
 import { BlockedAddressError } from './address-policy'
 
 export interface DownloadOptions {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { extname } from 'node:path'
-import { AppError } from '../services/errors'
+import { AppError } from '../errors'
 
 export type MediaKind = 'image' | 'video' | 'audio' | 'document'
 

@@ -21,7 +21,7 @@ import { instanceLimitOf, mayGrant, mayReach, mayReachAccount, mayUse, actorId, 
 import type { OperationDef } from '../../shared/operations/define'
 import { OPERATIONS, type OperationName } from '../../shared/operations/table'
 import type { Instance } from '../../shared/schemas/records'
-import { AppError, forbidden, notFound } from '../services/errors'
+import { AppError, forbidden, notFound } from '../errors'
 import type { Stored } from '../store/repos'
 import { callerOf, RUNNERS, type OperationContext } from './runners'
 

@@ -8,7 +8,7 @@
  */
 import type { Static } from 'typebox'
 import type { Core } from '../core'
-import { notFound } from '../services/errors'
+import { notFound } from '../errors'
 import { resolveChat } from '../services/messages/outbound'
 import type { Stored } from '../store/repos'
 import { qrDataUrl } from '../media/qr-image'

@@ -11,7 +11,7 @@ import { isoNow, type Clock } from '../clock'
 import { newObjectId, newSecret } from '../ids'
 import type { AccountRepo } from '../store/repos'
 import type { LoginCodeFile } from '../store/login-code-file'
-import { AppError, conflict } from './errors'
+import { AppError, conflict } from '../errors'
 import type { CoreEventBus } from '../events'
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex')

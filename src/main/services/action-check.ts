@@ -6,7 +6,7 @@
 import { toGroupJid, toJid } from '../channel/jid'
 import type { Action, Instance } from '../../shared/schemas/records'
 import type { Repositories } from '../store/repos'
-import { AppError, type FieldProblem } from './errors'
+import { AppError, type FieldProblem } from '../errors'
 
 /** Throws VALIDATION_ERROR listing every problem found. */
 export async function checkAction(action: Action | null | undefined, inst: Pick<Instance, '_id'>, repos: Pick<Repositories, 'attachments' | 'surveySteps' | 'contactGroups'>): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock'
 import type { Repositories } from '../store/repos'
-import { DEFAULT_SURVEY_IDLE_MS } from '../bot/survey-flow'
+import { DEFAULT_SURVEY_IDLE_MS } from '../domain/survey-steps'
 
 /** What is running now: broadcasts with status `sending`, survey runs in progress and not idle past their expiry, sends in flight. */
 export interface ActivitySnapshot {

@@ -17,7 +17,7 @@ import { detectMimeType } from '../media/media-inspect'
 import type { Repositories, Stored } from '../store/repos'
 import { moveFileInto } from '../store/shared-files'
 import type { Attachment, InstanceRef } from '../../shared/schemas/records'
-import { AppError, invalid, notFound } from './errors'
+import { AppError, invalid, notFound } from '../errors'
 
 /** A finished upload in the data dir's tmp folder. */
 export interface UploadedFile {

@@ -9,7 +9,7 @@ import type { Repositories, Stored } from '../store/repos'
 import type { InstanceRef, Intent } from '../../shared/schemas/records'
 import type { CreateIntentBody, UpdateIntentBody } from '../../shared/schemas/operations'
 import { checkAction } from './action-check'
-import { notFound } from './errors'
+import { notFound } from '../errors'
 import { applyRecordPatch, newKeywordRecord, requireKeywords } from './keyword-record'
 
 export class IntentService {

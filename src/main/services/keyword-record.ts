@@ -7,7 +7,7 @@ import type { Draft } from 'immer'
 import { newObjectId } from '../ids'
 import { splitKeywords } from '../../shared/domain/keywords'
 import type { Action, Instance } from '../../shared/schemas/records'
-import { invalid } from './errors'
+import { invalid } from '../errors'
 
 interface KeywordRecord {
   title: string

@@ -10,9 +10,9 @@ import type { MessageRepo } from '../store/repos/message-repo'
 import type { Stored } from '../store/repos'
 import type { Instance, LoggedMessage, SendLimits } from '../../shared/schemas/records'
 import type { AttachmentService } from './attachment-service'
-import { conflict, invalid } from './errors'
+import { conflict, invalid } from '../errors'
 import { resolveChat } from './messages/outbound'
-import type { SessionManager } from './session-manager'
+import type { SessionManager } from './instances/session-manager'
 
 export interface SandboxServiceDeps {
   log: Pick<MessageRepo, 'find'>

@@ -2,7 +2,7 @@
  * The 413 every face answers past a size limit, stating the limit and, when the owner can change it,
  * the setting that does (docs/design.md §4: "a 413 states the limit").
  */
-import { AppError } from './errors'
+import { AppError } from '../errors'
 
 /** "64 MB", "1 MB", "512 KB", "16 GB": a limit in bytes as people read it (binary units). Pure. */
 export function limitText(bytes: number): string {

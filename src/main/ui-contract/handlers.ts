@@ -9,7 +9,8 @@
  * {@link ContractErrorShape}s.
  */
 import type { Core } from '../core'
-import { AppError, invalid, storageAppError } from '../services/errors'
+import { AppError, invalid } from '../errors'
+import { storageAppError } from '../storage-app-error'
 import { strictAjv, ajvProblems, lazyValidator, validationError } from '../validation'
 import type { AppFacts, OperationContext } from '../operations/runners'
 import { authorizePermission, invoke } from '../operations/invoke'

@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { Core } from '../core'
-import { HTTP_STATUS, RetryLaterError, type ErrorCode } from '../services/errors'
+import { HTTP_STATUS, RetryLaterError, type ErrorCode } from '../errors'
 import { forwardIfOwnedElsewhere } from '../api/forward'
 import type { ContractEvent, ContractHandlers } from '../../shared/contract'
 import { dispatch, toErrorShape } from './handlers'

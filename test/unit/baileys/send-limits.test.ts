@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { cappingLimits, reachoutLimits } from '../../../src/main/channel/baileys/send-limits'
-import { outreachBlocked } from '../../../src/main/services/outreach-limits'
+import { outreachBlocked } from '../../../src/main/domain/outreach-limits'
 import type { BaileysEventMap } from 'baileys'
 
 const NOW = Date.parse('2026-11-22T12:00:00Z')

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  answerStep,
-  expireRun,
-  isExpired,
-  orderSteps,
-  startRun,
-  SurveyFlowError,
-  surveyStepsOf,
-  type SurveyStep
-} from '../../../src/main/bot/survey-flow'
+import { answerStep, expireRun, isExpired, startRun, SurveyFlowError } from '../../../src/main/bot/survey-flow'
+import { orderSteps, surveyStepsOf, type SurveyStep } from '../../../src/main/domain/survey-steps'
 
 const T0 = new Date('2026-06-05T12:00:00.000Z')
 const later = (ms: number) => new Date(T0.getTime() + ms)

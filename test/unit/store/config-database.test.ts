@@ -14,7 +14,7 @@ import { ConfigStore, type ConfigData } from '../../../src/main/store/config/con
 import { DataFileError, DurableJsonFile } from '../../../src/main/store/config/durable-json-file'
 import { checkConfig } from '../../../src/main/store/config/config-check'
 import { openDatabase, openPostgresDatabase, type DatabaseHandle } from '../../../src/main/store/db/database'
-import { defaultSettings } from '../../../src/main/services/instance-registry'
+import { defaultSettings } from '../../../src/main/services/instances/instance-registry'
 import { AccountService } from '../../../src/main/services/account-service'
 import { AccountRepo } from '../../../src/main/store/repos/config-repos'
 import { systemClock } from '../../../src/main/clock'

@@ -15,7 +15,7 @@ import {
   parseRetryAfter,
   shouldDeliver
 } from '../../../src/main/webhooks/policy'
-import { defaultSettings } from '../../../src/main/services/instance-registry'
+import { defaultSettings } from '../../../src/main/services/instances/instance-registry'
 import type { Instance, LoggedMessage } from '../../../src/shared/schemas/records'
 
 const HOUR = 3_600_000

@@ -5,7 +5,7 @@
  * 300-page PDF never stalls the thread serving the API and the WhatsApp sockets.
  */
 import { Worker } from 'node:worker_threads'
-import { AppError, invalid } from '../../services/errors'
+import { AppError, invalid } from '../../errors'
 import { qaContent } from './chunker'
 
 /** The kinds of file an import takes. */

@@ -12,7 +12,7 @@ import type { Readable } from 'node:stream'
 import type { BackupStatusT, RestoreViewT, StoredBackupT } from '../../../shared/operations/results'
 import type { BackupSettings } from '../../store/config/config-store'
 import { BackupUnavailableError, isBackupArchiveError, type RestoreResult } from '../../store/backup'
-import { AppError, notFound } from '../errors'
+import { AppError, notFound } from '../../errors'
 import type { BackupService } from './backup-service'
 import { RestoreBusyError, RestoreStartError } from './restore-with-reload'
 

@@ -8,7 +8,7 @@ import type { ClusterT } from '../../../shared/operations/table/cluster'
 import type { ConnectionStatus, Instance } from '../../../shared/schemas/records'
 import type { InstanceRepo } from '../../store/repos'
 import type { LeaseRepo, WorkerInfo, WorkerLoad } from '../../store/repos/lease-repo'
-import { AppError } from '../errors'
+import { AppError } from '../../errors'
 
 /** The answer of `GET /cluster` (the operation table's shape); owner null: no worker holds the instance. */
 export type ClusterInfo = ClusterT

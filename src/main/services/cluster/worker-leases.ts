@@ -22,7 +22,7 @@
 import type { Clock, Timers } from '../../clock'
 import type { Logger } from '../../logger'
 import type { Fence, LeaseRepo, WorkerInfo, WorkerLoad } from '../../store/repos/lease-repo'
-import { AppError } from '../errors'
+import { AppError } from '../../errors'
 
 /**
  * A request for an instance whose lease another worker holds (a 409 naming that worker and its URL):

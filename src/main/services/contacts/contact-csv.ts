@@ -7,7 +7,7 @@
 import { parse } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
 import type { Contact } from '../../../shared/schemas/records'
-import { invalid } from '../errors'
+import { invalid } from '../../errors'
 import { contactNumber } from './contact-number'
 
 /** Which CSV column holds each field (header names, any case). Unmapped fields are looked up by usual names. */

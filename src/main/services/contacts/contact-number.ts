@@ -1,5 +1,5 @@
 /** Phone numbers of contacts as people type them. */
-import { invalid } from '../errors'
+import { invalid } from '../../errors'
 
 /** Digits of a phone number as typed (`+39 333 123-4567`); throws 400 naming `number` otherwise. */
 export function contactNumber(value: string): string {

@@ -8,7 +8,7 @@ import type { CoreEventBus } from '../../events'
 import { newObjectId } from '../../ids'
 import type { Repositories, Stored } from '../../store/repos'
 import { LABEL_COLORS, type Label } from '../../../shared/schemas/records'
-import { conflict, notFound } from '../errors'
+import { conflict, notFound } from '../../errors'
 
 type Color = Label['color']
 

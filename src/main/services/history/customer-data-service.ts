@@ -20,7 +20,7 @@ import type { Instance, LoggedMessage } from '../../../shared/schemas/records'
 import type { CustomerExportT, ErasureResultT } from '../../../shared/operations/results'
 import { contactKeyOf, contactNumber } from '../contacts/contact-number'
 import { usernameOf } from '../../channel/usernames'
-import { AppError, invalid, notFound } from '../errors'
+import { AppError, invalid, notFound } from '../../errors'
 import type { MediaFiles } from '../messages/media-files'
 
 export interface CustomerDataDeps {

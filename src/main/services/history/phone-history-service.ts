@@ -11,11 +11,11 @@ import type { CoreEventBus } from '../../events'
 import type { Logger } from '../../logger'
 import type { Repositories } from '../../store/repos'
 import type { Instance } from '../../../shared/schemas/records'
-import { conflict, invalid } from '../errors'
+import { conflict, invalid } from '../../errors'
 import { loggedEntryOf } from '../inbound-pipeline'
 import { resolveChat } from '../messages/outbound'
 import { HISTORY_FETCH_MAX } from '../../../shared/domain/phone-history'
-import type { SessionManager } from '../session-manager'
+import type { SessionManager } from '../instances/session-manager'
 
 
 /** What `POST /chatapp/messages/fetch-history` answers. */

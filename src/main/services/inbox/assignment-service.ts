@@ -15,7 +15,7 @@ import type { Repositories } from '../../store/repos'
 import { OWNER_ASSIGNEE } from '../../store/repos/conversation-repo'
 import { mayReach, sentByOf, type Caller } from '../../../shared/access'
 import type { SentBy } from '../../../shared/schemas/records'
-import { AppError, conflict, forbidden, invalid } from '../errors'
+import { AppError, conflict, forbidden, invalid } from '../../errors'
 
 export interface AssignmentDeps {
   repos: Pick<Repositories, 'conversations' | 'staff' | 'sessions'>

@@ -8,7 +8,7 @@ import type { CoreEventBus } from '../../events'
 import { newObjectId } from '../../ids'
 import type { Repositories, Stored } from '../../store/repos'
 import type { QuickReply } from '../../../shared/schemas/records'
-import { AppError, notFound } from '../errors'
+import { AppError, notFound } from '../../errors'
 
 export interface QuickReplyDeps {
   repos: Pick<Repositories, 'quickReplies'>

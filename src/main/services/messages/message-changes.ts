@@ -19,7 +19,7 @@ import type { CoreEventBus } from '../../events'
 import type { Logger } from '../../logger'
 import type { MessageRepo } from '../../store/repos/message-repo'
 import type { Instance, LoggedMessage, MessageReaction, PollTally } from '../../../shared/schemas/records'
-import { conflict, notFound } from '../errors'
+import { conflict, notFound } from '../../errors'
 import { resolveRecipient, type Outbound } from './outbound'
 import type { MediaFiles } from './media-files'
 

@@ -11,7 +11,7 @@ import { assertMediaKind, detectMimeType, type MediaKind } from '../../media/med
 import type { InstanceRef, SentBy } from '../../../shared/schemas/records'
 import type { FileUrlFields, SendButtonsBody, SendContactBody, SendListBody, SendMediaButtonBody, SendTextBody } from '../../../shared/schemas/operations'
 import type { AttachmentService } from '../attachment-service'
-import { invalid } from '../errors'
+import { invalid } from '../../errors'
 import { resolveChat, type Outbound } from './outbound'
 import type { RemoteFiles } from './remote-file'
 import { mediaContent, planTextSend, type MediaExtras } from './send-planner'

@@ -9,18 +9,18 @@
  * pauses by itself, with the reason, when WhatsApp caps or locks the number's outreach (Baileys
  * #2445), after repeated 463 refusals, or when most recent sends failed.
  */
-import { renderReply } from '../../bot/reply-template'
+import { renderReply } from '../../domain/reply-template'
 import type { Clock, Timers } from '../../clock'
 import type { CoreEventBus } from '../../events'
 import { newObjectId } from '../../ids'
 import type { Logger } from '../../logger'
 import type { Draft, Repositories, Stored } from '../../store/repos'
 import type { Broadcast, BroadcastRecipient, Instance, InstanceRef, OutreachMessage } from '../../../shared/schemas/records'
-import { AppError, conflict, invalid, notFound } from '../errors'
+import { AppError, conflict, invalid, notFound } from '../../errors'
 import type { MessageService } from '../messages/message-sender'
 import { NotOnWhatsAppError } from '../messages/outbound'
-import { outreachBlocked } from '../outreach-limits'
-import type { SessionManager } from '../session-manager'
+import { outreachBlocked } from '../../domain/outreach-limits'
+import type { SessionManager } from '../instances/session-manager'
 import { contactNumber } from '../contacts/contact-number'
 import { outreachPolicy, type OutreachGovernor } from './outreach-governor'
 import { dailyQuota, numberAgeDays } from './send-governor'

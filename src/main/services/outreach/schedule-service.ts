@@ -5,14 +5,14 @@
  * contacts. A run missed while the app was off is sent once at start when it is at most
  * `missed_run_grace_minutes` late, else skipped and reported in the schedule's `runs`.
  */
-import { formatLocal } from '../../bot/active-window'
+import { formatLocal } from '../../domain/active-window'
 import type { Clock, Timers } from '../../clock'
 import type { CoreEventBus } from '../../events'
 import { newObjectId } from '../../ids'
 import type { Logger } from '../../logger'
 import type { Draft, Repositories, Stored } from '../../store/repos'
 import type { Instance, InstanceRef, OutreachMessage, ScheduledMessage } from '../../../shared/schemas/records'
-import { AppError, invalid, notFound } from '../errors'
+import { AppError, invalid, notFound } from '../../errors'
 import { resolveChat } from '../messages/outbound'
 import { checkMessage, type BroadcastService } from './broadcast-service'
 import { outreachPolicy } from './outreach-governor'

@@ -13,7 +13,7 @@
  */
 import { DateTime } from 'luxon'
 import type { OutreachSettings } from '../../../shared/schemas/records'
-import { localTime } from '../../bot/active-window'
+import { localTime } from '../../domain/active-window'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { describeOpening, isOpen, isWithinActiveWindow, localTime, nextOpening } from '../../../src/main/bot/active-window'
+import { describeOpening, isOpen, isWithinActiveWindow, localTime, nextOpening } from '../../../src/main/domain/active-window'
 import { WEEK_DAYS, type ActiveDays, type WeekDay } from '../../../src/shared/schemas/records'
 
 const days = (...on: WeekDay[]): ActiveDays =>

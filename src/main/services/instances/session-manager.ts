@@ -19,15 +19,15 @@ import type {
   MessageStatusUpdate,
   SendLimits,
   StateUpdate
-} from '../channel/types'
-import type { CoreEventBus } from '../events'
-import type { Logger } from '../logger'
-import { isoNow, type Clock } from '../clock'
-import type { InstanceRepo } from '../store/repos'
-import type { ChannelAuthRepo } from '../store/repos/channel-auth-repo'
-import type { Fence } from '../store/repos/lease-repo'
-import { StaleLeaseError } from '../store/db/errors'
-import { AppError } from './errors'
+} from '../../channel/types'
+import type { CoreEventBus } from '../../events'
+import type { Logger } from '../../logger'
+import { isoNow, type Clock } from '../../clock'
+import type { InstanceRepo } from '../../store/repos'
+import type { ChannelAuthRepo } from '../../store/repos/channel-auth-repo'
+import type { Fence } from '../../store/repos/lease-repo'
+import { StaleLeaseError } from '../../store/db/errors'
+import { AppError } from '../../errors'
 
 /**
  * The lease loop as the session manager sees it in database mode (./cluster/worker-leases.ts): a

@@ -4,8 +4,8 @@
  * locked, a message to someone who never wrote counts against the number and may get it restricted;
  * replies to people who wrote are not affected.
  */
-import type { SendLimits } from '../channel/types'
-import { formatLocal } from '../bot/active-window'
+import type { SendLimits } from '../../shared/schemas/records'
+import { formatLocal } from './active-window'
 
 /** `iso` as the owner reads it: local wall-clock time in `timezone` and the zone's name. */
 function when(iso: string, timezone: string): string {

@@ -4,13 +4,13 @@
  * the seed's wire shape (`{acknowledged, modifiedCount…}`) is the HTTP face's business.
  */
 import { produce, type Draft } from 'immer'
-import { isoNow, type Clock } from '../clock'
-import type { CoreEventBus } from '../events'
-import type { InstanceRepo } from '../store/repos'
-import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, defaultOptOut, DEFAULT_OUTREACH, DEFAULT_RETENTION, type RetentionSettings, type OptOutSettings, type OutreachSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../shared/schemas/records'
-import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../shared/schemas/operations'
-import { invalid, notFound } from './errors'
-import type { SettingsChangeT } from '../../shared/operations/results'
+import { isoNow, type Clock } from '../../clock'
+import type { CoreEventBus } from '../../events'
+import type { InstanceRepo } from '../../store/repos'
+import { DEFAULT_AWAY, DEFAULT_HANDOFF, DEFAULT_OPENING_HOURS, defaultOptOut, DEFAULT_OUTREACH, DEFAULT_RETENTION, type RetentionSettings, type OptOutSettings, type OutreachSettings, type AwaySettings, type HandoffSettings, type Instance, type InstanceSettings, type OpeningHours, type WeekDay } from '../../../shared/schemas/records'
+import type { SetWebhookBody, UpdateActionsBody, UpdateActiveDaysBody, UpdateActiveHoursBody, UpdateGeneralBody } from '../../../shared/schemas/operations'
+import { invalid, notFound } from '../../errors'
+import type { SettingsChangeT } from '../../../shared/operations/results'
 
 /** What a settings update did (the operation table's result shape). */
 export type SettingsChange = SettingsChangeT

@@ -1,10 +1,9 @@
 /**
  * Errors the services raise, with the stable codes of docs/design.md §4. The HTTP layer maps a code to its
- * status; the UI shows the message. Messages are written for the owner, never stack traces.
+ * status; the UI shows the message. Messages are written for the owner, never stack traces. Imports
+ * nothing: media, validation and every service stand on it (storage failures become AppErrors in
+ * storage-app-error.ts, above the store).
  */
-import { StaleLeaseError, StorageFullError } from '../store/db/errors'
-import { SqliteThreadError } from '../store/db/sqlite-thread/sqlite-thread'
-
 export type ErrorCode =
   | 'VALIDATION_ERROR'
   | 'UNAUTHORIZED'
@@ -78,25 +77,4 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   INSUFFICIENT_STORAGE: 507,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL: 500
-}
-
-/**
- * The error a client sees for a storage failure it can act on: a full disk (SQLite's SQLITE_FULL, or
- * ENOSPC from a file write) is a 507 `INSUFFICIENT_STORAGE` saying nothing was saved (WebDAV's status
- * for "unable to store the representation", RFC 4918 §11.5); a credential write fenced off because
- * another worker took the instance over (StaleLeaseError) is a 409; a database thread that died
- * under the request (SqliteThreadError) a 503 to retry. Undefined for anything else.
- */
-export function storageAppError(err: unknown): AppError | undefined {
-  // A worker whose lease moved (issue 26): its socket stopped, another worker runs the instance now.
-  if (err instanceof StaleLeaseError) return new AppError('CONFLICT', 'This instance is now run by another worker; nothing was saved here. Send the request to the worker that owns it (GET /cluster).')
-  if (isDiskFull(err)) return new AppError('INSUFFICIENT_STORAGE', 'The disk is full: nothing was saved. Free some space and try again.')
-  // A database thread died under the request (docs/storage.md "Threads"): it was not done, and the
-  // thread is being started again.
-  if (err instanceof SqliteThreadError) return new RetryLaterError('The database was restarting: this was not saved. Try again in a moment.', 1, 'SERVICE_UNAVAILABLE')
-  return undefined
-}
-
-function isDiskFull(err: unknown): boolean {
-  return err instanceof StorageFullError || (err as NodeJS.ErrnoException | null)?.code === 'ENOSPC'
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { expandSpintax } from '../../../src/main/bot/spintax'
-import { displayName, renderReply } from '../../../src/main/bot/reply-template'
+import { expandSpintax } from '../../../src/main/domain/spintax'
+import { displayName, renderReply } from '../../../src/main/domain/reply-template'
 
 /** A random() that returns the given values in turn and records how often it was called. */
 function seq(...values: number[]) {

@@ -2,11 +2,11 @@
  * An instance's connection (docs/design.md §5): starting its session, the pairing QR and code, its
  * health (state reason, WhatsApp's outreach limits), logging out.
  */
-import { ChannelError, type ConnectionState, type SendLimits } from '../channel/types'
-import type { Stored } from '../store/repos'
-import type { Instance } from '../../shared/schemas/records'
-import type { InitBody } from '../../shared/schemas/operations'
-import { conflict, invalid } from './errors'
+import { ChannelError, type ConnectionState, type SendLimits } from '../../channel/types'
+import type { Stored } from '../../store/repos'
+import type { Instance } from '../../../shared/schemas/records'
+import type { InitBody } from '../../../shared/schemas/operations'
+import { conflict, invalid } from '../../errors'
 import type { InstanceRegistry } from './instance-registry'
 import type { InstanceSettingsService } from './instance-settings'
 import type { SessionManager } from './session-manager'
