@@ -63,7 +63,8 @@ export type OutboundContent =
  * server took it) → DELIVERY_ACK (on the recipient's phone) → READ (PLAYED for a voice note), or
  * ERROR (the server refused it; the update carries its code). Baileys' `proto.WebMessageInfo.Status`.
  */
-export type DeliveryStatus = 'PENDING' | 'SERVER_ACK' | 'DELIVERY_ACK' | 'READ' | 'PLAYED' | 'ERROR'
+import type { DeliveryStatus } from '../domain/delivery-status'
+export type { DeliveryStatus }
 
 /** A status change of a message the instance sent, reported by a channel. */
 export interface MessageStatusUpdate {

@@ -3,38 +3,18 @@
  * changes ({@link MessageStatusUpdate}); each one that moves a message forward is written to its log
  * entry and announced (`status` on the event bus → the `onMessageStatus` webhook and the UI's ticks).
  *
- * Rules: statuses only move forward (PENDING → SERVER_ACK → DELIVERY_ACK → READ → PLAYED); ERROR
- * replaces PENDING or SERVER_ACK only (a refusal cannot follow a delivery); a repeated status is
- * ignored. A status may arrive before the send that caused it is logged (a quick ack merged into the
+ * The rules (statuses only move forward, …) are domain/delivery-status.ts's. A status may arrive before the send that caused it is logged (a quick ack merged into the
  * send's own echo): it is kept aside for a while and applied once the entry is appended ({@link
  * MessageStatusService.logged}).
  */
 import { boundedLru } from '../lru'
-import type { DeliveryStatus, MessageStatusUpdate } from '../channel/types'
+import type { MessageStatusUpdate } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
 import type { MessageRepo } from '../store/repos/message-repo'
-import type { LoggedMessage } from '../../shared/schemas/records'
-
-const RANK: Record<DeliveryStatus, number> = { ERROR: 0, PENDING: 1, SERVER_ACK: 2, DELIVERY_ACK: 3, READ: 4, PLAYED: 5 }
-
-/** True when a message at `current` should move to `next`. Pure. */
-export function advances(current: string, next: DeliveryStatus): boolean {
-  if (!(current in RANK)) return false
-  const from = current as DeliveryStatus
-  if (from === 'ERROR' || from === next) return false
-  if (next === 'ERROR') return RANK[from] <= RANK.SERVER_ACK
-  return RANK[next] > RANK[from]
-}
-
-/** The log entry with `update` applied, or null when it does not move it forward. Pure. */
-export function applyStatus(entry: LoggedMessage, update: MessageStatusUpdate): Pick<LoggedMessage, 'status' | 'error_code'> | null {
-  if (!entry.fromMe || !advances(entry.status, update.status)) return null
-  return { status: update.status, ...(update.status === 'ERROR' && update.errorCode ? { error_code: update.errorCode } : {}) }
-}
 
 export interface MessageStatusDeps {
-  messages: Pick<MessageRepo, 'find' | 'updateIf'>
+  messages: Pick<MessageRepo, 'find' | 'recordStatus'>
   events: CoreEventBus
   logger: Logger
 }
@@ -48,17 +28,17 @@ export class MessageStatusService {
   /** Applies a channel's report to the log (see the module doc). Never rejects. */
   async report(instanceId: string, update: MessageStatusUpdate): Promise<void> {
     try {
-      const entry = await this.deps.messages.find(instanceId, update.id)
-      if (!entry) {
+      // Decided on the entry as stored, in the write's transaction (domain/delivery-status.ts): the
+      // library may report one status twice (its ack handler and its own update), and only the first
+      // may move the entry and be announced. Data only: one call to the database thread, in the group commit.
+      const updated = await this.deps.messages.recordStatus(instanceId, update)
+      if (updated === undefined) {
         const key = `${instanceId}/${update.id}`
         this.early.set(key, [...(this.early.get(key) ?? []), update])
         // The send may have been logged while we looked: then nobody else will pick this up.
         if (await this.deps.messages.find(instanceId, update.id)) await this.logged(instanceId, update.id)
         return
       }
-      // Decided on the entry as stored, in the write's transaction: the library may report one status
-      // twice (its ack handler and its own update), and only the first may move the entry and be announced.
-      const updated = await this.deps.messages.updateIf(instanceId, update.id, (current) => applyStatus(current, update))
       if (updated) await this.deps.events.emitDurable('status', { instanceId, message: updated })
     } catch (err) {
       this.deps.logger.error({ err, instanceId, messageId: update.id }, 'could not record a message status')

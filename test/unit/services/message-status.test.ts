@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { advances, applyStatus } from '../../../src/main/services/message-status'
+import { advances, applyStatus } from '../../../src/main/domain/delivery-status'
 import { echoStatus, statusUpdate } from '../../../src/main/channel/baileys/delivery-status'
 import type { LoggedMessage } from '../../../src/shared/schemas/records'
 import { proto, type WAMessage } from 'baileys'

@@ -14,6 +14,7 @@ import { DETAIL_FIELDS, detailsOf, messageColumns, messageFromRow, messageToRow,
 import { longTerms, matchesAll, searchTerms, snippet } from './search-terms'
 import { matchingMessages } from '../db/search-sql'
 import { notErasing } from './erasing'
+import { applyStatus, type StatusReport } from '../../domain/delivery-status'
 
 /** Where a page starts: after or before an entry (its id), or a time (epoch ms, older scripts). */
 export type Cursor = { id: string } | { time: number }
@@ -126,6 +127,25 @@ export class MessageRepo {
         await rebuildConversation(trx, instanceId, after.chatId)
       }
       return after
+    })
+  }
+
+  /**
+   * Applies a channel's status report to the desk's own message `update.id` by the delivery status
+   * rules (domain/delivery-status.ts), deciding on the entry as stored in the write's transaction.
+   * Resolves with the entry after the change, `null` when the report does not move it forward,
+   * undefined when the instance has no such entry (or its customer is being erased). Data only, so on
+   * SQLite it runs whole in the writer's thread, in the group commit (one round trip).
+   */
+  async recordStatus(instanceId: string, update: StatusReport): Promise<LoggedMessage | null | undefined> {
+    return this.x.write(async (trx) => {
+      const row = await trx.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', update.id).where(notErasing()).executeTakeFirst()
+      if (!row) return undefined
+      const before = messageFromRow(row)
+      const patch = applyStatus(before, update)
+      if (patch === null) return null
+      await trx.updateTable('messages').set(messageColumns(patch)).where('seq', '=', row.seq).execute()
+      return { ...before, ...patch }
     })
   }
 

@@ -1,0 +1,58 @@
+/**
+ * A channel's status report applied by the message repository (store/repos/message-repo.ts
+ * `recordStatus`, the rules of domain/delivery-status.ts) on a real SQLite file and a real
+ * PostgreSQL database: it moves the desk's own message forward only, once per status, keeps an
+ * ERROR's code, leaves a customer's message alone, and says when there is no such entry. On SQLite
+ * it is one data-only call, run whole in the writer's thread inside the group commit.
+ */
+import { describe, expect, it } from 'vitest'
+import type { LoggedMessage } from '../../../src/shared/schemas/records'
+import type { Repositories } from '../../../src/main/store/repos'
+import { tempStorageEach, type TempStorage } from '../../helpers/temp-storage'
+import { BACKENDS } from '../../helpers/postgres'
+
+const msg = (over: Partial<LoggedMessage>): LoggedMessage => ({
+  id: 'M1',
+  chatId: '15550001111@s.whatsapp.net',
+  fromMe: true,
+  pushName: null,
+  type: 'text',
+  text: 'your order is ready',
+  timestamp: 1_790_000_000_000,
+  status: 'PENDING',
+  source: 'api',
+  ...over
+})
+
+describe.each(BACKENDS)('on %s', (backend) => {
+  let t: TempStorage
+  let repos: Repositories
+  tempStorageEach(backend, (fresh) => {
+    t = fresh
+    repos = fresh.storage.repos
+  })
+
+  it('moves a sent message forward only, once per status, and keeps the stored entry in step', async () => {
+    await repos.messages.append('i1', msg({}))
+    expect(await repos.messages.recordStatus('i1', { id: 'M1', status: 'SERVER_ACK' })).toMatchObject({ id: 'M1', status: 'SERVER_ACK', text: 'your order is ready' })
+    // The same report twice (Baileys' ack handler and its own update): only the first moves it.
+    expect(await repos.messages.recordStatus('i1', { id: 'M1', status: 'SERVER_ACK' })).toBeNull()
+    expect((await repos.messages.recordStatus('i1', { id: 'M1', status: 'READ' }))?.status).toBe('READ')
+    expect(await repos.messages.recordStatus('i1', { id: 'M1', status: 'DELIVERY_ACK' })).toBeNull()
+    expect(await repos.messages.recordStatus('i1', { id: 'M1', status: 'ERROR', errorCode: '463' })).toBeNull()
+    expect((await repos.messages.find('i1', 'M1'))?.status).toBe('READ')
+    // Reopened: what was acknowledged is what is stored.
+    const again = await t.reopen()
+    expect((await again.repos.messages.find('i1', 'M1'))?.status).toBe('READ')
+  })
+
+  it("keeps an ERROR's code, leaves a customer's message alone, and answers undefined for an unknown id or instance", async () => {
+    await repos.messages.append('i1', msg({ id: 'M2', status: 'SERVER_ACK' }))
+    await repos.messages.append('i1', msg({ id: 'IN1', fromMe: false, status: 'DELIVERY_ACK', source: 'inbound' }))
+    expect(await repos.messages.recordStatus('i1', { id: 'M2', status: 'ERROR', errorCode: '463' })).toMatchObject({ status: 'ERROR', error_code: '463' })
+    expect((await repos.messages.find('i1', 'M2'))?.error_code).toBe('463')
+    expect(await repos.messages.recordStatus('i1', { id: 'IN1', status: 'READ' })).toBeNull()
+    expect(await repos.messages.recordStatus('i1', { id: 'NOPE', status: 'READ' })).toBeUndefined()
+    expect(await repos.messages.recordStatus('i2', { id: 'M2', status: 'READ' })).toBeUndefined()
+  })
+})
