@@ -141,7 +141,11 @@ export class SqliteThread {
     this.ready = new Promise<void>((resolve, reject) => {
       const onReady = (m: ThreadReady): void => {
         if (m.ready) {
-          worker.on('message', (reply: ThreadReply) => this.answered(reply))
+          // One answer, or the answers the thread had ready in one turn (./thread.ts).
+          worker.on('message', (reply: ThreadReply | ThreadReply[]) => {
+            if (Array.isArray(reply)) for (const r of reply) this.answered(r)
+            else this.answered(reply)
+          })
           if (worker === this.worker) this.isReady = true
           if (this.pending.size === 0 && !this.closing) worker.unref()
           resolve()
