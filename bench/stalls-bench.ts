@@ -169,8 +169,14 @@ async function connect(url: string, seed: Seeded): Promise<string> {
   const i = seed.instances[0]!
   const qs = `session_id=${i.sessionId}&access_token=${i.accessToken}`
   await api(url, 'POST', '/chatapp/init', { session_id: i.sessionId, access_token: i.accessToken })
-  if ((await api(url, 'GET', `/chatapp/instance?${qs}`)).data.status !== 'CONNECTED') await api(url, 'POST', `/chatapp/sandbox/scan?${qs}`)
-  return `/chatapp/message?${qs}`
+  // A data dir where it was linked before reconnects by itself (CONNECTING, then CONNECTED); a new
+  // one shows a QR, which the sandbox scan links.
+  for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+    const status = (await api(url, 'GET', `/chatapp/instance?${qs}`)).data.instance_data.status as string
+    if (status === 'CONNECTED') return `/chatapp/message?${qs}`
+    if (status === 'QR') await api(url, 'POST', `/chatapp/sandbox/scan?${qs}`)
+  }
+  throw new Error('The bench instance did not connect within 30 s.')
 }
 
 /** Reads a streamed answer to the end while sampling the server's RSS; answers bytes and peak RSS growth. */
