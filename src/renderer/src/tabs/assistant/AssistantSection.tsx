@@ -14,6 +14,7 @@ import { useContract } from '../../hooks'
 import { call, useMayCall } from '../../store'
 import { Section, useSectionForm } from '../settings/Section'
 import { AskBox } from './AskBox'
+import { AssistantSummary } from './AssistantSummary'
 import { KnowledgeCard } from './KnowledgeCard'
 import { UsageCard } from './UsageCard'
 
@@ -30,7 +31,7 @@ export function AssistantSection({ inst }: { inst: Instance }) {
               {view.data.circuit.reason}. Customers get the fallback until {new Date(view.data.circuit.until!).toLocaleTimeString()}; saving the settings tries again at once.
             </Alert>
           )}
-          {mayConfigure && <AssistantForm inst={inst} view={view.data} onSaved={view.reload} />}
+          {mayConfigure ? <AssistantForm inst={inst} view={view.data} onSaved={view.reload} /> : <AssistantSummary view={view.data} />}
           <UsageCard inst={inst} view={view.data} />
         </>
       ) : (

@@ -18,6 +18,7 @@ import { useDesk, useMayCall, useSelectedInstance } from '../../store'
 import { ChatView, type OpenChat } from './ChatView'
 import { ConversationList, inboxQuery, type ConversationFilter } from './ConversationList'
 import { QuickRepliesCard } from './QuickRepliesCard'
+import { InstanceAssistantSummary } from '../assistant/AssistantSummary'
 import { SearchResults } from './SearchResults'
 import type { SearchHit } from './search-merge'
 import { useMessageSearch } from './use-message-search'
@@ -41,6 +42,8 @@ export function MessagesTab() {
   // Managing quick replies and files is for whoever sets the bot up; an agent still inserts quick replies.
   const manageReplies = useMayCall('quickReplies.create')
   const files = useMayCall('attachments.list')
+  // An agent has no Settings tab: how the assistant answers their customers is shown here, read-only.
+  const assistantReadOnly = useMayCall('assistant.get') && !useMayCall('assistant.update')
   const [chatFilter, setChatFilter] = useState('')
   const [searchText, setSearchText] = useState('')
   const [query] = useDebouncedValue(searchText.trim(), 300)
@@ -120,6 +123,7 @@ export function MessagesTab() {
           </Card>
           {!phone && manageReplies && <QuickRepliesCard />}
           {!phone && files && <FilesCard instanceId={inst._id} />}
+          {!phone && assistantReadOnly && <InstanceAssistantSummary instanceId={inst._id} />}
         </Grid.Col>
       )}
       {showChat && (
