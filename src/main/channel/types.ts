@@ -271,7 +271,7 @@ export interface ChannelHooks {
 }
 
 /**
- * Where channels keep what must outlive a restart, in the core's database (docs/design.md §14): the
+ * Where channels keep what must outlive a restart, in the core's database (docs/design.md §20): the
  * core owns it and hands it to every session; a session reads and writes only its instance's rows
  * (`ChannelContext.instanceId`).
  */

@@ -1,5 +1,5 @@
 /**
- * `sent_by` of an outbound message whose sender is known by its source (issue 27 §1): the bot,
+ * `sent_by` of an outbound message whose sender is known by its source (docs/design.md §21 "`sent_by`"): the bot,
  * outreach and the owner on the phone. Entries logged before issue 27 by the API or the desk were the
  * owner's (the account token was the only one). Pure.
  */

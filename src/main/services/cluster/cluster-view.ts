@@ -1,5 +1,5 @@
 /**
- * `GET /cluster` (issue 26): the workers sharing the database and which of them holds each instance.
+ * `GET /cluster` (docs/design.md §22): the workers sharing the database and which of them holds each instance.
  * In database mode from the lease tables (store/repos/lease-repo.ts `cluster`); in the desktop's
  * SQLite mode this one process is the only worker and runs every instance it has a session for.
  */

@@ -102,7 +102,7 @@ export const DEFAULT_AWAY: AwaySettings = {
 }
 
 /**
- * Opening hours beyond the seed's one window (issue 13 §3, docs/design.md §16): several windows on a
+ * Opening hours beyond the seed's one window (docs/design.md §16): several windows on a
  * day (`ranges`; a day without its own uses `active_hours`) and holidays (local `YYYY-MM-DD`, closed).
  * `active_days` stays the list of open days and `active_hours` the default window, so the seed's
  * routes remain views of this model.
