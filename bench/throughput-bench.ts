@@ -43,7 +43,7 @@ type Mode = 'bare' | 'fastify-sqlite' | 'release-0.1' | 'app' | 'app-webhooks'
 
 /**
  * A built checkout of release 0.1 (`git worktree add ../chatapp-0.1 e7c8529 && cd ../chatapp-0.1 &&
- * npm ci && npm run build`; docs/benchmarks.md "Stalls"), served the same way in the same rounds, so
+ * npm ci && npm run build`; docs/benchmarks.md "Send throughput on a durable database"), served the same way in the same rounds, so
  * the app's sends/s are compared with 0.1's in one run. Unset: that row is left out.
  */
 const RELEASE_DIR = process.env.CHATAPP_BENCH_RELEASE_DIR

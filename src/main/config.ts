@@ -60,7 +60,7 @@ export interface WorkerConfig {
   leaseTtlMs: number
 }
 
-/** Limits and pacing the owner may change (docs/design.md §4, §7, §9, §10; issue 4 send queue). */
+/** Limits and pacing the owner may change (docs/design.md §4, §7, §9, §10). */
 export interface Tuning {
   /** `CHATAPP_MAX_FILE_MB`: uploads and downloads, bytes (default 64 MiB). */
   fileBytes: number

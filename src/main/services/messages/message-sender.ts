@@ -33,7 +33,7 @@ export class MessageService {
     private readonly contactRecord: (instanceId: string, id: string) => Promise<{ name: string; number: string } | undefined> = async () => undefined,
     /** Who sends through this service: a script (`api`, the HTTP API), a person in the desk (the UI), or outreach. */
     private readonly source: SenderSource = 'api',
-    /** The person or key behind the sends (issue 27 `sent_by`). */
+    /** The person or key behind the sends (docs/design.md §21 "`sent_by`"). */
     private readonly sentBy?: SentBy
   ) {}
 

@@ -140,7 +140,7 @@ export const ChatPause = Type.Object({
     description: 'human_reply: a person answered; manual: paused by hand; keyword: the customer asked for a person; assistant: the assistant handed the chat over (docs/assistant.md).'
   }),
   by: Type.Union([Type.Literal('desk'), Type.Literal('phone'), Type.Literal('api'), Type.Literal('customer')]),
-  taken_by: Type.Optional(Type.Union([SentBy, Type.Null()], { description: 'Who took the conversation over (issue 27): the person or key whose reply or pause it was.' }))
+  taken_by: Type.Optional(Type.Union([SentBy, Type.Null()], { description: 'Who took the conversation over: the person or key whose reply or pause it was.' }))
 })
 export type ChatPause = Static<typeof ChatPause>
 
