@@ -1,5 +1,5 @@
 /**
- * The channel credentials in the database (issue 25 §1), on a SQLite file in a temp dir:
+ * The channel credentials in the database (docs/design.md §20 "Storage"), on a SQLite file in a temp dir:
  *
  * - time per `keys.set` and per `keys.get` as Baileys' own signal repository issues them in a real
  *   1:1 conversation (test/support/signal-conversation.ts: the contact writes, the product decrypts and

@@ -1,5 +1,5 @@
 /**
- * The import of a 0.1 data dir holding 100,000 messages (issue 25 §3): how long the first start of
+ * The import of a 0.1 data dir holding 100,000 messages (docs/storage.md "Importing a data dir of release 0.1"): how long the first start of
  * this release takes on it, and how much memory the import holds, in batches of 2,000 messages per
  * transaction (the default) against the whole log in one transaction.
  *

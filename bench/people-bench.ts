@@ -1,5 +1,5 @@
 /**
- * Who is calling, and what it costs (issue 27): the same read (`GET /chatapp/messages`, a chat's
+ * Who is calling, and what it costs (docs/design.md §21): the same read (`GET /chatapp/messages`, a chat's
  * newest 20) and the same send (`POST /chatapp/message`, sandbox) under autocannon, made with the
  * account token (the owner: no lookup), a scoped API key (one key row read per request, its last use
  * written at most once a minute) and a staff member's session token (the session and staff rows read

@@ -7,25 +7,25 @@
  *   p99 < 0.2 ms and ≥ 50× faster at 10,000 intents).
  * - writes: an intent create at 0 and at 10,000 stored intents, as a ratio (issue 11 §9: ≤ 1.5×).
  * - throughput: sandbox `POST /chatapp/message` under autocannon at 16 and 64 connections against a
- *   bare node:http server, webhooks off and on (issue 11 §11: ≥ 0.5× bare; webhooks on ≥ 0.7× off),
+ *   bare node:http server, webhooks off and on (docs/benchmarks.md "API send throughput, webhooks off and on": ≥ 0.5× bare; webhooks on ≥ 0.7× off),
  *   and two cheaper routes of the same server (`GET /health`, `GET /intent`) to show where the time goes.
  * - people: a read and a send with the owner's token, a scoped API key and a staff session token, as
- *   ratios of the owner's in the same run (issue 27: what authenticating a person or key costs).
- * - workers: workers on one PostgreSQL database (a server of its own), issue 26: a read and a send
+ *   ratios of the owner's in the same run (docs/design.md §21: what authenticating a person or key costs).
+ * - workers: workers on one PostgreSQL database (a server of its own), docs/design.md §22: a read and a send
  *   through the instance's owner and relayed through the other worker, p50/p99 (what forwarding adds);
  *   sends per second over 6 instances with 1, 2 and 3 `serve` workers (ratios to 1 worker); failover
  *   after kill -9, the median of 5 (./workers-bench.ts). About two minutes.
- * - copy: `npm run db:copy` of a desk of 100,000 messages from SQLite to PostgreSQL and back (issue 26
+ * - copy: `npm run db:copy` of a desk of 100,000 messages from SQLite to PostgreSQL and back (docs/design.md §22
  *   §1): rows per second, the check included, median of 3 (./copy-bench.ts). About a minute.
  * - search: the same searches (a common word, a rare one, two words, a part of a word, an accented
  *   word, a word only another instance has) through the message repository on SQLite and on
  *   PostgreSQL, one history of 300,000 messages moved by db:copy: p50/p95 and PostgreSQL / SQLite
  *   ratios (./search-bench.ts). About two minutes.
- * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (issue 11 §12:
+ * - signal: a Signal session record's size after 100 and 1,500 turns with one contact (docs/benchmarks.md "Signal session record size":
  *   ≤ 1.2×), the product's auth store against libsignal as it is.
- * - auth: the channel credentials in the database (issue 25 §1): time per keys.set and keys.get in a
+ * - auth: the channel credentials in the database (docs/design.md §20 "Storage"): time per keys.set and keys.get in a
  *   real Signal conversation, and the heap of 20 instances' stores (./auth-bench.ts).
- * - start: `npm run serve` to its listening line and the idle RSS of its process tree (issue 11 §13:
+ * - start: `npm run serve` to its listening line and the idle RSS of its process tree (docs/benchmarks.md "Start time and idle memory":
  *   ≤ 1.5 s, ≤ 150 MB), against the server run from source under tsx.
  * - history: a data dir of 1,000,000 messages (10 instances, 20,000 chats, 100,000 contacts) against
  *   one of 1,000, through `npm run serve`: chat list, a chat's newest and deep pages, the message log,

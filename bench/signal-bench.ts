@@ -1,5 +1,5 @@
 /**
- * Signal session record size (issue 11 §12): one contact, turn after turn (the contact writes, the
+ * Signal session record size (docs/benchmarks.md "Signal session record size"): one contact, turn after turn (the contact writes, the
  * product answers), through Baileys' own signal repository (test/support/signal-conversation.ts).
  * The record's bytes (JSON, as the auth store writes it) after 100 and after 1,500 turns, with the
  * product's auth store (at most 5 receiving chains per session) and with a bare key store (libsignal

@@ -1,5 +1,5 @@
 /**
- * Start time and idle memory of `npm run serve` (issue 11 §13; targets: ≤ 1.5 s to the listening line,
+ * Start time and idle memory of `npm run serve` (docs/benchmarks.md "Start time and idle memory"; targets: ≤ 1.5 s to the listening line,
  * idle RSS of the whole process tree ≤ 150 MB with no WhatsApp instance). Each run: a fresh data dir,
  * the sandbox channel, the bundle already built (a start after a build, as most starts are); the
  * time from spawning `npm run serve` to the line `Chatapp API listening on`, then, after 3 s idle, the

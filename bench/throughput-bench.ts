@@ -1,5 +1,5 @@
 /**
- * API throughput (issue 11 §11, issue 25 §4): `POST /chatapp/message` on a sandbox instance under
+ * API throughput (docs/benchmarks.md "API send throughput, webhooks off and on", issue 25 §4): `POST /chatapp/message` on a sandbox instance under
  * autocannon at 16 and 64 connections, as a ratio to a minimal Fastify route doing one durable SQLite
  * insert per request (the fair baseline of a durable send: ≥ 0.7×) and to a bare node:http server
  * (not lower than 0.26×, the figure before the SQLite storage), measured in the same run, and the same
@@ -43,7 +43,7 @@ type Mode = 'bare' | 'fastify-sqlite' | 'release-0.1' | 'app' | 'app-webhooks'
 
 /**
  * A built checkout of release 0.1 (`git worktree add ../chatapp-0.1 e7c8529 && cd ../chatapp-0.1 &&
- * npm ci && npm run build`; docs/benchmarks.md "Stalls"), served the same way in the same rounds, so
+ * npm ci && npm run build`; docs/benchmarks.md "Send throughput on a durable database"), served the same way in the same rounds, so
  * the app's sends/s are compared with 0.1's in one run. Unset: that row is left out.
  */
 const RELEASE_DIR = process.env.CHATAPP_BENCH_RELEASE_DIR

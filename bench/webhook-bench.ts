@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries per second to a loopback receiver (issue 25: the outbox moved from
+ * Webhook deliveries per second to a loopback receiver (docs/design.md §20: the outbox moved from
  * `webhook-outbox.jsonl` into the `webhook_deliveries` table).
  *
  * The webhook service as the core runs it, without the HTTP API in front: `SENDERS` loops each emit

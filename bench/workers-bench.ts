@@ -1,5 +1,5 @@
 /**
- * Workers on one PostgreSQL database (issue 26; docs/design.md §22), on a PostgreSQL server of the
+ * Workers on one PostgreSQL database (docs/design.md §22), on a PostgreSQL server of the
  * bench's own (started like the tests' one: test/support/postgres-server.ts). Three parts:
  *
  * 1. What forwarding costs: two workers (two cores with their HTTP servers, in this process), one

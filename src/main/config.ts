@@ -41,7 +41,7 @@ export interface ServeConfig {
   /** `CHATAPP_WA_ROOT_KEY`: Curve25519 public key replacing WA_CERT_DETAILS.PUBLIC_KEY. Tests only. */
   waRootKey?: Buffer
   tuning: Tuning
-  /** This process as one of several workers on one database (issue 26; used with `databaseUrl` only). */
+  /** This process as one of several workers on one database (docs/design.md §22; used with `databaseUrl` only). */
   worker: WorkerConfig
 }
 
@@ -60,7 +60,7 @@ export interface WorkerConfig {
   leaseTtlMs: number
 }
 
-/** Limits and pacing the owner may change (docs/design.md §4, §7, §9, §10; issue 4 send queue). */
+/** Limits and pacing the owner may change (docs/design.md §4, §7, §9, §10). */
 export interface Tuning {
   /** `CHATAPP_MAX_FILE_MB`: uploads and downloads, bytes (default 64 MiB). */
   fileBytes: number
@@ -180,7 +180,7 @@ export function readMediaDir(env: NodeJS.ProcessEnv): string | undefined {
   return dir
 }
 
-/** The worker variables (issue 26), validated; defaults from the host and port. Throws ConfigError. */
+/** The worker variables (docs/design.md §22), validated; defaults from the host and port. Throws ConfigError. */
 export function readWorker(env: NodeJS.ProcessEnv, host: string, port: number): WorkerConfig {
   const id = env.CHATAPP_WORKER_ID?.trim() || `${hostname()}:${port === 0 ? process.pid : port}`
   if (id.length > 200 || /\s/.test(id)) throw new ConfigError(`CHATAPP_WORKER_ID must be at most 200 characters with no spaces, got "${id}"`)

@@ -256,7 +256,7 @@ interface Running {
 
 /**
  * The attachments and media folders at start: the temporary files of writes a crash cut short removed
- * once an hour old (../store/shared-files.ts). The shared media folder (docs/deploy.md "A shared media
+ * once an hour old (./store/shared-files.ts). The shared media folder (docs/deploy.md "A shared media
  * folder"): its folders and files made 0700/0600 like the data dir's (a failure, e.g. a mount that
  * refuses chmod, is logged, not fatal); and in database mode without one, a warning: the attachments
  * and media are this worker's, so an instance taken over by another worker cannot send or serve them

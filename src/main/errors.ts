@@ -55,7 +55,7 @@ export class RetryLaterError extends AppError {
   }
 }
 
-/** 403 naming the permission the caller lacks (issue 27 §4). */
+/** 403 naming the permission the caller lacks (docs/design.md §21 "Permissions"). */
 export function forbidden(permission: string, detail?: string): AppError {
   return new AppError('FORBIDDEN', `Forbidden: this needs the ${permission} permission${detail ? ` ${detail}` : ''}.`, [{ field: 'permission', problem: permission }])
 }

@@ -11,7 +11,7 @@ import { SqliteThreadError } from './store/db/sqlite-thread/sqlite-thread'
  * under the request (SqliteThreadError) a 503 to retry. Undefined for anything else.
  */
 export function storageAppError(err: unknown): AppError | undefined {
-  // A worker whose lease moved (issue 26): its socket stopped, another worker runs the instance now.
+  // A worker whose lease moved (docs/design.md §22): its socket stopped, another worker runs the instance now.
   if (err instanceof StaleLeaseError) return new AppError('CONFLICT', 'This instance is now run by another worker; nothing was saved here. Send the request to the worker that owns it (GET /cluster).')
   if (isDiskFull(err)) return new AppError('INSUFFICIENT_STORAGE', 'The disk is full: nothing was saved. Free some space and try again.')
   // A database thread died under the request (docs/storage.md "Threads"): it was not done, and the

@@ -29,7 +29,7 @@ export type LazyValidator = ((data: unknown) => boolean) & { errors?: ErrorObjec
 
 /**
  * `ajv.compile(schema)` deferred to the first validation. Compiling the validators of every route and
- * contract method took ~300 ms of each start (issue 11 §13); most routes of a given run are never
+ * contract method took ~300 ms of each start (docs/benchmarks.md "Start time and idle memory"); most routes of a given run are never
  * called, and a compile on first use costs that request about a millisecond once.
  */
 export function lazyValidator(ajv: Ajv, schema: object): LazyValidator {

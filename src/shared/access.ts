@@ -1,5 +1,5 @@
 /**
- * Who may do what (issue 27, docs/design.md §14 "People"): the permissions an operation can need, the
+ * Who may do what (docs/design.md §21): the permissions an operation can need, the
  * roles of the people at the desk, and the callers the faces authenticate. Pure data and pure rules:
  * the server checks them for every operation (src/main/access/), the UI only reads them to hide what
  * a person may not use.
@@ -136,7 +136,7 @@ export function actorId(caller: Caller): string {
   return caller.kind === 'owner' ? 'owner' : `${caller.kind}:${caller.id}`
 }
 
-/** `sent_by` of a message a caller sends (src/shared/schemas/records.ts SentBy). */
+/** `sent_by` of a message a caller sends (src/shared/schemas/records/messages.ts SentBy). */
 export function sentByOf(caller: Caller): { kind: 'owner' | 'staff' | 'key'; id?: string; name: string } {
   return caller.kind === 'owner' ? { kind: 'owner', name: 'Owner' } : { kind: caller.kind, id: caller.id, name: caller.name }
 }

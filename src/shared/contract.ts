@@ -2,7 +2,7 @@
  * The typed UI contract (docs/design.md §1, §12): the operations the desktop/web UI calls and the
  * events it listens to. The methods are the operations of the table (./operations/table/) that have
  * an `rpc` facet, under the same names and schemas; main runs them through the same runners as the
- * HTTP face (src/main/operations/rpc-handlers.ts). Two transports carry the contract — Electron IPC
+ * HTTP face (src/main/ui-contract/handlers.ts). Two transports carry the contract — Electron IPC
  * (preload) and HTTP (`POST /rpc/{method}` plus server-sent events at `GET /rpc/events`). The
  * renderer only sees {@link ContractClient}.
  */

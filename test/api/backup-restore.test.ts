@@ -1,5 +1,5 @@
 /**
- * Backup and restore through the HTTP API (issue 25 §3): GET /backup streams one archive; POST
+ * Backup and restore through the HTTP API (docs/storage.md "Backup and restore"): GET /backup streams one archive; POST
  * /restore with it as application/octet-stream puts that data back and the app serves it without a
  * restart; a truncated, tampered or foreign archive is a 4xx and changes nothing; the kept backups
  * (/backup/now, /backup/status, restore by name).

@@ -1,5 +1,5 @@
 /**
- * "Why no reply?" (issue 13 §4, docs/design.md §13): every inbound message carries the bot's decision
+ * "Why no reply?" (docs/design.md §13): every inbound message carries the bot's decision
  * record — returned by sandbox/inbound, kept in the message log, sent in the onMessage webhook.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * The bot engine end to end through the sandbox (issue 3, docs/design.md §9–§10): every gate, the match
+ * The bot engine end to end through the sandbox (docs/design.md §9–§10): every gate, the match
  * rules in several scripts, spintax and [name], the default-message window, option replies, a whole
  * survey with an invalid answer and an expiry, each action (notification e-mail through a real SMTP
  * server started here), and the activity log.

@@ -1,5 +1,5 @@
 /**
- * Contacts and contact groups in the original service's shapes (issue 14 §1–2): by hand and collected
+ * Contacts and contact groups in the original service's shapes (docs/design.md §17): by hand and collected
  * from conversations; the inbox names a customer by their contact name; `add_to_group` with a contact
  * group's id puts the customer in that group.
  */

@@ -10,7 +10,7 @@ let qs: string
 beforeAll(async () => {
   h = await makeHarness()
   ;({ qs } = await h.connectedInstance())
-  // A second instance: the seed's settings updates without credentials then cannot pick one (issue 14 §7).
+  // A second instance: the seed's settings updates without credentials then cannot pick one (docs/design.md §17).
   await h.createInstance()
 })
 afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Any worker answers any request (issue 26; docs/design.md §22 "Forwarding"): two real `serve` workers
+ * Any worker answers any request (docs/design.md §22 "Forwarding"): two real `serve` workers
  * on one real PostgreSQL database, 4 sandbox instances. A request for an instance the other worker runs
  * is relayed there (credentials in the query string: the body streamed; in the JSON body: sent again)
  * and answered as the owner answers it; the caller's own authentication applies on the owner; a forged

@@ -1,5 +1,5 @@
 /**
- * Hand-off to a person (issue 13 §2, docs/design.md §13): a reply from the desk or the phone pauses
+ * Hand-off to a person (docs/design.md §13): a reply from the desk or the phone pauses
  * the bot for that chat for the instance's pause time; the pause ends by timer or by hand, survives a
  * restart; a customer's hand-off keyword pauses it until resumed; scripts (the HTTP API) do not pause it.
  */

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on sends (issue 26; docs/design.md §22) in a single process on its SQLite file: a
+ * `Idempotency-Key` on sends (docs/design.md §22) in a single process on its SQLite file: a
  * retry with the same key answers the first answer and sends nothing again; another body with the
  * same key is 422; a retry while the first runs is 409; the key is the caller's and the route's own;
  * the daily retention run forgets keys older than a day. (The same across two workers on PostgreSQL:

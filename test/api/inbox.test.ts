@@ -1,5 +1,5 @@
 /**
- * The inbox (issue 13 §1, docs/design.md §15): conversations of every instance with name, number,
+ * The inbox (docs/design.md §15): conversations of every instance with name, number,
  * unread count, unanswered marker and open/resolved; mark read with read receipts; resolve hands the
  * chat back to the bot and a customer message reopens it; search; quick replies; webhook events.
  */

@@ -1,5 +1,5 @@
 /**
- * Instance health (issue 13 §5): a name chosen at creation, and counts for today and 7 days (messages
+ * Instance health (docs/design.md §16 "Instances"): a name chosen at creation, and counts for today and 7 days (messages
  * in and out, the bot's answer rate, failed sends, failed webhook deliveries) in the instance's zone.
  */
 import { afterEach, expect, it } from 'vitest'

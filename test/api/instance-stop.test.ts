@@ -1,5 +1,5 @@
 /**
- * Instance health (issue 13 §5): the owner's Stop keeps the credentials and ends reconnect attempts;
+ * Instance health (docs/design.md §16 "Instances"): the owner's Stop keeps the credentials and ends reconnect attempts;
  * the instance remembers when it last connected.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest'

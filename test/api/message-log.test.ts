@@ -1,5 +1,5 @@
 /**
- * The message log in the original service's shapes (issue 14 §6): `GET /message-log?page=&limit=` for
+ * The message log in the original service's shapes (docs/design.md §17): `GET /message-log?page=&limit=` for
  * this instance, `type=all` for every instance of the account, `GET /message-log/{id}`; newest first.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest'

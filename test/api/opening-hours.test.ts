@@ -1,5 +1,5 @@
 /**
- * Business hours that explain themselves (issue 13 §3, docs/design.md §16): several windows a day,
+ * Business hours that explain themselves (docs/design.md §16): several windows a day,
  * closed days and holidays in the instance's IANA zone; the away message names the next opening; the
  * seed's active_days / active_hours routes stay views of the same model.
  */

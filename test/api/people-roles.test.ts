@@ -1,5 +1,5 @@
 /**
- * Every operation with each role (issue 27 §5): the owner, a manager, an agent given instance A, and
+ * Every operation with each role (docs/design.md §21 "Audit"): the owner, a manager, an agent given instance A, and
  * API keys, over both faces (the HTTP routes and the UI contract's `/rpc`). An operation the role holds
  * the permission for is never refused with 403; one it does not hold always is, naming the permission,
  * before its input is even read. The expectations come from the roles' rules written out here, not
@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify'
 
 type Def = OperationDef<TObject, unknown, unknown>
 
-/** The roles' rules (issue 27 §1) as each operation's domain of work, independent of src/shared/access.ts. */
+/** The roles' rules (docs/design.md §21) as each operation's domain of work, independent of src/shared/access.ts. */
 const ADMIN_ONLY = /^(apiToken|appSettings|backups|cluster|staff|apiKeys|audit|updates|customers)\.|^instances\.(create|delete|logout)$|^settings\.(setWebhook|retention)$/
 const AGENT_MAY = /^(instances\.(list|stats|info|health)|messages\.\w+|messageLog\.\w+|inbox\.\w+|handoff\.(list|pause|resume)|contacts\.(list|get|export)|contactGroups\.(list|get)|labels\.list|quickReplies\.list|assistant\.(get|usage)|knowledge\.(list|get)|app\.(info|about)|auth\.me)$/
 

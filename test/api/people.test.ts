@@ -1,5 +1,5 @@
 /**
- * The people at the desk (issue 27 §5), over the HTTP API on a real database: staff invites and
+ * The people at the desk (docs/design.md §21 "Audit"), over the HTTP API on a real database: staff invites and
  * passwords, login throttling and lockout, web sessions with the cookie and CSRF, scoped API keys
  * (revoked at once, limited to instances), the audit log, and what an agent sees.
  */

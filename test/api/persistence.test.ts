@@ -1,5 +1,5 @@
 /**
- * Storage durability (issue 2 §2, issue 25 §3): a restart finds every record again; a connected
+ * Storage durability (docs/design.md §20 "Storage"): a restart finds every record again; a connected
  * instance reconnects without a new QR; an unreadable configuration or a damaged database stops the
  * start and is left untouched; a full disk is a 507 and stores nothing half; one process per data dir.
  */

@@ -1,5 +1,5 @@
 /**
- * The seed's request shapes that failed (issue 14 §7, found by replaying the original documentation's
+ * The seed's request shapes that failed (docs/design.md §17, found by replaying the original documentation's
  * samples): settings updates without credentials, JSON sent without its content type, DELETE /intent
  * with a survey step's id, and `send_notification.whatsapp_number`.
  */

@@ -1,5 +1,5 @@
 /**
- * Events across workers (issue 26, docs/design.md §22 "Events across workers"): the UI event stream
+ * Events across workers (docs/design.md §22 "Events across workers"): the UI event stream
  * of a real `serve` worker (a) carries the events of instances another worker (b) runs, exactly once,
  * and b's own stream has each once too; a message larger than a NOTIFY payload arrives whole; a QR
  * arrives; a person limited to one instance hears nothing of another over the relay either; a

@@ -1,5 +1,5 @@
 /**
- * Background jobs across workers (issue 26; docs/design.md §22 "Jobs"): an instance's webhook
+ * Background jobs across workers (docs/design.md §22 "Jobs"): an instance's webhook
  * deliveries, broadcasts, scheduled messages and survey idle expiry run on the worker holding its lease, and on no other,
  * so with two workers on one PostgreSQL database each delivery, message and run happens once; after a
  * failover the new owner takes over what the old one left. Real PostgreSQL (the run's server), sandbox

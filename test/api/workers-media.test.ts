@@ -1,5 +1,5 @@
 /**
- * Attachments and media on a folder every worker mounts (`CHATAPP_MEDIA_DIR`, issue 26 §1;
+ * Attachments and media on a folder every worker mounts (`CHATAPP_MEDIA_DIR`,
  * docs/deploy.md "A shared media folder"): two workers with data dirs of their own and one shared
  * media folder on a real PostgreSQL database. An image uploaded through worker a is sent by an intent
  * on worker b once b has taken the instance over (a killed: its lease loop and sockets stopped, no

@@ -1,5 +1,5 @@
 /**
- * Workers on one PostgreSQL database (issue 26): two cores, each on a data dir of its own and the same
+ * Workers on one PostgreSQL database (docs/design.md §22): two cores, each on a data dir of its own and the same
  * `CHATAPP_DATABASE_URL`, share one configuration document (docs/storage.md "The configuration
  * document"): the same account and token, the same instances, whichever worker wrote them. On the
  * run's real PostgreSQL server.

@@ -1,5 +1,5 @@
 /**
- * Several workers on one PostgreSQL database (issue 26; docs/design.md §22): each instance's socket
+ * Several workers on one PostgreSQL database (docs/design.md §22): each instance's socket
  * runs on exactly one worker, the holder of its lease; `GET /cluster` shows who runs what; a worker
  * killed with SIGKILL loses its instances to the others once its leases lapse, one stopped with
  * SIGTERM hands them over at once; an instance its owner stops, logs out or deletes gives its lease up

@@ -1,5 +1,5 @@
 /**
- * Settings → Backup in the web UI (issue 25 §3), in Debian's Chromium against the real headless
+ * Settings → Backup in the web UI (docs/ui.md "Settings → Backup"), in Debian's Chromium against the real headless
  * server: the empty state and the warning, the daily switch and "keep N" saved, "Back up now" listing
  * a backup, its download in 4 MiB parts to the very bytes of the kept file, a restore of it (the page
  * reloads on the restored data and says so), a restore from a file picked on this computer (uploaded in

@@ -1,5 +1,5 @@
 /**
- * Watching a failover in the web UI (issue 26, docs/design.md §22 "Events across workers"): three
+ * Watching a failover in the web UI (docs/design.md §22 "Events across workers"): three
  * `serve` workers on one real PostgreSQL, six sandbox instances, the UI open on worker-a. The worker
  * running the most instances is killed with SIGKILL; without a reload, the Instances tab on worker-a
  * shows every instance CONNECTED again with the worker that took it over, and Settings → Workers

@@ -1,5 +1,5 @@
 /**
- * The workers in the web UI (issue 26, docs/design.md §22): two `serve` workers on one real
+ * The workers in the web UI (docs/design.md §22): two `serve` workers on one real
  * PostgreSQL; the owner's Instances tab names the worker running each instance, Settings lists the
  * workers. Screenshots at phone, laptop and wide sizes in test-artifacts/cluster-*.png.
  */

@@ -1,5 +1,5 @@
 /**
- * The long history in the web UI (issue 25 §2), in Debian's Chromium against the real headless
+ * The long history in the web UI (docs/ui.md "The long history"), in Debian's Chromium against the real headless
  * server: the inbox's message search (accents, parts of words, Chinese) opening a chat at the hit; a
  * chat of 5,000 messages opened at its newest page and scrolled back to its first message through a
  * virtualised list; the Contacts screen searching on the server; Settings → History saved; a

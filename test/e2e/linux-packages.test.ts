@@ -1,5 +1,5 @@
 /**
- * The Linux installers as a shop receives them (issue 28): `npm run dist:linux` builds a .deb and an
+ * The Linux installers as a shop receives them (docs/design.md §19): `npm run dist:linux` builds a .deb and an
  * .rpm offline from one unpacked app (Electron is the stub the loopback mirror serves), then
  *
  * - the .deb is installed with the real `dpkg -i` (missing dependencies from Debian with

@@ -1,5 +1,5 @@
 /**
- * People at the desk in the web UI (issue 27), in Debian's Chromium against the real headless server
+ * People at the desk in the web UI (docs/ui.md "People at the desk"), in Debian's Chromium against the real headless server
  * with two sandbox instances: the owner (API token) adds an agent for the first instance, the agent
  * opens the invite link on a phone, sets a password and is signed in, sees only that instance's chat
  * and the Inbox and Contacts tabs (nothing they open is refused), and replies; the owner's Inbox shows

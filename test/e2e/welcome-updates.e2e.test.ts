@@ -1,5 +1,5 @@
 /**
- * End to end in Debian's Chromium (issue 28): the first-run welcome and Settings → About with updates.
+ * End to end in Debian's Chromium (docs/design.md §19): the first-run welcome and Settings → About with updates.
  *
  * The page is the desktop app's renderer. The Electron window cannot run here (no Electron binary), so
  * the renderer talks to the app over the UI contract's HTTP transport instead of IPC: the same core

@@ -64,7 +64,7 @@ export async function serveApi(url: string, method: string, path: string, body?:
 }
 
 /**
- * A real `serve` worker on the PostgreSQL database `databaseUrl` (issue 26): a data dir of its own (a
+ * A real `serve` worker on the PostgreSQL database `databaseUrl` (docs/design.md §22): a data dir of its own (a
  * new temp dir, `dir`: the caller removes it), a free loopback port with `CHATAPP_WORKER_URL` naming
  * it (so the others can forward to it), the sandbox channel and the tests' token; `env` adds to or
  * overrides these (a lease TTL, the Baileys channel's test server).

@@ -4,7 +4,7 @@
  * (on a SQLite file in a temp dir) — and a
  * contact (the test server's libsignal peer). Each turn the contact writes and the product answers,
  * so both sides step the Double Ratchet as in a real chat. Used by the session-record test and the
- * size benchmark (issue 11 §12).
+ * size benchmark (docs/benchmarks.md "Signal session record size").
  */
 import { createRequire } from 'node:module'
 import { addTransactionCapability, BufferJSON, DEFAULT_CONNECTION_CONFIG, proto, writeRandomPadMax16, type SignalKeyStore } from 'baileys'

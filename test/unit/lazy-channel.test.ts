@@ -1,5 +1,5 @@
 /**
- * The lazily loaded channel (issue 11 §13): the library loads on the first use of a session, once for
+ * The lazily loaded channel (docs/benchmarks.md "Start time and idle memory"): the library loads on the first use of a session, once for
  * every session, never for a session only stopped; a failed load is retried on the next use.
  */
 import { expect, it, vi } from 'vitest'

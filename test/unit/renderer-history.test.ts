@@ -1,4 +1,4 @@
-/** Pure renderer logic of the long history (issue 25 §2): snippet marks, merged search pages, chat ids, retention form, erase confirmation. */
+/** Pure renderer logic of the long history (docs/ui.md "The long history"): snippet marks, merged search pages, chat ids, retention form, erase confirmation. */
 import { describe, expect, it } from 'vitest'
 import { snippetParts } from '../../src/renderer/src/tabs/messages/highlight'
 import { mergeHits, type SearchStream } from '../../src/renderer/src/tabs/messages/search-merge'

@@ -1,5 +1,5 @@
 /**
- * A linked phone stays linked across the import of a release 0.1 data dir (issue 25 §3), end to end:
+ * A linked phone stays linked across the import of a release 0.1 data dir (docs/storage.md "Importing a data dir of release 0.1"), end to end:
  * a copy of test/fixtures/legacy-0.1.0/{stopped,running}/ (see its README), whose real-channel
  * instance is linked to account 15550001111, is opened by the app's core with the REAL Baileys
  * channel pointed at a fresh protocol test server (test/support/wa-server/) that knows that linked

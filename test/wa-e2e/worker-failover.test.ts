@@ -1,5 +1,5 @@
 /**
- * Failover of a real-channel instance between workers (issue 26 §3; docs/design.md §22 "Failover on
+ * Failover of a real-channel instance between workers (docs/design.md §22 "Failover on
  * the real channel"): real `npm run serve` processes on one real PostgreSQL database, each with the
  * unmodified Baileys socket pointed at the local WhatsApp protocol test server, which answers a
  * second login of a device the way WhatsApp does (the old connection is replaced: 440) and counts the

@@ -1,5 +1,5 @@
 /**
- * Any worker answers any request (issue 26; docs/design.md §22 "Forwarding"): a request for an
+ * Any worker answers any request (docs/design.md §22 "Forwarding"): a request for an
  * instance whose lease another live worker holds is relayed to that worker's URL, whole (method, path
  * and query, headers with the caller's own Authorization, the body streamed), and the owner's answer
  * (status, headers but the hop-by-hop ones, body) is relayed back unchanged. The owner authenticates

@@ -1,5 +1,5 @@
 /**
- * Pure: an example request body for an operation, derived from its JSON schema (issue 13 §8), so
+ * Pure: an example request body for an operation, derived from its JSON schema (docs/design.md §16 "OpenAPI"), so
  * /docs shows a body that "Try it out" can send as it is. Required fields always; optional ones at
  * the top level when they are plain values (a nested optional object would name records that do not
  * exist). Values come from the schema (`examples`, `default`, `const`, enums), else from the field's

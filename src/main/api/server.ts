@@ -261,7 +261,7 @@ export async function buildApiServer(core: Core, opts: ApiServerOptions): Promis
   })
 
   // The published curl samples send JSON without `Content-Type: application/json` (curl -d says
-  // x-www-form-urlencoded): a body that parses as a JSON object is taken whatever its type (issue 14 §7).
+  // x-www-form-urlencoded): a body that parses as a JSON object is taken whatever its type (docs/design.md §17).
   app.removeContentTypeParser(['text/plain'])
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : String(body)

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI `webhooks` section (issue 13 §8): one entry per webhook event (docs/design.md §11, §15)
+ * The OpenAPI `webhooks` section (docs/design.md §16 "OpenAPI"): one entry per webhook event (docs/design.md §11, §15)
  * with the body the app POSTs, its `data` per event, and the Standard Webhooks signing headers.
  */
 import type { OpenAPIV3_2 } from '@fastify/swagger'

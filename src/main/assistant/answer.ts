@@ -1,5 +1,5 @@
 /**
- * What the model's answer comes to (docs/assistant.md "Answers the app will not send"): a reply to
+ * What the model's answer comes to (docs/assistant.md "When the model fails"): a reply to
  * send, a hand-off to a person, or an unusable answer (the fallback then answers). Small local models
  * follow the tool schema less reliably than hosted ones, so a hand-off is also recognised when the
  * model writes the call as text (JSON, Hermes/Qwen `<tool_call>` tags, `handoff_to_human(...)`), and

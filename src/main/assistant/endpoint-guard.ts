@@ -1,5 +1,5 @@
 /**
- * Where the assistant may send its calls (docs/assistant.md "Where the model runs"). A model on the
+ * Where the assistant may send its calls (docs/assistant.md "Set-up", "Privacy"). A model on the
  * shop's own PC or LAN is the point of a local assistant (Ollama, LM Studio, llama.cpp's server:
  * customer data never leaves the building), so loopback and private addresses are allowed by design —
  * unlike fetched files (../media/address-policy.ts), which refuse them unless the owner lists them.

@@ -1,5 +1,5 @@
 /**
- * The chat's latest messages as the model reads them (docs/assistant.md "What the model sees"): the
+ * The chat's latest messages as the model reads them (docs/assistant.md "Privacy"): the
  * customer's as `user` turns, the shop's (the bot, a person at the desk, the phone, outreach) as
  * `assistant` turns; media without a caption as a short note of its kind. Pure.
  */

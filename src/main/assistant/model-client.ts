@@ -1,5 +1,5 @@
 /**
- * The calls to the OpenAI-compatible endpoint (docs/assistant.md "Why the openai SDK"): chat
+ * The calls to the OpenAI-compatible endpoint (docs/assistant.md "Why these libraries"): chat
  * completions with a tool, embeddings and audio transcriptions, through the `openai` npm SDK pointed
  * at the owner's `base_url`. Each call gets a fresh client over one pooled dispatcher
  * (./endpoint-guard.ts: this app's own API refused on every connection), no retries (a failure falls

@@ -1,5 +1,5 @@
 /**
- * One turn of the assistant (docs/assistant.md "One answer, step by step"), the same for a customer's
+ * One turn of the assistant (docs/design.md §23 "One answer"), the same for a customer's
  * message and the dry run: the circuit and the day's budget checked, the knowledge passages found,
  * the prompt made, the model called within `timeout_ms`, its answer interpreted. Every way it can
  * fail comes back as a reason and a detail, never as a throw, so the caller always has something to

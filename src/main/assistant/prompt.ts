@@ -1,5 +1,5 @@
 /**
- * What the model is sent (docs/assistant.md "What the model sees"): the owner's instructions, the
+ * What the model is sent (docs/assistant.md "Privacy"): the owner's instructions, the
  * app's rules (answer from the shop's knowledge only; hand off when unsure, asked or complained to),
  * the shop's facts the desk already knows (its name, now in its time zone, its opening hours and
  * whether it is open), the best-matching knowledge passages, the chat's latest messages, and one tool,

@@ -1,5 +1,5 @@
 /**
- * What the desk knows of the shop for the model (docs/assistant.md "What the model sees"): its name,
+ * What the desk knows of the shop for the model (docs/assistant.md "Privacy"): its name,
  * the local time, its opening hours, whether it is open and when it opens next, upcoming holidays;
  * and the local day an answer's tokens count towards. From the instance's settings; pure but for the
  * `now` passed in.

@@ -381,7 +381,7 @@ export class BotEngine {
   }
 
   /**
-   * Whether `msg` continues a burst (issue 13 §2): the same chat wrote less than `burst_seconds` before
+   * Whether `msg` continues a burst (docs/design.md §16 "Bursts"): the same chat wrote less than `burst_seconds` before
    * it. Each message extends the burst, so only its first one is answered. Kept in memory: a restart
    * starts a new burst.
    */

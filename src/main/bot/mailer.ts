@@ -30,7 +30,7 @@ export function createSmtpMailer(getSettings: () => SmtpSettings | null): Mailer
         cached?.transport.close()
         cached = {
           key,
-          // Loaded at the first e-mail, not at start (issue 11 §13).
+          // Loaded at the first e-mail, not at start (docs/benchmarks.md "Start time and idle memory").
           transport: (await import('nodemailer')).default.createTransport({
             host: smtp.host,
             port: smtp.port,

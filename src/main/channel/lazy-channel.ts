@@ -1,7 +1,7 @@
 /**
  * A channel factory whose library is loaded on first use. Baileys and what it pulls in (protobufs,
  * libsignal, the websocket stack) cost about 55 MB of RSS and a good part of the start time; a
- * sandbox-only or not-yet-linked app never needs them (issue 11 §13). The session handed out at once
+ * sandbox-only or not-yet-linked app never needs them (docs/benchmarks.md "Start time and idle memory"). The session handed out at once
  * forwards every call to the real one, made when the library has loaded.
  */
 import { ChannelError, type ChannelContext, type ChannelFactory, type ChannelKind, type ChannelSession } from './types'

@@ -190,7 +190,7 @@ export interface ChatIdentity {
 }
 
 /**
- * Limits WhatsApp put on the account's outreach (docs/design.md §13 "platform signals", Baileys
+ * Limits WhatsApp put on the account's outreach (docs/baileys.md "Platform signals", Baileys
  * #2445): the cap on messages to people who have not answered, and the reach-out time lock. A
  * report carries the parts that changed. One shape for channels, the API and the UI.
  */
@@ -252,7 +252,7 @@ export interface ChannelHooks {
    */
   onMessageStatus(update: MessageStatusUpdate): void
   /**
-   * A LID belongs to a phone number (docs/design.md §13 "one chat per customer"). Reported before the
+   * A LID belongs to a phone number (docs/design.md §13 "One chat per customer"). Reported before the
    * inbound message that revealed it, and again whenever seen; the app re-keys that LID's chat once.
    */
   onChatIdentity(identity: ChatIdentity): void
@@ -271,7 +271,7 @@ export interface ChannelHooks {
 }
 
 /**
- * Where channels keep what must outlive a restart, in the core's database (docs/design.md §14): the
+ * Where channels keep what must outlive a restart, in the core's database (docs/design.md §20): the
  * core owns it and hands it to every session; a session reads and writes only its instance's rows
  * (`ChannelContext.instanceId`).
  */

@@ -21,7 +21,7 @@
  *   spring-forward day) opens at the first wall time at or after it; in the repeated hour both
  *   passes are inside or outside alike.
  *
- * - A {@link Schedule} adds to `days` and `hours` (issue 13 §3, docs/design.md §16): per-day `ranges`
+ * - A {@link Schedule} adds to `days` and `hours` (docs/design.md §16): per-day `ranges`
  *   (several windows a day, e.g. 9:00–13:00 and 15:00–19:00; a day without its own ranges uses
  *   `hours`) and `holidays` (local `YYYY-MM-DD` dates closed all day). Each range follows the rules
  *   above; an overnight range belongs to the day it started on, so a holiday closes the night that

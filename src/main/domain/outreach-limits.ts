@@ -1,5 +1,5 @@
 /**
- * Whether WhatsApp's outreach limits (docs/design.md §13 "platform signals") hold a send back. Pure.
+ * Whether WhatsApp's outreach limits (docs/baileys.md "Platform signals") hold a send back. Pure.
  * While the number is capped (messages to people who have not answered, Baileys #2445) or reach-out
  * locked, a message to someone who never wrote counts against the number and may get it restricted;
  * replies to people who wrote are not affected.

@@ -1,5 +1,5 @@
 /**
- * The updater in the desktop app (issue 28): electron-updater's updater for this installation (NSIS on
+ * The updater in the desktop app (docs/design.md §19): electron-updater's updater for this installation (NSIS on
  * Windows, Squirrel on macOS, AppImage / .deb / .rpm on Linux by `resources/package-type`), the feed
  * from `CHATAPP_UPDATE_URL` or the build's `resources/app-update.yml`, and the UpdateController that
  * decides when. Development runs (`npm start`) have no installation to update: their status says so.

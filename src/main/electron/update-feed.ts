@@ -1,5 +1,5 @@
 /**
- * Where updates come from (issue 28): one rule for the build (electron-builder.ts writes the feed into
+ * Where updates come from (docs/design.md §19): one rule for the build (electron-builder.ts writes the feed into
  * the packages' `app-update.yml`) and for the running app (which reads it back, or takes
  * `CHATAPP_UPDATE_URL` over it). The feed is a folder served over HTTPS holding electron-updater's
  * `latest.yml` / `latest-mac.yml` / `latest-linux.yml` and the installers they name (the generic

@@ -1,5 +1,5 @@
 /**
- * When the desktop app checks for, downloads and installs updates (issue 28). Pure decisions over
+ * When the desktop app checks for, downloads and installs updates (docs/design.md §19). Pure decisions over
  * plain facts, so every rule is tested without Electron, a network or a clock:
  *
  * - checks: shortly after start, then a day after the last check;

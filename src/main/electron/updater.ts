@@ -1,5 +1,5 @@
 /**
- * The desktop app's updates (issue 28) over electron-updater's generic provider: the feed's
+ * The desktop app's updates (docs/design.md §19) over electron-updater's generic provider: the feed's
  * `latest*.yml` names the newer version, its installer and that installer's sha512; electron-updater
  * downloads it and refuses a file whose sha512 differs. This controller decides when (the rules are in
  * ./update-policy.ts): a check shortly after start and then daily; the download by itself unless the

@@ -2,7 +2,7 @@
  * Image facts a WhatsApp image message carries (docs/api-seed.md §2.11): width, height and a small JPEG thumbnail
  * (base64, 32 px wide like Baileys' own). Uses sharp, which Baileys also uses for thumbnails.
  */
-// sharp (a native image library, ~28 MB of RSS) loads at the first image, not at start (issue 11 §13).
+// sharp (a native image library, ~28 MB of RSS) loads at the first image, not at start (docs/benchmarks.md "Start time and idle memory").
 const loadSharp = async () => (await import('sharp')).default
 
 export interface ImageInfo {

@@ -32,7 +32,7 @@ const TEXT_TYPES: Record<string, string> = {
  * extension, then the declared type, then `application/octet-stream`.
  */
 export async function detectMimeType(path: string, fileName?: string, declared?: string): Promise<string> {
-  // Loaded at the first file, not at start (issue 11 §13).
+  // Loaded at the first file, not at start (docs/benchmarks.md "Start time and idle memory").
   const { fileTypeFromFile } = await import('file-type')
   const detected = await fileTypeFromFile(path)
   if (detected) return detected.mime

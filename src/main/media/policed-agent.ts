@@ -2,7 +2,7 @@
  * The undici dispatcher that enforces the {@link AddressPolicy} of ./address-policy.ts on every
  * connection (names through a checked DNS lookup, at every redirect hop, which also defeats DNS
  * rebinding; IP literals before connecting). Apart from the policy so that undici loads with the first
- * download, not at start (issue 11 §13).
+ * download, not at start (docs/benchmarks.md "Start time and idle memory").
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
 import { isIP } from 'node:net'

@@ -3,7 +3,7 @@
  * publishes) as a PNG, for the scan route, the UI and its events. 320 px with a 2-module quiet zone,
  * which phones read from a laptop screen at arm's length.
  */
-// Loaded at the first QR (pairing), not at start (issue 11 §13).
+// Loaded at the first QR (pairing), not at start (docs/benchmarks.md "Start time and idle memory").
 const loadQr = async () => (await import('qrcode')).default
 
 const OPTIONS = { margin: 2, width: 320 } as const

@@ -187,7 +187,7 @@ export const RUNNERS: { [N in OperationName]: Runner<N> } = {
   'intents.list': ({ core }, page, inst) => paged(core.intents.list(inst), page),
   'intents.get': ({ core }, { id }, inst) => core.intents.get(inst, id),
   'intents.update': ({ core }, { id, ...patch }, inst) => core.intents.update(inst, id, patch),
-  // The seed lists DELETE /intent/{id} under surveys too: a survey step's id deletes that step (issue 14 §7).
+  // The seed lists DELETE /intent/{id} under surveys too: a survey step's id deletes that step (docs/design.md §17).
   'intents.delete': async ({ core }, { id }, inst) => (!(await core.intents.exists(inst, id)) && (await core.surveys.exists(inst, id)) ? core.surveys.delete(inst, id) : core.intents.delete(inst, id)),
 
   'surveys.create': ({ core }, input, inst) => core.surveys.create(inst, input),

@@ -24,7 +24,7 @@ export async function checkAction(action: Action | null | undefined, inst: Pick<
   if (action.start_survey !== undefined && !(await repos.surveySteps.owned(inst._id, action.start_survey))) {
     problems.push({ field: 'action.start_survey', problem: 'names no survey step of this instance' })
   }
-  // A contact group of this instance (the original service's meaning) or a WhatsApp group (issue 14 §2).
+  // A contact group of this instance (the original service's meaning) or a WhatsApp group (docs/design.md §17).
   if (action.add_to_group !== undefined && !toGroupJid(action.add_to_group) && !(await repos.contactGroups.owned(inst._id, action.add_to_group))) {
     problems.push({ field: 'action.add_to_group', problem: 'must be a contact group id of this instance or a WhatsApp group id such as 120363012345678901@g.us' })
   }

@@ -1,5 +1,5 @@
 /**
- * What the app is in the middle of (issue 28), for the desktop shell's updater: it never restarts by
+ * What the app is in the middle of (docs/design.md §19), for the desktop shell's updater: it never restarts by
  * itself while a broadcast is sending or a survey waits for a customer's answer, and it installs only
  * once no message is on its way out. Counts only; the rule that reads them is the shell's
  * (src/main/electron/update-policy.ts).

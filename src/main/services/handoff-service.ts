@@ -1,5 +1,5 @@
 /**
- * Hand-off to a person (issue 13 §2, docs/design.md §13): the bot stays silent in a chat a person is
+ * Hand-off to a person (docs/design.md §13): the bot stays silent in a chat a person is
  * handling. A reply from the desk or from the phone pauses it for the instance's `pause_minutes`
  * (default 30; 0 = never); the owner pauses, resumes or hands back by hand; a customer's hand-off
  * keyword pauses it until resumed and tells the owner. Pauses are per chat and kept in the database,

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on sends (issue 26; docs/design.md §22): the faces ask here before a send made with
+ * `Idempotency-Key` on sends (docs/design.md §22): the faces ask here before a send made with
  * a key, and store its answer after. A key is good for {@link IDEMPOTENCY_TTL_MS}; the daily retention
  * run purges older ones. The answer stored is the face's (status and body), so the core stays free of
  * HTTP: it keeps only numbers and text.

@@ -147,7 +147,7 @@ export class InboundPipeline {
     const record = plans.find((p) => p.record)?.record
     if (record) logged.bot = record
     // Logging the message and queueing its webhooks are writes (group-committed, fsynced); the replies
-    // do not need them done, so they go out while the writes are in flight (issue 11 §10). Both writes
+    // do not need them done, so they go out while the writes are in flight (docs/benchmarks.md "Summary"). Both writes
     // are queued before any reply, so a reply is logged and announced after the message it answers.
     const stored = Promise.all([
       known

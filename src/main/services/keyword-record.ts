@@ -32,7 +32,7 @@ export function requireKeywords(field: string, csv: string): void {
 
 /** Applies `patch` to a draft of the record, stamped `now` (ISO). */
 /**
- * An action as stored: `send_notification.whatsapp_number` (the original service's name, issue 14 §7)
+ * An action as stored: `send_notification.whatsapp_number` (the original service's name, docs/design.md §17)
  * becomes `chatapp_number` unless that is given too, so the rest of the app knows one name.
  */
 export function storedAction(action: Action): Action {

@@ -13,7 +13,7 @@ export interface DataPaths {
 
 export interface DataPathsOptions {
   /**
-   * `CHATAPP_MEDIA_DIR`: a folder every worker mounts (docs/deploy.md "The shared media folder"); when
+   * `CHATAPP_MEDIA_DIR`: a folder every worker mounts (docs/deploy.md "A shared media folder"); when
    * given, `attachments` and `media` are `<mediaDir>/attachments` and `<mediaDir>/media` instead of the
    * data dir's. Absolute (config.ts checks it).
    */

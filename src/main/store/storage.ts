@@ -2,7 +2,7 @@
  * The data dir and everything stored in it (`CHATAPP_DATA_DIR`), opened once at start:
  *
  * ```
- * config.json            configuration: account, app settings, instances (lowdb; docs/design.md §14);
+ * config.json            configuration: account, app settings, instances (lowdb; docs/design.md §20);
  *                        with `databaseUrl`, a row of the database instead (copied from here once)
  * chatapp.db (-wal,-shm) everything that grows: messages, conversations, contacts, outreach, the bot's
  *                        records and memory, webhook deliveries, channel credentials (SQLite; or a
@@ -116,7 +116,7 @@ async function openFileMode(paths: DataPaths, sqlite: SqliteOptions): Promise<{ 
 }
 
 /**
- * Database mode: the configuration document is the database's (../config/database-document.ts),
+ * Database mode: the configuration document is the database's (./config/database-document.ts),
  * started from the data dir's `config.json` by the first worker when the database has none, and kept
  * in step with the other workers' writes (LISTEN/NOTIFY on PostgreSQL).
  */

@@ -189,7 +189,7 @@ export class WebhookDispatcher {
     // The slot is free once the answer is in and its outcome applied to the working set (no longer
     // pending, so schedule() cannot pick it again); the outcome's row is written with the next group
     // commit without holding the slot. Waiting for that write before the next request left the
-    // deliveries behind the sends (issue 11 §11: with 16 sending clients and a receiver answering at
+    // deliveries behind the sends (docs/benchmarks.md "API send throughput, webhooks off and on": with 16 sending clients and a receiver answering at
     // once, 14,942 of 16,061 delivered during the load; then all but the last). If the write fails the
     // outbox takes the change back: the delivery is pending again and sent once more (at-least-once).
     const freeSlot = () => {

@@ -5,7 +5,7 @@
  * The product's transport is undici's `request` over a keep-alive {@link Agent} of its own: the
  * dispatcher runs many deliveries a second to one receiver, and `fetch` costs several times as much
  * CPU per request (WHATWG streams, Request/Response objects, an AbortSignal per call), which showed as
- * webhooks cutting the send rate tenfold (issue 11 §11). Redirects are not followed (undici's
+ * webhooks cutting the send rate tenfold (docs/benchmarks.md "API send throughput, webhooks off and on"). Redirects are not followed (undici's
  * `request` follows none): a 3xx is an answer like any other.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
@@ -54,7 +54,7 @@ export interface WebhookTransport {
  */
 export function undiciTransport(opts: UndiciTransportOptions = {}): WebhookTransport {
   const resolve = opts.lookup ?? dnsLookup
-  // undici loads at the first delivery, not at start (issue 11 §13). Idle connections are kept 30 s:
+  // undici loads at the first delivery, not at start (docs/benchmarks.md "Start time and idle memory"). Idle connections are kept 30 s:
   // receivers are few, and a burst of events reuses them.
   let loaded: Promise<{ agent: Agent; request: typeof undiciRequest }> | null = null
   const load = () =>

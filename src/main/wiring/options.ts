@@ -64,7 +64,7 @@ export interface CoreOptions {
   /** scrypt's cost for staff passwords, log2(N) (default 17; tests pass a small one). */
   passwordCostLog2?: number
   /**
-   * This process as a worker of the database (issue 26; used only with `databaseUrl`): its id and URL
+   * This process as a worker of the database (docs/design.md §22; used only with `databaseUrl`): its id and URL
    * (`CHATAPP_WORKER_ID`, `CHATAPP_WORKER_URL`; default `<hostname>:<pid>` and none), the most
    * instances it may own (`CHATAPP_WORKER_MAX_INSTANCES`; null: no limit) and the leases' time to live
    * (`CHATAPP_LEASE_TTL_MS`, default {@link DEFAULT_LEASE_TTL_MS}).

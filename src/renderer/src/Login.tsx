@@ -1,5 +1,5 @@
 /**
- * Web mode login (issue 27). People at the desk sign in with their login and password (`POST
+ * Web mode login (docs/ui.md "People at the desk"). People at the desk sign in with their login and password (`POST
  * /auth/password` answers a session token); the owner uses the one-time login link the server prints
  * (`/#login=…`, traded in App.tsx; `npm run login-link` prints a new one at any time) or the API token
  * (printed by `npm run serve` when it generates it, shown in the API tab, or CHATAPP_API_TOKEN).

@@ -1,5 +1,5 @@
 /**
- * What the signed-in caller may use, for the UI to offer only that (issue 27). The server is the
+ * What the signed-in caller may use, for the UI to offer only that (docs/ui.md "People at the desk"). The server is the
  * guard: every operation names its permission (src/shared/operations/table/) and answers 403 without
  * it; these rules only read the same table with the caller's permissions from `auth.me`.
  */

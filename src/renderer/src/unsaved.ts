@@ -1,5 +1,5 @@
 /**
- * The unsaved-changes guard (issue 13 §7): settings forms say when they hold changes not saved; leaving
+ * The unsaved-changes guard: settings forms say when they hold changes not saved; leaving
  * the tab or the page then asks first.
  */
 const dirty = new Set<string>()

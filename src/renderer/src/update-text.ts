@@ -1,5 +1,5 @@
 /**
- * What Settings → About says about updates (issue 28): one headline per state, and what a restart
+ * What Settings → About says about updates (docs/ui.md "Updates in the UI"): one headline per state, and what a restart
  * waits for or asks about, in the owner's words. Pure, so it is tested without a browser.
  */
 import type { UpdateBlockerT, UpdateStatusT } from '../../shared/operations/updates'

@@ -1,8 +1,9 @@
 /**
  * Exponential backoff with jitter, the one rule behind every retry of the app that waits longer after
  * each failure: WhatsApp reconnects (channel/baileys/baileys-session.ts), webhook deliveries
- * (webhooks/policy.ts), listening again on PostgreSQL (store/db/lasting-listen.ts) and the web UI's
- * event stream (renderer/src/transport/http-client.ts); each passes its own timing. A lint rule keeps
+ * (webhooks/policy.ts), listening again on PostgreSQL (store/db/lasting-listen.ts), the assistant's
+ * circuit breaker (assistant/circuit-breaker.ts) and the web UI's event stream
+ * (renderer/src/transport/http-client.ts); each passes its own timing. A lint rule keeps
  * it the only one (eslint.config.js, "no local back-off"). Pure: the caller passes the random draw
  * (any number in [0, 1) when `jitter` is 0).
  */

@@ -1,5 +1,5 @@
 /**
- * Pure: coordinates from what an owner pastes (issue 13 §7): a Google Maps or Apple Maps link, or
+ * Pure: coordinates from what an owner pastes: a Google Maps or Apple Maps link, or
  * "lat, lng" as text. Google Maps links carry them as `@lat,lng,zoom`, `!3dlat!4dlng` (a place),
  * `q=`/`query=`/`ll=`/`center=` parameters; Apple Maps as `ll=`, `q=`, `sll=` or `coordinate=`.
  * Short links (maps.app.goo.gl) carry none: they need the network to expand, so they answer null.

@@ -1,7 +1,7 @@
 /**
- * `sent_by` of an outbound message whose sender is known by its source (issue 27 §1): the bot,
- * outreach and the owner on the phone. Entries logged before issue 27 by the API or the desk were the
- * owner's (the account token was the only one). Pure.
+ * `sent_by` of an outbound message whose sender is known by its source (docs/design.md §21 "`sent_by`"):
+ * the bot, outreach and the owner on the phone. Entries logged by the API or the desk before messages
+ * named their sender were the owner's (the account token was the only one). Pure.
  */
 import type { LoggedMessage } from '../schemas/records'
 

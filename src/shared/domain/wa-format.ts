@@ -1,6 +1,6 @@
 /**
- * Pure: WhatsApp's text formatting as a tree the UI renders (issue 13 §1). The rules are WhatsApp's
- * own (FAQ "How to format your messages"): `*bold*`, `_italic_`, `~strikethrough~`, `` `inline code` ``
+ * Pure: WhatsApp's text formatting as a tree the UI renders (src/renderer/src/components/FormattedText.tsx).
+ * The rules are WhatsApp's own (FAQ "How to format your messages"): `*bold*`, `_italic_`, `~strikethrough~`, `` `inline code` ``
  * and ```` ```monospace``` ````. A marker opens at the start or after a space or punctuation, before a
  * non-space, and closes after a non-space, before the end, a space or punctuation, on the same line;
  * anything else stays literal text. Monospace and inline code are not formatted inside.

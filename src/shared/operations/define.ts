@@ -43,7 +43,7 @@ export interface HttpFacet<R> {
   aliases?: string[]
   /**
    * Sent without session_id and access_token (as the seed's own samples do), the request applies to
-   * the account's only instance; with several, 400 asks for them (issue 14 §7).
+   * the account's only instance; with several, 400 asks for them (docs/design.md §17).
    */
   soleInstanceWithoutCredentials?: boolean
   /** A body that is fine to omit (bodiless POSTs and GETs). */

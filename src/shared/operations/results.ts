@@ -15,7 +15,7 @@ export const AppInfo = Type.Object({
 })
 export type AppInfoT = Static<typeof AppInfo>
 
-/** A conversation of the inbox (issue 13 §1, docs/design.md §15): one chat of one instance. */
+/** A conversation of the inbox (docs/design.md §15): one chat of one instance. */
 /** One entry of a conversation's timeline: who assigned it to whom, when. */
 export const TimelineEntry = Type.Object({
   at: Type.String({ description: 'ISO 8601.' }),
@@ -58,7 +58,7 @@ export const Conversation = Type.Object({
 })
 export type ConversationT = Static<typeof Conversation>
 
-/** Activity of an instance over a period (issue 13 §5). */
+/** Activity of an instance over a period (docs/design.md §16 "Instances"). */
 export const PeriodStats = Type.Object({
   messages_in: Type.Integer({ description: 'Customer messages.' }),
   messages_out: Type.Integer({ description: 'Messages sent: bot, desk, phone and scripts.' }),
@@ -159,7 +159,7 @@ export interface TextSendResultT {
   location: Record<string, unknown> | null
 }
 
-/** What a contacts import did (issue 14 §1). */
+/** What a contacts import did (docs/design.md §18 "Contacts CSV"). */
 export const ImportReport = Type.Object({
   imported: Type.Integer({ description: 'Contacts made.' }),
   existing: Type.Integer({ description: 'Rows whose number was already a contact (left as it was).' }),
@@ -167,7 +167,7 @@ export const ImportReport = Type.Object({
 })
 export type ImportReportT = Static<typeof ImportReport>
 
-/** A broadcast and where it stands (issue 14 §3). */
+/** A broadcast and where it stands (docs/design.md §18 "Broadcasts"). */
 export const BroadcastView = Type.Object({
   ...Broadcast.properties,
   progress: Type.Object({
@@ -182,7 +182,7 @@ export const BroadcastView = Type.Object({
 })
 export type BroadcastViewT = Static<typeof BroadcastView>
 
-/** What a scheduled message is made of, as the API takes it (issue 14 §4). */
+/** What a scheduled message is made of, as the API takes it (docs/design.md §18 "Scheduled messages"). */
 export const ScheduleFields = Type.Object({
   title: Type.Optional(Type.String({ maxLength: 100 })),
   target: ScheduledMessage.properties.target,
@@ -193,7 +193,7 @@ export const ScheduleFields = Type.Object({
   active: Type.Optional(Type.Boolean())
 })
 
-/** The send governor of a number now (issue 14 §5). */
+/** The send governor of a number now (docs/design.md §18 "The send governor"). */
 export const OutreachStatus = Type.Object({
   settings: OutreachSettings,
   daily_quota: Type.Integer({ description: 'Today’s daily limit after the warm-up ramp.' }),
@@ -226,7 +226,7 @@ export const MessageEntry = Type.Object({
 })
 export type MessageEntryT = Static<typeof MessageEntry>
 
-/** Everything the app keeps of one customer (issue 25 §2 "export a customer's data"). */
+/** Everything the app keeps of one customer (docs/design.md §20 "A customer's data"). */
 /** An instance an export or erasure covered: its id, name and number. */
 const CoveredInstance = {
   instance_id: Type.String(),
@@ -250,7 +250,7 @@ export const CustomerExport = Type.Object({
 })
 export type CustomerExportT = Static<typeof CustomerExport>
 
-/** What an erasure deleted (issue 25 §2 "erase a customer"). */
+/** What an erasure deleted (docs/design.md §20 "A customer's data"). */
 const ErasureCounts = Type.Object({
   messages: Type.Integer(),
   conversations: Type.Integer(),

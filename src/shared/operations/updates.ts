@@ -1,5 +1,5 @@
 /**
- * The About section and updates (issue 28): UI contract operations (no HTTP route: scripts have no use
+ * The About section and updates (docs/design.md §19): UI contract operations (no HTTP route: scripts have no use
  * for them), kept in their own block of the operation table. The desktop shell implements
  * {@link UpdatesPort} over electron-updater (src/main/electron/updater.ts); the headless server has
  * none, and answers a status with `supported: false` and the reason.
@@ -69,7 +69,7 @@ export interface UpdatesPort {
 
 const Empty = Type.Object({})
 
-/** The block of the operation table (src/shared/operations/table.ts spreads it in). */
+/** The block of the operation table (src/shared/operations/table/index.ts spreads it in). */
 export const UPDATE_OPERATIONS = {
   'app.about': op<AboutInfoT>()({ summary: 'Version and data folder of the app', tags: ['app'], scope: 'account', permission: 'signed-in', reach: 'shared', input: Empty, output: AboutInfo, rpc: true }),
   'updates.status': op<UpdateStatusT>()({ summary: 'Where the app’s updates stand', tags: ['app'], scope: 'account', permission: 'admin', input: Empty, output: UpdateStatus, rpc: true }),

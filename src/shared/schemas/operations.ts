@@ -169,7 +169,7 @@ export const SendTextBody = Type.Object({
 })
 export type SendTextBody = Static<typeof SendTextBody>
 
-/** A reaction the shop sends on a message of a chat (docs/baileys.md "Reactions"). */
+/** A reaction the shop sends on a message of a chat (docs/baileys.md "Edits, deletions, reactions and polls"). */
 export const ReactionBody = Type.Object({
   ...Credentials,
   chatId: ChatId,

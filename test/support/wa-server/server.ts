@@ -1,6 +1,6 @@
 /**
  * A local WhatsApp-Web-like protocol test server for the real Baileys socket (test support, never
- * shipped). See docs/design.md §5 "Testing the real channel offline" and notes/wa-test-server.md beside it.
+ * shipped). See docs/design.md §5 "Testing the real channel offline" and docs/baileys.md "What the test server still does not model".
  *
  * It listens on 127.0.0.1 (`ws://127.0.0.1:PORT/ws/chat`, port 0) with its own test root key: the
  * client accepts the server's certificate chain once `WA_CERT_DETAILS.PUBLIC_KEY` is that key

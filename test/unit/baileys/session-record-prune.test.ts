@@ -1,5 +1,5 @@
 /**
- * Signal session records stop growing with the conversation (issue 11 §12): Baileys' own signal
+ * Signal session records stop growing with the conversation (docs/benchmarks.md "Signal session record size"): Baileys' own signal
  * repository over the product's auth store, talking to a libsignal contact, turn after turn. libsignal
  * 6.0.0 adds a receiving chain per turn and never drops one; the auth store keeps the newest five.
  */

@@ -1,5 +1,5 @@
 /**
- * Updates end to end below the window (issue 28): electron-updater's real .deb updater, driven by the
+ * Updates end to end below the window (docs/design.md §19): electron-updater's real .deb updater, driven by the
  * app's UpdateController, against a feed served from a loopback port, with a real core (sandbox
  * channel) saying what runs. A newer version is offered, downloaded and checked by its sha512; a file
  * whose sha512 does not match is refused and nothing is left to install; an older or equal version is

@@ -1,5 +1,5 @@
 /**
- * What the updater asks the core before a restart (issue 28), on a real core with a sandbox instance:
+ * What the updater asks the core before a restart (docs/design.md §19), on a real core with a sandbox instance:
  * a survey waiting for the customer's answer counts until it idles past its expiry, a sending
  * broadcast counts until it is cancelled, and a send counts while it is on its way out; sendsIdle()
  * resolves only once the last one settled.

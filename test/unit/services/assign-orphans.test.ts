@@ -1,4 +1,4 @@
-/** Which orphans a worker claims (issue 26; src/main/services/cluster/worker-leases.ts `assignOrphans`). */
+/** Which orphans a worker claims (docs/design.md §22; src/main/services/cluster/worker-leases.ts `assignOrphans`). */
 import { describe, expect, it } from 'vitest'
 import { assignOrphans } from '../../../src/main/services/cluster/worker-leases'
 

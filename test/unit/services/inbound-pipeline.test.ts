@@ -1,5 +1,5 @@
 /**
- * The inbound pipeline (issue 11 §10, docs/design.md §13): the bot decides first, the message is logged
+ * The inbound pipeline (docs/design.md §13): the bot decides first, the message is logged
  * and announced with that decision record, and the replies go out while those writes are in flight;
  * the message counts as processed only once the writes are done.
  */

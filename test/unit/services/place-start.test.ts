@@ -1,4 +1,4 @@
-/** Where a start (init) of an instance no worker holds runs (issue 26; src/main/services/cluster/cluster-view.ts `placeStart`). */
+/** Where a start (init) of an instance no worker holds runs (docs/design.md §22; src/main/services/cluster/cluster-view.ts `placeStart`). */
 import { describe, expect, it } from 'vitest'
 import { placeStart } from '../../../src/main/services/cluster/cluster-view'
 

@@ -1,5 +1,5 @@
 /**
- * The configuration document in database mode (src/main/store/config/database-document.ts, issue 26):
+ * The configuration document in database mode (src/main/store/config/database-document.ts, docs/design.md §22):
  * one row of `config_document` shared by every worker on the database, written optimistically (a
  * write that lost a race re-reads and re-applies its recipe). Two stores on two connections of the
  * same database stand for two workers. On a real PostgreSQL server (where database mode applies) and

@@ -1,5 +1,5 @@
 /**
- * `npm run db:copy` (src/main/store/copy, src/main/cli/db-copy-command.ts; issue 26 §1), with real
+ * `npm run db:copy` (src/main/store/copy, src/main/cli/db-copy-command.ts; docs/storage.md "Moving a desk: `npm run db:copy`"), with real
  * parts only: a desk made by the app (a core on a SQLite data dir, a sandbox instance, messages with
  * accents, and the other tables written through the app's own repositories) is copied to a real
  * PostgreSQL database, a core started on that database lists the same instances and messages and finds

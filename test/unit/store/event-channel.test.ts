@@ -1,5 +1,5 @@
 /**
- * The wire of the events across workers (src/main/store/db/event-channel.ts, issue 26): two channels
+ * The wire of the events across workers (src/main/store/db/event-channel.ts, docs/design.md §22): two channels
  * on two pools of one real PostgreSQL database stand for two workers. Order, payloads over the 8000
  * bytes of a notification, a run's own events ignored, gaps told, foreign notifications ignored.
  */

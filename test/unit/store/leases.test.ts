@@ -1,5 +1,5 @@
 /**
- * Leases of instances and fencing tokens (src/main/store/repos/lease-repo.ts, issue 26): two workers,
+ * Leases of instances and fencing tokens (src/main/store/repos/lease-repo.ts, docs/design.md §22): two workers,
  * each with a database handle of its own on the SAME database (one SQLite file opened twice; one
  * PostgreSQL database of the run's real server reached by two pools), claiming, renewing, releasing
  * and taking over instances, and writing an instance's credentials with their lease's token. Times

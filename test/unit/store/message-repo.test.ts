@@ -1,5 +1,5 @@
 /**
- * The message log in the database (issue 25 §2): every message kept, keyset pages that reach all of a
+ * The message log in the database (docs/design.md §20 "History"): every message kept, keyset pages that reach all of a
  * chat's history even with many messages per second, search (accents, parts of words, scripts without
  * spaces, short terms, snippets), conversations kept in step (unread, read mark, re-keyed chats),
  * retention and a customer's erasure. On a real SQLite file and on a real PostgreSQL server (the

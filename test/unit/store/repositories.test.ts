@@ -1,6 +1,6 @@
 /**
  * The repositories besides the message log (src/main/store/repos), each on a real SQLite file and on
- * a real PostgreSQL server, expecting the same results from both (issue 26): contacts and their
+ * a real PostgreSQL server, expecting the same results from both (docs/design.md §22): contacts and their
  * search, the inbox's conversations (filters, search, assignment), the people at the desk, webhook
  * deliveries, channel credentials and kept WhatsApp messages, the bot's reply marks and hand-off
  * pauses.

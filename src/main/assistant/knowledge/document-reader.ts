@@ -1,5 +1,5 @@
 /**
- * An imported file's text (docs/assistant.md "Import"): `.txt`, `.md`, `.pdf`, `.docx` and a
+ * An imported file's text (docs/assistant.md "Knowledge"): `.txt`, `.md`, `.pdf`, `.docx` and a
  * question,answer `.csv`, by its name and checked against its first bytes. The parsing runs in a
  * worker thread (./document-worker.ts), one per import, ended when done or after a time limit, so a
  * 300-page PDF never stalls the thread serving the API and the WhatsApp sockets.

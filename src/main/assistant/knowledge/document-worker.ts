@@ -2,7 +2,7 @@
  * The worker thread that reads an imported file's text (./document-reader.ts starts it, one per
  * import): PDF with `unpdf` (pdf.js), DOCX with `mammoth`, a question,answer CSV with `csv-parse`,
  * plain text and Markdown decoded. Parsing a large document takes long stretches of CPU, so it never
- * runs on the thread that serves the API and the WhatsApp sockets (docs/assistant.md "Import").
+ * runs on the thread that serves the API and the WhatsApp sockets (docs/assistant.md "Knowledge").
  *
  * Kept free of the app's own modules and of TypeScript that needs compiling (enums, parameter
  * properties): run from source, Node strips its types itself; built, it is its own entry

@@ -1,5 +1,5 @@
 /**
- * Baileys auth state of one instance, in the core's database (issue 25 §1; the rows are
+ * Baileys auth state of one instance, in the core's database (docs/design.md §20 "Storage"; the rows are
  * store/repos/channel-auth-repo.ts):
  *
  * - `creds`: Baileys' `AuthenticationCreds` as BufferJSON text in `auth_creds`, written whole on

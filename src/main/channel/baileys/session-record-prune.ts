@@ -1,5 +1,5 @@
 /**
- * Bounds a Signal session record (issue 11 §12). libsignal 6.0.0 (the `libsignal` package Baileys
+ * Bounds a Signal session record (docs/benchmarks.md "Signal session record size"). libsignal 6.0.0 (the `libsignal` package Baileys
  * uses; src/session_cipher.js `calculateRatchet`) adds a receiving chain at every step of the
  * Double Ratchet — each time the other side starts a new turn of the conversation — and never deletes
  * one, so a record grew ~105 bytes per turn (15.5 KB → 152 KB after 1,500 turns with one contact) and

@@ -1,5 +1,5 @@
 /**
- * Backups of the running app (docs/design.md §14, issue 25 §3): the archive of `GET /backup`
+ * Backups of the running app (docs/design.md §20, docs/storage.md "Backup and restore"): the archive of `GET /backup`
  * ({@link BackupService.download}), backups on demand and once a day into the data dir's backups/
  * folder, keeping the newest N ({@link BackupService.backupNow}, the daily timer). Settings:
  * `appSettings.backup = {daily, keep}` in the configuration document; after a change, call

@@ -1,5 +1,5 @@
 /**
- * `GET /cluster` (issue 26): the workers sharing the database and which of them holds each instance.
+ * `GET /cluster` (docs/design.md §22): the workers sharing the database and which of them holds each instance.
  * In database mode from the lease tables (store/repos/lease-repo.ts `cluster`); in the desktop's
  * SQLite mode this one process is the only worker and runs every instance it has a session for.
  */
@@ -31,8 +31,8 @@ export interface ClusterViewDeps {
 }
 
 /**
- * Where a start asked of worker `me` should run (issue 26: "new and orphaned instances are claimed by
- * the least-loaded worker"): `loads` is LeaseRepo.leastLoaded's answer (the live workers with room
+ * Where a start asked of worker `me` should run (docs/design.md §22 "Requests": new and orphaned
+ * instances are claimed by the least-loaded worker): `loads` is LeaseRepo.leastLoaded's answer (the live workers with room
  * under their maximum, fewest instances first, ties by id). `me` keeps it when no worker has fewer
  * instances than `me` (no hop for a tie); else the least-loaded worker that others can reach (a URL).
  * 'full': no live worker has room.

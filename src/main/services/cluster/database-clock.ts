@@ -1,5 +1,5 @@
 /**
- * The workers' lease clock, kept in step with the database server's (issue 26; docs/design.md §22
+ * The workers' lease clock, kept in step with the database server's (docs/design.md §22
  * "Clocks"). A lease's expiry is written by one worker and compared by another, each on its own clock
  * (store/repos/lease-repo.ts takes `now` from its caller): a worker whose clock ran ahead by more than
  * the margin (TTL/5) would claim a lease still held, and two sockets on one credential get both

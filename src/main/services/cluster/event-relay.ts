@@ -1,5 +1,5 @@
 /**
- * Events across workers (issue 26, docs/design.md §22 "Events across workers"): which of the core's
+ * Events across workers (docs/design.md §22 "Events across workers"): which of the core's
  * events travel to the other workers, and where a received one goes. A worker sends every event its
  * own services raise (the services' bus) and re-emits the others' on the faces' bus only: the UI
  * streams, the tray and notifications hear them; the bot, the webhooks, the outbox, broadcasts and

@@ -1,5 +1,5 @@
 /**
- * The workers' lease loop (issue 26; docs/design.md §22, docs/storage.md "Leases and fencing tokens"): in database mode several `npm run
+ * The workers' lease loop (docs/design.md §22, docs/storage.md "Leases and fencing tokens"): in database mode several `npm run
  * serve` processes share one database, and each instance's socket runs on exactly one of them, the
  * holder of its lease (store/repos/lease-repo.ts has the rules and the SQL; this service only decides
  * when to call them). Every `ttl / 3` ms a worker:

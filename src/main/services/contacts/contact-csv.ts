@@ -1,5 +1,5 @@
 /**
- * Contacts as CSV (issue 14 §1, docs/design.md §17): reading an import with a column mapping and a
+ * Contacts as CSV (docs/design.md §17): reading an import with a column mapping and a
  * report of the rows refused and why, and writing an export. Pure; csv-parse and csv-stringify do the
  * CSV itself. Exported cells a spreadsheet would run as formulas (`=`, `+`, `-`, `@` …: names and notes
  * come from customers) get a leading `'` (OWASP "CSV Injection").

@@ -1,5 +1,5 @@
 /**
- * Contacts and contact groups (issue 14 §1–2, the original service's `/contact` and `/contact_groups`):
+ * Contacts and contact groups (docs/design.md §17, the original service's `/contact` and `/contact_groups`):
  * created by hand or collected from conversations (the customer's number and push name), each in at
  * most one group. Records belong to an instance; `type=all` lists those of every instance the caller
  * may reach (the runner passes them).

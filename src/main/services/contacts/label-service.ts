@@ -1,5 +1,5 @@
 /**
- * Labels (issue 14 §1, docs/design.md §18): account-wide names with a colour, put on contacts and so
+ * Labels (docs/design.md §18): account-wide names with a colour, put on contacts and so
  * on their conversations in the inbox. A label named on a contact that does not exist yet is made
  * with the next colour; renaming or deleting one changes every contact that has it, in one write.
  */

@@ -1,5 +1,5 @@
 /**
- * Pure: an instance's activity counts for today and the last 7 days (issue 13 §5): messages in and
+ * Pure: an instance's activity counts for today and the last 7 days (docs/design.md §16 "Instances"): messages in and
  * out, how many customer messages the bot answered, failed sends and failed webhook deliveries.
  * Counted over what is kept (a retention period may have dropped older messages; `since` says from
  * when), "today" in the instance's time zone.

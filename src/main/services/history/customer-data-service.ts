@@ -1,5 +1,5 @@
 /**
- * One customer's data (issue 25 §2, docs/design.md §14), for a shop that must answer a person's
+ * One customer's data (docs/design.md §20), for a shop that must answer a person's
  * request about their data: export it (JSON, or the messages as CSV for a spreadsheet), and erase it
  * everywhere — on one instance or on every instance the caller may reach (the same number writes to
  * several of the shop's numbers), saying which — messages (their chats and what they wrote in groups), downloaded media, survey answers,

@@ -1,5 +1,5 @@
 /**
- * Retention (issue 25 §2, docs/design.md §14): once a day (and at start), each instance with a
+ * Retention (docs/design.md §20): once a day (and at start), each instance with a
  * retention period loses its messages older than `days`, and its downloaded media files of messages
  * older than `media_days`. Deletes go in slices of a few ms of the writer's time, each its own
  * transaction, so a large first run never holds the database for long (docs/storage.md "Heavy jobs in
@@ -78,7 +78,7 @@ export class RetentionService {
   }
 
   /**
-   * The audit log keeps the history's rule (issue 27 §5): entries older than the longest retention of
+   * The audit log keeps the history's rule (docs/design.md §21 "Audit"): entries older than the longest retention of
    * any instance go; while one instance keeps everything (or there is none), every entry stays.
    * Expired web sessions and idempotency keys older than a day go too.
    */

@@ -1,5 +1,5 @@
 /**
- * Who answers a conversation (issue 27 §2): a conversation is assigned to a person by hand, or
+ * Who answers a conversation (docs/design.md §21 "Assignment"): a conversation is assigned to a person by hand, or
  * round-robin among the agents of its instance who are signed in; a person's reply to an unassigned
  * conversation assigns it to them. Every change goes into the conversation's timeline and fires the
  * `assignment` event (the UI, and the `onAssignment` webhook).

@@ -1,5 +1,5 @@
 /**
- * The inbox (issue 13 §1, docs/design.md §15): the conversations of every instance, read marks with
+ * The inbox (docs/design.md §15): the conversations of every instance, read marks with
  * WhatsApp read receipts, resolve and reopen. Each chat's row (last message, unread count, read mark,
  * resolve) is kept by the message log in the same transaction as its messages
  * (store/repos/conversation-index.ts), so listing never reads the history; an inbound message costs

@@ -1,5 +1,5 @@
 /**
- * The desk's quick replies (issue 13 §1): saved snippets the composer inserts when the owner types
+ * The desk's quick replies (docs/design.md §15): saved snippets the composer inserts when the owner types
  * `/shortcut`. One list for the whole app (every instance's desk uses it), kept in the configuration
  * store; shortcuts are unique.
  */

@@ -88,7 +88,7 @@ export class InstanceSettingsService {
     return { ...DEFAULT_AWAY, ...instance.settings.away }
   }
 
-  /** How long the instance keeps its history (issue 25 §2); answers the whole setting. */
+  /** How long the instance keeps its history (docs/design.md §20 "History"); answers the whole setting. */
   async updateRetention(instanceId: string, body: Partial<RetentionSettings>): Promise<RetentionSettings> {
     const { instance } = await this.change(instanceId, (s) => {
       s.retention = { ...DEFAULT_RETENTION, ...s.retention, ...body }
@@ -107,7 +107,7 @@ export class InstanceSettingsService {
     return next
   }
 
-  /** Changes the opt-out words and replies (issue 14 §1); answers them as they are now, defaults filled in. */
+  /** Changes the opt-out words and replies (docs/design.md §17 "Opt-out"); answers them as they are now, defaults filled in. */
   async updateOptOut(instanceId: string, body: Partial<OptOutSettings>): Promise<OptOutSettings> {
     const { instance } = await this.change(instanceId, (s) => {
       s.opt_out = { ...defaultOptOut(s.bot_lang), ...s.opt_out, ...body }
@@ -116,7 +116,7 @@ export class InstanceSettingsService {
   }
 
   /**
-   * Sets per-day windows and/or holidays (issue 13 §3). A day given an empty list falls back to
+   * Sets per-day windows and/or holidays (docs/design.md §16 "Opening hours"). A day given an empty list falls back to
    * `active_hours`; holidays are kept sorted. Answers the whole model.
    */
   async updateOpeningHours(instanceId: string, body: Partial<OpeningHours>): Promise<OpeningHours> {

@@ -30,7 +30,7 @@ import { StaleLeaseError } from '../../store/db/errors'
 import { AppError } from '../../errors'
 
 /**
- * The lease loop as the session manager sees it in database mode (./cluster/worker-leases.ts): a
+ * The lease loop as the session manager sees it in database mode (../cluster/worker-leases.ts): a
  * session starts only with the fence of a lease this worker holds.
  */
 export interface SessionLeases {
@@ -88,7 +88,7 @@ export class SessionManager {
   constructor(private readonly deps: SessionManagerDeps) {}
 
   /**
-   * Database mode (issue 26): from now on a session starts only under a lease of this worker
+   * Database mode (docs/design.md §22): from now on a session starts only under a lease of this worker
    * (`start` and `logout` acquire one, answering 409 when another worker holds it), its credential
    * writes carry the lease's fence, and `restore()` leaves the starts to the lease loop.
    */

@@ -1,7 +1,7 @@
 /**
  * The inbound media kept in the data dir (`media/<instanceId>/<messageId>`; or in the shared
  * `CHATAPP_MEDIA_DIR`, docs/deploy.md, written whole: ../../store/shared-files.ts): a file downloaded once
- * through the channel is served from here afterwards, and a media retention period (issue 25 §2)
+ * through the channel is served from here afterwards, and a media retention period (docs/design.md §20 "History")
  * deletes the copies earlier than the text. The names are message ids, made safe for a file name.
  */
 import { mkdir, readFile, rm, stat } from 'node:fs/promises'

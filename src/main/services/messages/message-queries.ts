@@ -1,5 +1,5 @@
 /**
- * Reading the message log (docs/design.md §7, §14): pages of an instance's or a chat's entries, search,
+ * Reading the message log (docs/design.md §7, §20): pages of an instance's or a chat's entries, search,
  * and the file of an inbound media message (downloaded through the channel once, then kept).
  */
 import { ChannelError, type DownloadedMedia } from '../../channel/types'
@@ -32,7 +32,7 @@ export class MessageQueries {
 
   /**
    * Log entries of an instance (docs/design.md §7): oldest first, a page before or after a cursor;
-   * with `q`, the matches newest first with a snippet (docs/design.md §14). `chatId` as the API takes
+   * with `q`, the matches newest first with a snippet (docs/design.md §20). `chatId` as the API takes
    * it. 400 for a cursor that names no entry of the instance.
    */
   async list(inst: Pick<Instance, '_id'>, query: LogQuery): Promise<Array<LoggedMessage | MessageHit>> {
@@ -108,7 +108,7 @@ export class MessageQueries {
   }
 
   /**
-   * The log of `instanceIds` in the original service's shape (issue 14 §6): newest first, page `page`
+   * The log of `instanceIds` in the original service's shape (docs/design.md §17): newest first, page `page`
    * (from 1) of `limit` entries, and how many there are in all.
    */
   async page(instanceIds: readonly string[], page: number, limit: number): Promise<{ items: MessageLogRecord[]; total: number }> {

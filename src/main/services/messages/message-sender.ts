@@ -29,11 +29,11 @@ export class MessageService {
     private readonly outbound: Outbound,
     private readonly attachments: AttachmentService,
     private readonly remote: RemoteFiles,
-    /** A contact record of the instance by id (the text send's `contactId` may name one, issue 14 §2). */
+    /** A contact record of the instance by id (the text send's `contactId` may name one, docs/design.md §17). */
     private readonly contactRecord: (instanceId: string, id: string) => Promise<{ name: string; number: string } | undefined> = async () => undefined,
     /** Who sends through this service: a script (`api`, the HTTP API), a person in the desk (the UI), or outreach. */
     private readonly source: SenderSource = 'api',
-    /** The person or key behind the sends (issue 27 `sent_by`). */
+    /** The person or key behind the sends (docs/design.md §21 "`sent_by`"). */
     private readonly sentBy?: SentBy
   ) {}
 

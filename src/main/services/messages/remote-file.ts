@@ -26,7 +26,7 @@ export interface RemoteFilesOptions {
 }
 
 export class RemoteFiles {
-  /** Made at the first download: undici and the policy load then, not at start (issue 11 §13). */
+  /** Made at the first download: undici and the policy load then, not at start (docs/benchmarks.md "Start time and idle memory"). */
   private dispatcher: Promise<Agent> | null = null
 
   constructor(private readonly opts: RemoteFilesOptions) {}

@@ -1,5 +1,5 @@
 /**
- * Broadcasts (issue 14 §3, docs/design.md §18; the original service's `/broadcast`): one message to
+ * Broadcasts (docs/design.md §18; the original service's `/broadcast`): one message to
  * many people, sent one recipient at a time behind the number's send governor.
  *
  * Each recipient moves `pending` → `current` → `sent` | `failed` | `skipped`, every step written

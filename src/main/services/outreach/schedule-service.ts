@@ -1,5 +1,5 @@
 /**
- * Scheduled messages (issue 14 §4, docs/design.md §18): one-off or recurring messages to a contact, a
+ * Scheduled messages (docs/design.md §18): one-off or recurring messages to a contact, a
  * contact group or a chat, at a local time in the instance's zone (schedule-time.ts). A run starts a
  * broadcast, so it goes out behind the same send governor (quiet hours included) and skips opted-out
  * contacts. A run missed while the app was off is sent once at start when it is at most

@@ -1,5 +1,5 @@
 /**
- * When a scheduled message runs (issue 14 §4, docs/design.md §18). Pure. Times are wall-clock times in
+ * When a scheduled message runs (docs/design.md §18). Pure. Times are wall-clock times in
  * the instance's zone, turned into instants by luxon, so a daily 10:00 stays 10:00 across DST changes:
  * a time that does not exist that day (spring forward) runs at the first minute after the gap, one that
  * happens twice (fall back) runs the first time.

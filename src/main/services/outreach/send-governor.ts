@@ -1,5 +1,5 @@
 /**
- * The send governor's rules (issue 14 §5, docs/design.md §18): when the next outreach message of a
+ * The send governor's rules (docs/design.md §18): when the next outreach message of a
  * number (a broadcast's or a scheduled message's) may leave. Pure: the history, the policy and the
  * time come in; the earliest moment and the reason for any wait go out.
  *
@@ -9,7 +9,7 @@
  * - a random gap between two messages, never a fixed one (fixed 7 s gaps preceded bans, Baileys #2131);
  * - no outreach in quiet hours (local time of the instance);
  * - a per-recipient cooldown, so one person never gets two outreach messages close together.
- * Capping and reach-out locks (Baileys #2445) pause a broadcast instead; see outreach-runner.ts.
+ * Capping and reach-out locks (Baileys #2445) pause a broadcast instead; see broadcast-service.ts.
  */
 import { DateTime } from 'luxon'
 import type { OutreachSettings } from '../../../shared/schemas/records'

@@ -1,5 +1,5 @@
 /**
- * Named API keys with scopes for scripts (issue 27 §3): shown once at creation, stored as a hash,
+ * Named API keys with scopes for scripts (docs/design.md §21 "API keys"): shown once at creation, stored as a hash,
  * limited to some instances if wanted, revocable at once. Their last use (time and address) is kept,
  * written at most once a minute per key so a busy script does not turn every call into a write; the
  * audit log gets a `key_used` entry at most once an hour per key and address.

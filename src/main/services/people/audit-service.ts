@@ -1,5 +1,5 @@
 /**
- * The audit log (issue 27 §5): logins, failed logins, key use, and changes of settings, staff and
+ * The audit log (docs/design.md §21 "Audit"): logins, failed logins, key use, and changes of settings, staff and
  * keys, for the owner's Audit page. Entries name who and what, never a secret or a message's content.
  * Kept by the history's rule: entries older than the longest retention any instance has go with the
  * daily retention run; with any instance keeping everything, they stay.

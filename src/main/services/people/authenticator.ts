@@ -1,5 +1,5 @@
 /**
- * Who a request comes from (issue 27): the account token is the owner (seed compatibility), a
+ * Who a request comes from (docs/design.md §21): the account token is the owner (seed compatibility), a
  * `cak_` token an API key, a `cas_` token (bearer or the session cookie) a person's web session.
  * A session read from the cookie must echo its CSRF token on writes: the faces ask
  * {@link Authenticator.fromCookie} and check it, since only they see the method and headers.

@@ -1,5 +1,5 @@
 /**
- * The people at the desk (issue 27): staff accounts and their sessions, scoped API keys, the audit log,
+ * The people at the desk (docs/design.md §21): staff accounts and their sessions, scoped API keys, the audit log,
  * and the authenticator that tells the faces who a request comes from.
  */
 import type { Clock } from '../../clock'

@@ -1,5 +1,5 @@
 /**
- * Password hashing with Node's scrypt (issue 27 §1; OWASP Password Storage Cheat Sheet: scrypt with
+ * Password hashing with Node's scrypt (docs/design.md §21 "Staff"; OWASP Password Storage Cheat Sheet: scrypt with
  * N=2^17, r=8, p=1). The hash carries its parameters (`scrypt$<log2N>$<r>$<p>$<salt>$<hash>`, base64url),
  * so a later release can raise the cost and still check old hashes. No native module.
  */

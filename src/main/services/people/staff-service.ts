@@ -1,5 +1,5 @@
 /**
- * Staff accounts (issue 27 §1): the owner creates a person with a role and the instances they work
+ * Staff accounts (docs/design.md §21 "Staff"): the owner creates a person with a role and the instances they work
  * on; the person sets a password through a one-time invite link; logging in makes a web session.
  *
  * Rules: what is guessed is counted, per login name (a name no one has too, alike), never per

@@ -1,6 +1,6 @@
 /**
  * Checks the configuration document read from disk against the record schemas
- * (src/shared/schemas/records.ts), so a damaged or hand-edited file stops the start with a message
+ * (src/shared/schemas/records/), so a damaged or hand-edited file stops the start with a message
  * naming the record and the field, instead of failing somewhere later. Unknown extra fields are
  * allowed (a newer or older version's).
  */

@@ -16,7 +16,7 @@ export interface SmtpSettings {
   from: string
 }
 
-/** The automatic backup (issue 25 §3). */
+/** The automatic backup (docs/storage.md "Backup and restore"). */
 export interface BackupSettings {
   /** Make a backup once a day. */
   daily: boolean

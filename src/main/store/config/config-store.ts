@@ -1,10 +1,10 @@
 /**
- * The configuration document (docs/design.md §14): the account, the app's settings and each
+ * The configuration document (docs/design.md §20): the account, the app's settings and each
  * instance's settings — what a person may read, diff and back up by hand, and nothing that grows with
  * use (that lives in the database). Kept by lowdb 7 over one of two adapters:
  *
  * - `<dataDir>/config.json`, written atomically and durably (./durable-json-file.ts): the default;
- * - in database mode (`CHATAPP_DATABASE_URL`, issue 26), one row of the database
+ * - in database mode (`CHATAPP_DATABASE_URL`, docs/design.md §22), one row of the database
  *   (./database-document.ts), shared by every worker on it: {@link ConfigStore.openInDatabase}.
  *
  * Reads are synchronous, from memory: every request authenticates against the instances. A change

@@ -1,5 +1,5 @@
 /**
- * A lowdb adapter for the configuration document in database mode (`CHATAPP_DATABASE_URL`, issue 26;
+ * A lowdb adapter for the configuration document in database mode (`CHATAPP_DATABASE_URL`,
  * docs/storage.md "The configuration document"): the document is the one row `config_document.id =
  * 'config'` (migration 4) instead of the data dir's `config.json`, so every worker on the database
  * shares the account, its token, the app's settings and the instances.

@@ -1,5 +1,5 @@
 /**
- * `npm run db:copy` (issue 26 §1; docs/deploy.md "Moving a desk between SQLite and PostgreSQL"): copies
+ * `npm run db:copy` (docs/deploy.md "Moving a desk between SQLite and PostgreSQL"): copies
  * a desk, every table of the typed schema and the configuration document, from a data dir's SQLite
  * database or a PostgreSQL database to another of either kind, and checks the copy by counts and
  * checksums.

@@ -1,5 +1,5 @@
 /**
- * Moving a desk between a data dir's SQLite database and PostgreSQL (`npm run db:copy`, issue 26 §1):
+ * Moving a desk between a data dir's SQLite database and PostgreSQL (`npm run db:copy`, docs/storage.md "Moving a desk: `npm run db:copy`"):
  * ./copy.ts copies and checks, ./checksum.ts sums rows alike on both databases, ./tables.ts lists what
  * is copied. No HTTP or Electron here: src/main/cli/db-copy-command.ts is the command.
  */

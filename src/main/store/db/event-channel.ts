@@ -1,5 +1,5 @@
 /**
- * Events across workers (issue 26, docs/design.md §22 "Events across workers"): each worker publishes
+ * Events across workers (docs/design.md §22 "Events across workers"): each worker publishes
  * the events its own services raise with PostgreSQL's NOTIFY on one channel, and LISTENs there for the
  * other workers' events. The core decides what is published and where a received event goes (the
  * faces' bus only); this module is the wire: envelopes, the 8000-byte payload limit, order, gaps and a

@@ -42,7 +42,7 @@ export interface MessagesTable {
 
 /**
  * One row per chat of an instance, kept in step with its messages in the same transaction: what the
- * inbox lists without reading the log (issue 25 §2), plus the desk's read mark and resolve.
+ * inbox lists without reading the log (docs/design.md §20 "Inbox rows"), plus the desk's read mark and resolve.
  */
 export interface ConversationsTable {
   instance_id: string
@@ -325,7 +325,7 @@ export interface WaMessagesTable {
   message: Uint8Array
 }
 
-/** Erasures of a customer's data (issue 25 §2): who and when, never what. */
+/** Erasures of a customer's data (docs/design.md §20 "A customer's data"): who and when, never what. */
 export interface ErasuresTable {
   id: string
   instance_id: string
@@ -355,7 +355,7 @@ export interface LegacyImportTable {
   done_at: string
 }
 
-/** A person at the desk (issue 27): a manager or an agent; the owner is the account itself. */
+/** A person at the desk (docs/design.md §21): a manager or an agent; the owner is the account itself. */
 export interface StaffTable {
   id: string
   name: string
@@ -431,7 +431,7 @@ export interface ConversationEventsTable {
 }
 
 /**
- * A worker: one `npm run serve` process sharing the database with others (migration 3, issue 26).
+ * A worker: one `npm run serve` process sharing the database with others (migration 3, docs/design.md §22).
  * Upserted by its heartbeat; deleted when it stops (its leases released).
  */
 export interface WorkersTable {

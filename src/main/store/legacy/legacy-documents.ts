@@ -8,7 +8,7 @@
  *   `bot.awayMessageWindow`), chat pauses, chat states (the desk's read mark and resolve),
  *   broadcasts, outreach sends.
  *
- * Records are checked against today's record schemas (src/shared/schemas/records.ts), which are
+ * Records are checked against today's record schemas (src/shared/schemas/records/), which are
  * those of 0.1; unknown extra fields pass, as in 0.1.
  */
 import type { TSchema } from 'typebox'

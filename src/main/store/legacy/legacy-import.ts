@@ -1,6 +1,6 @@
 /**
- * The one-time import of a data dir written by release 0.1 (issue 25 §3 "Migration", docs/storage.md):
- * at the first start of this release on such a dir, everything 0.1 held goes into the new layout —
+ * The one-time import of a data dir written by release 0.1 (docs/storage.md "Importing a data dir of
+ * release 0.1"): at the first start of this release on such a dir, everything 0.1 held goes into the new layout —
  * the account (same API token), app settings and instances (same session ids and access tokens)
  * into `config.json`; every record, every message (conversations rebuilt, the desk's read marks and
  * resolves carried over), the webhook deliveries, the bot's memory and each instance's channel

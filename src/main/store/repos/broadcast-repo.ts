@@ -1,5 +1,5 @@
 /**
- * Broadcasts (issue 14 §3) with their recipients: the broadcast in `broadcasts`, each recipient in
+ * Broadcasts (docs/design.md §18 "Broadcasts") with their recipients: the broadcast in `broadcasts`, each recipient in
  * `broadcast_recipients` with where it stands (pending, current, sent, failed, skipped). The service
  * works on the whole record (its `pending`, `sent`, `failed`, `skipped` lists and `current`); a change
  * writes the broadcast row and only the recipients whose state moved, in one transaction.

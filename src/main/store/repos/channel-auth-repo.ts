@@ -7,7 +7,7 @@
  * The rule it keeps: one call of {@link ChannelAuthRepo.applyKeys} is one write, so a key transaction
  * of the library (a new session together with the pre-key it consumed) is stored whole or not at all.
  *
- * Fencing (issue 26, docs/storage.md "Leases and fencing tokens"): every write takes an optional
+ * Fencing (docs/storage.md "Leases and fencing tokens"): every write takes an optional
  * {@link Fence}, the worker and the fencing token of its lease on the instance. With one, the write's
  * transaction first checks that the lease is still that worker's with that token ({@link checkFence}:
  * `SELECT … FOR UPDATE` on PostgreSQL) and throws StaleLeaseError without writing anything when it is

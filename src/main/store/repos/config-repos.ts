@@ -21,7 +21,7 @@ export class AccountRepo {
 
   /**
    * Stores `account` unless there is one already; answers the account stored. Workers sharing one
-   * database (issue 26) may start at once: the one whose write comes second re-applies this change to
+   * database (docs/design.md §22) may start at once: the one whose write comes second re-applies this change to
    * the first one's document (../config/config-store.ts), and keeps its account and token.
    */
   async createIfNone(account: Account): Promise<Stored<Account>> {

@@ -1,5 +1,5 @@
 /**
- * Contacts and contact groups (issue 14 §1–2). A contact's labels live in `contact_labels` (one row
+ * Contacts and contact groups (docs/design.md §17). A contact's labels live in `contact_labels` (one row
  * per label, in the contact's order), so a label is renamed or filtered on without reading every
  * contact. Contacts are searched through their own trigram index (name, number, notes).
  */

@@ -1,7 +1,7 @@
 /**
  * Keeps `conversations` in step with `messages`, inside the transaction that changes the messages:
- * the inbox then lists a chat of 100,000 messages by reading one row (issue 25 §2). The rules are
- * the inbox's (issue 13 §1):
+ * the inbox then lists a chat of 100,000 messages by reading one row (docs/design.md §20 "Inbox rows"). The rules are
+ * the inbox's (docs/design.md §15):
  *
  * - the last message is the newest by (time, insertion);
  * - `unread`: the customer's messages newer than both the desk's read mark and the last reply a

@@ -1,5 +1,5 @@
 /**
- * The inbox's conversations (issue 13 §1): one row per chat, kept by the message log
+ * The inbox's conversations (docs/design.md §15): one row per chat, kept by the message log
  * (./conversation-index.ts), plus the desk's read mark and resolve. Listing reads those rows, the
  * chat's newest message, the customer's contact (name, labels) and the hand-off pause in force: no
  * message history is read, however long.

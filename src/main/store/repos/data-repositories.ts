@@ -50,11 +50,11 @@ export interface DataRepositories {
   waMessages: WaMessageRepo
   /** Webhook deliveries: the outbox and what became of each. */
   webhookDeliveries: WebhookDeliveryRepo
-  /** Workers sharing the database and their leases on instances (issue 26). */
+  /** Workers sharing the database and their leases on instances (docs/design.md §22). */
   leases: LeaseRepo
-  /** The first answers of sends made with an Idempotency-Key (issue 26). */
+  /** The first answers of sends made with an Idempotency-Key (docs/design.md §22). */
   idempotency: IdempotencyRepo
-  /** Staff accounts, their invites and web sessions (issue 27). */
+  /** Staff accounts, their invites and web sessions (docs/design.md §21). */
   staff: StaffRepo
   invites: InviteRepo
   sessions: SessionRepo

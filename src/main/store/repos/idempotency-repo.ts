@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on sends (issue 26; docs/design.md §22): the first answer of a request made with a
+ * `Idempotency-Key` on sends (docs/design.md §22): the first answer of a request made with a
  * key, so that a retry after a lost answer sends nothing twice. Each decision is ONE statement that
  * commits on its own (not in the group commit): two retries racing (on one worker or two) never both
  * start, because only one INSERT of the (key, caller, route) row succeeds.

@@ -1,5 +1,5 @@
 /**
- * Workers and the leases of instances (issue 26; docs/storage.md "Leases and fencing tokens"): several
+ * Workers and the leases of instances (docs/storage.md "Leases and fencing tokens"): several
  * `npm run serve` processes share one database, and each instance's socket is owned by exactly one of
  * them at a time. The database decides, not a protocol of ours: every decision is ONE conditional
  * statement, so two workers racing never both win, on SQLite (one writer at a time) and on PostgreSQL

@@ -1,5 +1,5 @@
 /**
- * The message log (docs/design.md §7, issue 25 §2): every message of every instance, uncapped, in
+ * The message log (docs/design.md §7, §20 "History"): every message of every instance, uncapped, in
  * `messages`, with its chat's row in `conversations` kept in step in the same transaction
  * (./conversation-index.ts) and the search index kept by triggers (migration 1).
  *

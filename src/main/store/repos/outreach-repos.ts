@@ -1,4 +1,4 @@
-/** Outreach records: scheduled messages and the sends the governor counts (issue 14 §4–5). */
+/** Outreach records: scheduled messages and the sends the governor counts (docs/design.md §18). */
 import type { OutreachSend, ScheduledMessage } from '../../../shared/schemas/records'
 import type { OutreachSendsTable, SchedulesTable } from '../db/schema'
 import type { Exec } from './exec'

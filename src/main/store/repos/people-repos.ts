@@ -1,5 +1,5 @@
 /**
- * The people at the desk (issue 27): staff accounts, their invites and web sessions, scoped API keys
+ * The people at the desk (docs/design.md §21): staff accounts, their invites and web sessions, scoped API keys
  * and the audit log. Tokens arrive here already hashed (the services hash them): nothing in these
  * tables can be replayed as a credential.
  */

@@ -1,5 +1,5 @@
 /**
- * What a search box's text becomes (docs/design.md §14 "History"): terms separated by spaces, each
+ * What a search box's text becomes (docs/design.md §20 "History"): terms separated by spaces, each
  * found anywhere inside a word, any case and any accents. The trigram index answers terms of 3+
  * characters; shorter ones (two Chinese characters are a word: `披萨`) are checked on the candidates
  * the longer terms found, or by a scan when there is no longer term. Control characters (a NUL sent

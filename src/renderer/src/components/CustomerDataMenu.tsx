@@ -1,5 +1,5 @@
 /**
- * A customer's data (issue 25 §2, docs/design.md §14), from their conversation or contact: export it
+ * A customer's data (docs/design.md §20), from their conversation or contact: export it
  * (JSON with everything, CSV of the messages) or erase it (./EraseCustomerModal.tsx).
  */
 import { Button, Menu } from '@mantine/core'

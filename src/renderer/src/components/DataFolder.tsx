@@ -1,5 +1,5 @@
 /**
- * Where the app keeps its data and how to back it up (issue 28: the first-run welcome and Settings →
+ * Where the app keeps its data and how to back it up (docs/design.md §19 "First run": the first-run welcome and Settings →
  * About say it). Everything is in one folder, so a copy of it taken while the app is stopped is a
  * whole backup.
  */

@@ -1,5 +1,5 @@
 /**
- * Erasing a customer's data (issue 25 §2): says what goes and that it cannot be undone, offers the
+ * Erasing a customer's data (docs/ui.md "The long history"): says what goes and that it cannot be undone, offers the
  * export first, and asks for the number typed before the button works; then says what was erased.
  * With several instances it covers every one this person may reach (the same customer writes to
  * several of the shop's numbers), unless they narrow it to this one; the answer names them.

@@ -1,4 +1,4 @@
-/** Labels as badges in their colours (issue 14 §1); a label the catalogue does not know is grey. */
+/** Labels as badges in their colours (docs/design.md §18 "Labels"); a label the catalogue does not know is grey. */
 import { Badge, Group } from '@mantine/core'
 import { useDesk } from '../store'
 

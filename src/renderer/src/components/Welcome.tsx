@@ -1,5 +1,5 @@
 /**
- * The first-run welcome (issue 28): after a fresh install the app opens on the Instances tab with no
+ * The first-run welcome (docs/design.md §19 "First run"): after a fresh install the app opens on the Instances tab with no
  * instance, and this says what the app does and walks the first steps — create the first instance,
  * link a phone by QR or code, try the Test chat — then where the data lives and how to back it up.
  * It shows while there is no instance, until the owner hides it (remembered in this browser/window).

@@ -1,4 +1,4 @@
-/** Downloads one customer's data as the core exports it (issue 25 §2): everything as JSON, or their messages as CSV. */
+/** Downloads one customer's data as the core exports it (docs/ui.md "The long history"): everything as JSON, or their messages as CSV. */
 import { call } from '../store'
 import { saveCsv, saveJson } from './files'
 

@@ -1,5 +1,5 @@
 /**
- * The workers sharing one database (issue 26; docs/design.md §22): who runs, and which worker holds
+ * The workers sharing one database (docs/design.md §22): who runs, and which worker holds
  * each instance. In the desktop's SQLite mode the one process is the only worker.
  */
 import Type, { type Static } from 'typebox'

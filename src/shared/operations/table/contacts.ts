@@ -15,7 +15,7 @@ import { op } from '../define'
 import { ImportReport, type ImportReportT } from '../results'
 import { deleted, Empty, Id, Page, SETTINGS_UPDATED, type PagedT } from './common'
 
-/** What a contact is made of, as the API takes it (issue 14 §1). */
+/** What a contact is made of, as the API takes it (docs/design.md §17). */
 const ContactFields = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   number: Type.String({ minLength: 3, maxLength: 32, description: 'Phone number with country code; spaces, dashes and + are ignored.' }),
@@ -26,7 +26,7 @@ const ContactFields = Type.Object({
 })
 
 export const CONTACT_OPERATIONS = {
-  /* ---------- contacts and contact groups (issue 14 §1–2, the original service's shapes) ---------- */
+  /* ---------- contacts and contact groups (docs/design.md §17, the original service's shapes) ---------- */
 
   'contacts.create': op<ContactT>()({
     summary: 'Create a contact',

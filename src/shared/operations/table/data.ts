@@ -1,5 +1,5 @@
 /**
- * Operations on the data the desk keeps (issue 25): how long an instance keeps its history, one
+ * Operations on the data the desk keeps (docs/design.md §20): how long an instance keeps its history, one
  * customer's data (export, erasure), and backups (made, kept, downloaded, restored).
  */
 import Type from 'typebox'

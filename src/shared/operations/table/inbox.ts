@@ -7,7 +7,7 @@ import { Conversation, TimelineEntry, type ConversationT, type TimelineEntryT } 
 import { deleted, Empty, Id } from './common'
 
 export const INBOX_OPERATIONS = {
-  /* ---------- the inbox (issue 13 §1, docs/design.md §15) ---------- */
+  /* ---------- the inbox (docs/design.md §15) ---------- */
 
   'inbox.list': op<ConversationT[]>()({
     summary: 'Conversations of every instance (or one), newest activity first',

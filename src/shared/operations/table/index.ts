@@ -35,9 +35,9 @@ export const OPERATION_DOMAINS = {
   inbox: INBOX_OPERATIONS,
   outreach: OUTREACH_OPERATIONS,
   data: DATA_OPERATIONS,
-  /** Staff, sign-in, API keys and the audit log (issue 27). */
+  /** Staff, sign-in, API keys and the audit log (docs/design.md §21). */
   people: PEOPLE_OPERATIONS,
-  /** The workers sharing one database (issue 26). */
+  /** The workers sharing one database (docs/design.md §22). */
   cluster: CLUSTER_OPERATIONS,
   /** About and updates of the desktop app (UI only; ../updates.ts). */
   updates: UPDATE_OPERATIONS

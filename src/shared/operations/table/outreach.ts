@@ -7,7 +7,7 @@ import { BroadcastView, OutreachStatus, ScheduleFields, type BroadcastViewT, typ
 import { deleted, Empty, Id, SETTINGS_UPDATED } from './common'
 
 export const OUTREACH_OPERATIONS = {
-  /* ---------- outreach: broadcasts, scheduled messages, the send governor (issue 14 §3–5, docs/design.md §18) ---------- */
+  /* ---------- outreach: broadcasts, scheduled messages, the send governor (docs/design.md §18) ---------- */
 
   'broadcasts.create': op<BroadcastViewT>()({
     summary: 'Send one message to many people, behind the send governor',

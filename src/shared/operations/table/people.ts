@@ -1,5 +1,5 @@
 /**
- * Operations of the people at the desk (issue 27): staff accounts, signing in and out, scoped API
+ * Operations of the people at the desk (docs/design.md §21): staff accounts, signing in and out, scoped API
  * keys, the audit log. Names and shapes are the issue's §4 (scripts and checks rely on them).
  */
 import Type, { type Static } from 'typebox'
@@ -81,7 +81,7 @@ export type SessionViewT = Static<typeof SessionView>
 const STAFF_ID = { staff_id: 'id' }
 
 export const PEOPLE_OPERATIONS = {
-  /* ---------- signing in (issue 27 §1, §4) ---------- */
+  /* ---------- signing in (docs/design.md §21) ---------- */
 
   'auth.password': op<SessionViewT>()({
     summary: 'Sign in with a login and password',

@@ -102,7 +102,7 @@ export const DEFAULT_AWAY: AwaySettings = {
 }
 
 /**
- * Opening hours beyond the seed's one window (issue 13 §3, docs/design.md §16): several windows on a
+ * Opening hours beyond the seed's one window (docs/design.md §16): several windows on a
  * day (`ranges`; a day without its own uses `active_hours`) and holidays (local `YYYY-MM-DD`, closed).
  * `active_days` stays the list of open days and `active_hours` the default window, so the seed's
  * routes remain views of this model.
@@ -140,7 +140,7 @@ export const ChatPause = Type.Object({
     description: 'human_reply: a person answered; manual: paused by hand; keyword: the customer asked for a person; assistant: the assistant handed the chat over (docs/assistant.md).'
   }),
   by: Type.Union([Type.Literal('desk'), Type.Literal('phone'), Type.Literal('api'), Type.Literal('customer')]),
-  taken_by: Type.Optional(Type.Union([SentBy, Type.Null()], { description: 'Who took the conversation over (issue 27): the person or key whose reply or pause it was.' }))
+  taken_by: Type.Optional(Type.Union([SentBy, Type.Null()], { description: 'Who took the conversation over: the person or key whose reply or pause it was.' }))
 })
 export type ChatPause = Static<typeof ChatPause>
 

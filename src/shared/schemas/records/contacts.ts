@@ -2,7 +2,7 @@
 import Type, { type Static } from 'typebox'
 
 /**
- * Opt-out (issue 14 §1): a customer whose whole message is an opt-out word is marked opted out (no
+ * Opt-out (docs/design.md §17 "Opt-out"): a customer whose whole message is an opt-out word is marked opted out (no
  * broadcast or scheduled message reaches them) and told once; an opt-in word reverses it.
  */
 export const OptOutSettings = Type.Object({
@@ -59,7 +59,7 @@ export function defaultOptOut(botLang: string): OptOutSettings {
 }
 
 /**
- * A contact (issue 14 §1, the original service's `/contact` shape plus labels, notes, opt-out and
+ * A contact (docs/design.md §17, the original service's `/contact` shape plus labels, notes, opt-out and
  * when they last wrote). Made by hand or collected from conversations; `number` is digits only.
  */
 export const Contact = Type.Object({
@@ -87,7 +87,7 @@ export type Contact = Static<typeof Contact>
 /** The colours a label may have (Mantine's palette names; the UI paints them). */
 export const LABEL_COLORS = ['blue', 'green', 'orange', 'red', 'grape', 'teal', 'yellow', 'pink', 'indigo', 'cyan', 'lime', 'violet', 'gray'] as const
 
-/** A label (issue 14 §1): a name and a colour, put on contacts and so on their conversations. Account-wide. */
+/** A label (docs/design.md §18 "Labels"): a name and a colour, put on contacts and so on their conversations. Account-wide. */
 export const Label = Type.Object({
   _id: Type.String(),
   name: Type.String({ minLength: 1, maxLength: 40 }),
@@ -97,7 +97,7 @@ export const Label = Type.Object({
 })
 export type Label = Static<typeof Label>
 
-/** A contact group (issue 14 §2, the original service's `/contact_groups` shape). */
+/** A contact group (docs/design.md §17, the original service's `/contact_groups` shape). */
 export const ContactGroup = Type.Object({
   _id: Type.String(),
   title: Type.String({ minLength: 1, maxLength: 100 }),

@@ -2,7 +2,7 @@
 import Type, { type Static } from 'typebox'
 
 /**
- * How long an instance keeps its history (issue 25 §2, docs/design.md §14): forever by default, or
+ * How long an instance keeps its history (docs/design.md §20): forever by default, or
  * N days; the media files kept in the data dir may go sooner than the text.
  */
 export const RetentionSettings = Type.Object({

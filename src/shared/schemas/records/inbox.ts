@@ -2,7 +2,7 @@
 import Type, { type Static } from 'typebox'
 
 /**
- * The desk's state of one conversation (issue 13 §1, docs/design.md §15 "Inbox"): up to which message
+ * The desk's state of one conversation (docs/design.md §15 "Inbox"): up to which message
  * the owner has read it and whether it is resolved. A customer message newer than `resolved_at`
  * reopens it (derived when listed, so an inbound message costs no write here).
  */
@@ -16,7 +16,7 @@ export const ChatState = Type.Object({
 })
 export type ChatState = Static<typeof ChatState>
 
-/** A saved snippet the desk inserts by typing `/shortcut` (issue 13 §1). One list for the whole app. */
+/** A saved snippet the desk inserts by typing `/shortcut` (docs/design.md §15). One list for the whole app. */
 export const QuickReply = Type.Object({
   _id: Type.String(),
   shortcut: Type.String({ format: 'shortcut', description: 'Typed after "/" in the composer: lower-case letters, digits, _ and -.' }),

@@ -51,7 +51,7 @@ export const BotDecisionRecord = Type.Object(
 export type BotDecisionRecord = Static<typeof BotDecisionRecord>
 
 /**
- * Who sent an outbound message (issue 27 §1): a person (the owner or a staff member), a script's API
+ * Who sent an outbound message (docs/design.md §21 "`sent_by`"): a person (the owner or a staff member), a script's API
  * key, the bot, outreach, or the owner on the phone. `id` names the staff member or key.
  */
 export const SentBy = Type.Object(
@@ -152,7 +152,7 @@ export const LoggedMessage = Type.Object({
 })
 export type LoggedMessage = Static<typeof LoggedMessage>
 
-/** A message log entry as the original service's `/message-log` answers it (issue 14 §6): the log entry with `_id`, its instance and an ISO time. */
+/** A message log entry as the original service's `/message-log` answers it (docs/design.md §17): the log entry with `_id`, its instance and an ISO time. */
 export const MessageLogRecord = Type.Object({
   _id: Type.String({ description: 'The WhatsApp message id.' }),
   instance_id: Type.String(),

@@ -6,7 +6,7 @@ import Type, { type Static } from 'typebox'
 import { ActiveHours, WEEK_DAYS } from './common'
 
 /**
- * The send governor (issue 14 §5, docs/design.md §18): how fast broadcasts and scheduled messages
+ * The send governor (docs/design.md §18): how fast broadcasts and scheduled messages
  * leave this number. Bot and owner replies are not governed. Defaults and their sources: docs/design.md §18.
  */
 export const OutreachSettings = Type.Object({
@@ -59,7 +59,7 @@ export const BroadcastRecipient = Type.Object({ number: Type.String(), name: Typ
 export type BroadcastRecipient = Static<typeof BroadcastRecipient>
 
 /**
- * A broadcast (issue 14 §3, the original service's `/broadcast` record plus `skipped`, `status_reason`
+ * A broadcast (docs/design.md §18 "Broadcasts", the original service's `/broadcast` record plus `skipped`, `status_reason`
  * and `current`). Each recipient is in exactly one of `pending`, `current`, `sent`, `failed`, `skipped`.
  */
 export const Broadcast = Type.Object({
@@ -88,7 +88,7 @@ export type Broadcast = Static<typeof Broadcast>
 
 export const SCHEDULE_REPEATS = ['none', 'daily', 'weekly', 'monthly'] as const
 
-/** A scheduled message (issue 14 §4): one-off or recurring, at a local time in the instance's zone. */
+/** A scheduled message (docs/design.md §18 "Scheduled messages"): one-off or recurring, at a local time in the instance's zone. */
 export const ScheduledMessage = Type.Object({
   _id: Type.String(),
   client_id: Type.String(),

@@ -1,5 +1,5 @@
 /**
- * kill -9 during the import of a 0.1 data dir, at several points (issue 25 §3): a child process runs
+ * kill -9 during the import of a 0.1 data dir, at several points (docs/storage.md "Importing a data dir of release 0.1"): a child process runs
  * the import on a copy of the fixture and is SIGKILLed when it reports the chosen step (it waits
  * there: inside the step's transaction, after its commit, or after a rename of the move); then a
  * start in this process finishes the import. The result must equal an import never interrupted:

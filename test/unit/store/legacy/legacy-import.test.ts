@@ -1,5 +1,5 @@
 /**
- * The import of a 0.1 data dir (issue 25 §3 "Migration"): the fixture (test/fixtures/legacy-0.1.0,
+ * The import of a 0.1 data dir (docs/storage.md "Importing a data dir of release 0.1"): the fixture (test/fixtures/legacy-0.1.0,
  * taken while 0.1 ran and after a clean stop) copied to a temp dir and opened with `openStorage`,
  * against a real SQLite file and config.json. Every record is compared with what the 0.1 files hold
  * (read by the legacy readers, themselves checked against 0.1's code in

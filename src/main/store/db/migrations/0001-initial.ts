@@ -1,9 +1,9 @@
 /**
- * Migration 1: every table of the first database version (./schema.ts describes them), its indexes,
+ * Migration 1: every table of the first database version (../schema.ts describes them), its indexes,
  * and the message search index. On SQLite exactly as released; on PostgreSQL the same tables with
  * the types of ../dialect.ts and the search of {@link postgresSearch}.
  *
- * Search (docs/design.md §14): an FTS5 table with the trigram tokenizer over each message's text and
+ * Search (docs/design.md §20): an FTS5 table with the trigram tokenizer over each message's text and
  * the sender's name and number, diacritics folded (`remove_diacritics 1`): any run of 3+ characters is
  * found inside words and in scripts written without spaces (Signal-Desktop's word-prefix index fails
  * its Chinese and Japanese users, #5180). Contentless (`content=''`, the text is already in

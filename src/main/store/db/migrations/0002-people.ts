@@ -1,5 +1,5 @@
 /**
- * Migration 2: the people at the desk (issue 27, docs/design.md §14 "People"): staff accounts, their
+ * Migration 2: the people at the desk (docs/design.md §21): staff accounts, their
  * one-time invites and web sessions, scoped API keys, the audit log, who a conversation is assigned
  * to, and a conversation's timeline of those changes.
  *

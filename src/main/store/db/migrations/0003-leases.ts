@@ -1,5 +1,5 @@
 /**
- * Migration 3: workers and the leases of instances (issue 26, docs/storage.md "Leases and fencing
+ * Migration 3: workers and the leases of instances (docs/storage.md "Leases and fencing
  * tokens"). Several `npm run serve` processes (workers) share one database; each instance's socket
  * is owned by one worker at a time through its row in `instance_leases`: the owner, when the lease
  * expires, and a fencing token that the owner's credential writes carry. Times are epoch ms.

@@ -1,5 +1,5 @@
 /**
- * Migration 4: the configuration document in the database (issue 26, docs/storage.md "The
+ * Migration 4: the configuration document in the database (docs/storage.md "The
  * configuration document"). In database mode (`CHATAPP_DATABASE_URL`) the account, the app's settings
  * and the instances live in one row of `config_document` instead of the data dir's `config.json`, so
  * every worker on the database reads and writes the same document (../../config/database-document.ts).

@@ -1,5 +1,5 @@
 /**
- * Migration 5: `Idempotency-Key` on sends (issue 26; docs/design.md §22 "Idempotency-Key"). A send
+ * Migration 5: `Idempotency-Key` on sends (docs/design.md §22 "Idempotency-Key"). A send
  * retried with the same key by the same caller on the same route answers the first answer stored here
  * instead of sending again. One row per (key, caller, route): the request's hash (a different body with
  * the same key is refused), the answer's status and body (both null while the first request runs) and

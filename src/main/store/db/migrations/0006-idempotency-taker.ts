@@ -1,5 +1,5 @@
 /**
- * Migration 6: who took a request made with an `Idempotency-Key` (issue 26; docs/design.md §22
+ * Migration 6: who took a request made with an `Idempotency-Key` (docs/design.md §22
  * "Idempotency-Key"). A request in progress whose process died stayed "in progress" for the key's
  * whole life; with its taker stored, a retry can tell a dead attempt from a running one:
  * `taken_by` is the worker id and `fencing_token` its lease's token on the instance (database mode),

@@ -1,5 +1,5 @@
 /**
- * Migration 9: the assistant (docs/assistant.md; docs/storage.md "The assistant's tables").
+ * Migration 9: the assistant (docs/assistant.md; docs/design.md §23 "Records").
  *
  * - `assistant_settings`: one row per instance that set its assistant up: the settings as JSON and
  *   the endpoint's key in a column of its own, which no read of the settings selects by accident

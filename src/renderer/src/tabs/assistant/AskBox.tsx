@@ -1,5 +1,5 @@
 /**
- * "Ask your assistant" (docs/assistant.md "The dry run"): what a customer writing this would get,
+ * "Ask your assistant" (docs/assistant.md "The HTTP API": `POST /chatapp/assistant/ask`): what a customer writing this would get,
  * sent to nobody: the answer, whether it hands the chat to a person, the knowledge it drew on, the
  * tokens and the model's time; when it cannot answer, why, and the fallback the customer would get.
  */

@@ -1,5 +1,5 @@
 /**
- * What the UI says about the workers (issue 26, docs/design.md §22): only a desk that really runs on
+ * What the UI says about the workers (docs/design.md §22): only a desk that really runs on
  * several workers shows them; the desktop (one process) shows nothing. Pure.
  */
 import type { ClusterT } from '../../../../shared/operations/table/cluster'

@@ -1,6 +1,6 @@
 /**
- * Contacts and contact groups (issue 14 §1–2): the customers the bot met and those the owner added or
- * imported, searched and filtered by group and label on the server (issue 25 §2), a page at a time;
+ * Contacts and contact groups (docs/design.md §17): the customers the bot met and those the owner added or
+ * imported, searched and filtered by group and label on the server (docs/ui.md "The long history"), a page at a time;
  * import from CSV (ImportModal), export, edit, opt out. Read-only for whoever may not change contacts
  * (an agent): no adding, importing, labels, groups or editing.
  */

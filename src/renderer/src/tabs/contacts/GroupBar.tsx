@@ -1,4 +1,4 @@
-/** The contact groups as filter chips (the list is filtered on the server), with making, renaming and deleting a group (issue 14 §2). */
+/** The contact groups as filter chips (the list is filtered on the server), with making, renaming and deleting a group (docs/design.md §17). */
 import { Button, Chip, Group, TextInput } from '@mantine/core'
 import { useState } from 'react'
 import type { ContactGroup } from '../../../../shared/schemas/records'

@@ -1,5 +1,5 @@
 /**
- * Importing contacts from a CSV file (issue 14 §1): the file's columns mapped to name, number, labels
+ * Importing contacts from a CSV file (docs/design.md §18 "Contacts CSV"): the file's columns mapped to name, number, labels
  * and notes (found by their usual names unless picked), an optional group, then the core's report:
  * how many were imported, how many were already saved, and each refused row with its reason.
  */

@@ -1,4 +1,4 @@
-/** The labels (issue 14 §1): rename, recolour or delete each; renaming or deleting changes every contact. */
+/** The labels (docs/design.md §18 "Labels"): rename, recolour or delete each; renaming or deleting changes every contact. */
 import { ActionIcon, Button, ColorSwatch, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core'
 import { useState } from 'react'
 import { LABEL_COLORS, type Label } from '../../../../shared/schemas/records'

@@ -1,5 +1,5 @@
 /**
- * The Contacts screen's list (issue 25 §2): searched and filtered on the server (`contacts.list` with
+ * The Contacts screen's list (docs/ui.md "The long history"): searched and filtered on the server (`contacts.list` with
  * `q`, `group_id`, `label`), a page at a time by `offset`; reloaded, as far as it was read, when the
  * instance's contacts change.
  */

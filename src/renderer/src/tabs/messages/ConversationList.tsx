@@ -1,5 +1,5 @@
 /**
- * The inbox's conversations (issue 13 §1): mine / unassigned / all (issue 27), open / unanswered / resolved / all, a filter by name or
+ * The inbox's conversations (docs/design.md §15): mine / unassigned / all (docs/ui.md "People at the desk"), open / unanswered / resolved / all, a filter by name or
  * number, a new chat by number, and a row per chat with its unread count, the unanswered marker, its
  * labels, assignee and instance.
  */

@@ -1,5 +1,5 @@
 /**
- * A conversation of any length (issue 25 §2): a virtualised list (react-virtuoso) that draws only the
+ * A conversation of any length (docs/ui.md "The long history"): a virtualised list (react-virtuoso) that draws only the
  * bubbles on screen from the pages ./use-chat-history.ts holds, loads older ones as the person scrolls
  * up (what is on screen stays in place) and newer ones down after a jump, follows new messages while
  * at the bottom, and opens at a search hit, highlighted for a moment.

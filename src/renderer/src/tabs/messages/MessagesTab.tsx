@@ -1,5 +1,5 @@
 /**
- * The inbox (issue 13 §1, issue 25 §2): on the left either the conversations (./ConversationList.tsx)
+ * The inbox (docs/design.md §15, docs/ui.md "The long history"): on the left either the conversations (./ConversationList.tsx)
  * or, while the search box holds words, the messages that contain them (./SearchResults.tsx), of the
  * picked instance or of every instance; on the right the open chat (./ChatView.tsx), at the picked
  * hit. On a phone the list and the chat take turns on the screen.

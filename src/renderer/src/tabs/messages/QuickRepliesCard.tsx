@@ -1,5 +1,5 @@
 /**
- * The desk's quick replies (issue 13 §1): saved snippets, inserted in the composer by typing
+ * The desk's quick replies (docs/design.md §15): saved snippets, inserted in the composer by typing
  * `/shortcut`. Listed, added, changed and deleted here; one list for every instance.
  */
 import { ActionIcon, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Textarea, UnstyledButton } from '@mantine/core'

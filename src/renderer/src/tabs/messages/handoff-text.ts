@@ -10,7 +10,7 @@ const WHY: Record<ChatPause['reason'], string> = {
   assistant: 'the assistant handed the chat to a person'
 }
 
-/** Why the bot is paused, naming who took the chat over when it was someone else (issue 27 `taken_by`). */
+/** Why the bot is paused, naming who took the chat over when it was someone else (`taken_by`, docs/design.md §21 "Hand-off"). */
 export function pauseReason(p: Pick<ChatPause, 'reason' | 'taken_by'>, me: Pick<MeViewT, 'kind' | 'id'> | null): string {
   if (p.taken_by && p.reason !== 'keyword' && p.reason !== 'assistant' && !isMine(p.taken_by, me)) return p.reason === 'human_reply' ? `${p.taken_by.name} replied` : `paused by ${p.taken_by.name}`
   return WHY[p.reason]

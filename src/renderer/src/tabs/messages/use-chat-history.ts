@@ -1,5 +1,5 @@
 /**
- * The part of a chat's history the conversation view holds (issue 25 §2): the newest page at first,
+ * The part of a chat's history the conversation view holds (docs/ui.md "The long history"): the newest page at first,
  * or the messages around one message (a search hit); older pages prepended as the person scrolls up
  * (`before` cursor), newer ones appended after a jump (`after` cursor); new messages appended live
  * once the newest is loaded. Cursors are entry ids, stable while messages arrive (docs/design.md §7).

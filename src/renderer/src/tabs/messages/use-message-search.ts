@@ -1,5 +1,5 @@
 /**
- * The inbox's message search (issue 25 §2): `messages.list` with `q` on each instance searched, hits
+ * The inbox's message search (docs/ui.md "The long history"): `messages.list` with `q` on each instance searched, hits
  * merged newest first (./search-merge.ts), more pages by cursor (`before` = an instance's last hit).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'

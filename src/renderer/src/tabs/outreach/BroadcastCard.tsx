@@ -1,5 +1,5 @@
 /**
- * One broadcast and how far it got (issue 14 §3): a progress bar with counts, when the governor
+ * One broadcast and how far it got (docs/design.md §18 "Broadcasts"): a progress bar with counts, when the governor
  * expects it to finish and why it waits, the reason of a pause, pause / resume / cancel, and the
  * people skipped or failed with the reason for each.
  */

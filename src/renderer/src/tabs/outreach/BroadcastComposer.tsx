@@ -1,5 +1,5 @@
 /**
- * A new broadcast (issue 14 §3): to a contact group or to numbers typed in, with the message. The
+ * A new broadcast (docs/design.md §18 "Broadcasts"): to a contact group or to numbers typed in, with the message. The
  * send governor spaces it out; the card of each broadcast shows how far it got.
  */
 import { Button, Card, SegmentedControl, Select, Stack, Text, Textarea, Title } from '@mantine/core'

@@ -1,5 +1,5 @@
 /**
- * The send governor of this number (issue 14 §5): where it stands (today's quota after warm-up, what
+ * The send governor of this number (docs/design.md §18 "The send governor"): where it stands (today's quota after warm-up, what
  * it sent, when the next outreach message may leave, WhatsApp's capping) and its settings.
  */
 import { Alert, Group, NumberInput, SimpleGrid, Switch, Text, TextInput } from '@mantine/core'

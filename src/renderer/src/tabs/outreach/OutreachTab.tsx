@@ -1,5 +1,5 @@
 /**
- * Outreach (issue 14 §3–5): new broadcasts and how each is going, scheduled messages, and the send
+ * Outreach (docs/design.md §18): new broadcasts and how each is going, scheduled messages, and the send
  * governor of this number. Two columns on a wide screen, one on a phone.
  */
 import { Grid, Stack, Title } from '@mantine/core'

@@ -1,5 +1,5 @@
 /**
- * Scheduled messages (issue 14 §4): once, daily, weekly on chosen days or monthly, at a local time in
+ * Scheduled messages (docs/design.md §18 "Scheduled messages"): once, daily, weekly on chosen days or monthly, at a local time in
  * the instance's zone, to a contact, a contact group or a chat; each with its next run and last result.
  */
 import { ActionIcon, Badge, Button, Card, Chip, Group, Modal, SegmentedControl, Select, Stack, Switch, Text, TextInput } from '@mantine/core'

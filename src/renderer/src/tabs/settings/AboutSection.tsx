@@ -1,5 +1,5 @@
 /**
- * Settings → About (issue 28): the version, updates (check now, what's new, download, "Restart to
+ * Settings → About (docs/ui.md "Updates in the UI"): the version, updates (check now, what's new, download, "Restart to
  * update", the automatic download switch) and where the data lives. The status comes from the store,
  * kept live by the desktop updater's `update` events; the headless server shows why it has none.
  */

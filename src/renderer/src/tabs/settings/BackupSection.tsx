@@ -1,5 +1,5 @@
 /**
- * Settings → Backup (issue 25 §3, docs/storage.md "Backup and restore"), for the whole app, not one
+ * Settings → Backup (docs/storage.md "Backup and restore"), for the whole app, not one
  * instance: the daily backup and how many are kept, "Back up now", the kept backups (download one, restore
  * one), and "Restore from a file…". A restore replaces everything the app holds; the confirmation says so,
  * and where the current data goes. Once the app serves the restored data the page reloads (every tab reads

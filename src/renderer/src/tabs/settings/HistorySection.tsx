@@ -1,5 +1,5 @@
 /**
- * History (issue 25 §2, docs/design.md §14): how long this instance keeps its messages (forever by
+ * History (docs/design.md §20): how long this instance keeps its messages (forever by
  * default, or N days) and the media files downloaded from them (as long as the message, or N days),
  * said in plain words: what goes, and when (once a day).
  */

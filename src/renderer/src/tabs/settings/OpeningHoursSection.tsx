@@ -1,5 +1,5 @@
 /**
- * Several windows a day and holidays (issue 13 §3): per weekday its own windows (a lunch break:
+ * Several windows a day and holidays (docs/design.md §16 "Opening hours"): per weekday its own windows (a lunch break:
  * 9:00–13:00 and 15:00–19:00), else the active hours above; holidays are closed all day. Which days
  * are open at all stays in Active days.
  */

@@ -1,5 +1,5 @@
 /**
- * Opt-out (issue 14 §1): the words a customer writes to stop broadcasts and scheduled messages (and
+ * Opt-out (docs/design.md §17 "Opt-out"): the words a customer writes to stop broadcasts and scheduled messages (and
  * to get them again), and what they are told. Defaults follow the bot's language.
  */
 import { SimpleGrid, TextInput, Textarea } from '@mantine/core'

@@ -1,5 +1,5 @@
 /**
- * Settings → Workers (issue 26): the workers sharing the database and how many instances each runs,
+ * Settings → Workers (docs/design.md §22): the workers sharing the database and how many instances each runs,
  * shown only when there are several (docs/deploy.md); a worker unseen for a lease time is "Not
  * responding". Reloads when a worker claims or loses an instance (`cluster`, heard from every worker: a failover shows live).
  */

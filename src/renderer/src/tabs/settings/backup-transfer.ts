@@ -1,5 +1,5 @@
 /**
- * Settings → Backup's logic without React (docs/ui.md "Backups"): moving a backup file through the UI
+ * Settings → Backup's logic without React (docs/ui.md "Settings → Backup"): moving a backup file through the UI
  * contract, and the words for a backup and a failed restore. IPC and /rpc carry JSON, so a kept backup is
  * read in parts of at most 4 MiB (`backups.read`) and a picked file is sent in parts (`backups.upload`),
  * as base64: no message holds a whole backup. The functions take the contract's `call`, so tests run them
