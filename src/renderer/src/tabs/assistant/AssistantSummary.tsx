@@ -33,7 +33,7 @@ export function AssistantSummary({ view }: { view: AssistantView }) {
         <Text size="sm">When it cannot answer: {view.fallback === 'handoff' ? 'the chat is handed to a person' : 'the default message is sent'}.</Text>
         {view.instructions && (
           <Text size="sm" style={{ whiteSpace: 'pre-wrap' }} data-testid="assistant-summary-instructions">
-            {view.instructions}
+            <b>Instructions:</b> {view.instructions}
           </Text>
         )}
         <Text size="xs" c="dimmed">
