@@ -52,7 +52,12 @@ export class ConfigStore {
   private chain: Promise<unknown> = Promise.resolve()
   private closed = false
   private unlisten: (() => Promise<void>) | null = null
-  /** A re-LISTEN waiting for its turn after the listening connection broke. */
+  /**
+   * Changes written ({@link update} calls that stored something), tries that another worker's write
+   * came before (database mode) and changes refused after {@link MAX_WRITE_ATTEMPTS} tries
+   * (diagnostics, benchmarks: `npm run bench -- config`).
+   */
+  readonly stats = { changes: 0, retries: 0, failed: 0 }
 
   private constructor(
     private readonly low: Low<ConfigData>,
@@ -119,10 +124,16 @@ export class ConfigStore {
         try {
           await this.low.write()
           this.committed = next
+          this.stats.changes++
           return next
         } catch (err) {
           this.low.data = this.committed
-          if (!(err instanceof ConfigConflictError) || attempt >= MAX_WRITE_ATTEMPTS) throw err
+          if (!(err instanceof ConfigConflictError)) throw err
+          if (attempt >= MAX_WRITE_ATTEMPTS) {
+            this.stats.failed++
+            throw err
+          }
+          this.stats.retries++
           // Another worker's write came first: its document is the one to change.
           await this.reread()
         }
