@@ -2,11 +2,11 @@
  * One worker of bench/config-bench.ts, in a process of its own: the real core and HTTP API
  * (`startCore` + `buildApiServer`, as `serve` runs them) on the PostgreSQL database given as the first
  * argument, worker id the second. The bench needs the worker's configuration store counters
- * (ConfigStore.stats: changes, retries, refused), which the API does not show, so the store is
+ * (ConfigStore.stats: changes, and those re-applied to another worker's newer document), which the API does not show, so the store is
  * caught as it opens.
  *
  * Prints `CONFIG-WORKER-READY {"url"}` once listening. On a line `stats` on stdin, prints
- * `CONFIG-WORKER-STATS {changes, retries, failed, version}`. Exits on SIGTERM after closing the core.
+ * `CONFIG-WORKER-STATS {changes, reapplied, version}`. Exits on SIGTERM after closing the core.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'

@@ -197,6 +197,30 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(JSON.parse(row.body)).toMatchObject({ account, instances: [{ _id: 'i1' }] })
   })
 
+  it('three workers changing 200 instances at once lose no change: every one resolves and is stored', async () => {
+    const [a, b, c] = [await worker(backend), await worker(backend), await worker(backend)]
+    const ids = Array.from({ length: 200 }, (_, i) => `i${i}`)
+    await a.config.update((d) => void d.instances.push(...ids.map(instance)))
+    await Promise.all([b.config.refresh(), c.config.refresh()])
+    // Each worker changes its own third of the instances, one change after another, all three at
+    // once: every change is acknowledged and the last one of each instance is what is stored.
+    const rounds = 40
+    const results = await Promise.allSettled(
+      [a, b, c].map(async (w, n) => {
+        for (let k = 0; k < rounds; k++) {
+          const id = ids[(k * 3 + n) % ids.length]!
+          await w.config.update((d) => void (d.instances.find((i) => i._id === id)!.settings.bot_name = `w${n} ${k}`))
+        }
+      })
+    )
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([])
+    const stored = (JSON.parse((await storedRow(a.db)).body) as ConfigData).instances
+    const expected = new Map<string, string>()
+    for (let n = 0; n < 3; n++) for (let k = 0; k < rounds; k++) expected.set(ids[(k * 3 + n) % ids.length]!, `w${n} ${k}`)
+    expect(stored.filter((i) => expected.has(i._id)).map((i) => [i._id, i.settings.bot_name])).toEqual([...expected].sort((x, y) => ids.indexOf(x[0]) - ids.indexOf(y[0])))
+    expect(stored).toHaveLength(200)
+  })
+
   it('a write after close is refused and the row is left as it was', async () => {
     const a = await worker(backend)
     await a.config.update((d) => void (d.account = account))

@@ -11,10 +11,10 @@
  * is a recipe (immer) applied to a copy; the copy is written whole, and only once it is stored do
  * readers see it, so a failed write (a full disk) leaves memory as it was and the caller gets the
  * error. Changes are written one after another, in the order asked. In database mode another worker
- * may write between this one's read and its write: the write then changes nothing
- * (ConfigConflictError), and the store reads the newer document and applies the same recipe to it
- * (recipes are pure functions of the draft, so running one again is safe): two workers' changes to
- * different instances both survive.
+ * may write between this one's read and its write: the write's transaction then locks the row, reads
+ * the newer document and applies the same recipe to it (recipes are pure functions of the draft, so
+ * running one again is safe; ./database-document.ts `change`): two workers' changes to different
+ * instances both survive, and no change fails because others were written at once.
  */
 import { produce, type Draft } from 'immer'
 import { Low } from 'lowdb'
@@ -27,13 +27,6 @@ import { CONFIG_CHANNEL, ConfigConflictError, DatabaseDocument, type DocumentDat
 export { CONFIG_DEFAULTS, DEFAULT_BACKUP_SETTINGS, type Account, type AppSettings, type BackupSettings, type ConfigData, type SmtpSettings, type WaWebVersionRecord } from './config-data'
 export { ConfigConflictError } from './database-document'
 import { DurableJsonFile } from './durable-json-file'
-
-/**
- * Tries of one change in database mode, the first included, before its ConfigConflictError reaches
- * the caller: each retry follows another worker's committed write, so only a burst of writers from
- * several workers at once needs more than two.
- */
-export const MAX_WRITE_ATTEMPTS = 5
 
 /** A database that can tell this process of other workers' commits (PostgreSQL's LISTEN; ../db/database.ts). */
 export type ListeningDatabase = DocumentDatabase & Partial<Pick<DatabaseHandle, 'listen'>>
@@ -53,11 +46,11 @@ export class ConfigStore {
   private closed = false
   private unlisten: (() => Promise<void>) | null = null
   /**
-   * Changes written ({@link update} calls that stored something), tries that another worker's write
-   * came before (database mode) and changes refused after {@link MAX_WRITE_ATTEMPTS} tries
-   * (diagnostics, benchmarks: `npm run bench -- config`).
+   * Changes written ({@link update} calls that stored something), and of those, the ones another
+   * worker's write came before, re-applied to its newer document (database mode; diagnostics,
+   * benchmarks: `npm run bench -- config`).
    */
-  readonly stats = { changes: 0, retries: 0, failed: 0 }
+  readonly stats = { changes: 0, reapplied: 0 }
 
   private constructor(
     private readonly low: Low<ConfigData>,
@@ -107,37 +100,37 @@ export class ConfigStore {
 
   /**
    * Applies `recipe` to a copy, writes it, then makes it the document; resolves with it. Nothing is
-   * written when the recipe changes nothing. In database mode a write that another worker's came
-   * before is retried on the newer document, `recipe` run again ({@link MAX_WRITE_ATTEMPTS} tries in
-   * all): a recipe must be a pure function of the draft. Rejects with the write's error (after the
-   * last try: ConfigConflictError), memory unchanged, and after {@link close}.
+   * written when the recipe changes nothing. In database mode, when another worker wrote first,
+   * `recipe` runs again on the newer document in the write's transaction (it must be a pure function
+   * of the draft), and that is the document resolved. Rejects with the write's error (a full disk; in
+   * database mode a newer row that fails the checks: DataFileError), memory unchanged, and after
+   * {@link close}.
    */
   update(recipe: (draft: Draft<ConfigData>) => void): Promise<Readonly<ConfigData>> {
     // A writer that outlives the store (a WA Web version fetch finishing during a restore) would
     // write this whole, older document over the file now in its place.
     if (this.closed) return Promise.reject(new Error('the configuration document is closed'))
     const run = this.chain.then(async () => {
-      for (let attempt = 1; ; attempt++) {
-        const next = produce(this.committed, recipe)
-        if (next === this.committed) return next
-        this.low.data = next
-        try {
-          await this.low.write()
-          this.committed = next
-          this.stats.changes++
-          return next
-        } catch (err) {
-          this.low.data = this.committed
-          if (!(err instanceof ConfigConflictError)) throw err
-          if (attempt >= MAX_WRITE_ATTEMPTS) {
-            this.stats.failed++
-            throw err
-          }
-          this.stats.retries++
-          // Another worker's write came first: its document is the one to change.
-          await this.reread()
-        }
+      const next = produce(this.committed, recipe)
+      if (next === this.committed) return next
+      if (this.row) {
+        const stored = await this.row.change(next, (current) => produce(current, recipe))
+        this.low.data = stored.data
+        this.committed = Object.freeze(stored.data)
+        this.stats.changes++
+        if (stored.reapplied) this.stats.reapplied++
+        return this.committed
       }
+      this.low.data = next
+      try {
+        await this.low.write()
+      } catch (err) {
+        this.low.data = this.committed
+        throw err
+      }
+      this.committed = next
+      this.stats.changes++
+      return next
     })
     this.chain = run.catch(() => {})
     return run
