@@ -143,8 +143,17 @@ export class ConfigStore {
    * resolves with what it holds.
    */
   refresh(): Promise<Readonly<ConfigData>> {
+    return this.refreshUnless(null)
+  }
+
+  /**
+   * {@link refresh}, skipped when by its turn the held document is version `version` or newer: a burst
+   * of other workers' writes, each notified, is read once, not once per write.
+   */
+  private refreshUnless(version: number | null): Promise<Readonly<ConfigData>> {
     const run = this.chain.then(async () => {
-      if (!this.closed) await this.reread()
+      const held = this.row?.version ?? null
+      if (!this.closed && (version === null || held === null || held < version)) await this.reread()
       return this.committed
     })
     this.chain = run.catch(() => {})
@@ -165,8 +174,8 @@ export class ConfigStore {
     const row = this.row
     const listen = this.database.listen
     // Never rejects: the outcome goes to onRefresh.
-    const refreshed = (): void =>
-      void this.refresh().then(
+    const refreshed = (version: number | null = null): void =>
+      void this.refreshUnless(version).then(
         (data) => onRefresh(null, data),
         (err: unknown) => onRefresh(err instanceof Error ? err : new Error(String(err)), this.committed)
       )
@@ -174,10 +183,10 @@ export class ConfigStore {
       // This worker's own writes are notified too: nothing newer to read then.
       const version = Number(payload)
       if (row.version !== null && Number.isSafeInteger(version) && version <= row.version) return
-      refreshed()
+      refreshed(Number.isSafeInteger(version) ? version : null)
     }
     // Writes made while the connection was down were not notified: read the document once it listens again.
-    this.unlisten = await listenLasting(listen, CONFIG_CHANNEL, onNotify, { onRelisten: refreshed, ...(relistenMs ? { relistenMs } : {}) })
+    this.unlisten = await listenLasting(listen, CONFIG_CHANNEL, onNotify, { onRelisten: () => refreshed(), ...(relistenMs ? { relistenMs } : {}) })
   }
 
   /** Database mode: the version of the document this worker holds (null: the data dir's file, or no row yet). */
