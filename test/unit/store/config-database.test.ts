@@ -220,6 +220,17 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(await storedDocument(a.db)).toMatchObject({ account, instances: [{ _id: 'i1' }] })
   })
 
+  it('a worker holding a later version than a row written again from 1 reads it whole', async () => {
+    const a = await worker(backend)
+    await a.config.update((d) => void d.instances.push(instance('i1')))
+    await a.config.update((d) => void (d.account = account))
+    const b = await worker(backend)
+    await sql`DELETE FROM config_document`.execute(a.db.db)
+    await a.config.update((d) => void (d.instances[0]!.settings.bot_name = 'Ana'))
+    expect((await storedRow(a.db)).version).toBe(1)
+    expect((await b.config.refresh()).instances.map((i) => i.settings.bot_name)).toEqual(['Ana'])
+  })
+
   it('three workers changing 200 instances at once lose no change: every one resolves and is stored', async () => {
     const [a, b, c] = [await worker(backend), await worker(backend), await worker(backend)]
     const ids = Array.from({ length: 200 }, (_, i) => `i${i}`)

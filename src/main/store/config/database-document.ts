@@ -265,7 +265,9 @@ async function load(db: Kysely<Database>, file: string, held: ConfigData | null,
       throw new DataFileError(`${file} (table config_instances, id ${row.id})`, err)
     }
   }
-  if (!held || heldVersion === null) {
+  // A version lower than the held one: the row was deleted by hand and written again from 1, so the
+  // stamps say nothing about what changed since.
+  if (!held || heldVersion === null || version < heldVersion) {
     const rows = await db.selectFrom('config_instances').select(['id', 'body']).orderBy('position').orderBy('id').execute()
     return { data: { ...own, instances: rows.map(parse) }, version }
   }
