@@ -15,9 +15,10 @@
  *   through the instance's owner and relayed through the other worker, p50/p99 (what forwarding adds);
  *   sends per second over 6 instances with 1, 2 and 3 `serve` workers (ratios to 1 worker); failover
  *   after kill -9, the median of 5 (./workers-bench.ts). About two minutes.
- * - config: the configuration in database mode (docs/storage.md "In database mode"): settings of 20 and 200 instances changed
- *   through 3 `serve`-like workers at once against 1 worker: changes/s, p50/p99, retried tries,
- *   refused and lost changes, the configuration's size (./config-bench.ts). About a minute.
+ * - config: the configuration in database mode (docs/storage.md "In database mode"): settings of 20
+ *   and 200 instances changed through 3 workers (processes of their own) at once against 1 worker:
+ *   changes/s, p50/p99, changes re-applied on another worker's newer document, refused and lost
+ *   changes, the configuration's size; median of 3 rounds (./config-bench.ts). About three minutes.
  * - copy: `npm run db:copy` of a desk of 100,000 messages from SQLite to PostgreSQL and back (issue 26
  *   §1): rows per second, the check included, median of 3 (./copy-bench.ts). About a minute.
  * - search: the same searches (a common word, a rare one, two words, a part of a word, an accented
