@@ -15,6 +15,10 @@
  *   through the instance's owner and relayed through the other worker, p50/p99 (what forwarding adds);
  *   sends per second over 6 instances with 1, 2 and 3 `serve` workers (ratios to 1 worker); failover
  *   after kill -9, the median of 5 (./workers-bench.ts). About two minutes.
+ * - config: the configuration in database mode (docs/storage.md "In database mode"): settings of 20
+ *   and 200 instances changed through 3 workers (processes of their own) at once against 1 worker:
+ *   changes/s, p50/p99, changes re-applied on another worker's newer document, refused and lost
+ *   changes, the configuration's size; median of 3 rounds (./config-bench.ts). About three minutes.
  * - copy: `npm run db:copy` of a desk of 100,000 messages from SQLite to PostgreSQL and back (docs/design.md §22
  *   §1): rows per second, the check included, median of 3 (./copy-bench.ts). About a minute.
  * - search: the same searches (a common word, a rare one, two words, a part of a word, an accented
@@ -49,6 +53,7 @@ import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { runAssistantBench } from './assistant-bench'
 import { runAuthBench } from './auth-bench'
+import { runConfigBench } from './config-bench'
 import { runCopyBench } from './copy-bench'
 import { runHistoryBench } from './history-bench'
 import { runMatchBench } from './match-bench'
@@ -62,8 +67,8 @@ import { runWorkersBench } from './workers-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'copy', 'search', 'history', 'stalls', 'assistant', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, copy, search, history, stalls, assistant or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'config', 'copy', 'search', 'history', 'stalls', 'assistant', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, config, copy, search, history, stalls, assistant or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -82,6 +87,7 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['throughput', '## API send throughput, webhooks off and on, against bare node:http', runThroughputBench],
   ['people', '## Who is calling: owner token, API key, staff session', runPeopleBench],
   ['workers', '## Workers on PostgreSQL: a relayed call, sends per second with 1–3 workers, failover after kill -9', runWorkersBench],
+  ['config', '## The configuration in database mode: settings changed through 1 and 3 workers at once', runConfigBench],
   ['copy', '## npm run db:copy of 100,000 messages: SQLite to PostgreSQL and back', () => runCopyBench()],
   ['search', '## Message search at 300,000 messages: SQLite against PostgreSQL', runSearchBench],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench],

@@ -66,6 +66,12 @@ async function storedRow(db: DatabaseHandle): Promise<{ body: string; version: n
   return db.db.selectFrom('config_document').select(['body', 'version']).where('id', '=', 'config').executeTakeFirstOrThrow()
 }
 
+/** The document as stored: `config_document`'s body with the rows of `config_instances` in their order (migration 10). */
+async function storedDocument(db: DatabaseHandle): Promise<ConfigData> {
+  const rows = await db.db.selectFrom('config_instances').select('body').orderBy('position').execute()
+  return { ...(JSON.parse((await storedRow(db)).body) as ConfigData), instances: rows.map((r) => JSON.parse(r.body) as Instance) }
+}
+
 describe.each(BACKENDS)('on %s', (backend) => {
   it('an empty database starts from the defaults, written at once as version 1', async () => {
     const { db, config } = await worker(backend)
@@ -73,6 +79,7 @@ describe.each(BACKENDS)('on %s', (backend) => {
     const row = await storedRow(db)
     expect(row.version).toBe(1)
     expect(JSON.parse(row.body)).toEqual(config.data)
+    expect(await storedDocument(db)).toEqual(config.data)
   })
 
   it("one worker's write is read by another after refresh(); until then the other reads its own copy", async () => {
@@ -117,7 +124,7 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(runs).toBe(2)
     expect(result.appSettings.backup).toEqual({ daily: false, keep: 3 })
     expect(b.config.data.instances.map((i) => i._id)).toEqual(['i9'])
-    const stored = JSON.parse((await storedRow(b.db)).body) as ConfigData
+    const stored = await storedDocument(b.db)
     expect(stored.appSettings.backup).toEqual({ daily: false, keep: 3 })
     expect(stored.instances.map((i) => i._id)).toEqual(['i9'])
   })
@@ -129,7 +136,7 @@ describe.each(BACKENDS)('on %s', (backend) => {
     await Promise.all(services.map((s) => s.ensure()))
     expect(services[0]!.token()).toBe(services[1]!.token())
     expect(services.filter((s) => s.generatedNow)).toHaveLength(1)
-    expect(JSON.parse((await storedRow(a.db)).body).account.api_token).toBe(services[0]!.token())
+    expect((await storedDocument(a.db)).account!.api_token).toBe(services[0]!.token())
   })
 
   it("the first start copies the data dir's config.json into the database once, leaves the file as it is, and says so", async () => {
@@ -165,7 +172,7 @@ describe.each(BACKENDS)('on %s', (backend) => {
   it('a damaged row is refused with the error a damaged config.json gives, and is left as it is', async () => {
     const { db } = await worker(backend)
     // A row that parses but fails the document's checks, and one that does not parse.
-    for (const body of [JSON.stringify({ version: 1, account: null, appSettings: { smtp: null }, instances: [{ _id: 'x' }] }), '{ "version": 1, "acc']) {
+    for (const body of [JSON.stringify({ version: 1, account: { _id: 'acc' }, appSettings: { smtp: null }, instances: [] }), '{ "version": 1, "acc']) {
       await sql`UPDATE config_document SET body = ${body} WHERE id = 'config'`.execute(db.db)
       const file = join(dir, 'bad.json')
       await writeFile(file, body)
@@ -177,6 +184,23 @@ describe.each(BACKENDS)('on %s', (backend) => {
       expect((fromRow as DataFileError).message).toMatch(/config_document.*unreadable.*left untouched/)
       expect((await storedRow(db)).body).toBe(body)
     }
+  })
+
+  it("a damaged instance row is refused naming the table and the instance, and is left as it is; so are instances put back into the document's row", async () => {
+    const { db, config } = await worker(backend)
+    await config.update((d) => void d.instances.push(instance('i1')))
+    await sql`UPDATE config_instances SET body = '{"_id": "i1"}' WHERE id = 'i1'`.execute(db.db)
+    const fromRow = await ConfigStore.openInDatabase(db).catch((e: unknown) => e)
+    expect(fromRow).toBeInstanceOf(DataFileError)
+    expect((fromRow as DataFileError).message).toMatch(/table config_instances, id i1\) is unreadable \(the instance \(_id i1\): \(record\) must have required property 'createdAt'\)/)
+    expect(await db.db.selectFrom('config_instances').select('body').execute()).toEqual([{ body: '{"_id": "i1"}' }])
+
+    await sql`DELETE FROM config_instances`.execute(db.db)
+    const body = JSON.stringify({ version: 1, account: null, appSettings: { smtp: null }, instances: [instance('i2')] })
+    await sql`UPDATE config_document SET body = ${body} WHERE id = 'config'`.execute(db.db)
+    const fromDocument = await ConfigStore.openInDatabase(db).catch((e: unknown) => e)
+    expect(fromDocument).toBeInstanceOf(DataFileError)
+    expect((fromDocument as DataFileError).message).toMatch(/config_document.*instances are kept in the table config_instances/)
   })
 
   it('refresh() refuses a damaged row and keeps the document it had', async () => {
@@ -192,9 +216,43 @@ describe.each(BACKENDS)('on %s', (backend) => {
     await a.config.update((d) => void (d.account = account))
     await sql`DELETE FROM config_document`.execute(a.db.db)
     await a.config.update((d) => void d.instances.push(instance('i1')))
-    const row = await storedRow(a.db)
-    expect(row.version).toBe(1)
-    expect(JSON.parse(row.body)).toMatchObject({ account, instances: [{ _id: 'i1' }] })
+    expect((await storedRow(a.db)).version).toBe(1)
+    expect(await storedDocument(a.db)).toMatchObject({ account, instances: [{ _id: 'i1' }] })
+  })
+
+  it('a worker holding a later version than a row written again from 1 reads it whole', async () => {
+    const a = await worker(backend)
+    await a.config.update((d) => void d.instances.push(instance('i1')))
+    await a.config.update((d) => void (d.account = account))
+    const b = await worker(backend)
+    await sql`DELETE FROM config_document`.execute(a.db.db)
+    await a.config.update((d) => void (d.instances[0]!.settings.bot_name = 'Ana'))
+    expect((await storedRow(a.db)).version).toBe(1)
+    expect((await b.config.refresh()).instances.map((i) => i.settings.bot_name)).toEqual(['Ana'])
+  })
+
+  it('three workers changing 200 instances at once lose no change: every one resolves and is stored', async () => {
+    const [a, b, c] = [await worker(backend), await worker(backend), await worker(backend)]
+    const ids = Array.from({ length: 200 }, (_, i) => `i${i}`)
+    await a.config.update((d) => void d.instances.push(...ids.map(instance)))
+    await Promise.all([b.config.refresh(), c.config.refresh()])
+    // Each worker changes its own third of the instances, one change after another, all three at
+    // once: every change is acknowledged and the last one of each instance is what is stored.
+    const rounds = 40
+    const results = await Promise.allSettled(
+      [a, b, c].map(async (w, n) => {
+        for (let k = 0; k < rounds; k++) {
+          const id = ids[(k * 3 + n) % ids.length]!
+          await w.config.update((d) => void (d.instances.find((i) => i._id === id)!.settings.bot_name = `w${n} ${k}`))
+        }
+      })
+    )
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([])
+    const stored = (await storedDocument(a.db)).instances
+    const expected = new Map<string, string>()
+    for (let n = 0; n < 3; n++) for (let k = 0; k < rounds; k++) expected.set(ids[(k * 3 + n) % ids.length]!, `w${n} ${k}`)
+    expect(stored.filter((i) => expected.has(i._id)).map((i) => [i._id, i.settings.bot_name])).toEqual([...expected].sort((x, y) => ids.indexOf(x[0]) - ids.indexOf(y[0])))
+    expect(stored).toHaveLength(200)
   })
 
   it('a write after close is refused and the row is left as it was', async () => {

@@ -19,7 +19,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { internalsOf } from '../../../src/main/core'
 import { enospc, injectConfigWriteFault } from '../../../src/main/store/config/durable-json-file'
 import { openDatabase, openPostgresDatabase, NewerDatabaseError } from '../../../src/main/store/db/database'
-import { COPIED_TABLES, copyDesk, CopyRefusedError, type CopyEndpoint } from '../../../src/main/store/copy'
+import { CONFIG_TABLES, COPIED_TABLES, copyDesk, CopyRefusedError, type CopyEndpoint } from '../../../src/main/store/copy'
 import { runDbCopyCommand } from '../../../src/main/cli/db-copy-command'
 import type { Repositories } from '../../../src/main/store/repos'
 import { makeHarness, type Harness } from '../../helpers/harness'
@@ -52,7 +52,7 @@ async function snapshot(end: CopyEndpoint): Promise<Record<string, number>> {
   try {
     const db = handle.db as unknown as import('kysely').Kysely<Record<string, Record<string, unknown>>>
     const out: Record<string, number> = {}
-    for (const t of [...COPIED_TABLES.map((c) => c.name), 'config_document']) {
+    for (const t of [...COPIED_TABLES.map((c) => c.name), ...CONFIG_TABLES]) {
       const r = await db.selectFrom(t).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
       out[t] = Number(r.n)
     }
@@ -156,7 +156,7 @@ describe('db:copy', () => {
       expect(byTable[t]!.sourceRows, t).toBe(before[t])
     }
     expect(byTable.config).toMatchObject({ sourceRows: 1, targetRows: 1, ok: true })
-    expect(report.rows).toBe(Object.entries(before).filter(([t]) => t !== 'config_document').reduce((n, [, c]) => n + c, 0))
+    expect(report.rows).toBe(Object.entries(before).filter(([t]) => !(CONFIG_TABLES as readonly string[]).includes(t)).reduce((n, [, c]) => n + c, 0))
     // The source was left as it was.
     expect(await snapshot(dir(desk.dir))).toEqual(before)
 

@@ -120,6 +120,14 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
       expect(await db.selectFrom('assistant_settings').select(['settings', 'api_key']).execute()).toEqual([{ settings: '{"enabled":true}', api_key: 'sk-1' }])
       expect(await db.selectFrom('assistant_usage').select(['day', 'prompt_tokens']).execute()).toEqual([{ day: '2026-11-27', prompt_tokens: 10 }])
     }
+  },
+  10: {
+    async write(db) {
+      await sql`INSERT INTO config_instances (id, position, body, stamp, updated_at) VALUES ('i10', 0, '{"_id":"i10"}', 3, 1700000000010)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('config_instances').selectAll().where('id', '=', 'i10').execute()).toEqual([{ id: 'i10', position: 0, body: '{"_id":"i10"}', stamp: 3, updated_at: 1700000000010 }])
+    }
   }
 }
 
@@ -135,7 +143,7 @@ afterEach(async () => {
 })
 
 it('every migration has a seed of its version (a new migration adds one)', () => {
-  expect(Object.keys(SEEDS).map(Number).sort()).toEqual(Array.from({ length: NAMES.length + 1 }, (_, i) => i))
+  expect(Object.keys(SEEDS).map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: NAMES.length + 1 }, (_, i) => i))
 })
 
 it('on SQLite, migration 1 still makes the schema it was released with (its dialect branches change nothing there)', async () => {
@@ -193,6 +201,29 @@ describe.each(BACKENDS)('on %s', (backend) => {
       }
     })
   }
+
+  it("migration 10 moves the configuration's instances out of the document's row into a row each, in their order, stamped with its version", async () => {
+    const old = await emptyDatabase(backend, 'config-instances')
+    const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo('0009-assistant')
+    expect(error).toBeUndefined()
+    const instances = [{ _id: 'b', session_id: 's-b' }, { _id: 'a', session_id: 's-a' }]
+    const body = { version: 1, account: { _id: 'acc', api_token: 't', createdAt: '2026-11-27T00:00:00.000Z' }, appSettings: { smtp: null }, instances }
+    await sql`INSERT INTO config_document (id, body, version, updated_at) VALUES ('config', ${JSON.stringify(body)}, 12, 1700000000000)`.execute(old.db)
+    await old.close()
+
+    const db = await openDatabaseAt(old.location)
+    try {
+      const rows = await db.db.selectFrom('config_instances').selectAll().orderBy('position').execute()
+      expect(rows.map((r) => ({ ...r, body: JSON.parse(r.body) }))).toEqual([
+        { id: 'b', position: 0, body: instances[0], stamp: 12, updated_at: 1700000000000 },
+        { id: 'a', position: 1, body: instances[1], stamp: 12, updated_at: 1700000000000 }
+      ])
+      const doc = await db.db.selectFrom('config_document').select(['body', 'version']).executeTakeFirstOrThrow()
+      expect({ body: JSON.parse(doc.body), version: doc.version }).toEqual({ body: { ...body, instances: [] }, version: 12 })
+    } finally {
+      await db.close()
+    }
+  })
 
   it('a migration that fails leaves the database at the version before, untouched', async () => {
     const empty = await emptyDatabase(backend, 'fail')

@@ -17,14 +17,17 @@ export function checkConfig(data: unknown): ConfigData {
   const d = data as Partial<ConfigData>
   if (d.version !== 1) throw new Error(`unknown document version ${String(d.version)} (this release reads version 1)`)
   if (!Array.isArray(d.instances)) throw new Error('instances must be a list')
-  for (const [i, r] of d.instances.entries()) {
-    if (validInstance(r)) continue
-    const e = validInstance.errors?.[0]
-    const where = e?.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(record)'
-    const id = r && typeof r === 'object' && '_id' in r ? ` (_id ${String((r as { _id: unknown })._id)})` : ''
-    throw new Error(`instances[${i}]${id}: ${where} ${e?.message ?? 'is invalid'}`)
-  }
+  for (const [i, r] of d.instances.entries()) checkInstance(r, `instances[${i}]`)
   if (d.account !== null && (typeof d.account !== 'object' || typeof d.account?.api_token !== 'string')) throw new Error('account must be null or have an api_token')
   if (!d.appSettings || typeof d.appSettings !== 'object') throw new Error('appSettings must be an object')
   return d as ConfigData
+}
+
+/** `r` as an instance record; throws `<where> (_id …): <field> <problem>` when it is not one. */
+export function checkInstance(r: unknown, where: string): Instance {
+  if (validInstance(r)) return r
+  const e = validInstance.errors?.[0]
+  const field = e?.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(record)'
+  const id = r && typeof r === 'object' && '_id' in r ? ` (_id ${String(r._id)})` : ''
+  throw new Error(`${where}${id}: ${field} ${e?.message ?? 'is invalid'}`)
 }

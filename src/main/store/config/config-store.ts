@@ -11,10 +11,10 @@
  * is a recipe (immer) applied to a copy; the copy is written whole, and only once it is stored do
  * readers see it, so a failed write (a full disk) leaves memory as it was and the caller gets the
  * error. Changes are written one after another, in the order asked. In database mode another worker
- * may write between this one's read and its write: the write then changes nothing
- * (ConfigConflictError), and the store reads the newer document and applies the same recipe to it
- * (recipes are pure functions of the draft, so running one again is safe): two workers' changes to
- * different instances both survive.
+ * may write between this one's read and its write: the write's transaction then locks the row, reads
+ * the newer document and applies the same recipe to it (recipes are pure functions of the draft, so
+ * running one again is safe; ./database-document.ts `change`): two workers' changes to different
+ * instances both survive, and no change fails because others were written at once.
  */
 import { produce, type Draft } from 'immer'
 import { Low } from 'lowdb'
@@ -27,13 +27,6 @@ import { CONFIG_CHANNEL, ConfigConflictError, DatabaseDocument, type DocumentDat
 export { CONFIG_DEFAULTS, DEFAULT_BACKUP_SETTINGS, type Account, type AppSettings, type BackupSettings, type ConfigData, type SmtpSettings, type WaWebVersionRecord } from './config-data'
 export { ConfigConflictError } from './database-document'
 import { DurableJsonFile } from './durable-json-file'
-
-/**
- * Tries of one change in database mode, the first included, before its ConfigConflictError reaches
- * the caller: each retry follows another worker's committed write, so only a burst of writers from
- * several workers at once needs more than two.
- */
-export const MAX_WRITE_ATTEMPTS = 5
 
 /** A database that can tell this process of other workers' commits (PostgreSQL's LISTEN; ../db/database.ts). */
 export type ListeningDatabase = DocumentDatabase & Partial<Pick<DatabaseHandle, 'listen'>>
@@ -52,7 +45,12 @@ export class ConfigStore {
   private chain: Promise<unknown> = Promise.resolve()
   private closed = false
   private unlisten: (() => Promise<void>) | null = null
-  /** A re-LISTEN waiting for its turn after the listening connection broke. */
+  /**
+   * Changes written ({@link update} calls that stored something), and of those, the ones another
+   * worker's write came before, re-applied to its newer document (database mode; diagnostics,
+   * benchmarks: `npm run bench -- config`).
+   */
+  readonly stats = { changes: 0, reapplied: 0 }
 
   private constructor(
     private readonly low: Low<ConfigData>,
@@ -102,31 +100,37 @@ export class ConfigStore {
 
   /**
    * Applies `recipe` to a copy, writes it, then makes it the document; resolves with it. Nothing is
-   * written when the recipe changes nothing. In database mode a write that another worker's came
-   * before is retried on the newer document, `recipe` run again ({@link MAX_WRITE_ATTEMPTS} tries in
-   * all): a recipe must be a pure function of the draft. Rejects with the write's error (after the
-   * last try: ConfigConflictError), memory unchanged, and after {@link close}.
+   * written when the recipe changes nothing. In database mode, when another worker wrote first,
+   * `recipe` runs again on the newer document in the write's transaction (it must be a pure function
+   * of the draft), and that is the document resolved. Rejects with the write's error (a full disk; in
+   * database mode a newer row that fails the checks: DataFileError), memory unchanged, and after
+   * {@link close}.
    */
   update(recipe: (draft: Draft<ConfigData>) => void): Promise<Readonly<ConfigData>> {
     // A writer that outlives the store (a WA Web version fetch finishing during a restore) would
     // write this whole, older document over the file now in its place.
     if (this.closed) return Promise.reject(new Error('the configuration document is closed'))
     const run = this.chain.then(async () => {
-      for (let attempt = 1; ; attempt++) {
-        const next = produce(this.committed, recipe)
-        if (next === this.committed) return next
-        this.low.data = next
-        try {
-          await this.low.write()
-          this.committed = next
-          return next
-        } catch (err) {
-          this.low.data = this.committed
-          if (!(err instanceof ConfigConflictError) || attempt >= MAX_WRITE_ATTEMPTS) throw err
-          // Another worker's write came first: its document is the one to change.
-          await this.reread()
-        }
+      const next = produce(this.committed, recipe)
+      if (next === this.committed) return next
+      if (this.row) {
+        const stored = await this.row.change(next, (current) => produce(current, recipe))
+        this.low.data = stored.data
+        this.committed = Object.freeze(stored.data)
+        this.stats.changes++
+        if (stored.reapplied) this.stats.reapplied++
+        return this.committed
       }
+      this.low.data = next
+      try {
+        await this.low.write()
+      } catch (err) {
+        this.low.data = this.committed
+        throw err
+      }
+      this.committed = next
+      this.stats.changes++
+      return next
     })
     this.chain = run.catch(() => {})
     return run
@@ -139,8 +143,17 @@ export class ConfigStore {
    * resolves with what it holds.
    */
   refresh(): Promise<Readonly<ConfigData>> {
+    return this.refreshUnless(null)
+  }
+
+  /**
+   * {@link refresh}, skipped when by its turn the held document is version `version` or newer: a burst
+   * of other workers' writes, each notified, is read once, not once per write.
+   */
+  private refreshUnless(version: number | null): Promise<Readonly<ConfigData>> {
     const run = this.chain.then(async () => {
-      if (!this.closed) await this.reread()
+      const held = this.row?.version ?? null
+      if (!this.closed && (version === null || held === null || held < version)) await this.reread()
       return this.committed
     })
     this.chain = run.catch(() => {})
@@ -161,8 +174,8 @@ export class ConfigStore {
     const row = this.row
     const listen = this.database.listen
     // Never rejects: the outcome goes to onRefresh.
-    const refreshed = (): void =>
-      void this.refresh().then(
+    const refreshed = (version: number | null = null): void =>
+      void this.refreshUnless(version).then(
         (data) => onRefresh(null, data),
         (err: unknown) => onRefresh(err instanceof Error ? err : new Error(String(err)), this.committed)
       )
@@ -170,10 +183,10 @@ export class ConfigStore {
       // This worker's own writes are notified too: nothing newer to read then.
       const version = Number(payload)
       if (row.version !== null && Number.isSafeInteger(version) && version <= row.version) return
-      refreshed()
+      refreshed(Number.isSafeInteger(version) ? version : null)
     }
     // Writes made while the connection was down were not notified: read the document once it listens again.
-    this.unlisten = await listenLasting(listen, CONFIG_CHANNEL, onNotify, { onRelisten: refreshed, ...(relistenMs ? { relistenMs } : {}) })
+    this.unlisten = await listenLasting(listen, CONFIG_CHANNEL, onNotify, { onRelisten: () => refreshed(), ...(relistenMs ? { relistenMs } : {}) })
   }
 
   /** Database mode: the version of the document this worker holds (null: the data dir's file, or no row yet). */

@@ -24,8 +24,8 @@
  *   SQLite (FTS5) as on PostgreSQL (`messages_words`, the contacts' expression index). The counters of
  *   numbered tables follow the copied numbers: SQLite's AUTOINCREMENT does by itself; PostgreSQL's
  *   identity sequences are set past the largest copied number.
- * - The configuration document: a data dir's `config.json` ↔ the `config_document` row of database
- *   mode (migration 4; ../config/database-document.ts). A target data dir gets `config.json` just
+ * - The configuration document: a data dir's `config.json` ↔ the `config_document` row and the
+ *   `config_instances` rows of database mode (migrations 4 and 10; ../config/database-document.ts). A target data dir gets `config.json` just
  *   before the database commits, read back and checked (removed again if the commit fails).
  * - Attachments and media are files, not rows: they stay in the data dir; the caller says so
  *   ({@link FILES_NOT_COPIED}).
@@ -36,7 +36,7 @@ import { resolve } from 'node:path'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { checkConfig } from '../config/config-check'
 import type { ConfigData } from '../config/config-data'
-import { CONFIG_ROW, DatabaseDocument } from '../config/database-document'
+import { DatabaseDocument, insertDocument } from '../config/database-document'
 import { DIR_MODE, DurableJsonFile } from '../config/durable-json-file'
 import { DataDirLockedError, lockDataDir } from '../data-dir-lock'
 import { dataPaths } from '../data-paths'
@@ -44,7 +44,7 @@ import { openDatabase, openPostgresDatabase, type DatabaseHandle } from '../db/d
 import { redactUrl } from '../db/postgres-dialect'
 import type { Database } from '../db/schema'
 import { documentChecksum, TableDigest } from './checksum'
-import { COPIED_TABLES, type CopiedTable } from './tables'
+import { CONFIG_TABLES, COPIED_TABLES, type CopiedTable } from './tables'
 
 /** One end of a copy: a data dir (its `chatapp.db` and `config.json`) or a PostgreSQL database. */
 export type CopyEndpoint = { kind: 'dir'; dir: string } | { kind: 'postgres'; url: string }
@@ -173,12 +173,7 @@ export async function copyDesk(from: CopyEndpoint, to: CopyEndpoint, options: Co
           tables.push({ table: table.name, sourceRows: digest.rows, sourceChecksum: digest.hex(), targetRows: 0, targetChecksum: '', ok: false })
         }
       })
-      if (to.kind === 'postgres' && config) {
-        await trx
-          .insertInto('config_document')
-          .values({ id: CONFIG_ROW, body: JSON.stringify(config, null, 2), version: 1, updated_at: now() })
-          .execute()
-      }
+      if (to.kind === 'postgres' && config) await insertDocument(trx, config, now())
       // Checked before the commit, on the target's own transaction: a mismatch rolls back.
       for (const check of tables) {
         const table = COPIED_TABLES.find((t) => t.name === check.table)!
@@ -332,7 +327,7 @@ async function openTarget(to: CopyEndpoint): Promise<OpenTarget> {
 /** Refuses a database holding any row of a desk: any table, or the configuration document. */
 async function refuseDesk(database: DatabaseHandle, where: string, wayOut: string): Promise<void> {
   const db = database.db as unknown as AnyDb
-  for (const name of [...COPIED_TABLES.map((t) => t.name), 'config_document']) {
+  for (const name of [...COPIED_TABLES.map((t) => t.name), ...CONFIG_TABLES]) {
     const row = await db.selectFrom(name).select(sql<number>`1`.as('one')).limit(1).executeTakeFirst()
     if (row) throw new CopyRefusedError('target-not-empty', `${where} already holds a desk (table ${name} has rows). ${wayOut}; nothing was copied.`)
   }

@@ -4,5 +4,5 @@
  * is copied. No HTTP or Electron here: src/main/cli/db-copy-command.ts is the command.
  */
 export { copyDesk, parseEndpoint, describeEndpoint, CopyRefusedError, CopyMismatchError, FILES_NOT_COPIED, LIVE_WORKER_MS, type CopyEndpoint, type CopyOptions, type CopyReport, type RefusalReason, type TableCheck } from './copy'
-export { COPIED_TABLES, type CopiedTable } from './tables'
+export { CONFIG_TABLES, COPIED_TABLES, type CopiedTable } from './tables'
 export { documentChecksum, rowLine, TableDigest } from './checksum'

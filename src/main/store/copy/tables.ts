@@ -9,7 +9,7 @@
  * Not here on purpose: the search indexes (SQLite's `messages_fts`/`contacts_fts`/`knowledge_fts`,
  * PostgreSQL's `messages_words`), derived from the rows by the migrations' triggers as the rows arrive, and
  * Kysely's own `kysely_migration` tables (the target runs the migrations itself). `config_document`
- * is listed but copied as the configuration document, not as rows (./copy.ts).
+ * and `config_instances` are listed but copied as the configuration document, not as rows (./copy.ts).
  */
 import type { Database } from '../db/schema'
 
@@ -49,6 +49,7 @@ const KEYS: { readonly [T in keyof Database]: readonly (keyof Database[T] & stri
   workers: ['id'],
   instance_leases: ['instance_id'],
   config_document: ['id'],
+  config_instances: ['id'],
   assistant_settings: ['instance_id'],
   knowledge: ['id'],
   knowledge_chunks: ['seq'],
@@ -68,8 +69,11 @@ export interface CopiedTable {
   readonly numbered: boolean
 }
 
-/** Every table copied as rows, in copy order (config_document aside: it is the configuration document). */
+/** The tables of the configuration document in database mode (../config/database-document.ts), copied as the document. */
+export const CONFIG_TABLES: readonly TableName[] = ['config_document', 'config_instances']
+
+/** Every table copied as rows, in copy order (the configuration's aside: they are the configuration document). */
 export const COPIED_TABLES: readonly CopiedTable[] = (Object.keys(KEYS) as TableName[])
-  .filter((name) => name !== 'config_document')
+  .filter((name) => !CONFIG_TABLES.includes(name))
   // A table keyed by `seq` alone is numbered by the database: its counter must end past the copied numbers.
   .map((name) => ({ name, key: KEYS[name], numbered: KEYS[name].join() === 'seq' }))

@@ -465,15 +465,33 @@ export interface InstanceLeasesTable {
 
 /**
  * The configuration document in database mode (migration 4; ../config/database-document.ts): one
- * row, `id = 'config'`.
+ * row, `id = 'config'`: the account and the app's settings (its `instances` is empty since migration
+ * 10: they are rows of {@link ConfigInstancesTable}).
  */
 export interface ConfigDocumentTable {
   id: string
   /** The document (ConfigData) as JSON text. */
   body: JsonText
-  /** Raised by one on every write: the optimistic writes' check. */
+  /**
+   * Raised by one on every write of the configuration, this row's or an instance's (under this row's
+   * lock, so versions commit in order): the version a worker holds.
+   */
   version: number
   /** Epoch ms of the last write. */
+  updated_at: number
+}
+
+/** An instance of the configuration in database mode (migration 10; ../config/database-document.ts). */
+export interface ConfigInstancesTable {
+  /** The instance's `_id`. */
+  id: string
+  /** Its place in the list of instances (creation order). */
+  position: number
+  /** The instance record as JSON text. */
+  body: JsonText
+  /** The `config_document.version` of the write that last wrote it. */
+  stamp: number
+  /** Epoch ms of that write. */
   updated_at: number
 }
 
@@ -619,6 +637,7 @@ export interface Database {
   workers: WorkersTable
   instance_leases: InstanceLeasesTable
   config_document: ConfigDocumentTable
+  config_instances: ConfigInstancesTable
   idempotency_keys: IdempotencyKeysTable
   assistant_settings: AssistantSettingsTable
   knowledge: KnowledgeTable
