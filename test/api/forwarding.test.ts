@@ -287,7 +287,7 @@ it('an owner that cannot be reached: with Prefer: wait=0, 503 with Retry-After n
   // Connection refused: the request never reached a, so the answer can say nothing was done.
   expect(down.json.message).toContain('nothing was done')
   // One request, not retried: it waits while a's lease lapses and b claims the instance and connects
-  // it (up to 1.5 lease times, docs/design.md §22 "Take-over"), then b answers it itself.
+  // it (up to 1.5 lease times and at least 10 s, docs/design.md §22 "Take-over"), then b answers it itself.
   const waited = await call(workers.b!.url, 'POST', `/chatapp/message?${qs}`, { chatId: '15550001111', message: 'after the failover' })
   expect(waited.status).toBe(200)
   const read = await call(workers.b!.url, 'GET', `/chatapp/messages?${qs}&chatId=15550001111`)

@@ -5,7 +5,7 @@
  * over (b is full): its status, read through b, is CONNECTING — not the dead owner's CONNECTED — and a
  * send answers 409 saying so at once when the caller asks `Prefer: wait=0`. A send asked without it
  * waits: once b has room (X deleted) b claims Y, connects it, and the waiting send answers 200, stored
- * once. Leases of 3 000 ms (a change waits up to 4 500 ms).
+ * once. Leases of 3 000 ms (a change waits up to 10 s).
  */
 import { rm } from 'node:fs/promises'
 import { afterAll, expect, it } from 'vitest'

@@ -47,6 +47,9 @@ export function placeStart(loads: readonly WorkerLoad[], me: string): WorkerLoad
   return pick.id === me ? 'here' : pick
 }
 
+/** The shortest wait for a take-over, ms ({@link ClusterView.takeOverWaitMs}). */
+const TAKE_OVER_WAIT_FLOOR_MS = 10_000
+
 /** Saved statuses of an instance whose owner had, or was getting, the connection. */
 const CONNECTED_BEFORE: ReadonlySet<ConnectionStatus> = new Set(['CONNECTED', 'CONNECTING'])
 
@@ -83,10 +86,11 @@ export class ClusterView {
   /**
    * How long a change asked during a take-over waits for it (api/forward.ts), ms: one and a half
    * lease times, which covers the lease lapsing (≤ TTL), the next round claiming it (≤ TTL/3) and the
-   * new owner's connect in the common case (docs/design.md §22 "Take-over").
+   * new owner's connect in the common case, and at least 10 s, since with short leases the connect and
+   * a busy machine's scheduling outlast the lease (docs/design.md §22 "Take-over").
    */
   get takeOverWaitMs(): number {
-    return Math.round(this.deps.ttlMs * 1.5)
+    return Math.max(TAKE_OVER_WAIT_FLOOR_MS, Math.round(this.deps.ttlMs * 1.5))
   }
 
   /** How often a waiting change looks again (a tenth of the lease time, 50–500 ms). */
