@@ -120,8 +120,8 @@ it('each of 4 connected instances runs on exactly one of two workers; GET /clust
   expect(again.statusCode).toBe(409)
   expect(again.body).toContain('runs on worker a (http://a.test:3210), not on the worker c forwarded to')
   // Nor does B delete it under A's running socket: the delete is relayed to A (whose URL here cannot
-  // be reached: 503 naming it, nothing done).
-  const del = await b.call({ method: 'DELETE', url: `/chatapp/${ids[0]}` })
+  // be reached: 503 naming it, nothing done; at once, as the caller will not wait for a take-over).
+  const del = await b.call({ method: 'DELETE', url: `/chatapp/${ids[0]}`, headers: { prefer: 'wait=0' } })
   expect(del.statusCode).toBe(503)
   expect(del.body).toContain('worker a')
   expect(b.core.instances.list().map((i) => i._id)).toContain(ids[0])
