@@ -1,5 +1,5 @@
 /**
- * Backup and restore on a large data dir (issue 25 §3: "streamed; measure it on a database of a few
+ * Backup and restore on a large data dir ("streamed; measure it on a database of a few
  * hundred MB"): time and peak RSS of a backup (through the app's own connection), a verification and
  * a restore, at two sizes (memory must not grow with the data), and the archive's size and time at
  * gzip levels 1 and 6 (the default's reason).

@@ -1,5 +1,5 @@
 /**
- * A long history through the HTTP API (issue 25 §4): a data dir of 1,000,000 messages over 10
+ * A long history through the HTTP API: a data dir of 1,000,000 messages over 10
  * instances and 20,000 chats (one of 100,000 messages) and 100,000 contacts, against the same
  * operations on 1,000 messages, each served by `npm run serve` in a process of its own. Targets: p95 ≤
  * 20 ms for each operation and ≤ 2× the 1k figure; start to listening and idle RSS at 1M ≤ 1.2× an

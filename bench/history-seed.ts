@@ -1,5 +1,5 @@
 /**
- * Seeds a data dir with a long history for bench/history-bench.ts (issue 25 §4): `instances` sandbox
+ * Seeds a data dir with a long history for bench/history-bench.ts: `instances` sandbox
  * instances made by the app, then `messages` messages over `chats` chats (one of them holding
  * `bigChat` messages, the rest spread evenly), and `contacts` contacts, written straight into the
  * app's own database (its schema and migrations, its search index triggers) in large transactions:

@@ -3,9 +3,9 @@
  * printed as markdown tables after one line describing the machine. Speed targets are measured
  * here, not in timed tests. `npm run bench -- match` or `-- wa` runs one part only.
  *
- * - match: keyword index vs a naive regex loop at 10, 1,000 and 10,000 intents (issue 3 target:
+ * - match: keyword index vs a naive regex loop at 10, 1,000 and 10,000 intents (target:
  *   p99 < 0.2 ms and ≥ 50× faster at 10,000 intents).
- * - writes: an intent create at 0 and at 10,000 stored intents, as a ratio (issue 11 §9: ≤ 1.5×).
+ * - writes: an intent create at 0 and at 10,000 stored intents, as a ratio (≤ 1.5×).
  * - throughput: sandbox `POST /chatapp/message` under autocannon at 16 and 64 connections against a
  *   bare node:http server, webhooks off and on (docs/benchmarks.md "API send throughput, webhooks off and on": ≥ 0.5× bare; webhooks on ≥ 0.7× off),
  *   and two cheaper routes of the same server (`GET /health`, `GET /intent`) to show where the time goes.
@@ -33,7 +33,7 @@
  *   ≤ 1.5 s, ≤ 150 MB), against the server run from source under tsx.
  * - history: a data dir of 1,000,000 messages (10 instances, 20,000 chats, 100,000 contacts) against
  *   one of 1,000, through `npm run serve`: chat list, a chat's newest and deep pages, the message log,
- *   search, start time and idle memory, bytes per 1,000 messages (issue 25 §4: p95 ≤ 20 ms and ≤ 2×
+ *   search, start time and idle memory, bytes per 1,000 messages (p95 ≤ 20 ms and ≤ 2×
  *   the 1k figure; start and RSS ≤ 1.2× an empty dir). About 5 minutes, most of it seeding.
  * - stalls: at 1,000,000 messages, the longest wait of a /health probe every 5 ms, the server's own
  *   event-loop delay and the longest send while a search, a customer's export (JSON, CSV), a backup,

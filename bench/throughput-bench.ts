@@ -1,5 +1,5 @@
 /**
- * API throughput (docs/benchmarks.md "API send throughput, webhooks off and on", issue 25 §4): `POST /chatapp/message` on a sandbox instance under
+ * API throughput (docs/benchmarks.md "API send throughput, webhooks off and on"): `POST /chatapp/message` on a sandbox instance under
  * autocannon at 16 and 64 connections, as a ratio to a minimal Fastify route doing one durable SQLite
  * insert per request (the fair baseline of a durable send: ≥ 0.7×) and to a bare node:http server
  * (not lower than 0.26×, the figure before the SQLite storage), measured in the same run, and the same

@@ -7,7 +7,7 @@
  * - `fastify-sqlite`: a minimal Fastify route that does what a durable send must at least do: parse
  *   the JSON body and store one row in the app's `messages` table (its schema, indexes and search
  *   trigger, made by the app's migrations) with one durable commit (WAL, synchronous=FULL), then answer
- *   (issue 25 §4: the fair baseline of a send: the app must reach ≥ 0.7× its rate).
+ *   (the fair baseline of a send: the app must reach ≥ 0.7× its rate).
  *
  * Prints one line `THROUGHPUT-TARGET-READY { url, path, body, token }` (the request to repeat; no
  * token) once ready; exits on SIGTERM.

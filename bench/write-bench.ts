@@ -1,5 +1,5 @@
 /**
- * Writes that must not grow with the data (issue 11 §9): the time of an intent create (the service
+ * Writes that must not grow with the data: the time of an intent create (the service
  * call: validation, one row in a group-committed transaction, fsync) with 0 and with 10,000 intents
  * already stored, and the bytes the database (file and WAL) grows per create, in the same run. The
  * target is a ratio: create at 10,000 ≤ 1.5× create at 0.

@@ -1,5 +1,5 @@
 /**
- * Outreach through the API (issue 14 "done when"): a CSV import of 500 contacts with bad rows
+ * Outreach through the API: a CSV import of 500 contacts with bad rows
  * reported, a group broadcast with spintax behind the send governor on a manual clock, skips with
  * reasons, a restart in the middle without a duplicate, an automatic pause on message capping, and a
  * weekly scheduled message across a DST change.

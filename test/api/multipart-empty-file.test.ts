@@ -1,7 +1,7 @@
 /**
  * A multipart file part with no file in it — `filename=""` and no bytes, what the original service's
- * Postman samples send for a file row where no file was chosen — is an absent field, not a bad file
- * (issue 30 §2): ignored where the file is optional or the part is not the file, "file is required"
+ * Postman samples send for a file row where no file was chosen — is an absent field, not a bad file:
+ * ignored where the file is optional or the part is not the file, "file is required"
  * where the file is required.
  */
 import { randomBytes } from 'node:crypto'

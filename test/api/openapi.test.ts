@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document (issue 2 §5): generated from the operation schemas, lists every seed
+ * The OpenAPI 3.1 document: generated from the operation schemas, lists every seed
  * operation with its request schema, and the interactive page is served.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -111,7 +111,7 @@ it('describes the webhook payloads per event', async () => {
   expect(doc.webhooks.onMessage.post.description).toContain('webhook-signature')
 })
 
-it('names the permission (API key scope) each operation needs (issue 27 §3)', async () => {
+it('names the permission (API key scope) each operation needs', async () => {
   const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json()
   const send = doc.paths['/chatapp/message'].post
   expect(send['x-required-scope']).toBe('messages:send')

@@ -1,5 +1,5 @@
 /**
- * A body over the limit is answered with the 413 envelope that every client can read (issue 30 §1):
+ * A body over the limit is answered with the 413 envelope that every client can read:
  * Node's fetch writes the whole body before it reads the answer, so a server that answers and closes
  * the connection at the limit leaves it with EPIPE instead. The server reads the rest of the body and
  * throws it away (up to a cap) before answering. Runs the real headless process: a client in the

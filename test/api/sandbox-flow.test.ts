@@ -1,5 +1,5 @@
 /**
- * The whole sandbox flow of issue 2: create → init → scan PNG and base64 → sandbox scan → CONNECTED →
+ * The whole sandbox flow: create → init → scan PNG and base64 → sandbox scan → CONNECTED →
  * send each kind → inbound messages → message log shows them all, in order.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest'

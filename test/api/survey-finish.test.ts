@@ -1,5 +1,5 @@
 /**
- * Surveys that finish (issue 13 §6): a closing message with [name] and [answer:N], the owner's
+ * Surveys that finish: a closing message with [name] and [answer:N], the owner's
  * notification carrying every answer of the run, responses with the customer's number and local times,
  * a handled flag, and the CSV in the same columns.
  */

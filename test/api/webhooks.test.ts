@@ -1,5 +1,5 @@
 /**
- * Webhooks end to end (docs/design.md §11, issue 3): a real local HTTP receiver gets signed deliveries of
+ * Webhooks end to end (docs/design.md §11): a real local HTTP receiver gets signed deliveries of
  * sandbox traffic and verifies them with the `standardwebhooks` library. Time runs on a manual clock,
  * so retries of seconds to minutes happen without waiting; after every test no timer is left armed.
  * What is stored is read back through a database connection of the test's own: only committed rows.

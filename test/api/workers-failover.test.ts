@@ -1,5 +1,5 @@
 /**
- * Issue 26 §3 end to end (docs/design.md §22 "Failover, measured"): three real `serve` workers on one
+ * Failover end to end (docs/design.md §22 "Failover, measured"): three real `serve` workers on one
  * real PostgreSQL database, six sandbox instances, clients sending all the time through every worker
  * (forwarding relays to the owner), and `kill -9` of the worker holding the most leases. Within 30 s all
  * six instances are CONNECTED on the two survivors, and every send that got a 2xx answer is in the

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 
-/** Phone, laptop and wide screen (issue 13 §7): every sweep and screenshot uses these. */
+/** Phone, laptop and wide screen: every sweep and screenshot uses these. */
 export const SIZES = [
   [390, 844],
   [1366, 768],

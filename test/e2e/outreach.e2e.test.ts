@@ -1,5 +1,5 @@
 /**
- * Outreach end to end (issue 14, done-when), in Debian's Chromium against the real headless server:
+ * Outreach end to end (docs/design.md §18), in Debian's Chromium against the real headless server:
  * import 500 contacts with 3 bad rows reported, make a group, broadcast to it with spintax (an opted-out
  * contact and a number not on WhatsApp skipped with reasons), restart the server in the middle and see
  * it finish without a duplicate, see WhatsApp's message capping pause a broadcast with the reason,

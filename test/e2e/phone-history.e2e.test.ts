@@ -1,5 +1,5 @@
 /**
- * "Load older messages from the phone" in the web UI (issue 29 item 7), in Debian's Chromium against
+ * "Load older messages from the phone" in the web UI, in Debian's Chromium against
  * the real headless server with a WhatsApp instance linked to the protocol test server
  * (test/support/wa-server: its fake phone holds a chat's older messages and answers the on-demand
  * history request), and a sandbox instance, where the button says why it cannot work. Screenshots at

@@ -32,7 +32,7 @@ describe('readServeConfig', () => {
     expect(readServeConfig({ CHATAPP_MEDIA_DIR: ' /srv/chatapp-media ' }).mediaDir).toBe('/srv/chatapp-media')
   })
 
-  it('reads the worker variables (issue 26): defaults from the host and port, each validated', () => {
+  it('reads the worker variables: defaults from the host and port, each validated', () => {
     expect(readServeConfig({ CHATAPP_HOST: '10.0.0.5', CHATAPP_PORT: '3300' }).worker).toEqual({
       id: `${hostname()}:3300`,
       url: 'http://10.0.0.5:3300',

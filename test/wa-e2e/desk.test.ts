@@ -1,5 +1,5 @@
 /**
- * The desk on the real channel (issue 13, done-when): a message the owner types on the phone reaches
+ * The desk on the real channel (docs/design.md §15): a message the owner types on the phone reaches
  * the app as the phone's own-device copy (`deviceSentMessage` from the account's JID with `recipient`,
  * lib/Utils/decode-wa-message.js decodeMessageNode) and pauses the bot for that chat; marking a chat
  * read in the inbox sends read receipts the contact sees (`readMessages` → `<receipt type="read">`,

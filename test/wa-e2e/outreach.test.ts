@@ -1,5 +1,5 @@
 /**
- * A broadcast on the real channel (issue 14, done-when): 20 contacts of a contact group each decrypt
+ * A broadcast on the real channel (docs/design.md §18): 20 contacts of a contact group each decrypt
  * the message exactly once, and each saw "typing…" first (`sendPresenceUpdate('composing')` →
  * `<chatstate><composing/></chatstate>`, lib/Socket/chats.js). The governor's gaps run on a manual
  * clock; Baileys and the protocol test server run in real time.

@@ -1,5 +1,5 @@
 /**
- * Older messages from the phone on demand (issue 29 item 7, WAHA #1544): `POST
+ * Older messages from the phone on demand (WAHA #1544): `POST
  * /chatapp/messages/fetch-history` asks the phone, through Baileys' `fetchMessageHistory` (a peer
  * data operation HISTORY_SYNC_ON_DEMAND to the account's own phone, lib/Socket/messages-recv.js),
  * for the messages of a chat older than the oldest the app holds; the phone answers with an ON_DEMAND

@@ -1,5 +1,5 @@
 /**
- * discardRest on real requests (issue 30 §1): it reads a refused body to its end, and gives up on
+ * discardRest on real requests: it reads a refused body to its end, and gives up on
  * one that is not worth the wait — declared or grown past the cap, or stalled past the timeout.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'

@@ -249,7 +249,7 @@ describe('reconnect with backoff', () => {
     expect(t.clock.pendingDelays()).toEqual([800])
   })
 
-  it('the schedule starts over after a connection that stayed open (issue 10: not after any open)', async () => {
+  it('the schedule starts over after a connection that stayed open (not after any open)', async () => {
     const t = setup()
     const s = await linked(t)
     await s.close(428)

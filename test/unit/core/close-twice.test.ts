@@ -1,5 +1,5 @@
 /**
- * Closing the core from two shutdown paths (issue 30 §3): the second close waits for the first and
+ * Closing the core from two shutdown paths: the second close waits for the first and
  * neither fails (it used to release the data-dir lock twice: ERELEASED). The lock is released once,
  * so the next start on the same dir takes it.
  */

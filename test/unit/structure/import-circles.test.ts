@@ -1,5 +1,5 @@
 /**
- * No import circles in src (issue 30 §7): a module never imports, through any chain of static
+ * No import circles in src: a module never imports, through any chain of static
  * imports (type-only ones too), a module that imports it. A circle makes load order matter and ties
  * two modules into one; the App ↔ InstancesTab circle was one (the tab props type lived in App).
  */

@@ -1,5 +1,5 @@
 /**
- * Every dependency with an install script is decided in package.json's `allowScripts` (issue 30 §8):
+ * Every dependency with an install script is decided in package.json's `allowScripts`:
  * npm 11 runs unreviewed scripts with a warning today and will skip them once they are blocked by
  * default, so each one is either approved because the app needs it or denied because it does not
  * (README, "Install scripts"). A new dependency with a script fails here until someone decides.

@@ -105,7 +105,7 @@ async function expectImported(s: Storage, dir: string, was: LegacyContents): Pro
   for (const [instanceId, entries] of was.messages) {
     const inFileOrder = await s.database.db.selectFrom('messages').select('id').where('instance_id', '=', instanceId).orderBy('seq').execute()
     expect(inFileOrder.map((r) => r.id)).toEqual(entries.map((m) => m.id))
-    // 0.1's outbound entries name no sender: the log names them by their source (issue 27 `sent_by`).
+    // 0.1's outbound entries name no sender: the log names them by their source (`sent_by`).
     const named = entries.map((m) => (m.fromMe ? { ...m, ...sentByOfSource(m.source) } : m))
     expect(await repos.messages.list(instanceId, { limit: 1_000_000 })).toEqual(named.sort((a, b) => a.timestamp - b.timestamp))
     total += entries.length

@@ -65,7 +65,7 @@ export function ContactsTab() {
         </Group>
         <GroupBar instanceId={instanceId} groups={groups.data ?? []} value={groupId} onChange={setGroupId} onChanged={reload} editable={canWrite} />
         <Group mt="sm" gap="xs" wrap="nowrap" align="flex-start">
-          <TextInput style={{ flex: 1, minWidth: 0 }} placeholder="Search name, number or notes" value={query} onChange={(e) => setQuery(e.currentTarget.value)} aria-label="Search contacts" type="search" />
+          <TextInput style={{ flex: 1, minWidth: 0 }} placeholder="Search name, number, @username or notes" value={query} onChange={(e) => setQuery(e.currentTarget.value)} aria-label="Search contacts" type="search" />
           <Select w={{ base: 130, sm: 180 }} placeholder="Any label" aria-label="Filter by label" clearable data={labels.map((l) => l.name)} value={label} onChange={setLabel} />
         </Group>
         <ErrorAlert error={pages.error ?? groups.error ?? exporting.error} />
