@@ -13,7 +13,7 @@
  * do on the account scope is written out here, not taken from the code under test.
  */
 import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { TObject, TSchema } from 'typebox'
 import { makeHarness, type Harness } from '../helpers/harness'
@@ -86,6 +86,19 @@ beforeAll(async () => {
   b = await h.connectedInstance()
   await seedRecords(a, 'zqa', '15550001119')
   Object.assign(bIds, await seedRecords(b, MARK, B_CHAT))
+  // B settles before the walk takes its picture: its broadcast ends (cancelled) through the send
+  // governor, and the sandbox acknowledges each send twice (SERVER_ACK, DELIVERY_ACK a moment later);
+  // on a loaded machine those landed after the walk began, and every later operation saw "B changed".
+  await vi.waitFor(
+    async () => {
+      const inst = h.core.instances.get(b.inst._id)
+      const casts = await h.core.broadcasts.list(inst)
+      const sent = (await h.core.log.list(inst, { limit: 1000 })).filter((m) => m.fromMe)
+      expect(casts.map((c) => c.status).filter((st) => st !== 'done' && st !== 'cancelled')).toEqual([])
+      expect(sent.map((m) => m.status).filter((st) => st !== 'DELIVERY_ACK' && st !== 'READ')).toEqual([])
+    },
+    { timeout: 30_000, interval: 100 }
+  )
   web = await buildApiServer(h.core, { host: '127.0.0.1', version: 'test', accountPlugins: [rpcPlugin(h.core, createHandlers(h.core, { baseUrl: () => '', mode: 'web', defaultChannel: 'sandbox' }))] })
   await web.ready()
   callers.push(['agent limited to A', await staffToken('ada', 'agent', [a.inst._id])])

@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { ContractEvent, ContractInput, ContractMethod, ContractOutput } from '../../shared/contract'
 import { call, onContractEvent } from './store'
+import { latestOnly } from './latest-only'
 
 export interface Loaded<T> {
   data: T | undefined
@@ -25,7 +26,10 @@ export function useContract<M extends ContractMethod>(
   const key = JSON.stringify(input)
   const reloadRef = useRef(reloadOn)
   reloadRef.current = reloadOn
+  // Reloads overlap (two events in a row): only the latest one's answer is kept (./latest-only.ts).
+  const latest = useRef(latestOnly())
   const reload = useCallback(async () => {
+    const current = latest.current.begin()
     if (input === null) {
       setData(undefined)
       setLoading(false)
@@ -33,12 +37,14 @@ export function useContract<M extends ContractMethod>(
     }
     setLoading(true)
     try {
-      setData(await call(method, input))
+      const answer = await call(method, input)
+      if (!current()) return
+      setData(answer)
       setError(undefined)
     } catch (err) {
-      setError(err)
+      if (current()) setError(err)
     } finally {
-      setLoading(false)
+      if (current()) setLoading(false)
     }
     // `key` stands for `input` (a new object each render); reloading on identity would loop.
   }, [method, key])
