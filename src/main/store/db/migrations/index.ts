@@ -14,6 +14,7 @@ import * as m0006 from './0006-idempotency-taker'
 import * as m0007 from './0007-message-changes'
 import * as m0008 from './0008-erasing'
 import * as m0009 from './0009-assistant'
+import * as m0010 from './0010-times-as-ms'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
@@ -24,5 +25,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006-idempotency-taker': m0006,
   '0007-message-changes': m0007,
   '0008-erasing': m0008,
-  '0009-assistant': m0009
+  '0009-assistant': m0009,
+  '0010-times-as-ms': m0010
 }
