@@ -7,21 +7,24 @@
  * `YYYY-MM-DDTHH:MM`, no instant until a zone is applied) and `assistant_usage.day` (a calendar day).
  *
  * How a value converts: the text every release wrote (`Date.prototype.toISOString`:
- * `2026-01-02T03:04:05.678Z`) by SQL in one statement per column; anything else (no milliseconds, an
- * offset, a space for the `T`, no zone: UTC) value by value through ../times.ts `timeToMs`. A value
- * that names no instant stops the migration with its table, column and value (the transaction rolls
- * back: the database stays at version 9, nothing lost), never a NULL in its place.
+ * `2026-01-02T03:04:05.678Z`) by SQL, exactly; anything else (no milliseconds, an offset, a space for
+ * the `T`, no zone: UTC) through ../times.ts `timeToMs`, each distinct value once, into a table of
+ * text → ms that the conversion joins. A value that names no instant stops the migration with its
+ * table, column and value (the transaction rolls back: the database stays at version 9, nothing
+ * lost), never a NULL in its place.
  *
- * Per dialect: PostgreSQL changes each column's type in place (`ALTER COLUMN … TYPE bigint USING`: its
- * place, NOT NULL and indexes stay; the indexes are rebuilt). SQLite cannot change a column's type: the
- * integer goes into a new column, the text column is dropped and the new one takes its name, the
- * table's indexes are dropped first and made again from their own SQL. Its columns lose NOT NULL (SQLite
+ * Per dialect: PostgreSQL changes each table's columns' type in place, in one ALTER TABLE (`ALTER
+ * COLUMN … TYPE bigint USING`: one rewrite; their place, NOT NULL and indexes stay, the indexes are
+ * rebuilt; no UPDATE, which would also refold every contact's search words). SQLite cannot change a
+ * column's type: the integer goes into a new column (one UPDATE), the text column is dropped and the
+ * new one takes its name, the table's indexes are dropped first and made again from their own SQL.
+ * Measured: docs/storage.md "Times". Its columns lose NOT NULL (SQLite
  * adds no NOT NULL to an existing column without rebuilding the table, and rebuilding a table that
  * others reference with ON DELETE CASCADE, inside the migrations' transaction where foreign keys stay
  * on, would delete their rows); the typed schema and the repositories still never write NULL there.
  */
 import { sql, type Kysely } from 'kysely'
-import { dialectOf } from '../dialect'
+import { columnTypes, dialectOf } from '../dialect'
 import { timeToMs } from '../times'
 
 /** The instants held as text at version 9, by table (the tables of migrations 1, 2 and 9). */
@@ -55,64 +58,85 @@ export const TEXT_TIMES: Readonly<Record<string, readonly string[]>> = {
  */
 const BLANK_IS_NONE = new Set(['broadcast_recipients.at'])
 
-/** The new column beside `column` while its values convert. */
-const msColumn = (column: string): string => `${column}__ms`
+/** The table of text → ms of the values SQL does not convert (made and dropped by the migration). */
+const VALUE_MAP = 'migration_0010_times'
+/** PostgreSQL: the lookup of {@link VALUE_MAP} as a function (a column's USING takes no subquery). */
+const LOOKUP = 'migration_0010_time'
+/** Rows per INSERT into the value map (2 parameters each). */
+const VALUES_PER_INSERT = 500
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = dialectOf(db) === 'postgres'
+  const types = columnTypes(db)
+  await db.schema.createTable(VALUE_MAP).addColumn('v', types.text, (c) => c.primaryKey()).addColumn('ms', types.int).execute()
+  if (postgres) await sql.raw(`CREATE FUNCTION ${LOOKUP}(t text) RETURNS bigint LANGUAGE sql STABLE STRICT AS $$ SELECT ms FROM ${VALUE_MAP} WHERE v = t $$`).execute(db)
+
   for (const [table, columns] of Object.entries(TEXT_TIMES)) {
+    for (const column of columns) await mapOtherValues(db, postgres, table, column)
+    if (postgres) {
+      const changes = columns.map((c) => sql`ALTER COLUMN ${sql.id(c)} TYPE bigint USING ${toMs(postgres, c)}`)
+      await sql`ALTER TABLE ${sql.id(table)} ${sql.join(changes)}`.execute(db)
+      continue
+    }
     // SQLite refuses to drop an indexed column: the table's indexes go first and come back last.
-    const indexes = postgres ? [] : (await sql<{ name: string; sql: string }>`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ${table} AND sql IS NOT NULL ORDER BY name`.execute(db)).rows
+    const indexes = (await sql<{ name: string; sql: string }>`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ${table} AND sql IS NOT NULL ORDER BY name`.execute(db)).rows
     for (const index of indexes) await sql`DROP INDEX ${sql.id(index.name)}`.execute(db)
     for (const column of columns) {
-      await db.schema.alterTable(table).addColumn(msColumn(column), postgres ? 'bigint' : 'integer').execute()
-      await sql`UPDATE ${sql.id(table)} SET ${sql.id(msColumn(column))} = ${canonicalToMs(postgres, column)} WHERE ${canonical(postgres, column)}`.execute(db)
-      await convertTheRest(db, table, column)
-      if (!postgres) {
-        await db.schema.alterTable(table).dropColumn(column).execute()
-        await db.schema.alterTable(table).renameColumn(msColumn(column), column).execute()
-      }
-    }
-    if (postgres) {
-      // One ALTER TABLE: the table is rewritten once, its indexes rebuilt once.
-      const changes = columns.flatMap((c) => [sql`ALTER COLUMN ${sql.id(c)} TYPE bigint USING ${sql.id(msColumn(c))}`, sql`DROP COLUMN ${sql.id(msColumn(c))}`])
-      await sql`ALTER TABLE ${sql.id(table)} ${sql.join(changes)}`.execute(db)
+      const ms = `${column}__ms`
+      await db.schema.alterTable(table).addColumn(ms, 'integer').execute()
+      await sql`UPDATE ${sql.id(table)} SET ${sql.id(ms)} = ${toMs(postgres, column)}`.execute(db)
+      await db.schema.alterTable(table).dropColumn(column).execute()
+      await db.schema.alterTable(table).renameColumn(ms, column).execute()
     }
     for (const index of indexes) await sql.raw(index.sql).execute(db)
   }
+
+  if (postgres) await sql.raw(`DROP FUNCTION ${LOOKUP}(text)`).execute(db)
+  await db.schema.dropTable(VALUE_MAP).execute()
 }
 
 /** The text every release wrote (`toISOString`, years 0000–9999), which SQL converts exactly. */
 function canonical(postgres: boolean, column: string) {
   const c = sql.id(column)
   if (postgres) return sql`${c} ~ '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$'`
-  return sql`${c} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z' AND strftime('%s', ${c}) IS NOT NULL`
+  return sql`(${c} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z' AND strftime('%s', ${c}) IS NOT NULL)`
 }
 
 /**
- * Epoch ms of a {@link canonical} value: whole seconds from the date functions, the milliseconds from
- * the text, so no floating point is involved.
+ * Epoch ms of the text in `column` (NULL for NULL): a {@link canonical} value from its whole seconds
+ * (the date functions) and its milliseconds (the text), so no floating point is involved; any other
+ * from the value map.
  */
-function canonicalToMs(postgres: boolean, column: string) {
+function toMs(postgres: boolean, column: string) {
   const c = sql.id(column)
-  if (postgres) return sql`(extract(epoch FROM date_trunc('second', ${c}::timestamptz))::bigint * 1000 + substr(${c}, 21, 3)::bigint)`
-  return sql`(CAST(strftime('%s', ${c}) AS INTEGER) * 1000 + CAST(substr(${c}, 21, 3) AS INTEGER))`
+  if (postgres) {
+    return sql`CASE WHEN ${canonical(postgres, column)} THEN extract(epoch FROM date_trunc('second', ${c}::timestamptz))::bigint * 1000 + substr(${c}, 21, 3)::bigint ELSE ${sql.id(LOOKUP)}(${c}) END`
+  }
+  return sql`CASE WHEN ${canonical(postgres, column)} THEN CAST(strftime('%s', ${c}) AS INTEGER) * 1000 + CAST(substr(${c}, 21, 3) AS INTEGER) ELSE (SELECT m.ms FROM ${sql.id(VALUE_MAP)} m WHERE m.v = ${c}) END`
 }
 
-/** Converts the values SQL left (written otherwise than `toISOString` writes), one distinct value at a time. */
-async function convertTheRest(db: Kysely<unknown>, table: string, column: string): Promise<void> {
-  const t = sql.id(table)
+/**
+ * Puts the values of `column` that SQL does not convert into the value map, each converted once by
+ * `timeToMs`; throws, naming it, on a value that is no time.
+ */
+async function mapOtherValues(db: Kysely<unknown>, postgres: boolean, table: string, column: string): Promise<void> {
   const c = sql.id(column)
-  const ms = sql.id(msColumn(column))
-  const { rows } = await sql<{ v: unknown }>`SELECT DISTINCT ${c} AS v FROM ${t} WHERE ${c} IS NOT NULL AND ${ms} IS NULL`.execute(db)
+  const { rows } = await sql<{ v: unknown }>`SELECT DISTINCT ${c} AS v FROM ${sql.id(table)} WHERE ${c} IS NOT NULL AND NOT ${canonical(postgres, column)}`.execute(db)
+  const pairs: Array<[string, number | null]> = []
   for (const { v } of rows) {
-    if (BLANK_IS_NONE.has(`${table}.${column}`) && String(v).trim() === '') continue
-    let value: number
+    const text = String(v)
+    if (BLANK_IS_NONE.has(`${table}.${column}`) && text.trim() === '') {
+      pairs.push([text, null])
+      continue
+    }
     try {
-      value = timeToMs(String(v))
+      pairs.push([text, timeToMs(text)])
     } catch {
       throw new Error(`Migration 10: ${table}.${column} holds ${JSON.stringify(v)}, which is no time; the database stays at version 9. Correct or clear that value and start again.`)
     }
-    await sql`UPDATE ${t} SET ${ms} = ${value} WHERE ${c} = ${v} AND ${ms} IS NULL`.execute(db)
+  }
+  for (let i = 0; i < pairs.length; i += VALUES_PER_INSERT) {
+    const batch = pairs.slice(i, i + VALUES_PER_INSERT).map(([v, ms]) => sql`(${v}, ${ms})`)
+    await sql`INSERT INTO ${sql.id(VALUE_MAP)} (v, ms) VALUES ${sql.join(batch)} ON CONFLICT (v) DO NOTHING`.execute(db)
   }
 }
