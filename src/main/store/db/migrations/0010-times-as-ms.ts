@@ -67,14 +67,21 @@ const VALUES_PER_INSERT = 500
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = dialectOf(db) === 'postgres'
-  const types = columnTypes(db)
-  await db.schema.createTable(VALUE_MAP).addColumn('v', types.text, (c) => c.primaryKey()).addColumn('ms', types.int).execute()
-  if (postgres) await sql.raw(`CREATE FUNCTION ${LOOKUP}(t text) RETURNS bigint LANGUAGE sql STABLE STRICT AS $$ SELECT ms FROM ${VALUE_MAP} WHERE v = t $$`).execute(db)
+  // Made when a first value needs it: a database without one (a new one) keeps no trace of it, not
+  // even the free pages a dropped table leaves in a SQLite file.
+  let mapped = false
+  const map = async (): Promise<void> => {
+    if (mapped) return
+    const types = columnTypes(db)
+    await db.schema.createTable(VALUE_MAP).addColumn('v', types.text, (c) => c.primaryKey()).addColumn('ms', types.int).execute()
+    if (postgres) await sql.raw(`CREATE FUNCTION ${LOOKUP}(t text) RETURNS bigint LANGUAGE sql STABLE STRICT AS $$ SELECT ms FROM ${VALUE_MAP} WHERE v = t $$`).execute(db)
+    mapped = true
+  }
 
   for (const [table, columns] of Object.entries(TEXT_TIMES)) {
-    for (const column of columns) await mapOtherValues(db, postgres, table, column)
+    for (const column of columns) await mapOtherValues(db, postgres, table, column, map)
     if (postgres) {
-      const changes = columns.map((c) => sql`ALTER COLUMN ${sql.id(c)} TYPE bigint USING ${toMs(postgres, c)}`)
+      const changes = columns.map((c) => sql`ALTER COLUMN ${sql.id(c)} TYPE bigint USING ${toMs(postgres, c, mapped)}`)
       await sql`ALTER TABLE ${sql.id(table)} ${sql.join(changes)}`.execute(db)
       continue
     }
@@ -84,13 +91,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     for (const column of columns) {
       const ms = `${column}__ms`
       await db.schema.alterTable(table).addColumn(ms, 'integer').execute()
-      await sql`UPDATE ${sql.id(table)} SET ${sql.id(ms)} = ${toMs(postgres, column)}`.execute(db)
+      await sql`UPDATE ${sql.id(table)} SET ${sql.id(ms)} = ${toMs(postgres, column, mapped)}`.execute(db)
       await db.schema.alterTable(table).dropColumn(column).execute()
       await db.schema.alterTable(table).renameColumn(ms, column).execute()
     }
     for (const index of indexes) await sql.raw(index.sql).execute(db)
   }
 
+  if (!mapped) return
   if (postgres) await sql.raw(`DROP FUNCTION ${LOOKUP}(text)`).execute(db)
   await db.schema.dropTable(VALUE_MAP).execute()
 }
@@ -105,21 +113,20 @@ function canonical(postgres: boolean, column: string) {
 /**
  * Epoch ms of the text in `column` (NULL for NULL): a {@link canonical} value from its whole seconds
  * (the date functions) and its milliseconds (the text), so no floating point is involved; any other
- * from the value map.
+ * from the value map (when `mapped`: there is one; without, no value of the table needs it).
  */
-function toMs(postgres: boolean, column: string) {
+function toMs(postgres: boolean, column: string, mapped: boolean) {
   const c = sql.id(column)
-  if (postgres) {
-    return sql`CASE WHEN ${canonical(postgres, column)} THEN extract(epoch FROM date_trunc('second', ${c}::timestamptz))::bigint * 1000 + substr(${c}, 21, 3)::bigint ELSE ${sql.id(LOOKUP)}(${c}) END`
-  }
-  return sql`CASE WHEN ${canonical(postgres, column)} THEN CAST(strftime('%s', ${c}) AS INTEGER) * 1000 + CAST(substr(${c}, 21, 3) AS INTEGER) ELSE (SELECT m.ms FROM ${sql.id(VALUE_MAP)} m WHERE m.v = ${c}) END`
+  const other = !mapped ? sql`NULL` : postgres ? sql`${sql.id(LOOKUP)}(${c})` : sql`(SELECT m.ms FROM ${sql.id(VALUE_MAP)} m WHERE m.v = ${c})`
+  if (postgres) return sql`CASE WHEN ${canonical(postgres, column)} THEN extract(epoch FROM date_trunc('second', ${c}::timestamptz))::bigint * 1000 + substr(${c}, 21, 3)::bigint ELSE ${other} END`
+  return sql`CASE WHEN ${canonical(postgres, column)} THEN CAST(strftime('%s', ${c}) AS INTEGER) * 1000 + CAST(substr(${c}, 21, 3) AS INTEGER) ELSE ${other} END`
 }
 
 /**
  * Puts the values of `column` that SQL does not convert into the value map, each converted once by
  * `timeToMs`; throws, naming it, on a value that is no time.
  */
-async function mapOtherValues(db: Kysely<unknown>, postgres: boolean, table: string, column: string): Promise<void> {
+async function mapOtherValues(db: Kysely<unknown>, postgres: boolean, table: string, column: string, map: () => Promise<void>): Promise<void> {
   const c = sql.id(column)
   const { rows } = await sql<{ v: unknown }>`SELECT DISTINCT ${c} AS v FROM ${sql.id(table)} WHERE ${c} IS NOT NULL AND NOT ${canonical(postgres, column)}`.execute(db)
   const pairs: Array<[string, number | null]> = []
@@ -135,6 +142,7 @@ async function mapOtherValues(db: Kysely<unknown>, postgres: boolean, table: str
       throw new Error(`Migration 10: ${table}.${column} holds ${JSON.stringify(v)}, which is no time; the database stays at version 9. Correct or clear that value and start again.`)
     }
   }
+  if (pairs.length > 0) await map()
   for (let i = 0; i < pairs.length; i += VALUES_PER_INSERT) {
     const batch = pairs.slice(i, i + VALUES_PER_INSERT).map(([v, ms]) => sql`(${v}, ${ms})`)
     await sql`INSERT INTO ${sql.id(VALUE_MAP)} (v, ms) VALUES ${sql.join(batch)} ON CONFLICT (v) DO NOTHING`.execute(db)
