@@ -18,10 +18,10 @@
  * rebuilt; no UPDATE, which would also refold every contact's search words). SQLite cannot change a
  * column's type: the integer goes into a new column (one UPDATE), the text column is dropped and the
  * new one takes its name, the table's indexes are dropped first and made again from their own SQL.
- * Measured: docs/storage.md "Times". Its columns lose NOT NULL (SQLite
- * adds no NOT NULL to an existing column without rebuilding the table, and rebuilding a table that
- * others reference with ON DELETE CASCADE, inside the migrations' transaction where foreign keys stay
- * on, would delete their rows); the typed schema and the repositories still never write NULL there.
+ * Those SQLite columns lose NOT NULL (SQLite adds no NOT NULL to an existing column without rebuilding
+ * the table, and rebuilding a table that others reference with ON DELETE CASCADE, inside the
+ * migrations' transaction where foreign keys stay on, would delete their rows); the typed schema and
+ * the repositories still never write NULL there. Measured: docs/storage.md "Times".
  */
 import { sql, type Kysely } from 'kysely'
 import { columnTypes, dialectOf } from '../dialect'
