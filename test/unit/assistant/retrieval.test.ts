@@ -85,7 +85,7 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
       return [/car|park/.test(s) ? 1 : 0, /deliver|courier/.test(s) ? 1 : 0, /hour|open|sunday/.test(s) ? 1 : 0, 0.01]
     }
     const put = async (id: string, title: string, content: string) => {
-      const e: KnowledgeEntry = { _id: id, instance_id: 'i1', title, content, source: 'manual', file_name: null, chunks: 0, createdAt: 'x', updatedAt: 'x' }
+      const e: KnowledgeEntry = { _id: id, instance_id: 'i1', title, content, source: 'manual', file_name: null, chunks: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }
       await repos.knowledge.create(e, chunkKnowledge(title, content))
     }
     await put('park', 'Parking', 'Free parking behind the shop, entrance from Via Verdi.')
@@ -129,7 +129,7 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
   it('finds what was added or changed since the last question (the terms it remembers are dropped)', async () => {
     const wifi = { ...DEFAULT_ASSISTANT, knowledge_chunks: 2 }
     expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages).toEqual([])
-    const e: KnowledgeEntry = { _id: 'wifi', instance_id: 'i1', title: 'Wifi', content: 'The password is pizza123.', source: 'manual', file_name: null, chunks: 0, createdAt: 'x', updatedAt: 'x' }
+    const e: KnowledgeEntry = { _id: 'wifi', instance_id: 'i1', title: 'Wifi', content: 'The password is pizza123.', source: 'manual', file_name: null, chunks: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }
     await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))
     expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages.map((p) => p.body)).toEqual(['The password is pizza123.'])
     // Replaced with the same number of passages: still the new text.
@@ -140,7 +140,7 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
   })
 
   it('asks for the missing vectors when passages have none', async () => {
-    const e: KnowledgeEntry = { _id: 'new', instance_id: 'i1', title: 'Wifi', content: 'The password is pizza123.', source: 'manual', file_name: null, chunks: 0, createdAt: 'x', updatedAt: 'x' }
+    const e: KnowledgeEntry = { _id: 'new', instance_id: 'i1', title: 'Wifi', content: 'The password is pizza123.', source: 'manual', file_name: null, chunks: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }
     await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))
     missing.length = 0
     await retriever.find('i1', 'wifi password', settings, endpoint())

@@ -238,7 +238,7 @@ describe('db:copy', () => {
     cleanups.push(() => t.close())
     const repos = t.storage.repos
     await repos.messages.append('i1', { id: 'M1', chatId: '1@s.whatsapp.net', fromMe: false, pushName: 'A', type: 'text', text: 'olá', timestamp: 1, status: 'RECEIVED', source: 'inbound' })
-    await repos.staff.create({ id: 's1', name: 'S', login: 's', role: 'agent', instanceIds: null, createdAt: 'x', updatedAt: 'x' })
+    await repos.staff.create({ id: 's1', name: 'S', login: 's', role: 'agent', instanceIds: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' })
     // SQLite keeps text in an integer column; PostgreSQL's bigint refuses it. The table is copied last,
     // so every other table was inserted before the failure.
     await t.storage.database.write((trx) =>

@@ -248,7 +248,7 @@ describe.each(BACKENDS)('on %s', (backend) => {
       })
       if (settled) await trx.rollback().execute()
       expect(settled, 'the take-over went on while the fenced write held the row').toBe(false)
-      await trx.insertInto('auth_creds').values({ instance_id: 'i1', creds: '{"me":"w1"}', updated_at: AT }).execute()
+      await trx.insertInto('auth_creds').values({ instance_id: 'i1', creds: '{"me":"w1"}', updated_at: Date.parse(AT) }).execute()
       await trx.commit().execute()
       // Committed while w1 held the lease; then the take-over proceeds with the next token.
       expect(await takeOver).toEqual({ token: 2 })
@@ -257,7 +257,7 @@ describe.each(BACKENDS)('on %s', (backend) => {
       // WAL: the take-over commits at once (w1 only read), and w1's snapshot is now stale: SQLite
       // refuses its write (SQLITE_BUSY_SNAPSHOT) instead of storing it after the take-over.
       expect(await w2.leases.claim('i1', 'w2', T0 + TTL, TTL)).toEqual({ token: 2 })
-      await expect(trx.insertInto('auth_creds').values({ instance_id: 'i1', creds: '{"me":"w1"}', updated_at: AT }).execute()).rejects.toMatchObject({ code: 'ERR_SQLITE_ERROR', errcode: 517 })
+      await expect(trx.insertInto('auth_creds').values({ instance_id: 'i1', creds: '{"me":"w1"}', updated_at: Date.parse(AT) }).execute()).rejects.toMatchObject({ code: 'ERR_SQLITE_ERROR', errcode: 517 })
       await trx.rollback().execute()
       expect(await w2.auth.creds('i1')).toBeUndefined()
     }

@@ -18,6 +18,8 @@ import { postgresDialect } from '../../../src/main/store/db/postgres-dialect'
 import { matchingMessages } from '../../../src/main/store/db/search-sql'
 import { chunkSeqsMatching } from '../../../src/main/store/db/knowledge-search-sql'
 import type { Database } from '../../../src/main/store/db/schema'
+import { dataRepositories } from '../../../src/main/store/repos/data-repositories'
+import { subjectHash } from '../../../src/main/store/repos/customer-data-repo'
 import { BACKENDS, createTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
 
 const NAMES = Object.keys(MIGRATIONS)
@@ -34,7 +36,7 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
       // Found by the search index of either database (FTS5's on SQLite, pg_trgm's on PostgreSQL).
       const rows = await matchingMessages(db as Kysely<Database>, { instanceId: 'i1', q: 'labres', beforeSeq: Number.MAX_SAFE_INTEGER, limit: 10 })
       expect(rows.map((r) => r.id)).toEqual(['M1'])
-      expect((await db.selectFrom('intents').select('title').execute()).map((r) => r.title)).toEqual(['Hi'])
+      expect(await db.selectFrom('intents').select(['title', 'created_at']).execute()).toEqual([{ title: 'Hi', created_at: Date.parse('2026-01-01T00:00:00.000Z') }])
     }
   },
   2: {
@@ -128,6 +130,15 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
     async check(db) {
       expect(await db.selectFrom('config_instances').selectAll().where('id', '=', 'i10').execute()).toEqual([{ id: 'i10', position: 0, body: '{"_id":"i10"}', stamp: 3, updated_at: 1700000000010 }])
     }
+  },
+  11: {
+    async write(db) {
+      // Instants are epoch ms from version 11 on.
+      await sql`INSERT INTO quick_replies (id, shortcut, text, created_at, updated_at) VALUES ('q11', '/hi', 'Hello', 1767225600123, 1767225600456)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('quick_replies').select(['created_at', 'updated_at']).where('id', '=', 'q11').execute()).toEqual([{ created_at: 1767225600123, updated_at: 1767225600456 }])
+    }
   }
 }
 
@@ -183,13 +194,14 @@ async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kyse
 describe.each(BACKENDS)('on %s', (backend) => {
   for (let from = 0; from <= NAMES.length; from++) {
     it(`upgrades a database of version ${from} to ${NAMES.length}, its data whole`, async () => {
-      // The database as that version left it: migrated up to it by the same Migrator, seeded as it stored data.
+      // The database as that version left it: each version's rows written at that version, as it
+      // stored them (a later migration may change how a column holds them), by the same Migrator.
       const old = await emptyDatabase(backend, `v${from}`)
-      if (from > 0) {
-        const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[from - 1]!)
+      for (let v = 1; v <= from; v++) {
+        const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[v - 1]!)
         expect(error).toBeUndefined()
+        await SEEDS[v]!.write(old.db)
       }
-      for (let v = 1; v <= from; v++) await SEEDS[v]!.write(old.db)
       await old.close()
 
       const db = await openDatabaseAt(old.location)
@@ -245,3 +257,204 @@ describe.each(BACKENDS)('on %s', (backend) => {
     await empty.close()
   })
 })
+
+/**
+ * Migration 11 (docs/storage.md "Times"): the instants earlier versions kept as ISO text become epoch
+ * ms, and every one reads back through the repositories as the same instant, to the millisecond. The
+ * forms a value may have been written in: what every release wrote, and what a client or an older
+ * import may have left (no milliseconds, an offset, a space, no zone, a finer fraction, before 1970).
+ */
+const FORMS: ReadonlyArray<readonly [written: string, reads: string]> = [
+  ['2026-03-04T05:06:07.089Z', '2026-03-04T05:06:07.089Z'],
+  ['2026-03-04T05:06:07Z', '2026-03-04T05:06:07.000Z'],
+  ['2026-03-04T07:06:07.089+02:00', '2026-03-04T05:06:07.089Z'],
+  ['2026-03-03T23:36:07.089-0530', '2026-03-04T05:06:07.089Z'],
+  ['2026-03-04 05:06:07.089', '2026-03-04T05:06:07.089Z'],
+  ['2026-03-04T05:06:07.0891234Z', '2026-03-04T05:06:07.089Z'],
+  ['1969-12-31T23:59:59.999Z', '1969-12-31T23:59:59.999Z'],
+  ['2027-12-31T23:59:59.999Z', '2027-12-31T23:59:59.999Z']
+]
+
+/** A time written in one of {@link FORMS}, and the ISO text it must read back as. */
+interface Time {
+  written: string
+  reads: string
+}
+
+/** Rows of every table with a text instant at `version`, each time in the next of {@link FORMS}; answers what each column must hold after. */
+async function writeTimes(db: Kysely<any>, version: number): Promise<Map<string, Array<string | null>>> {
+  let k = 0
+  const at = (): Time => {
+    const [written, reads] = FORMS[k++ % FORMS.length]!
+    return { written, reads }
+  }
+  const expected = new Map<string, Array<string | null>>()
+  const put = async (table: string, row: Record<string, unknown>): Promise<void> => {
+    const values: Record<string, unknown> = {}
+    for (const [column, v] of Object.entries(row)) {
+      const time = v !== null && typeof v === 'object' ? (v as Time) : undefined
+      values[column] = time ? time.written : v
+      if (time || (v === null && /(^|_)at$|^until$/.test(column))) {
+        const key = `${table}.${column}`
+        expected.set(key, [...(expected.get(key) ?? []), time ? time.reads : null])
+      }
+    }
+    await db.insertInto(table).values(values).execute()
+  }
+  await put('chat_pauses', { instance_id: 'i1', chat_id: 'A', since: at(), until: at(), reason: 'handoff', by: 'owner' })
+  await put('chat_pauses', { instance_id: 'i1', chat_id: 'B', since: at(), until: null, reason: 'handoff', by: 'owner' })
+  await put('intents', { id: 'in1', instance_id: 'i1', client_id: 'c', title: 'Hi', keyword: 'hi', reply: 'Hello', action: null, created_at: at(), updated_at: at(), v: 0 })
+  await put('survey_steps', { id: 'st1', instance_id: 'i1', client_id: 'c', title: 'S', keyword: 'go', reply: 'Q1', sort_id: 1, action: null, closing_msg: null, created_at: at(), updated_at: at(), v: 0 })
+  const run = { instance_id: 'i1', survey_title: 'S', chat_id: 'A', contact_id: null, push_name: null, current_step_id: null, answers: '[]', handled: null }
+  await put('survey_runs', { ...run, id: 'r1', status: 'completed', started_at: at(), updated_at: at(), completed_at: at() })
+  await put('survey_runs', { ...run, id: 'r2', status: 'in_progress', started_at: at(), updated_at: at(), completed_at: null })
+  await put('attachments', { id: 'a1', instance_id: 'i1', client_id: 'c', filename: 'f.txt', mimetype: 'text/plain', size: 1, sha256: 'ab', created_at: at() })
+  await put('quick_replies', { id: 'q1', shortcut: '/hi', text: 'Hello', created_at: at(), updated_at: at() })
+  // As text these sort by their digits (L2 first); as instants L1 is the older (03:00Z).
+  await put('labels', { id: 'L1', name: 'vip', color: '#f00', created_at: { written: '2026-01-02T05:00:00.000+02:00', reads: '2026-01-02T03:00:00.000Z' }, updated_at: at() })
+  await put('labels', { id: 'L2', name: 'new', color: '#0f0', created_at: { written: '2026-01-02T04:00:00.000Z', reads: '2026-01-02T04:00:00.000Z' }, updated_at: at() })
+  await put('contact_groups', { id: 'g1', instance_id: 'i1', client_id: 'c', title: 'G', is_default: 0, created_at: at(), updated_at: at(), v: 0 })
+  const contact = { instance_id: 'i1', client_id: 'c', group_id: null, channel: 'whatsapp', notes: '', opted_out: 0, v: 0 }
+  await put('contacts', { ...contact, id: 'c1', name: 'Ann', number: '15550001111', last_seen_at: at(), created_at: at(), updated_at: at() })
+  await put('contacts', { ...contact, id: 'c2', name: 'Bo', number: '15550002222', last_seen_at: null, created_at: at(), updated_at: at() })
+  await put('broadcasts', { id: 'b1', instance_id: 'i1', client_id: 'c', send_type: 'numbers', to: 'x', message: '{"type":"text","text":"Hi"}', status: 'running', status_reason: null, current: null, schedule_id: null, created_at: at(), updated_at: at(), v: 0 })
+  const recipient = { broadcast_id: 'b1', name: null, contact_id: null, message_id: null, reason: null }
+  await put('broadcast_recipients', { ...recipient, position: 0, number: '1', state: 'sent', message_id: 'm1', at: at(), done_seq: 0 })
+  await put('broadcast_recipients', { ...recipient, position: 1, number: '2', state: 'failed', reason: 'no', at: at(), done_seq: 1 })
+  await put('broadcast_recipients', { ...recipient, position: 2, number: '3', state: 'pending', at: null, done_seq: null })
+  // A blank time (the record's "" for none): NULL, read back as "".
+  await put('broadcast_recipients', { ...recipient, position: 3, number: '4', state: 'sent', message_id: 'm4', at: { written: '', reads: null }, done_seq: 2 })
+  const schedule = { instance_id: 'i1', client_id: 'c', title: 'T', target: '{"type":"chat","id":"A"}', message: '{"type":"text","text":"Hi"}', repeat: 'daily', start_at: '2026-03-04T10:00', days: '[]', runs: '[]', v: 0 }
+  await put('schedules', { ...schedule, id: 's1', active: 1, next_run_at: at(), created_at: at(), updated_at: at() })
+  await put('schedules', { ...schedule, id: 's2', active: 0, next_run_at: null, created_at: at(), updated_at: at() })
+  await put('bot_activity', { instance_id: 'i1', at: at(), chat_id: 'A', message_id: 'm1', matched: 'none', actions: '[]' })
+  const delivery = { instance_id: 'i1', event: 'onMessage', url: 'https://hooks.example/in', payload: '{}', last_error: null, last_status: null }
+  await put('webhook_deliveries', { ...delivery, id: 'd1', status: 'delivered', attempts: 1, next_attempt_at: null, created_at: at(), delivered_at: at() })
+  await put('webhook_deliveries', { ...delivery, id: 'd2', status: 'pending', attempts: 0, next_attempt_at: at(), created_at: at(), delivered_at: null })
+  await put('auth_creds', { instance_id: 'i1', creds: '{}', updated_at: at() })
+  await put('erasures', { id: 'e1', instance_id: 'i1', subject_hash: subjectHash('15559998888'), by: 'owner', at: at(), counts: '{}' })
+  await put('legacy_import', { step: 'imported', done_at: at() })
+  if (version >= 2) {
+    await put('staff', { id: 'p1', name: 'Bea', login: 'bea', role: 'agent', instance_ids: null, password_hash: null, failed_logins: 0, locked_until: null, created_at: at(), updated_at: at() })
+    await put('api_keys', { id: 'k1', name: 'script', key_hash: 'ab', scopes: '[]', instance_ids: null, created_at: at(), last_used_at: at(), last_used_ip: null, revoked_at: at() })
+    await put('api_keys', { id: 'k2', name: 'other', key_hash: 'cd', scopes: '[]', instance_ids: null, created_at: at(), last_used_at: null, last_used_ip: null, revoked_at: null })
+  }
+  if (version >= 9) {
+    await put('assistant_settings', { instance_id: 'i1', settings: '{}', api_key: null, updated_at: at() })
+    await put('knowledge', { id: 'kn1', instance_id: 'i1', title: 'T', source: 'manual', file_name: null, chunk_count: 0, created_at: at(), updated_at: at(), excerpt: 'x', content: 'x' })
+  }
+  return expected
+}
+
+/** The time columns' text of `version` (every column named `…_at`, `at`, `since` or `until` and typed text), as `table.column`. */
+async function textTimeColumns(db: Kysely<any>, backend: Backend): Promise<string[]> {
+  const columns =
+    backend === 'postgres'
+      ? (await sql<{ t: string; c: string; type: string }>`SELECT table_name AS t, column_name AS c, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema()`.execute(db)).rows
+      : (await sql<{ t: string; c: string; type: string }>`SELECT m.name AS t, p.name AS c, p.type AS type FROM sqlite_schema m JOIN pragma_table_info(m.name) p WHERE m.type = 'table'`.execute(db)).rows
+  return columns
+    .filter((r) => /(^|_)at$|^since$|^until$/.test(r.c) && /text/i.test(r.type))
+    .map((r) => `${r.t}.${r.c}`)
+    .sort()
+}
+
+describe.each(BACKENDS)('times on %s', (backend) => {
+  const TO_MS = NAMES.indexOf('0011-times-as-ms')
+  for (let from = 1; from <= TO_MS; from++) {
+    it(`a database of version ${from} keeps every time, to the millisecond, read back the same through the repositories`, async () => {
+      const old = await emptyDatabase(backend, `t${from}`)
+      const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[from - 1]!)
+      expect(error).toBeUndefined()
+      const expected = await writeTimes(old.db, from)
+      const wereText = await textTimeColumns(old.db, backend)
+      await old.close()
+      // Every instant held as text at this version is written above (schedules.start_at is a wall-clock time, kept as text).
+      expect([...expected.keys()].sort()).toEqual(wereText.filter((c) => c !== 'schedules.start_at'))
+
+      const h = await openDatabaseAt(old.location)
+      try {
+        expect(await h.version()).toBe(NAMES.length)
+        expect(await textTimeColumns(h.db, backend)).toEqual(['schedules.start_at'])
+        // Each column holds the instants as integers, NULLs as NULL.
+        for (const [key, values] of expected) {
+          const [table, column] = key.split('.') as [string, string]
+          const held = (await sql<{ v: number | null }>`SELECT ${sql.ref(column)} AS v FROM ${sql.table(table)}`.execute(h.db)).rows.map((r) => r.v)
+          expect(held.sort(byValue), key).toEqual(values.map((v) => (v === null ? null : Date.parse(v))).sort(byValue))
+        }
+
+        const repos = dataRepositories({ db: h.db, write: (work) => h.write(work) })
+        const only = (key: string, i = 0): string | null => expected.get(key)![i]!
+        expect(await repos.chatPauses.find('i1', 'A')).toMatchObject({ since: only('chat_pauses.since'), until: only('chat_pauses.until') })
+        expect(await repos.chatPauses.find('i1', 'B')).toMatchObject({ since: only('chat_pauses.since', 1), until: null })
+        expect(await repos.intents.find('in1')).toMatchObject({ createdAt: only('intents.created_at'), updatedAt: only('intents.updated_at') })
+        expect(await repos.surveySteps.find('st1')).toMatchObject({ createdAt: only('survey_steps.created_at'), updatedAt: only('survey_steps.updated_at') })
+        expect(await repos.surveyRuns.find('r1')).toMatchObject({ startedAt: only('survey_runs.started_at'), updatedAt: only('survey_runs.updated_at'), completedAt: only('survey_runs.completed_at') })
+        expect(await repos.surveyRuns.find('r2')).toMatchObject({ startedAt: only('survey_runs.started_at', 1), updatedAt: only('survey_runs.updated_at', 1), completedAt: null })
+        expect(await repos.attachments.find('a1')).toMatchObject({ createdAt: only('attachments.created_at') })
+        expect(await repos.quickReplies.find('q1')).toMatchObject({ createdAt: only('quick_replies.created_at'), updatedAt: only('quick_replies.updated_at') })
+        // Oldest first by instant, no longer by text.
+        expect((await repos.labels.all()).map((l) => [l._id, l.createdAt])).toEqual([
+          ['L1', '2026-01-02T03:00:00.000Z'],
+          ['L2', '2026-01-02T04:00:00.000Z']
+        ])
+        expect(await repos.contactGroups.find('g1')).toMatchObject({ createdAt: only('contact_groups.created_at'), updatedAt: only('contact_groups.updated_at') })
+        expect(await repos.contacts.find('c1')).toMatchObject({ last_seen_at: only('contacts.last_seen_at'), createdAt: only('contacts.created_at'), updatedAt: only('contacts.updated_at') })
+        expect(await repos.contacts.find('c2')).toMatchObject({ last_seen_at: null, createdAt: only('contacts.created_at', 1) })
+        const b = await repos.broadcasts.find('b1')
+        expect(b).toMatchObject({ createdAt: only('broadcasts.created_at'), updatedAt: only('broadcasts.updated_at') })
+        expect(b!.sent).toEqual([
+          { number: '1', message_id: 'm1', at: only('broadcast_recipients.at') },
+          { number: '4', message_id: 'm4', at: '' }
+        ])
+        expect(b!.failed).toEqual([{ number: '2', reason: 'no', at: only('broadcast_recipients.at', 1) }])
+        expect(await repos.schedules.find('s1')).toMatchObject({ start_at: '2026-03-04T10:00', next_run_at: only('schedules.next_run_at'), createdAt: only('schedules.created_at'), updatedAt: only('schedules.updated_at') })
+        expect(await repos.schedules.soonest()).toBe(only('schedules.next_run_at'))
+        expect((await repos.schedules.due(only('schedules.next_run_at')!)).map((s) => s._id)).toEqual(['s1'])
+        expect(await repos.schedules.due(new Date(Date.parse(only('schedules.next_run_at')!) - 1).toISOString())).toEqual([])
+        expect((await repos.botActivity.ofInstance('i1', 10)).map((a) => a.at)).toEqual([only('bot_activity.at')])
+        expect(await repos.webhookDeliveries.find('d1')).toMatchObject({ next_attempt_at: null, created_at: only('webhook_deliveries.created_at'), delivered_at: only('webhook_deliveries.delivered_at') })
+        expect(await repos.webhookDeliveries.find('d2')).toMatchObject({ next_attempt_at: only('webhook_deliveries.next_attempt_at', 1), created_at: only('webhook_deliveries.created_at', 1), delivered_at: null })
+        expect(await repos.customerData.erasedAt('i1', '15559998888')).toBe(only('erasures.at'))
+        // A pause is in force until its end, to the millisecond.
+        const until = Date.parse(only('chat_pauses.until')!)
+        expect((await repos.chatPauses.inForce('i1', new Date(until - 1).toISOString())).map((p) => p.chatId).sort()).toEqual(['A', 'B'])
+        expect((await repos.chatPauses.inForce('i1', new Date(until).toISOString())).map((p) => p.chatId)).toEqual(['B'])
+        if (from >= 2) {
+          expect(await repos.staff.find('p1')).toMatchObject({ createdAt: only('staff.created_at'), updatedAt: only('staff.updated_at') })
+          expect((await repos.apiKeys.findWithHash('k1'))!.key).toMatchObject({ createdAt: only('api_keys.created_at'), lastUsedAt: only('api_keys.last_used_at'), revokedAt: only('api_keys.revoked_at') })
+          expect((await repos.apiKeys.findWithHash('k2'))!.key).toMatchObject({ createdAt: only('api_keys.created_at', 1), lastUsedAt: null, revokedAt: null })
+        }
+        if (from >= 9) expect(await repos.knowledge.owned('i1', 'kn1')).toMatchObject({ createdAt: only('knowledge.created_at'), updatedAt: only('knowledge.updated_at') })
+      } finally {
+        await h.close()
+      }
+    })
+  }
+
+  it('a time that names no instant stops the migration, naming it; the database stays at the version before, the value kept', async () => {
+    const old = await emptyDatabase(backend, 'no-time')
+    const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[TO_MS - 1]!)
+    expect(error).toBeUndefined()
+    await sql`INSERT INTO intents (id, instance_id, client_id, title, keyword, reply, action, created_at, updated_at, v) VALUES ('in1', 'i1', 'c', 'Hi', 'hi', 'Hello', NULL, 'soon', '2026-01-01T00:00:00.000Z', 0)`.execute(old.db)
+    await old.close()
+    await expect(openDatabaseAt(old.location)).rejects.toThrow(/intents\.created_at holds "soon"/)
+    const again = 'file' in old.location ? await openSqliteFile<any>(old.location.file, { readOnly: true }) : bareKysely(old.location.url)
+    try {
+      expect((await again.db.selectFrom('kysely_migration').select('name').execute()).length).toBe(TO_MS)
+      expect(await again.db.selectFrom('intents').select(['created_at', 'updated_at']).execute()).toEqual([{ created_at: 'soon', updated_at: '2026-01-01T00:00:00.000Z' }])
+    } finally {
+      await again.close()
+    }
+  })
+})
+
+/** A Kysely on the PostgreSQL database at `url`, no migrations run. */
+function bareKysely(url: string): { db: Kysely<any>; close(): Promise<void> } {
+  const db = new Kysely<any>({ dialect: postgresDialect(url, 'bare').dialect })
+  return { db, close: () => db.destroy() }
+}
+
+/** Nulls first, then numbers ascending. */
+function byValue(a: number | null, b: number | null): number {
+  return a === null ? (b === null ? 0 : -1) : b === null ? 1 : a - b
+}

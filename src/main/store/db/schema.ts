@@ -6,8 +6,10 @@
  * Conventions, chosen to run unchanged on SQLite and PostgreSQL:
  * - booleans are integers 0/1 ({@link Flag});
  * - nested structures are JSON text ({@link JsonText}), read and written by the repositories only;
- * - record times that the API shows as ISO 8601 stay ISO text (they sort as text); times the
- *   product computes with (message times, read marks, retries) are epoch milliseconds.
+ * - every instant is epoch milliseconds (migration 11; docs/storage.md "Times"): the repositories
+ *   turn those a record shows as ISO 8601 text into it and back (../db/times.ts). Text stays only
+ *   what is no instant: `schedules.start_at` (a wall-clock time in the instance's zone) and
+ *   `assistant_usage.day` (a calendar day).
  */
 import type { Generated } from 'kysely'
 
@@ -76,8 +78,8 @@ export interface ConversationsTable {
 export interface ChatPausesTable {
   instance_id: string
   chat_id: string
-  since: string
-  until: string | null
+  since: number
+  until: number | null
   reason: string
   by: string
   /** Who took the chat over: SentBy as JSON (migration 2), null for the bot's own or older pauses. */
@@ -92,8 +94,8 @@ export interface IntentsTable {
   keyword: string
   reply: string
   action: JsonText | null
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
   v: number
 }
 
@@ -107,8 +109,8 @@ export interface SurveyStepsTable {
   sort_id: number
   action: JsonText | null
   closing_msg: string | null
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
   v: number
 }
 
@@ -122,9 +124,9 @@ export interface SurveyRunsTable {
   status: string
   current_step_id: string | null
   answers: JsonText
-  started_at: string
-  updated_at: string
-  completed_at: string | null
+  started_at: number
+  updated_at: number
+  completed_at: number | null
   handled: Flag | null
 }
 
@@ -136,23 +138,23 @@ export interface AttachmentsTable {
   mimetype: string
   size: number
   sha256: string
-  created_at: string
+  created_at: number
 }
 
 export interface QuickRepliesTable {
   id: string
   shortcut: string
   text: string
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
 }
 
 export interface LabelsTable {
   id: string
   name: string
   color: string
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
 }
 
 export interface ContactGroupsTable {
@@ -161,8 +163,8 @@ export interface ContactGroupsTable {
   client_id: string
   title: string
   is_default: Flag
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
   v: number
 }
 
@@ -179,9 +181,9 @@ export interface ContactsTable {
   channel: string
   notes: string
   opted_out: Flag
-  last_seen_at: string | null
-  created_at: string
-  updated_at: string
+  last_seen_at: number | null
+  created_at: number
+  updated_at: number
   v: number
 }
 
@@ -204,8 +206,8 @@ export interface BroadcastsTable {
   /** `{number, started_at}` of the recipient being sent to, or null. */
   current: JsonText | null
   schedule_id: string | null
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
   v: number
 }
 
@@ -220,8 +222,8 @@ export interface BroadcastRecipientsTable {
   state: 'pending' | 'current' | 'sent' | 'failed' | 'skipped'
   message_id: string | null
   reason: string | null
-  /** ISO time of the send or failure. */
-  at: string | null
+  /** Epoch ms of the send or failure. */
+  at: number | null
   /** Order in which recipients left `pending` (the record's sent/failed lists keep it). */
   done_seq: number | null
 }
@@ -246,10 +248,10 @@ export interface SchedulesTable {
   start_at: string
   days: JsonText
   active: Flag
-  next_run_at: string | null
+  next_run_at: number | null
   runs: JsonText
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
   v: number
 }
 
@@ -257,7 +259,7 @@ export interface SchedulesTable {
 export interface BotActivityTable {
   seq: Generated<number>
   instance_id: string
-  at: string
+  at: number
   chat_id: string
   message_id: string
   matched: string
@@ -293,9 +295,9 @@ export interface WebhookDeliveriesTable {
   attempts: number
   last_error: string | null
   last_status: number | null
-  next_attempt_at: string | null
-  created_at: string
-  delivered_at: string | null
+  next_attempt_at: number | null
+  created_at: number
+  delivered_at: number | null
 }
 
 /** The channel's credentials of each instance (Baileys creds, or the sandbox's pairing). */
@@ -303,7 +305,7 @@ export interface AuthCredsTable {
   instance_id: string
   /** JSON text (Baileys' BufferJSON for the real channel). */
   creds: string
-  updated_at: string
+  updated_at: number
 }
 
 /** Baileys' Signal key store: one row per key. */
@@ -332,7 +334,7 @@ export interface ErasuresTable {
   /** sha256 of the customer's number (answers "was this number erased?" without keeping it). */
   subject_hash: string
   by: string
-  at: string
+  at: number
   /** How many records went, per kind. */
   counts: JsonText
 }
@@ -352,7 +354,7 @@ export interface ErasingTable {
 /** Progress of the one-time import of a journal-file data dir (resumable). */
 export interface LegacyImportTable {
   step: string
-  done_at: string
+  done_at: number
 }
 
 /** A person at the desk (docs/design.md §21): a manager or an agent; the owner is the account itself. */
@@ -370,8 +372,8 @@ export interface StaffTable {
   failed_logins: number
   /** Epoch ms until which logins are refused after repeated failures. */
   locked_until: number | null
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
 }
 
 /** One-time invites: the sha256 of the code in the invite link, until it expires (epoch ms). */
@@ -400,10 +402,10 @@ export interface ApiKeysTable {
   scopes: JsonText<string[]>
   /** The instances the key may act on; null: every instance. */
   instance_ids: JsonText<string[]> | null
-  created_at: string
-  last_used_at: string | null
+  created_at: number
+  last_used_at: number | null
   last_used_ip: string | null
-  revoked_at: string | null
+  revoked_at: number | null
 }
 
 /** What people did (logins, failed logins, key use, settings changes); epoch ms; never secrets. */
@@ -526,7 +528,7 @@ export interface AssistantSettingsTable {
   settings: JsonText
   /** Write-only: read for the model call only, never answered. */
   api_key: string | null
-  updated_at: string
+  updated_at: number
 }
 
 /** The shop's knowledge entries (docs/assistant.md). */
@@ -537,8 +539,8 @@ export interface KnowledgeTable {
   source: 'manual' | 'file'
   file_name: string | null
   chunk_count: number
-  created_at: string
-  updated_at: string
+  created_at: number
+  updated_at: number
   /** The content's first characters: what a list shows (it never reads `content`). */
   excerpt: string
   content: string

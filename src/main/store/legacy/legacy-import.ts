@@ -40,6 +40,7 @@ import { readLegacyConfig, readLegacyRuntime, windowEntries, type LegacyConfigDa
 import { hasLegacyData, legacyEntries, migratedDirName, moveLegacyEntries } from './legacy-files'
 import { indexMessageLog } from './message-log-reader'
 import { readWebhookOutbox } from './outbox-reader'
+import { msToTime, timeToMs, timeToMsOrNull } from '../db/times'
 
 /** A step of the import, as the test seam sees it. */
 export interface LegacyImportEvent {
@@ -323,7 +324,7 @@ class ImportRun {
     const json = (v: unknown): string => JSON.stringify(v, replacer)
     const channel = config.instances.find((i) => i._id === instanceId)?.settings.channel
     const creds = channel === 'sandbox' ? state.sandbox : (state.creds ?? state.sandbox)
-    const updatedAt = this.now().toISOString()
+    const updatedAt = this.now().getTime()
     if (creds) {
       const text = json(creds)
       await trx
@@ -370,9 +371,9 @@ class ImportRun {
             attempts: d.attempts,
             last_error: d.last_error ?? null,
             last_status: d.last_status ?? null,
-            next_attempt_at: d.next_attempt_at ?? null,
-            created_at: d.created_at,
-            delivered_at: d.delivered_at ?? null
+            next_attempt_at: timeToMsOrNull(d.next_attempt_at ?? null),
+            created_at: timeToMs(d.created_at),
+            delivered_at: timeToMsOrNull(d.delivered_at ?? null)
           }
           const { id: _id, ...rest } = row
           await trx.insertInto('webhook_deliveries').values(row).onConflict((oc) => oc.column('id').doUpdateSet(rest)).execute()
@@ -447,11 +448,11 @@ class ImportRun {
 
   private async doneSteps(): Promise<Map<string, string>> {
     const rows = await this.db.db.selectFrom('legacy_import').selectAll().execute()
-    return new Map(rows.map((r) => [r.step, r.done_at]))
+    return new Map(rows.map((r) => [r.step, msToTime(r.done_at)]))
   }
 
   private async markDone(trx: Tx, step: string): Promise<void> {
-    await trx.insertInto('legacy_import').values({ step, done_at: this.now().toISOString() }).onConflict((oc) => oc.column('step').doNothing()).execute()
+    await trx.insertInto('legacy_import').values({ step, done_at: this.now().getTime() }).onConflict((oc) => oc.column('step').doNothing()).execute()
   }
 
   private reposIn(trx: Tx): DataRepositories {

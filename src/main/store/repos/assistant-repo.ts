@@ -7,6 +7,7 @@ import type { AssistantReply, AssistantSettings, AssistantUsageDay } from '../..
 import type { Selectable } from 'kysely'
 import type { AssistantRepliesTable } from '../db/schema'
 import { fromJson, toJson, type Exec } from './exec'
+import { timeToMs } from '../db/times'
 
 /** What to do with the stored key on a save. */
 export type KeyChange = { keep: true } | { set: string | null }
@@ -61,8 +62,8 @@ export class AssistantRepo {
       const apiKey = 'set' in key ? key.set : ((await trx.selectFrom('assistant_settings').select('api_key').where('instance_id', '=', instanceId).executeTakeFirst())?.api_key ?? null)
       await trx
         .insertInto('assistant_settings')
-        .values({ instance_id: instanceId, settings: toJson(settings), api_key: apiKey, updated_at: at })
-        .onConflict((oc) => oc.column('instance_id').doUpdateSet({ settings: toJson(settings), api_key: apiKey, updated_at: at }))
+        .values({ instance_id: instanceId, settings: toJson(settings), api_key: apiKey, updated_at: timeToMs(at) })
+        .onConflict((oc) => oc.column('instance_id').doUpdateSet({ settings: toJson(settings), api_key: apiKey, updated_at: timeToMs(at) }))
         .execute()
     })
   }

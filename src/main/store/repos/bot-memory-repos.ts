@@ -4,6 +4,7 @@
  */
 import type { BotActivity } from '../../../shared/schemas/records'
 import { fromJson, toJson, type Exec } from './exec'
+import { msToTime, timeToMs } from '../db/times'
 
 export class BotActivityRepo {
   constructor(private readonly x: Exec) {}
@@ -12,7 +13,7 @@ export class BotActivityRepo {
   async ofInstance(instanceId: string, limit: number): Promise<BotActivity[]> {
     const rows = await this.x.db.selectFrom('bot_activity').selectAll().where('instance_id', '=', instanceId).orderBy('seq', 'desc').limit(limit).execute()
     return rows.reverse().map((r) => ({
-      at: r.at,
+      at: msToTime(r.at),
       instance_id: r.instance_id,
       chatId: r.chat_id,
       messageId: r.message_id,
@@ -27,7 +28,7 @@ export class BotActivityRepo {
     await this.x.write(async (trx) => {
       await trx
         .insertInto('bot_activity')
-        .values({ instance_id: entry.instance_id, at: entry.at, chat_id: entry.chatId, message_id: entry.messageId, matched: entry.matched, actions: toJson(entry.actions), assistant: entry.assistant ? toJson(entry.assistant) : null })
+        .values({ instance_id: entry.instance_id, at: timeToMs(entry.at), chat_id: entry.chatId, message_id: entry.messageId, matched: entry.matched, actions: toJson(entry.actions), assistant: entry.assistant ? toJson(entry.assistant) : null })
         .execute()
       const edge = await trx.selectFrom('bot_activity').select('seq').where('instance_id', '=', entry.instance_id).orderBy('seq', 'desc').offset(keep).limit(1).executeTakeFirst()
       if (edge) await trx.deleteFrom('bot_activity').where('instance_id', '=', entry.instance_id).where('seq', '<=', edge.seq).execute()

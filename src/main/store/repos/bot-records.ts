@@ -13,8 +13,8 @@ const KEYWORD_RECORD = { _id: 'as is', client_id: 'as is', instance_id: 'as is',
 export const intentRows = rowMap<Intent, IntentsTable>({
   ...KEYWORD_RECORD,
   action: 'optional json',
-  createdAt: 'as is',
-  updatedAt: 'as is',
+  createdAt: 'time',
+  updatedAt: 'time',
   __v: 'as is'
 })
 
@@ -23,8 +23,8 @@ export const surveyStepRows = rowMap<Survey, SurveyStepsTable>({
   sort_id: 'as is',
   action: 'optional json',
   closing_msg: 'optional',
-  createdAt: 'as is',
-  updatedAt: 'as is',
+  createdAt: 'time',
+  updatedAt: 'time',
   __v: 'as is'
 })
 
@@ -36,7 +36,7 @@ export const attachmentRows = rowMap<Attachment, AttachmentsTable>({
   mimetype: 'as is',
   size: 'as is',
   sha256: 'as is',
-  createdAt: 'as is'
+  createdAt: 'time'
 })
 
 export class IntentRepo extends InstanceRecordTable<Intent, 'intents'> {}

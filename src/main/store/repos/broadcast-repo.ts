@@ -11,6 +11,7 @@ import type { BroadcastRecipientsTable, BroadcastsTable, Database } from '../db/
 import type { Exec } from './exec'
 import type { Stored } from './record-table'
 import { rowMap } from './row-map'
+import { msToTime, timeToMs } from '../db/times'
 
 type RecipientState = BroadcastRecipientsTable['state']
 type Recipient = Omit<BroadcastRecipientsTable, 'broadcast_id' | 'position' | 'done_seq'>
@@ -27,19 +28,22 @@ const broadcastRows = rowMap<Omit<Broadcast, 'sent' | 'pending' | 'failed' | 'sk
   status_reason: 'as is',
   current: 'json',
   schedule_id: 'as is',
-  createdAt: 'as is',
-  updatedAt: 'as is',
+  createdAt: 'time',
+  updatedAt: 'time',
   __v: 'as is'
 })
+
+/** A recipient's time as stored: epoch ms, or NULL for none (the record's empty text). */
+const atOf = (at: string): number | null => (at === '' ? null : timeToMs(at))
 
 /** Where each recipient of a record stands, by number, and the order of each finished list. */
 function recipientsOf(b: Broadcast): Map<string, Recipient & { order: number }> {
   const out = new Map<string, Recipient & { order: number }>()
   const none = { name: null, contact_id: null, message_id: null, reason: null, at: null }
   b.pending.forEach((p, i) => out.set(p.number, { ...none, number: p.number, name: p.name, contact_id: p.contact_id, state: 'pending', order: i }))
-  if (b.current) out.set(b.current.number, { ...none, number: b.current.number, state: 'current', at: b.current.started_at, order: 0 })
-  b.sent.forEach((s, i) => out.set(s.number, { ...none, number: s.number, state: 'sent', message_id: s.message_id, at: s.at, order: i }))
-  b.failed.forEach((f, i) => out.set(f.number, { ...none, number: f.number, state: 'failed', reason: f.reason, at: f.at, order: i }))
+  if (b.current) out.set(b.current.number, { ...none, number: b.current.number, state: 'current', at: atOf(b.current.started_at), order: 0 })
+  b.sent.forEach((s, i) => out.set(s.number, { ...none, number: s.number, state: 'sent', message_id: s.message_id, at: atOf(s.at), order: i }))
+  b.failed.forEach((f, i) => out.set(f.number, { ...none, number: f.number, state: 'failed', reason: f.reason, at: atOf(f.at), order: i }))
   b.skipped.forEach((s, i) => out.set(s.number, { ...none, number: s.number, state: 'skipped', reason: s.reason, order: i }))
   return out
 }
@@ -48,9 +52,9 @@ function broadcastFromRows(w: BroadcastsTable, recipients: readonly BroadcastRec
   const of = (state: RecipientState) => recipients.filter((r) => r.state === state).sort((a, b) => (a.done_seq ?? a.position) - (b.done_seq ?? b.position) || a.position - b.position)
   return {
     ...broadcastRows.fromRow(w),
-    sent: of('sent').map((r) => ({ number: r.number, message_id: r.message_id ?? '', at: r.at ?? '' })),
+    sent: of('sent').map((r) => ({ number: r.number, message_id: r.message_id ?? '', at: r.at === null ? '' : msToTime(r.at) })),
     pending: recipients.filter((r) => r.state === 'pending').sort((a, b) => a.position - b.position).map((r) => ({ number: r.number, name: r.name, contact_id: r.contact_id })),
-    failed: of('failed').map((r) => ({ number: r.number, reason: r.reason ?? '', at: r.at ?? '' })),
+    failed: of('failed').map((r) => ({ number: r.number, reason: r.reason ?? '', at: r.at === null ? '' : msToTime(r.at) })),
     skipped: of('skipped').map((r) => ({ number: r.number, reason: r.reason ?? '' }))
   }
 }

@@ -19,6 +19,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema'
 import type { Exec } from './exec'
 import { checkFence, type Fence } from './lease-repo'
+import { timeToMs } from '../db/times'
 
 /** One key to store (`value`: JSON text) or to delete (`value: null`). */
 export interface AuthKeyChange {
@@ -72,8 +73,8 @@ export class ChannelAuthRepo {
     await this.fenced(instanceId, fence, (trx) =>
       trx
         .insertInto('auth_creds')
-        .values({ instance_id: instanceId, creds, updated_at: at })
-        .onConflict((oc) => oc.column('instance_id').doUpdateSet({ creds, updated_at: at }))
+        .values({ instance_id: instanceId, creds, updated_at: timeToMs(at) })
+        .onConflict((oc) => oc.column('instance_id').doUpdateSet({ creds, updated_at: timeToMs(at) }))
         .execute()
     )
   }

@@ -4,13 +4,14 @@ import type { ChatPausesTable } from '../db/schema'
 import type { Exec } from './exec'
 import type { Stored } from './record-table'
 import { rowMap } from './row-map'
+import { timeToMs } from '../db/times'
 
 /** A pause ↔ its row; the `_id` is no column but the instance and chat it names. */
 const chatPauseRows = rowMap<Omit<ChatPause, '_id'>, ChatPausesTable>({
   instance_id: 'as is',
   chatId: 'as is',
-  since: 'as is',
-  until: 'as is',
+  since: 'time',
+  until: 'time',
   reason: 'as is',
   by: 'as is',
   taken_by: 'optional json'
@@ -39,7 +40,7 @@ export class ChatPauseRepo {
       .selectFrom('chat_pauses')
       .selectAll()
       .where('instance_id', '=', instanceId)
-      .where((eb) => eb.or([eb('until', 'is', null), eb('until', '>', nowIso)]))
+      .where((eb) => eb.or([eb('until', 'is', null), eb('until', '>', timeToMs(nowIso))]))
       .orderBy('since', 'desc')
       .execute()
     return rows.map(fromRow)

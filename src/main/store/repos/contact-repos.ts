@@ -12,6 +12,7 @@ import { InstanceRecordTable, type Stored } from './record-table'
 import { rowMap } from './row-map'
 import { likeAnyCase, matchingContactSeqs } from '../db/search-sql'
 import { searchText } from './search-terms'
+import { timeToMs } from '../db/times'
 
 export const contactGroupRows = rowMap<ContactGroup, ContactGroupsTable>({
   _id: 'as is',
@@ -19,8 +20,8 @@ export const contactGroupRows = rowMap<ContactGroup, ContactGroupsTable>({
   is_default: 'flag',
   client_id: 'as is',
   instance_id: 'as is',
-  createdAt: 'as is',
-  updatedAt: 'as is',
+  createdAt: 'time',
+  updatedAt: 'time',
   __v: 'as is'
 })
 
@@ -37,9 +38,9 @@ const contactRows = rowMap<Omit<Contact, 'labels' | 'username'>, ContactRow>({
   channel: 'as is',
   notes: 'as is',
   opted_out: 'flag',
-  last_seen_at: 'as is',
-  createdAt: 'as is',
-  updatedAt: 'as is',
+  last_seen_at: 'time',
+  createdAt: 'time',
+  updatedAt: 'time',
   __v: 'as is'
 })
 
@@ -167,7 +168,7 @@ export class ContactRepo {
 
   /** Takes every contact out of group `groupId` (the group is being deleted). */
   async clearGroup(groupId: string, now: string): Promise<void> {
-    await this.x.write((trx) => trx.updateTable('contacts').set({ group_id: null, updated_at: now }).where('group_id', '=', groupId).execute())
+    await this.x.write((trx) => trx.updateTable('contacts').set({ group_id: null, updated_at: timeToMs(now) }).where('group_id', '=', groupId).execute())
   }
 
   private async putIn(db: Kysely<Database>, c: Contact): Promise<void> {

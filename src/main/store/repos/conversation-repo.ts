@@ -14,6 +14,7 @@ import { messageFromRow } from './message-rows'
 import { searchText } from './search-terms'
 import { chatsOfMatchingMessages, inListUnindexed, likeAnyCase } from '../db/search-sql'
 import { sentByOfSource } from '../../../shared/domain/sent-by'
+import { msToTimeOrNull } from '../db/times'
 
 export interface ConversationFilter {
   /** `open`, `resolved`, or both (`all`, the default). */
@@ -117,7 +118,7 @@ export class ConversationRepo {
     const labels = await this.labelsOf(db, rows.map((r) => r.contact_id).filter((id): id is string => id !== null))
     return rows.map((r) => {
       const isGroup = r.chat_id.endsWith('@g.us')
-      const pauseInForce = r.pause_since !== null && (r.pause_until === null || Date.parse(r.pause_until) > now)
+      const pauseInForce = r.pause_since !== null && (r.pause_until === null || r.pause_until > now)
       return {
         instance_id: r.instance_id,
         chatId: r.chat_id,
@@ -130,7 +131,7 @@ export class ConversationRepo {
         unanswered: r.source === 'inbound' && r.type !== 'undecryptable',
         status: r.resolved_at !== null && r.last_customer_at <= r.resolved_at ? 'resolved' : 'open',
         labels: !isGroup && r.contact_id ? (labels.get(r.contact_id) ?? []) : [],
-        ...(pauseInForce ? { paused_until: r.pause_until } : {}),
+        ...(pauseInForce ? { paused_until: msToTimeOrNull(r.pause_until) } : {}),
         assigned_to: r.assigned_to === null ? null : { id: r.assigned_to, name: r.assigned_to === OWNER_ASSIGNEE ? 'Owner' : (r.assignee_name ?? 'Former staff member') }
       }
     })

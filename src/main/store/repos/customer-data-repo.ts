@@ -18,6 +18,7 @@ import { inSlices } from '../db/slices'
 import { messageFromRow } from './message-rows'
 import { surveyRunRows } from './survey-run-repo'
 import type { ContactRepo } from './contact-repos'
+import { msToTimeOrNull, timeToMs } from '../db/times'
 
 /** A customer's data as it is stored: their contact, messages, survey runs and the assistant's answers to them. */
 export interface CustomerData {
@@ -272,7 +273,7 @@ export class CustomerDataRepo {
         broadcast_recipients: Number(recipients.numDeletedRows),
         assistant_replies: Number(replies.numDeletedRows)
       }
-      await trx.insertInto('erasures').values({ id: erasureId, instance_id: instanceId, subject_hash: subjectHash(number), by, at, counts: toJson(counts) }).execute()
+      await trx.insertInto('erasures').values({ id: erasureId, instance_id: instanceId, subject_hash: subjectHash(number), by, at: timeToMs(at), counts: toJson(counts) }).execute()
       return { upToSeq, jids, counts }
     })
     // What came in between the pass and the start is read too (it is hidden already).
@@ -357,7 +358,7 @@ export class CustomerDataRepo {
   /** Whether customer `number` was erased from an instance, and when. */
   async erasedAt(instanceId: string, number: string): Promise<string | null> {
     const row = await this.x.db.selectFrom('erasures').select('at').where('instance_id', '=', instanceId).where('subject_hash', '=', subjectHash(number)).orderBy('at', 'desc').limit(1).executeTakeFirst()
-    return row?.at ?? null
+    return msToTimeOrNull(row?.at ?? null)
   }
 
   /**

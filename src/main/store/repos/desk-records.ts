@@ -4,9 +4,9 @@ import type { LabelsTable, QuickRepliesTable } from '../db/schema'
 import { RecordTable, type Stored } from './record-table'
 import { rowMap } from './row-map'
 
-export const quickReplyRows = rowMap<QuickReply, QuickRepliesTable>({ _id: 'as is', shortcut: 'as is', text: 'as is', createdAt: 'as is', updatedAt: 'as is' })
+export const quickReplyRows = rowMap<QuickReply, QuickRepliesTable>({ _id: 'as is', shortcut: 'as is', text: 'as is', createdAt: 'time', updatedAt: 'time' })
 
-export const labelRows = rowMap<Label, LabelsTable>({ _id: 'as is', name: 'as is', color: 'as is', createdAt: 'as is', updatedAt: 'as is' })
+export const labelRows = rowMap<Label, LabelsTable>({ _id: 'as is', name: 'as is', color: 'as is', createdAt: 'time', updatedAt: 'time' })
 
 export class QuickReplyRepo extends RecordTable<QuickReply, 'quick_replies'> {
   /** Every quick reply, by shortcut. */

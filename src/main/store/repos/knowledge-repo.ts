@@ -12,6 +12,7 @@ import { chunksPerTerm, chunkSeqsMatching } from '../db/knowledge-search-sql'
 import { likeAnyCase, likeLiteral } from '../db/search-sql'
 import type { Exec } from './exec'
 import type { Stored } from './record-table'
+import { msToTime, timeToMs } from '../db/times'
 
 /** A chunk to store: its place in the entry, the title searched with it and its text. */
 export interface ChunkInput {
@@ -52,7 +53,7 @@ const EXCERPT_SOURCE = 400
 function entryOf(r: Omit<KnowledgeTable, 'content' | 'excerpt'>): Omit<KnowledgeEntry, 'content'> {
   // Not field for field (rowMap): `chunks` is the chunk_count column, and a list reads no content.
   // eslint-disable-next-line no-restricted-syntax
-  return { _id: r.id, instance_id: r.instance_id, title: r.title, source: r.source, file_name: r.file_name, chunks: r.chunk_count, createdAt: r.created_at, updatedAt: r.updated_at }
+  return { _id: r.id, instance_id: r.instance_id, title: r.title, source: r.source, file_name: r.file_name, chunks: r.chunk_count, createdAt: msToTime(r.created_at), updatedAt: msToTime(r.updated_at) }
 }
 
 /** A float32 vector as stored (the platform's byte order: little-endian on every platform the app runs on). */
@@ -259,8 +260,8 @@ export class KnowledgeRepo {
       source: entry.source,
       file_name: entry.file_name,
       chunk_count: chunkCount,
-      created_at: entry.createdAt,
-      updated_at: entry.updatedAt,
+      created_at: timeToMs(entry.createdAt),
+      updated_at: timeToMs(entry.updatedAt),
       excerpt: entry.content.slice(0, EXCERPT_SOURCE),
       content: entry.content
     }

@@ -4,6 +4,7 @@ import type { OutreachSendsTable, SchedulesTable } from '../db/schema'
 import type { Exec } from './exec'
 import { InstanceRecordTable, type Stored } from './record-table'
 import { rowMap } from './row-map'
+import { msToTimeOrNull, timeToMs } from '../db/times'
 
 export const scheduleRows = rowMap<ScheduledMessage, SchedulesTable>({
   _id: 'as is',
@@ -16,10 +17,10 @@ export const scheduleRows = rowMap<ScheduledMessage, SchedulesTable>({
   start_at: 'as is',
   days: 'json',
   active: 'flag',
-  next_run_at: 'as is',
+  next_run_at: 'time',
   runs: 'json',
-  createdAt: 'as is',
-  updatedAt: 'as is',
+  createdAt: 'time',
+  updatedAt: 'time',
   __v: 'as is'
 })
 
@@ -29,14 +30,14 @@ export class ScheduleRepo extends InstanceRecordTable<ScheduledMessage, 'schedul
   /** Active schedules whose next run is at or before `atIso` (all active ones with a next run when absent), soonest first. */
   async due(atIso?: string): Promise<Stored<ScheduledMessage>[]> {
     let q = this.x.db.selectFrom('schedules').selectAll().where('active', '=', 1).where('next_run_at', 'is not', null)
-    if (atIso !== undefined) q = q.where('next_run_at', '<=', atIso)
+    if (atIso !== undefined) q = q.where('next_run_at', '<=', timeToMs(atIso))
     return (await q.orderBy('next_run_at').execute()).map((r) => this.toRecord(r))
   }
 
   /** The soonest next run of every active schedule (ISO), or null. */
   async soonest(): Promise<string | null> {
     const row = await this.x.db.selectFrom('schedules').select('next_run_at').where('active', '=', 1).where('next_run_at', 'is not', null).orderBy('next_run_at').limit(1).executeTakeFirst()
-    return row?.next_run_at ?? null
+    return msToTimeOrNull(row?.next_run_at ?? null)
   }
 }
 

@@ -8,6 +8,7 @@ import { fromJson, toJson } from './exec'
 import type { Selectable } from 'kysely'
 import type { ApiKeysTable, AuditLogTable, StaffTable } from '../db/schema'
 import type { Stored } from './record-table'
+import { msToTime, msToTimeOrNull, timeToMs } from '../db/times'
 
 export type StaffRole = StaffTable['role']
 
@@ -41,8 +42,8 @@ function staffFromRow(r: StaffTable): Stored<StaffMember> {
     role: r.role,
     instanceIds: r.instance_ids === null ? null : fromJson<string[]>(r.instance_ids),
     active: r.password_hash !== null,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at
+    createdAt: msToTime(r.created_at),
+    updatedAt: msToTime(r.updated_at)
   })
 }
 
@@ -69,7 +70,7 @@ export class StaffRepo {
     await this.x.write((trx) =>
       trx
         .insertInto('staff')
-        .values({ id: m.id, name: m.name, login: m.login, role: m.role, instance_ids: m.instanceIds === null ? null : toJson(m.instanceIds), password_hash: null, failed_logins: 0, locked_until: null, created_at: m.createdAt, updated_at: m.updatedAt })
+        .values({ id: m.id, name: m.name, login: m.login, role: m.role, instance_ids: m.instanceIds === null ? null : toJson(m.instanceIds), password_hash: null, failed_logins: 0, locked_until: null, created_at: timeToMs(m.createdAt), updated_at: timeToMs(m.updatedAt) })
         .execute()
     )
     return Object.freeze({ ...m, active: false })
@@ -78,7 +79,7 @@ export class StaffRepo {
   /** Changes name, role or instances; undefined when there is no such member. */
   async update(id: string, change: { name?: string; role?: StaffRole; instanceIds?: string[] | null }, updatedAt: string): Promise<Stored<StaffMember> | undefined> {
     return this.x.write(async (trx) => {
-      const set: Partial<StaffTable> = { updated_at: updatedAt }
+      const set: Partial<StaffTable> = { updated_at: timeToMs(updatedAt) }
       if (change.name !== undefined) set.name = change.name
       if (change.role !== undefined) set.role = change.role
       if (change.instanceIds !== undefined) set.instance_ids = change.instanceIds === null ? null : toJson(change.instanceIds)
@@ -99,7 +100,7 @@ export class StaffRepo {
 
   /** Sets the password hash (an accepted invite or a reset) and clears the lockout. */
   async setPassword(id: string, hash: string, updatedAt: string): Promise<void> {
-    await this.x.write((trx) => trx.updateTable('staff').set({ password_hash: hash, failed_logins: 0, locked_until: null, updated_at: updatedAt }).where('id', '=', id).execute())
+    await this.x.write((trx) => trx.updateTable('staff').set({ password_hash: hash, failed_logins: 0, locked_until: null, updated_at: timeToMs(updatedAt) }).where('id', '=', id).execute())
   }
 
   /** Records a login's outcome: a good one clears the count; a failed one counts and may lock until `lockUntil`. */
@@ -209,10 +210,10 @@ function keyFromRow(r: ApiKeysTable): Stored<ApiKeyRecord> {
     name: r.name,
     scopes: fromJson<string[]>(r.scopes),
     instanceIds: r.instance_ids === null ? null : fromJson<string[]>(r.instance_ids),
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at,
+    createdAt: msToTime(r.created_at),
+    lastUsedAt: msToTimeOrNull(r.last_used_at),
     lastUsedIp: r.last_used_ip,
-    revokedAt: r.revoked_at
+    revokedAt: msToTimeOrNull(r.revoked_at)
   })
 }
 
@@ -223,7 +224,7 @@ export class ApiKeyRepo {
     await this.x.write((trx) =>
       trx
         .insertInto('api_keys')
-        .values({ id: k.id, name: k.name, key_hash: keyHash, scopes: toJson(k.scopes), instance_ids: k.instanceIds === null ? null : toJson(k.instanceIds), created_at: k.createdAt, last_used_at: null, last_used_ip: null, revoked_at: null })
+        .values({ id: k.id, name: k.name, key_hash: keyHash, scopes: toJson(k.scopes), instance_ids: k.instanceIds === null ? null : toJson(k.instanceIds), created_at: timeToMs(k.createdAt), last_used_at: null, last_used_ip: null, revoked_at: null })
         .execute()
     )
     return Object.freeze({ ...k, lastUsedAt: null, lastUsedIp: null, revokedAt: null })
@@ -242,11 +243,11 @@ export class ApiKeyRepo {
 
   /** Marks the key revoked at `at`; false when there is no such key or it was revoked already. */
   async revoke(id: string, at: string): Promise<boolean> {
-    return this.x.write(async (trx) => Number((await trx.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst()).numUpdatedRows) > 0)
+    return this.x.write(async (trx) => Number((await trx.updateTable('api_keys').set({ revoked_at: timeToMs(at) }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst()).numUpdatedRows) > 0)
   }
 
   async markUsed(id: string, at: string, ip: string | null): Promise<void> {
-    await this.x.write((trx) => trx.updateTable('api_keys').set({ last_used_at: at, last_used_ip: ip }).where('id', '=', id).execute())
+    await this.x.write((trx) => trx.updateTable('api_keys').set({ last_used_at: timeToMs(at), last_used_ip: ip }).where('id', '=', id).execute())
   }
 }
 

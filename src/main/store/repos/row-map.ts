@@ -6,6 +6,7 @@
  * ({@link FieldRule}); the compiler checks that every field is named and that its column exists.
  */
 import { fromJson, isSet, flag, toJson } from './exec'
+import { msToTime, timeToMs } from '../db/times'
 
 /** A record ↔ its row. */
 export interface RowMap<T, R> {
@@ -15,10 +16,11 @@ export interface RowMap<T, R> {
 
 /**
  * How a record field is stored: `as is`, `json` (JSON text, exec.ts toJson/fromJson; a null value is
- * a NULL column) or `flag` (a boolean as 0/1). `optional …`: the field may be absent from the record; it is NULL in the row then,
+ * a NULL column), `flag` (a boolean as 0/1) or `time` (an instant the record holds as ISO 8601 text,
+ * stored as epoch ms: ../db/times.ts; a null value is a NULL column). `optional …`: the field may be absent from the record; it is NULL in the row then,
  * and a NULL column leaves the field out of the record.
  */
-export type FieldRule = 'as is' | 'json' | 'flag' | 'optional' | 'optional json' | 'optional flag'
+export type FieldRule = 'as is' | 'json' | 'flag' | 'time' | 'optional' | 'optional json' | 'optional flag' | 'optional time'
 
 /** `createdAt` → `created_at` (a type: the column a field name maps to). */
 type Snake<S extends string> = S extends `${infer H}${infer Rest}` ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${Snake<Rest>}` : S
@@ -46,16 +48,18 @@ export function rowMap<T extends object, R extends object>(spec: RowSpec<T, R>):
     field,
     column: columnOf(field),
     optional: rule.startsWith('optional'),
-    as: rule.endsWith('json') ? 'json' : rule.endsWith('flag') ? 'flag' : 'as is'
+    as: rule.endsWith('json') ? 'json' : rule.endsWith('flag') ? 'flag' : rule.endsWith('time') ? 'time' : 'as is'
   }))
   type Field = (typeof fields)[number]
   const encode = (f: Field, v: unknown): unknown => {
     if (v === undefined && f.optional) return null
     if (f.as === 'json') return v === null ? null : toJson(v)
+    if (f.as === 'time') return v === null ? null : timeToMs(v as string)
     return f.as === 'flag' ? flag(v as boolean) : v
   }
   const decode = (f: Field, c: unknown): unknown => {
     if (f.as === 'json') return c === null ? null : fromJson(c as string)
+    if (f.as === 'time') return c === null ? null : msToTime(c as number)
     return f.as === 'flag' ? isSet(c as number | null) : c
   }
   return {

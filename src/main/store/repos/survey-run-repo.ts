@@ -6,6 +6,7 @@ import type { Database, SurveyRunsTable } from '../db/schema'
 import type { Exec } from './exec'
 import type { Stored } from './record-table'
 import { rowMap } from './row-map'
+import { timeToMs } from '../db/times'
 
 export const surveyRunRows = rowMap<SurveyRun, SurveyRunsTable>({
   _id: 'as is',
@@ -17,9 +18,9 @@ export const surveyRunRows = rowMap<SurveyRun, SurveyRunsTable>({
   status: 'as is',
   current_step_id: 'as is',
   answers: 'json',
-  startedAt: 'as is',
-  updatedAt: 'as is',
-  completedAt: 'as is',
+  startedAt: 'time',
+  updatedAt: 'time',
+  completedAt: 'time',
   handled: 'optional flag'
 })
 
@@ -48,7 +49,7 @@ export class SurveyRunRepo {
 
   /** Runs in progress not touched since `beforeIso` (to expire). */
   async idleSince(beforeIso: string): Promise<Stored<SurveyRun>[]> {
-    const rows = await this.x.db.selectFrom('survey_runs').selectAll().where('status', '=', 'in_progress').where('updated_at', '<', beforeIso).execute()
+    const rows = await this.x.db.selectFrom('survey_runs').selectAll().where('status', '=', 'in_progress').where('updated_at', '<', timeToMs(beforeIso)).execute()
     return rows.map(freeze)
   }
 
@@ -58,7 +59,7 @@ export class SurveyRunRepo {
       .selectFrom('survey_runs')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('status', '=', 'in_progress')
-      .where('updated_at', '>=', sinceIso)
+      .where('updated_at', '>=', timeToMs(sinceIso))
       .executeTakeFirstOrThrow()
     return Number(n)
   }

@@ -13,6 +13,7 @@ import type { DeliveryFilter, DeliveryStatus, WebhookDelivery } from '../../../s
 import type { Database, WebhookDeliveriesTable } from '../db/schema'
 import type { Exec } from './exec'
 import { rowMap } from './row-map'
+import { timeToMs, timeToMsOrNull } from '../db/times'
 
 /** How many finished deliveries an instance keeps. */
 export interface DeliveryBounds {
@@ -49,9 +50,9 @@ export const webhookDeliveryRows = rowMap<WebhookDelivery, Row>({
   attempts: 'as is',
   last_error: 'as is',
   last_status: 'as is',
-  next_attempt_at: 'as is',
-  created_at: 'as is',
-  delivered_at: 'as is'
+  next_attempt_at: 'time',
+  created_at: 'time',
+  delivered_at: 'time'
 })
 
 /** The columns a delivery is read with (all but `seq`). */
@@ -144,8 +145,8 @@ export class WebhookDeliveryRepo {
             attempts: outcome.attempts,
             last_error: outcome.last_error,
             last_status: outcome.last_status,
-            next_attempt_at: outcome.next_attempt_at,
-            ...(outcome.delivered_at !== undefined ? { delivered_at: outcome.delivered_at } : {})
+            next_attempt_at: timeToMsOrNull(outcome.next_attempt_at),
+            ...(outcome.delivered_at !== undefined ? { delivered_at: timeToMsOrNull(outcome.delivered_at) } : {})
           })
           .where('id', '=', id)
           .where('instance_id', '=', instanceId)
@@ -170,7 +171,7 @@ export class WebhookDeliveryRepo {
     return this.x.write(async (trx) => {
       const row = await trx
         .updateTable('webhook_deliveries')
-        .set({ status: 'pending', next_attempt_at: nextAttemptAt, ...(url ? { url } : {}) })
+        .set({ status: 'pending', next_attempt_at: timeToMs(nextAttemptAt), ...(url ? { url } : {}) })
         .where('id', '=', id)
         .where('instance_id', '=', instanceId)
         .where('status', '!=', 'delivered')

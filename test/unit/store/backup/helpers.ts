@@ -29,7 +29,7 @@ export async function seedDataDir(dir: string, tag = 'a'): Promise<Storage> {
   await repos.appSettings.setSmtp({ host: `smtp-${tag}.example`, port: 587, secure: false, from: `desk-${tag}@example.com` })
   await repos.messages.appendMany(INSTANCE, Array.from({ length: 50 }, (_, i) => message(i, `${tag} message ${i}`)))
   await storage.database.write((trx) =>
-    trx.insertInto('auth_creds').values({ instance_id: INSTANCE, creds: JSON.stringify({ me: { id: `4900000${tag}@s.whatsapp.net` }, noiseKey: tag.repeat(32) }), updated_at: '2025-01-01T00:00:00.000Z' }).execute()
+    trx.insertInto('auth_creds').values({ instance_id: INSTANCE, creds: JSON.stringify({ me: { id: `4900000${tag}@s.whatsapp.net` }, noiseKey: tag.repeat(32) }), updated_at: Date.parse('2025-01-01T00:00:00.000Z') }).execute()
   )
   for (const [id, bytes] of [
     [`att-${tag}-1`, Buffer.from(`first attachment of ${tag}`)],

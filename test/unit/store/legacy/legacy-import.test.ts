@@ -124,7 +124,11 @@ async function expectImported(s: Storage, dir: string, was: LegacyContents): Pro
 
   // Webhook deliveries with their statuses.
   const deliveries = await s.database.db.selectFrom('webhook_deliveries').selectAll().orderBy('seq').execute()
-  expect(deliveries.map(({ seq: _s, payload, ...d }) => ({ ...d, payload: JSON.parse(payload) as unknown }))).toEqual(was.deliveries)
+  // Times are kept as epoch ms (docs/storage.md "Times"): the same instants 0.1 wrote.
+  const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+  expect(
+    deliveries.map(({ seq: _s, payload, ...d }) => ({ ...d, payload: JSON.parse(payload) as unknown, created_at: iso(d.created_at), next_attempt_at: iso(d.next_attempt_at), delivered_at: iso(d.delivered_at) }))
+  ).toEqual(was.deliveries)
   expect(deliveries.filter((d) => d.status === 'pending').length).toBe(was.deliveries.filter((d) => d.status === 'pending').length)
 
   // Channel credentials: creds and every Signal key as 0.1 held them (a linked phone stays linked).
@@ -157,7 +161,7 @@ describe.each(VARIANTS)('the %s fixture', (variant) => {
     const steps = await s.database.db.selectFrom('legacy_import').selectAll().execute()
     const imported = steps.find((x) => x.step === 'imported')!
     expect(steps.some((x) => x.step === 'moved')).toBe(true)
-    const migrated = `migrated-${imported.done_at.slice(0, 10)}`
+    const migrated = `migrated-${new Date(imported.done_at).toISOString().slice(0, 10)}`
     const root = await readdir(dir)
     expect(root).toEqual(expect.arrayContaining(['config.json', 'chatapp.db', 'attachments', migrated]))
     expect(root.filter((n) => (LEGACY_FILES as readonly string[]).includes(n) || (LEGACY_DIRS as readonly string[]).includes(n))).toEqual([])

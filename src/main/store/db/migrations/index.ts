@@ -15,6 +15,7 @@ import * as m0007 from './0007-message-changes'
 import * as m0008 from './0008-erasing'
 import * as m0009 from './0009-assistant'
 import * as m0010 from './0010-config-instances'
+import * as m0011 from './0011-times-as-ms'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
@@ -26,5 +27,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007-message-changes': m0007,
   '0008-erasing': m0008,
   '0009-assistant': m0009,
-  '0010-config-instances': m0010
+  '0010-config-instances': m0010,
+  '0011-times-as-ms': m0011
 }
