@@ -16,7 +16,7 @@ import { rm } from 'node:fs/promises'
 import { afterAll, expect, it } from 'vitest'
 import type { Instance } from '../../src/shared/schemas/records'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
-import { SERVE_TOKEN, serveApi, startServeWorker, type ServeProcess } from '../helpers/serve-process'
+import { connectSandbox, SERVE_TOKEN, serveApi, startServeWorker, type ServeProcess } from '../helpers/serve-process'
 
 const TTL = 1500
 const CHAT = '15550001111'
@@ -47,16 +47,8 @@ interface Made {
   qs: string
 }
 
-/** Creates a sandbox instance through `s` and walks it to CONNECTED (on `s` unless another live worker has fewer). */
-async function connectOn(s: ServeProcess): Promise<Made> {
-  const made = await serveApi(s.url, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
-  expect(made.status).toBe(200)
-  const inst = made.json.data as Instance
-  const qs = `session_id=${encodeURIComponent(inst.session_id)}&access_token=${encodeURIComponent(inst.settings.access_token)}`
-  expect((await serveApi(s.url, 'POST', `/chatapp/init?${qs}`)).status).toBe(200)
-  expect((await serveApi(s.url, 'POST', `/chatapp/sandbox/scan?${qs}`)).status).toBe(200)
-  return { inst, qs }
-}
+/** A sandbox instance made and linked through `s` (on `s` unless another live worker has fewer). */
+const connectOn = (s: ServeProcess) => connectSandbox(s.url)
 
 type Answer = { status: number; json: any } | { status: 'refused'; error: string }
 

@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises'
 import { afterAll, expect, it } from 'vitest'
 import type { Instance } from '../../src/shared/schemas/records'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
-import { SERVE_TOKEN, serveApi, startServeWorker, type ServeProcess } from '../helpers/serve-process'
+import { connectSandbox, SERVE_TOKEN, serveApi, startServeWorker, type ServeProcess } from '../helpers/serve-process'
 
 const TTL = 3000
 const CHAT = '15550002222'
@@ -33,16 +33,8 @@ async function serveWorker(id: string, env: Record<string, string> = {}): Promis
   return s
 }
 
-/** A sandbox instance made and linked through `s` (it runs on the least-loaded worker). */
-async function connectOn(s: ServeProcess): Promise<{ inst: Instance; qs: string }> {
-  const made = await serveApi(s.url, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
-  expect(made.status).toBe(200)
-  const inst = made.json.data as Instance
-  const qs = `session_id=${encodeURIComponent(inst.session_id)}&access_token=${encodeURIComponent(inst.settings.access_token)}`
-  expect((await serveApi(s.url, 'POST', `/chatapp/init?${qs}`)).status).toBe(200)
-  expect((await serveApi(s.url, 'POST', `/chatapp/sandbox/scan?${qs}`)).status).toBe(200)
-  return { inst, qs }
-}
+/** A sandbox instance made and linked through `s` (on `s` unless another live worker has fewer). */
+const connectOn = (s: ServeProcess) => connectSandbox(s.url)
 
 async function call(base: string, method: string, path: string, body?: object, headers: Record<string, string> = {}) {
   const res = await fetch(base + path, {

@@ -7,6 +7,7 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { Instance } from '../../src/shared/schemas/records'
 import { freePort } from './webhook-receiver'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -61,6 +62,23 @@ export async function serveApi(url: string, method: string, path: string, body?:
     body: body ? JSON.stringify(body) : undefined
   })
   return { status: res.status, json: (await res.json()) as any }
+}
+
+/**
+ * A sandbox instance made through the server at `url` and linked (init, then the sandbox's scan), with
+ * its credentials as a query string. In database mode it runs on the least-loaded worker. Throws
+ * naming the step that did not answer 200.
+ */
+export async function connectSandbox(url: string): Promise<{ inst: Instance; qs: string }> {
+  const made = await serveApi(url, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
+  if (made.status !== 200) throw new Error(`createNewChatapp: ${made.status} ${JSON.stringify(made.json)}`)
+  const inst = made.json.data as Instance
+  const qs = `session_id=${encodeURIComponent(inst.session_id)}&access_token=${encodeURIComponent(inst.settings.access_token)}`
+  for (const step of ['init', 'sandbox/scan']) {
+    const res = await serveApi(url, 'POST', `/chatapp/${step}?${qs}`)
+    if (res.status !== 200) throw new Error(`${step}: ${res.status} ${JSON.stringify(res.json)}`)
+  }
+  return { inst, qs }
 }
 
 /**

@@ -102,14 +102,16 @@ export class ClusterView {
    * True while `inst` is being taken over (database mode only; docs/design.md §22 "Take-over"): its
    * last owner had (or was getting) the connection — saved CONNECTED or CONNECTING — and no worker
    * holds its lease unexpired now (that owner stopped or died; a live worker's lease loop claims it
-   * within a round), or this worker claimed it and its session is still CONNECTING.
+   * within a round), or this worker claimed it and its session has not started or is still CONNECTING.
    */
   async takingOver(inst: Pick<Instance, '_id' | 'settings'>): Promise<boolean> {
     const leases = this.deps.leases
     if (!leases) return false
     if (this.deps.running(inst._id)) return this.deps.takingOverHere?.(inst._id) ?? false
     if (!CONNECTED_BEFORE.has(inst.settings.status)) return false
-    return (await leases.holder(inst._id, this.deps.clock.now())) === undefined
+    // No holder, or this worker itself: it claimed the lease and its session is about to start.
+    const holder = await leases.holder(inst._id, this.deps.clock.now())
+    return holder === undefined || holder.id === this.deps.worker.id
   }
 
   /**
@@ -123,9 +125,14 @@ export class ClusterView {
     const candidates = insts.filter((i) => i.settings.status === 'CONNECTED' && !this.deps.running(i._id))
     if (!leases || candidates.length === 0) return out
     const now = this.deps.clock.now()
-    const held = candidates.length === 1
-      ? new Set((await leases.holder(candidates[0]!._id, now)) ? [candidates[0]!._id] : [])
-      : new Set((await leases.cluster(now)).leases.filter((l) => Number(l.expires_at) > now).map((l) => l.instance_id))
+    // Held by another worker: its own status stands. Held by none, or by this worker before its
+    // session started: a take-over under way.
+    const me = this.deps.worker.id
+    const one = candidates.length === 1 ? await leases.holder(candidates[0]!._id, now) : undefined
+    const held =
+      candidates.length === 1
+        ? new Set(one && one.id !== me ? [candidates[0]!._id] : [])
+        : new Set((await leases.cluster(now)).leases.filter((l) => Number(l.expires_at) > now && l.owner !== me).map((l) => l.instance_id))
     for (const i of candidates) if (!held.has(i._id)) out.set(i._id, 'CONNECTING')
     return out
   }
