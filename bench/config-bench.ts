@@ -27,6 +27,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { serveApi } from '../test/helpers/serve-process'
 import { startPostgres } from '../test/support/postgres-server'
 
 const SECONDS = Number(process.env.CONFIG_SECONDS ?? 10)
@@ -78,14 +79,6 @@ class Worker {
   }
 }
 
-async function api(base: string, method: string, path: string, body?: object): Promise<{ status: number; json: any }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined
-  })
-  return { status: res.status, json: (await res.json()) as any }
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!
@@ -122,7 +115,7 @@ async function runCase(serverUrl: string, n: number, workerCount: number, instan
     const bases = await Promise.all(workers.map((w) => w.ready))
     const insts: Array<{ session_id: string; access_token: string }> = []
     for (let i = 0; i < instanceCount; i++) {
-      const made = await api(first, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
+      const made = await serveApi(first, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' }, TOKEN)
       if (made.status !== 200) throw new Error(`create: ${made.status} ${JSON.stringify(made.json)}`)
       insts.push({ session_id: made.json.data.session_id, access_token: made.json.data.settings.access_token })
     }
@@ -148,7 +141,7 @@ async function runCase(serverUrl: string, n: number, workerCount: number, instan
           const inst = mine[k % mine.length]!
           const botName = `bot ${++seq}`
           const t = performance.now()
-          const r = await api(base, 'PUT', '/chatapp/updateGeneral', { ...inst, bot_name: botName })
+          const r = await serveApi(base, 'PUT', '/chatapp/updateGeneral', { ...inst, bot_name: botName }, TOKEN)
           latencies.push(performance.now() - t)
           if (r.status === 200) lastAcked.set(inst.session_id, botName)
           else if (++refused <= 3) console.error(`refused: ${r.status} ${JSON.stringify(r.json)}`)

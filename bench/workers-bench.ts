@@ -32,7 +32,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApiServer } from '../src/main/api/server'
 import { startCore, type Core } from '../src/main/core'
 import { startPostgres } from '../test/support/postgres-server'
-import { SERVE_TOKEN, startServeWorker, type ServeProcess } from '../test/helpers/serve-process'
+import { SERVE_TOKEN, serveApi, startServeWorker, type ServeProcess } from '../test/helpers/serve-process'
 
 const CALLS = 500
 const SECONDS = Number(process.env.WORKERS_SECONDS ?? 5)
@@ -172,23 +172,15 @@ class ServeCluster {
   }
 }
 
-async function api(base: string, method: string, path: string, body?: object): Promise<{ status: number; json: any }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${SERVE_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined
-  })
-  return { status: res.status, json: (await res.json()) as any }
-}
 
 /** A sandbox instance created through `base` and walked to CONNECTED (on `base` unless another live worker has fewer). */
 async function connectOn(base: string): Promise<{ sessionId: string; qs: string }> {
-  const made = await api(base, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
+  const made = await serveApi(base, 'POST', '/chatapp/createNewChatapp', { channel: 'sandbox' })
   if (made.status !== 200) throw new Error(`create: ${made.status} ${JSON.stringify(made.json)}`)
   const inst = made.json.data
   const qs = `session_id=${encodeURIComponent(inst.session_id)}&access_token=${encodeURIComponent(inst.settings.access_token)}`
   for (const path of [`/chatapp/init?${qs}`, `/chatapp/sandbox/scan?${qs}`]) {
-    const r = await api(base, 'POST', path)
+    const r = await serveApi(base, 'POST', path)
     if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(r.json)}`)
   }
   return { sessionId: inst.session_id, qs }
@@ -196,7 +188,7 @@ async function connectOn(base: string): Promise<{ sessionId: string; qs: string 
 
 /** The holder of each instance's unexpired lease, by session id (`GET /cluster` through `base`). */
 async function owners(base: string): Promise<Map<string, string | null>> {
-  const c = await api(base, 'GET', '/cluster')
+  const c = await serveApi(base, 'GET', '/cluster')
   const now = Date.now()
   return new Map(
     c.json.data.instances.map((i: { session_id: string; owner: string | null; lease_expires_at: string | null }) => [
@@ -393,7 +385,7 @@ async function failover(url: string): Promise<void> {
         for (const i of insts) {
           const o = now.get(i.sessionId)
           if (!o || !survivorIds.includes(o)) continue
-          const r = await api(survivors[survivors.length - 1]!.url, 'GET', `/chatapp/instance?${i.qs}`).catch(() => undefined)
+          const r = await serveApi(survivors[survivors.length - 1]!.url, 'GET', `/chatapp/instance?${i.qs}`).catch(() => undefined)
           if (r?.status === 200 && r.json.data.instance_data.status === 'CONNECTED') up++
         }
         if (up === insts.length) break

@@ -244,6 +244,13 @@ describe('the assistant in the web UI', { timeout: 150_000 }, () => {
     const box = await summary.boundingBox()
     if (box) await agent.evaluate(`window.scrollBy(0, ${Math.round(box.y - 68)})`)
     await agent.screenshot({ path: join(ARTIFACTS, 'assistant-agent-inbox-1366x768.png') })
+    // Wide: the same card; on a phone the Inbox shows no side column (quick replies, files, this card).
+    await agent.setViewportSize({ width: 1920, height: 1080 })
+    await summary.waitFor()
+    await agent.screenshot({ path: join(ARTIFACTS, 'assistant-agent-inbox-1920x1080.png') })
+    await agent.setViewportSize({ width: 390, height: 844 })
+    await agent.getByTestId('inbox').waitFor()
+    expect(await summary.count()).toBe(0)
     expect(refused).toEqual([])
     await ctx.close()
     expect(pageErrors).toEqual([])

@@ -54,11 +54,11 @@ export function startServe(env: Record<string, string>, timeoutMs = 20_000): Pro
 /** The bearer token the process tests start the server with. */
 export const SERVE_TOKEN = 'test-token-0123456789abcdef'
 
-/** One JSON request to a served API with {@link SERVE_TOKEN}. */
-export async function serveApi(url: string, method: string, path: string, body?: object): Promise<{ status: number; json: any }> {
+/** One JSON request to a served API with `token` ({@link SERVE_TOKEN} unless given). */
+export async function serveApi(url: string, method: string, path: string, body?: object, token = SERVE_TOKEN): Promise<{ status: number; json: any }> {
   const res = await fetch(url + path, {
     method,
-    headers: { authorization: `Bearer ${SERVE_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined
   })
   return { status: res.status, json: (await res.json()) as any }

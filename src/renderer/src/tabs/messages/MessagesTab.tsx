@@ -4,7 +4,7 @@
  * picked instance or of every instance; on the right the open chat (./ChatView.tsx), at the picked
  * hit. On a phone the list and the chat take turns on the screen.
  */
-import { Button, Card, Checkbox, CloseButton, EmptyState, Grid, Group, Text, TextInput } from '@mantine/core'
+import { Box, Button, Card, Checkbox, CloseButton, EmptyState, Grid, Group, Text, TextInput } from '@mantine/core'
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks'
 import { useState } from 'react'
 import type { Conversation, ContractEvent } from '../../../../shared/contract'
@@ -123,7 +123,11 @@ export function MessagesTab() {
           </Card>
           {!phone && manageReplies && <QuickRepliesCard />}
           {!phone && files && <FilesCard instanceId={inst._id} />}
-          {!phone && assistantReadOnly && <InstanceAssistantSummary instanceId={inst._id} />}
+          {!phone && assistantReadOnly && (
+            <Box mt="md">
+              <InstanceAssistantSummary instanceId={inst._id} />
+            </Box>
+          )}
         </Grid.Col>
       )}
       {showChat && (
