@@ -13,7 +13,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 import { startOpenAiFake, type OpenAiFake } from '../support/openai-fake'
 
@@ -124,11 +124,11 @@ describe('the assistant in the web UI', { timeout: 150_000 }, () => {
     await expect.poll(() => knowledge.getByTestId('knowledge-list').getByRole('button', { name: /^Edit/ }).count()).toBe(1)
     await knowledge.getByTestId('knowledge-list').locator('mark').first().waitFor()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await toTop(knowledge)
       await view(`knowledge-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
     await knowledge.getByLabel('Search the knowledge').fill('')
     await expect.poll(() => knowledge.getByTestId('knowledge-list').getByRole('button', { name: /^Edit/ }).count()).toBe(2)
   })
@@ -152,11 +152,11 @@ describe('the assistant in the web UI', { timeout: 150_000 }, () => {
     await ask.getByRole('button', { name: 'Ask' }).click()
     await ask.getByText('The assistant could not answer').waitFor()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await toTop(ask)
       await view(`ask-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
     await ask.getByRole('button', { name: 'Ask' }).click()
     await ask.getByTestId('ask-reply').getByText(/From our knowledge/).waitFor()
   })
@@ -171,10 +171,10 @@ describe('the assistant in the web UI', { timeout: 150_000 }, () => {
     // The question's "why" line turned from "Sent to the assistant…" into how it was answered, without a reload.
     await chat.getByTestId('bot-decision').filter({ hasText: /Answered by the assistant \(fake-chat · 132 tokens/ }).waitFor()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await shot(`testchat-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
 
     await openTab('Settings')
     const usage = section().getByTestId('assistant-usage')
@@ -182,13 +182,13 @@ describe('the assistant in the web UI', { timeout: 150_000 }, () => {
     await expect.poll(() => usage.getByTestId('tokens-today').textContent()).toBe('396 tokens of 200,000')
     await usage.getByRole('cell', { name: '396' }).waitFor()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await toTop(section())
       await view(`settings-${width}x${height}`)
       await toTop(section().getByTestId('assistant-usage'))
       await view(`usage-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
   })
 
   it('a failing model server: customers get the fallback, and the instance card and the settings say why', async () => {
@@ -203,11 +203,11 @@ describe('the assistant in the web UI', { timeout: 150_000 }, () => {
     await openTab('Settings')
     await section().getByTestId('assistant-circuit').waitFor()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await toTop(section())
       await view(`circuit-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
     expect(pageErrors).toEqual([])
   })
 
@@ -245,10 +245,10 @@ describe('the assistant in the web UI', { timeout: 150_000 }, () => {
     if (box) await agent.evaluate(`window.scrollBy(0, ${Math.round(box.y - 68)})`)
     await agent.screenshot({ path: join(ARTIFACTS, 'assistant-agent-inbox-1366x768.png') })
     // Wide: the same card; on a phone the Inbox shows no side column (quick replies, files, this card).
-    await agent.setViewportSize({ width: 1920, height: 1080 })
+    await resize(agent, { width: 1920, height: 1080 })
     await summary.waitFor()
     await agent.screenshot({ path: join(ARTIFACTS, 'assistant-agent-inbox-1920x1080.png') })
-    await agent.setViewportSize({ width: 390, height: 844 })
+    await resize(agent, { width: 390, height: 844 })
     await agent.getByTestId('inbox').waitFor()
     expect(await summary.count()).toBe(0)
     expect(refused).toEqual([])

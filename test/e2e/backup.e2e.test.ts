@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, logIn, SIZES } from './chromium'
+import { launchChromium, logIn, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -155,7 +155,7 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
     await expect.poll(() => rows().count()).toBe(2)
     try {
       for (const [width, height] of SIZES) {
-        await page.setViewportSize({ width, height })
+        await resize(page, { width, height })
         await section().scrollIntoViewIfNeeded()
         await fits('Settings → Backup', width, height)
         for (const row of await rows().all()) {
@@ -164,7 +164,7 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
         await sectionShot(join(ARTIFACTS, `backup-${SHOT_NAMES[width]}.png`))
       }
       // The confirmation at phone width: its text and buttons inside the screen.
-      await page.setViewportSize({ width: 390, height: 844 })
+      await resize(page, { width: 390, height: 844 })
       await rows().first().getByRole('button', { name: /^Restore the backup/ }).click()
       await confirmDialog().getByTestId('restore-confirm').waitFor()
       await fits('the restore confirmation', 390, 844)
@@ -173,7 +173,7 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
       await confirmDialog().getByRole('button', { name: 'Cancel' }).click()
       await confirmDialog().waitFor({ state: 'detached' })
     } finally {
-      await page.setViewportSize({ width: 1366, height: 768 })
+      await resize(page, { width: 1366, height: 768 })
     }
   })
 
@@ -196,11 +196,11 @@ describe('Settings → Backup in the web UI (sandbox)', { timeout: 120_000 }, ()
     await expect.poll(() => rows().count()).toBe(2)
     expect(await rows().last().getAttribute('data-name')).toBe(name)
     try {
-      await page.setViewportSize({ width: 390, height: 844 })
+      await resize(page, { width: 390, height: 844 })
       await fits('the restored note', 390, 844)
       await sectionShot(join(ARTIFACTS, 'backup-restored-phone.png'))
     } finally {
-      await page.setViewportSize({ width: 1366, height: 768 })
+      await resize(page, { width: 1366, height: 768 })
     }
     await dismissRestored()
   })

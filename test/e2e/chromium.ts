@@ -25,6 +25,20 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /**
+ * Sets `page`'s viewport to `size` (CSS px) and waits until the desk has laid itself out for it: the
+ * media query's change reaches React a task or more after the resize, and a test that looks at once
+ * still sees the old layout (on a phone, no "Back to conversations" yet, and then the list never
+ * shows). The app root says its layout in `data-layout` (App.tsx: a phone up to 48em = 768 px); a page
+ * without it (the login screen) is laid out by CSS alone.
+ */
+export async function resize(page: Page, size: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(size)
+  const layout = size.width <= 768 ? 'phone' : 'wide'
+  // A locator, not a waitForFunction: the desk's CSP forbids the eval a string predicate needs.
+  await page.locator(`[data-layout="${layout}"], body:not(:has([data-layout]))`).first().waitFor({ state: 'attached' })
+}
+
+/**
  * A full-page screenshot of `page` to `file`, taken from the top of the page: after a test scrolled
  * (clicking a button lower down does), a full-page capture draws the sticky header where the viewport
  * happened to be, over the middle of the page — a picture no user ever sees.

@@ -12,7 +12,7 @@ import { freePort } from '../helpers/webhook-receiver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
-import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -82,10 +82,10 @@ describe('a failover watched from another worker’s UI', () => {
     await expect.poll(() => page.getByTestId('instance-card').count()).toBe(6)
     await expect.poll(async () => (await cards(page)).filter((l) => l.includes('| CONNECTED | Runs on worker-b')).length).toBe(3)
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await fullPageShot(page, join(ARTIFACTS, `cluster-failover-before-${width}x${height}.png`))
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
     const settings = await browser.newPage({ viewport: { width: 1366, height: 768 } })
     settings.on('pageerror', (e) => pageErrors.push(e.stack ?? e.message))
     await logIn(settings, a.url, a.token)
@@ -110,7 +110,7 @@ describe('a failover watched from another worker’s UI', () => {
     expect(await page.evaluate('window.__beforeKill')).toBe(true)
     expect((await cards(page)).sort()).toEqual(expect.arrayContaining(NAMES.map((n) => expect.stringContaining(n))))
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await fullPageShot(page, join(ARTIFACTS, `cluster-failover-after-${width}x${height}.png`))
     }
 
@@ -125,7 +125,7 @@ describe('a failover watched from another worker’s UI', () => {
     expect(await settings.evaluate('window.__beforeKill')).toBe(true)
     await settings.getByRole('region', { name: 'Workers' }).scrollIntoViewIfNeeded()
     for (const [width, height] of SIZES) {
-      await settings.setViewportSize({ width, height })
+      await resize(settings, { width, height })
       await settings.getByRole('region', { name: 'Workers' }).screenshot({ path: join(ARTIFACTS, `cluster-failover-workers-${width}x${height}.png`) })
     }
     expect(await page.evaluate('window.__beforeKill')).toBe(true)

@@ -9,7 +9,7 @@ import { freePort } from '../helpers/webhook-receiver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { createTestDatabase, dropTestDatabase } from '../helpers/postgres'
-import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -58,7 +58,7 @@ describe('a desk on two workers', () => {
     await expect.poll(() => card('Pizzeria').getByTestId('instance-worker').textContent()).toBe('Runs on worker-one')
     await expect.poll(() => card('Florist').getByTestId('instance-worker').textContent()).toBe('Runs on worker-two')
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await fullPageShot(page, join(ARTIFACTS, `cluster-instances-${width}x${height}.png`))
     }
     await page.getByRole('tab', { name: 'Settings', exact: true }).click()
@@ -68,7 +68,7 @@ describe('a desk on two workers', () => {
     await expect.poll(() => rows.filter({ hasText: 'worker-one' }).textContent()).toContain('2 instances')
     await page.getByRole('region', { name: 'Workers' }).scrollIntoViewIfNeeded()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await page.getByRole('region', { name: 'Workers' }).screenshot({ path: join(ARTIFACTS, `cluster-workers-${width}x${height}.png`) })
     }
   })

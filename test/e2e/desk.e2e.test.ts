@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fullPageShot, launchChromium, openSection, pickSendKind, SIZES } from './chromium'
+import { fullPageShot, launchChromium, openSection, pickSendKind, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -414,7 +414,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     await rpc('surveys.update', { instanceId: inst._id, id: last._id, action: { send_notification: { chatapp_number: '15550109999' } } })
     try {
       for (const [n, [width, height]] of SIZES.entries()) {
-        await page.setViewportSize({ width, height })
+        await resize(page, { width, height })
         const size = `${width}x${height}`
         const phone = width < 600
         const chatId = `1555020000${n}`
@@ -485,7 +485,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
         await rpc('instances.delete', { instanceId: wa._id })
       }
     } finally {
-      await page.setViewportSize({ width: 1280, height: 900 })
+      await resize(page, { width: 1280, height: 900 })
       await rpc('surveys.update', { instanceId: inst._id, id: last._id, action: {} })
     }
     expect(pageErrors).toEqual([])
@@ -494,7 +494,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
   it('fits phone, laptop and wide screens: no page-wide horizontal scroll on the inbox and Settings', async () => {
     try {
       for (const [width, height] of SIZES) {
-        await page.setViewportSize({ width, height })
+        await resize(page, { width, height })
         const fits = async (what: string) => {
           // A string: this code runs in the page (the tests' tsconfig has no DOM types).
           const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
@@ -530,7 +530,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
         await shot(`resp-surveys-${width}x${height}`)
       }
     } finally {
-      await page.setViewportSize({ width: 1280, height: 900 })
+      await resize(page, { width: 1280, height: 900 })
     }
   })
 

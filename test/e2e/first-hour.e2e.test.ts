@@ -17,7 +17,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fillOwnerLogin, fullPageShot, launchChromium, logIn, openSection, SIZES } from './chromium'
+import { fillOwnerLogin, fullPageShot, launchChromium, logIn, openSection, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -124,7 +124,7 @@ describe('the first hour in the browser', { timeout: 120_000 }, () => {
     expect(await menu.count()).toBe(0)
     await fullPageShot(page, join(ARTIFACTS, 'first-hour-03-people-390x844.png'))
     for (const [width, height] of SIZES.slice(1)) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await page.getByRole('tab', { name: 'Inbox' }).waitFor()
       expect(await page.getByTestId('menu-button').isVisible()).toBe(false)
       expect(await overflowX(page)).toBe(0)

@@ -12,7 +12,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fullPageShot, launchChromium, logIn, openSection, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, openSection, resize, SIZES } from './chromium'
 import { seedChat } from './seed-history'
 import { startServe, type ServeProcess } from './serve-process'
 
@@ -229,7 +229,7 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
   it('shows the search results and the jumped-to message at phone, laptop and wide sizes', async () => {
     try {
       for (const [width, height] of SIZES) {
-        await page.setViewportSize({ width, height })
+        await resize(page, { width, height })
         const size = `${width}x${height}`
         await openTab('Inbox')
         await backToList()
@@ -244,8 +244,16 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
         await shot(`jump-${size}`)
         await backToList()
       }
+      // The same hit clicked again after the chat scrolled away from it opens the chat at it again.
+      const hit = page.getByTestId('search-hit').filter({ hasText: 'crème brûlée' })
+      await hit.click()
+      await bubble(seedId(LONG_HIT)).waitFor()
+      await scrollConversation('bottom')
+      await bubble(seedId(LONG_HIT)).waitFor({ state: 'detached' })
+      await hit.click()
+      await expect.poll(() => onScreen(bubble(seedId(LONG_HIT)))).toBe(true)
     } finally {
-      await page.setViewportSize({ width: 1366, height: 768 })
+      await resize(page, { width: 1366, height: 768 })
       await page.getByLabel('Search messages').fill('')
     }
   })
@@ -322,13 +330,13 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
     expect(await again.getByLabel('Delete files after').isChecked()).toBe(true)
     try {
       for (const [width, height] of SIZES) {
-        await page.setViewportSize({ width, height })
+        await resize(page, { width, height })
         await again.scrollIntoViewIfNeeded()
         await fits('Settings', width, height)
         await again.screenshot({ path: join(ARTIFACTS, `history-settings-${width}x${height}.png`) })
       }
     } finally {
-      await page.setViewportSize({ width: 1366, height: 768 })
+      await resize(page, { width: 1366, height: 768 })
     }
     // Back to keeping everything, as the owner had it.
     await again.getByLabel('Keep every message').check()
@@ -359,7 +367,7 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
     const dialog = page.getByRole('dialog', { name: /^Erase all data of Zoë Ämbler/ })
     try {
       for (const [width, height] of SIZES) {
-        await page.setViewportSize({ width, height })
+        await resize(page, { width, height })
         await menu.click()
         await page.getByRole('menuitem', { name: 'Erase data…' }).click()
         await dialog.getByText('This cannot be undone').waitFor()
@@ -371,7 +379,7 @@ describe('the long history in the web UI (sandbox)', { timeout: 120_000 }, () =>
         }
       }
     } finally {
-      await page.setViewportSize({ width: 1366, height: 768 })
+      await resize(page, { width: 1366, height: 768 })
     }
     const erase = dialog.getByRole('button', { name: 'Erase data' })
     expect(await erase.isDisabled()).toBe(true)

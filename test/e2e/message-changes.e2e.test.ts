@@ -13,7 +13,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fullPageShot, launchChromium, logIn, openSection, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, openSection, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 import { startWaTestServer, type FakeContact, type WaTestServer } from '../support/wa-server/server'
 import { scanLikeAPhone, waTestFile } from '../helpers/wa-instance'
@@ -110,14 +110,14 @@ describe('changes to messages in the web UI', { timeout: 150_000 }, () => {
     await expect.poll(() => bubble(poll.id).getByTestId('poll-option').first().getAttribute('data-votes'), { timeout: 10_000 }).toBe('1')
 
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       if (width < 700 && (await conversation().count()) === 0) await row('Ana Ruiz').click()
       await bubble(poll.id).scrollIntoViewIfNeeded()
       await shot(`chat-${width}x${height}`)
       await bubble(order).scrollIntoViewIfNeeded()
       await shot(`edited-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
   })
 
   it('a customer who hides the number is listed and titled by @username', async () => {
@@ -125,7 +125,7 @@ describe('changes to messages in the web UI', { timeout: 150_000 }, () => {
     await open('@lu.bakes')
     await conversation().getByText('Do you have sourdough today?').waitFor()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       if (width < 700) {
         const back = page.getByRole('button', { name: 'Back to conversations' })
         if (await back.count()) await back.click()
@@ -137,7 +137,7 @@ describe('changes to messages in the web UI', { timeout: 150_000 }, () => {
       await shot(`username-${width}x${height}`)
     }
     // Her data is hers by the LID, named by the username.
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
     await page.getByRole('button', { name: 'Customer data of @lu.bakes' }).click()
     await page.getByRole('menuitem', { name: 'Erase data…' }).click()
     const erase = page.getByRole('form', { name: 'Erase customer data' })
@@ -151,13 +151,13 @@ describe('changes to messages in the web UI', { timeout: 150_000 }, () => {
   it('the contact of a customer who hides the number is keyed by the LID and shown by @username', async () => {
     await openSection(page, 'Contacts')
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       const list = page.getByTestId(width < 700 ? 'contact-cards' : 'contact-table')
       await list.getByText('@lu.bakes').waitFor()
       expect(await list.textContent()).not.toContain(lu.lid.split('@')[0])
       await shot(`username-contacts-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
     await page.getByRole('button', { name: 'Edit Lu' }).click()
     await expect.poll(() => page.getByLabel('WhatsApp username').inputValue()).toBe('@lu.bakes')
     await shot('username-contact-editor-1366x768')

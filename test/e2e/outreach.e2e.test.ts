@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fullPageShot, launchChromium, logIn, openSection, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, openSection, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -129,11 +129,11 @@ describe('outreach in the web UI (sandbox)', { timeout: 120_000 }, () => {
     const card = page.getByTestId('broadcast').first()
     await expect.poll(() => card.getByTestId('broadcast-counts').textContent(), { timeout: 20_000 }).toMatch(/^1 of 4 sent/)
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await fits('Broadcasts', width, height)
       await shot(`resp-broadcasts-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
     expect(await card.getByText(/Expected to finish/).count()).toBe(1)
 
     // The app stops in the middle (Di still waiting) and starts again on the same data.
@@ -207,7 +207,7 @@ describe('outreach in the web UI (sandbox)', { timeout: 120_000 }, () => {
     const row = page.getByTestId('schedules').getByLabel('Schedule Friday menu')
     await row.getByText(/Every week on Fri at 10:00 · next Fri/).waitFor()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await fits('Broadcasts with a schedule', width, height)
       await shot(`resp-outreach-${width}x${height}`)
       await openTab('Contacts')
@@ -216,7 +216,7 @@ describe('outreach in the web UI (sandbox)', { timeout: 120_000 }, () => {
       await shot(`resp-contacts-${width}x${height}`)
       await openTab('Broadcasts')
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
     expect(pageErrors).toEqual([])
   })
 })

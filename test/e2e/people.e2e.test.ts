@@ -14,7 +14,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fullPageShot, launchChromium, logIn, openSection, sectionNames, sendKinds, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, openSection, resize, sectionNames, sendKinds, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts')
@@ -181,7 +181,7 @@ describe('People at the desk in the web UI (sandbox)', { timeout: 180_000 }, () 
     await agent.keyboard.press('Escape')
     await agent.getByRole('menuitem').waitFor({ state: 'detached' })
     for (const [width, height] of SIZES.slice(1)) {
-      await agent.setViewportSize({ width, height })
+      await resize(agent, { width, height })
       await chat.getByText('Yes, until 23:00').waitFor()
       await fits(agent, `agent inbox at ${width}x${height}`)
       await fullPageShot(agent, join(ARTIFACTS, `people-agent-inbox-${SHOT_NAMES[width]}.png`))
@@ -268,7 +268,7 @@ describe('People at the desk in the web UI (sandbox)', { timeout: 180_000 }, () 
 
   it('People, API keys and Audit fit a phone, a laptop and a wide screen', async () => {
     for (const [width, height] of SIZES) {
-      await owner.setViewportSize({ width, height })
+      await resize(owner, { width, height })
       await owner.getByTestId('person-row').first().waitFor()
       await fits(owner, `People at ${width}x${height}`)
       const size = SHOT_NAMES[width]
@@ -333,7 +333,7 @@ describe('People at the desk in the web UI (sandbox)', { timeout: 180_000 }, () 
     await other.close()
 
     // The agent signs out everywhere: the session's token is refused from then on.
-    await agent.setViewportSize({ width: 390, height: 844 })
+    await resize(agent, { width: 390, height: 844 })
     const token = (await agent.evaluate("sessionStorage.getItem('chatapp.token')")) as string
     expect(await statusWith(token, 'auth.me', {})).toBe(200)
     await agent.getByTestId('account-menu').click()

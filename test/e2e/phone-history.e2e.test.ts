@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fullPageShot, launchChromium, logIn, SIZES } from './chromium'
+import { fullPageShot, launchChromium, logIn, resize, SIZES } from './chromium'
 import { startServe, type ServeProcess } from './serve-process'
 import { startWaTestServer, type FakeContact, type WaTestServer } from '../support/wa-server/server'
 import { scanLikeAPhone, waTestFile } from '../helpers/wa-instance'
@@ -102,7 +102,7 @@ describe('older messages from the phone in the web UI', { timeout: 120_000 }, ()
     expect(Number(await conversation().getAttribute('data-messages'))).toBe(13)
     expect(wa.phone.historyRequests()).toHaveLength(1)
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       if (width < 700) {
         // On a phone the list and the chat take turns.
         if ((await conversation().count()) === 0) await row('Ana Ruiz').click()
@@ -110,7 +110,7 @@ describe('older messages from the phone in the web UI', { timeout: 120_000 }, ()
       await page.getByTestId('phone-history-notice').waitFor()
       await shot(`loaded-${width}x${height}`)
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
 
     // Asked again, the phone has nothing older: the chat says so and nothing is added.
     await page.getByTestId('fetch-from-phone').click()
@@ -127,7 +127,7 @@ describe('older messages from the phone in the web UI', { timeout: 120_000 }, ()
     const error = page.getByTestId('phone-history-error')
     await error.getByText('The sandbox has no phone', { exact: false }).waitFor()
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       if (width < 700 && (await conversation().count()) === 0) await row('Sam Sandbox').click()
       await error.waitFor()
       await shot(`sandbox-${width}x${height}`)

@@ -27,7 +27,7 @@ import { createHandlers } from '../../src/main/ui-contract/handlers'
 import { rpcPlugin } from '../../src/main/ui-contract/http-transport'
 import { webUiPlugin } from '../../src/main/ui-contract/web-ui'
 import { silentLogger } from '../../src/main/logger'
-import { fillOwnerLogin, launchChromium, SIZES } from './chromium'
+import { fillOwnerLogin, launchChromium, resize, SIZES } from './chromium'
 import { makeDebUpdater, startLoopbackFeed, type LoopbackFeed, type TestUpdater } from '../support/update-feed'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -54,13 +54,13 @@ async function logIn(p: Page): Promise<void> {
 /** The About card at each screen size (an element shot: the Settings page above it is long). */
 async function shootAbout(name: string): Promise<void> {
   for (const [width, height] of SIZES) {
-    await page.setViewportSize({ width, height })
+    await resize(page, { width, height })
     const card = page.getByRole('region', { name: 'About Chatapp Desk' })
     await card.scrollIntoViewIfNeeded()
     // The app's fixed header would cover the card's top in an element shot.
     await card.screenshot({ path: join(ARTIFACTS, `about-${name}-${width}x${height}.png`), style: 'header { visibility: hidden !important; }' })
   }
-  await page.setViewportSize({ width: 1366, height: 768 })
+  await resize(page, { width: 1366, height: 768 })
 }
 
 const updatesState = () => page.getByTestId('updates').getAttribute('data-state')
@@ -115,10 +115,10 @@ describe('first-run welcome and Settings → About (updates)', { timeout: 60_000
     expect(await welcome.getByTestId('data-folder').locator('code').textContent()).toBe(dataDir)
     expect(await welcome.textContent()).toContain('copy the whole folder')
     for (const [width, height] of SIZES) {
-      await page.setViewportSize({ width, height })
+      await resize(page, { width, height })
       await page.screenshot({ path: join(ARTIFACTS, `welcome-${width}x${height}.png`), fullPage: true })
     }
-    await page.setViewportSize({ width: 1366, height: 768 })
+    await resize(page, { width: 1366, height: 768 })
   })
 
   it('"Try a sandbox bot" links a sandbox instance and opens a Test chat that answers', async () => {

@@ -144,7 +144,7 @@ function Desk({ onSignOut }: { onSignOut?: (everywhere: boolean) => Promise<void
   const current = sections.find(([id]) => id === tab)?.[1]
   const byId = new Map(instances.map((i) => [i._id, i]))
   return (
-    <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !menuOpen, desktop: true } }} padding="md">
+    <AppShell data-layout={phone ? 'phone' : 'wide'} header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !menuOpen, desktop: true } }} padding="md">
       <AppShell.Header>
         <Group h="100%" px={{ base: 'xs', sm: 'md' }} justify="space-between" wrap="nowrap" gap="xs">
           {/* A phone: the menu's button, and where one is. */}

@@ -29,6 +29,11 @@ export interface OpenChat {
   chatId: string
   /** Open at this message (a search hit). */
   anchor?: LoggedMessage
+  /**
+   * Counts the clicks on search hits: the same hit clicked again (the chat scrolled away from it
+   * meanwhile) opens the chat at it again instead of leaving it where it was.
+   */
+  jump?: number
 }
 
 export function ChatView({

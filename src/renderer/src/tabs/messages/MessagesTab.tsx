@@ -6,7 +6,7 @@
  */
 import { Box, Button, Card, Checkbox, CloseButton, EmptyState, Grid, Group, Text, TextInput } from '@mantine/core'
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks'
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import type { Conversation, ContractEvent } from '../../../../shared/contract'
 import { CardHeader } from '../../components/CardHeader'
 import { FilesCard } from '../../components/FilesCard'
@@ -48,6 +48,7 @@ export function MessagesTab() {
   const [searchText, setSearchText] = useState('')
   const [query] = useDebouncedValue(searchText.trim(), 300)
   const [open, setOpen] = useState<OpenChat | null>(null)
+  const jumps = useRef(0)
   const phone = useMediaQuery('(max-width: 62em)')
   const every = everyInstance && instances.length > 1
   const list = useContract('inbox.list', { ...(every || !inst ? {} : { instance_id: inst._id }), ...inboxQuery(filter, chatFilter), assigned }, inboxEvent)
@@ -99,7 +100,7 @@ export function MessagesTab() {
                   query={query}
                   activeKey={open?.anchor ? `${open.instanceId}:${open.anchor.id}` : null}
                   instanceName={every ? nameOf : null}
-                  onOpen={(hit) => setOpen({ instanceId: hit.instanceId, chatId: hit.chatId, anchor: entryOf(hit) })}
+                  onOpen={(hit) => setOpen({ instanceId: hit.instanceId, chatId: hit.chatId, anchor: entryOf(hit), jump: ++jumps.current })}
                   phone={!!phone}
                   typing={searchText.trim() !== query}
                 />
@@ -134,7 +135,7 @@ export function MessagesTab() {
         <Grid.Col span={{ base: 12, md: 8 }}>
           {open ? (
             <ChatView
-              key={`${open.instanceId}:${open.chatId}:${open.anchor?.id ?? ''}`}
+              key={`${open.instanceId}:${open.chatId}:${open.anchor?.id ?? ''}:${open.jump ?? ''}`}
               chat={open}
               conversation={conversation}
               instanceName={instances.length > 1 ? nameOf(open.instanceId) : null}
