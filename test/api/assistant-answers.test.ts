@@ -234,6 +234,23 @@ describe('fallbacks', () => {
     expect(fake.chats()).toHaveLength(2)
   })
 
+  it('once the day’s tokens are spent the question is not embedded either; the knowledge is still searched by its text', async () => {
+    await ok('PUT', '/chatapp/assistant', { embedding_model: 'fake-embed' })
+    await internalsOf(h.core).embedder.idle()
+    const embeddings = () => fake.requests.filter((r) => r.path === '/v1/embeddings').length
+    const before = embeddings()
+    expect(before).toBeGreaterThan(0)
+    // The knowledge's embedding counted towards the day: the limit lowered to it, the day is used up.
+    const spent = (await ok('GET', '/chatapp/assistant')).tokens_today as number
+    expect(spent).toBeGreaterThan(0)
+    await ok('PUT', '/chatapp/assistant', { daily_token_limit: spent })
+    const asked = await customer('Do you deliver on Sunday?')
+    await settled()
+    expect((await log()).find((m) => m.id === asked.id)!.bot!.assistant).toMatchObject({ outcome: 'fallback', error: `daily token limit reached: today’s ${spent.toLocaleString('en')} tokens are used up` })
+    expect(embeddings()).toBe(before)
+    expect(fake.chats()).toHaveLength(0)
+  })
+
   it('repeated failures open the circuit: the health says why, answers fall back at once, a working endpoint closes it', async () => {
     for (let i = 0; i < 3; i++) {
       fake.script({ status: 500 })

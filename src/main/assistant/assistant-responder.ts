@@ -84,7 +84,7 @@ export interface AssistantResponderDeps {
 export interface AnswerTiming {
   /** The desk's own time: deciding, scheduling, reading, retrieving, building the prompt, reading the answer. */
   ownMs: number
-  /** The process's CPU time in the same spans (what it costs whatever else the machine runs). */
+  /** The main thread's CPU time in the same spans (the SQLite threads' work is not in it). */
   ownCpuMs: number
   /** The model call (the SDK and the endpoint). */
   modelMs: number
@@ -97,12 +97,14 @@ interface PendingChat {
   messages: InboundMessage[]
   ctx: ActionContext
   outsideHours: boolean
+  /** The settings the latest message was decided with (how much history to read with the others). */
+  settings: AssistantSettings
   /** Cancels the debounce's wait. */
   cancel: (() => void) | null
   /** The latest message's decision: how long until it was scheduled (ms, wall and CPU). */
   decidedMs: number
   decidedCpuMs: number
-  /** When the answer began (the debounce over; performance.now(), process.cpuUsage()). */
+  /** When the answer began (the debounce over; performance.now(), process.threadCpuUsage()). */
   flushedAt: number
   flushedCpu: NodeJS.CpuUsage
 }
@@ -121,7 +123,7 @@ export class AssistantResponder implements AssistantGate {
 
   async plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean): Promise<BotPlan | null> {
     const began = performance.now()
-    const beganCpu = process.cpuUsage()
+    const beganCpu = process.threadCpuUsage()
     const settings = await this.deps.service.settingsOf(inst._id)
     if (!assistantReady(settings) || isGroupJid(msg.chatId)) return null
     const voice = msg.type === 'audio' && settings.transcribe_voice
@@ -158,13 +160,14 @@ export class AssistantResponder implements AssistantGate {
     const key = `${inst._id}\n${msg.chatId}`
     let p = this.pending.get(key)
     if (!p) {
-      p = { instanceId: inst._id, chatId: msg.chatId, messages: [], ctx, outsideHours, cancel: null, decidedMs: 0, decidedCpuMs: 0, flushedAt: 0, flushedCpu: process.cpuUsage() }
+      p = { instanceId: inst._id, chatId: msg.chatId, messages: [], ctx, outsideHours, settings, cancel: null, decidedMs: 0, decidedCpuMs: 0, flushedAt: 0, flushedCpu: process.threadCpuUsage() }
       this.pending.set(key, p)
       if (!this.chains.has(key)) void this.deps.ports.typing(inst._id, msg.chatId, true).catch(() => undefined)
     }
     p.messages.push(msg)
     p.ctx = { ...ctx, text: p.messages.map((m) => m.text).filter(Boolean).join('\n') }
     p.outsideHours = outsideHours
+    p.settings = settings
     p.decidedMs = performance.now() - since
     p.decidedCpuMs = cpuMs(sinceCpu)
     p.cancel?.()
@@ -185,7 +188,7 @@ export class AssistantResponder implements AssistantGate {
     this.pending.delete(key)
     p.cancel?.()
     p.flushedAt = performance.now()
-    p.flushedCpu = process.cpuUsage()
+    p.flushedCpu = process.threadCpuUsage()
     const previous = this.chains.get(key) ?? Promise.resolve()
     const next = previous
       .then(() => this.answer(p))
@@ -202,9 +205,12 @@ export class AssistantResponder implements AssistantGate {
     const ids = p.messages.map((m) => m.id)
     const keepTyping = setInterval(() => void this.deps.ports.typing(inst._id, p.chatId, true).catch(() => undefined), TYPING_REPEAT_MS)
     try {
-      const settings = await this.deps.service.settingsOf(inst._id)
+      // Read together, one wait for the database threads instead of three: the settings again (they
+      // may have changed during the debounce), whether a person has the chat, its history.
+      const historyOf = (s: AssistantSettings) => this.deps.repos.messages.list(inst._id, { chatId: p.chatId, limit: s.history_messages + ids.length })
+      const [settings, paused, read] = await Promise.all([this.deps.service.settingsOf(inst._id), this.deps.ports.paused(inst._id, p.chatId), historyOf(p.settings)])
       // A person took the chat over meanwhile (a reply, a hand-off): theirs to answer.
-      if (await this.deps.ports.paused(inst._id, p.chatId)) {
+      if (paused) {
         const outcome = { outcome: 'fallback' as const, model: settings.model, prompt_tokens: 0, completion_tokens: 0, ms: 0, sources: [], error: 'a person took the chat over before the answer', fallback: 'none' as const, message_ids: ids }
         await this.finish(inst, p, outcome, '', '', false)
         return
@@ -218,7 +224,7 @@ export class AssistantResponder implements AssistantGate {
         await this.fallback(inst, p, settings, { model: settings.model, sources: [], usage: { prompt_tokens: 0, completion_tokens: 0 }, ms: 0 }, question.error, '')
         return
       }
-      const log = await this.deps.repos.messages.list(inst._id, { chatId: p.chatId, limit: settings.history_messages + ids.length })
+      const log = settings.history_messages > p.settings.history_messages ? await historyOf(settings) : read
       const history = settings.history_messages > 0 ? turnsOf(log.filter((m) => !ids.includes(m.id))).slice(-settings.history_messages) : []
       const result = await this.deps.turn.run({
         inst,

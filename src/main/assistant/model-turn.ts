@@ -41,7 +41,7 @@ export interface TurnResult {
   embedTokens: number
   /** How long the model took (ms, whole; 0 when it was not called). */
   ms: number
-  /** The same, unrounded, and the process's CPU time meanwhile (ms; the benchmark's subtraction). */
+  /** The same, unrounded, and the main thread's CPU time meanwhile (ms; the benchmark's subtraction). */
   callMs: number
   callCpuMs: number
   outcome: Exclude<Interpretation, { kind: 'unusable' }> | { kind: 'failed'; reason: TurnFailure; detail: string }
@@ -76,11 +76,16 @@ export class ModelTurn {
     }
     const day = usageDay(inst, now)
     const limit = settings.daily_token_limit
-    const spent = await this.deps.assistant.tokensOn(inst._id, day)
+    // The day's tokens, the key and the knowledge read together: the text search costs no tokens and
+    // goes on meanwhile; the question's embedding, which does, waits for the budget (none once spent).
+    const budget = Promise.all([this.deps.assistant.tokensOn(inst._id, day), this.deps.assistant.key(inst._id)])
+    const [[spent, apiKey], found] = await Promise.all([
+      budget,
+      this.deps.retriever.find(inst._id, req.question, settings, budget.then(([spentSoFar, key]): ModelEndpoint | null => (limit > 0 && spentSoFar >= limit ? null : { baseUrl: settings.base_url, apiKey: key })))
+    ])
     if (limit > 0 && spent >= limit) return failed('token_limit', `today’s ${limit.toLocaleString('en')} tokens are used up`)
 
-    const endpoint: ModelEndpoint = { baseUrl: settings.base_url, apiKey: await this.deps.assistant.key(inst._id) }
-    const found = await this.deps.retriever.find(inst._id, req.question, settings, endpoint)
+    const endpoint: ModelEndpoint = { baseUrl: settings.base_url, apiKey }
     const sources = distinctSources(found.passages)
     const messages = chatMessages(systemPrompt(settings.instructions, shopFacts(inst, now), found.passages, req.customerName), req.turns)
     const estimate = estimateTokens(messages) + settings.max_reply_tokens
@@ -90,7 +95,7 @@ export class ModelTurn {
     }
 
     const started = this.hr()
-    const cpu = process.cpuUsage()
+    const cpu = process.threadCpuUsage()
     let answer
     try {
       answer = await this.deps.model.chat(endpoint, { model, messages, tools: TOOLS, maxTokens: settings.max_reply_tokens, timeoutMs: settings.timeout_ms })
@@ -115,9 +120,12 @@ export class ModelTurn {
   }
 }
 
-/** The process's CPU time (user and system, ms) since `since` (process.cpuUsage()). */
+/**
+ * The main thread's CPU time (user and system, ms) since `since` (`process.threadCpuUsage()`, Node
+ * 23.9+): what a turn costs the thread that serves every request; the SQLite threads' share is not in it.
+ */
 export function cpuMs(since: NodeJS.CpuUsage): number {
-  const d = process.cpuUsage(since)
+  const d = process.threadCpuUsage(since)
   return (d.user + d.system) / 1000
 }
 

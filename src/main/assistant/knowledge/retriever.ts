@@ -70,8 +70,12 @@ export class Retriever {
 
   constructor(private readonly deps: RetrieverDeps) {}
 
-  /** The `settings.knowledge_chunks` best passages of an instance's knowledge for `question`. */
-  async find(instanceId: string, question: string, settings: AssistantSettings, endpoint: ModelEndpoint | null): Promise<Retrieval> {
+  /**
+   * The `settings.knowledge_chunks` best passages of an instance's knowledge for `question`. The
+   * `endpoint` embeds the question (with an embedding model); given as a promise, the text search
+   * goes on while it resolves (the caller's budget read), and null then skips the embedding.
+   */
+  async find(instanceId: string, question: string, settings: AssistantSettings, endpoint: ModelEndpoint | null | Promise<ModelEndpoint | null>): Promise<Retrieval> {
     const terms = questionTerms(questionWords(question), MAX_TERMS)
     const { total, hits } = await this.textHits(instanceId, terms)
     const byText = rankByTerms(hits, total, PER_TERM).slice(0, FUSED_DEPTH)
@@ -81,8 +85,9 @@ export class Retriever {
     if (settings.embedding_model && endpoint && total > 0) {
       try {
         const stored = await this.storedVectors(instanceId, settings.embedding_model)
-        if (stored.length > 0) {
-          const { vectors, tokens } = await this.deps.model.embed(endpoint, settings.embedding_model, [question], Math.min(EMBED_TIMEOUT_MS, settings.timeout_ms))
+        const to = await endpoint
+        if (stored.length > 0 && to) {
+          const { vectors, tokens } = await this.deps.model.embed(to, settings.embedding_model, [question], Math.min(EMBED_TIMEOUT_MS, settings.timeout_ms))
           embedTokens = tokens
           byMeaning = rankByVector(normalized(vectors[0]!), stored, FUSED_DEPTH)
         }

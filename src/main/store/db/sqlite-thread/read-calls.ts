@@ -39,7 +39,9 @@ export const READ_CALLS: ReadCalls = {
   staff: ['list', 'find', 'credentials'],
   sessions: ['find', 'findWithMember', 'signedIn'],
   apiKeys: ['list', 'findWithHash'],
-  audit: ['list']
+  audit: ['list'],
+  assistant: ['settings', 'key', 'usage', 'tokensOn', 'repliesSince', 'latestReplies'],
+  knowledge: ['owned', 'list', 'candidates', 'revision', 'count', 'chunks', 'embeddingState', 'embeddings', 'withoutEmbedding']
 }
 
 /** `repo.method` keys of {@link READ_CALLS}. */
