@@ -139,6 +139,15 @@ const SEEDS: Record<number, { write(db: Kysely<any>): Promise<void>; check(db: K
     async check(db) {
       expect(await db.selectFrom('quick_replies').select(['created_at', 'updated_at']).where('id', '=', 'q11').execute()).toEqual([{ created_at: 1767225600123, updated_at: 1767225600456 }])
     }
+  },
+  12: {
+    async write(db) {
+      // From version 12 on SQLite refuses a NULL time where the text refused it (a trigger): nothing new to store.
+      await sql`INSERT INTO labels (id, name, color, created_at, updated_at) VALUES ('L12', 'vip12', 'teal', 1767225600012, 1767225600012)`.execute(db)
+    },
+    async check(db) {
+      expect(await db.selectFrom('labels').select(['name', 'created_at']).where('id', '=', 'L12').execute()).toEqual([{ name: 'vip12', created_at: 1767225600012 }])
+    }
   }
 }
 
@@ -358,8 +367,53 @@ async function textTimeColumns(db: Kysely<any>, backend: Backend): Promise<strin
     .sort()
 }
 
+/** The time columns (as {@link textTimeColumns} finds them, `table.column`) declared NOT NULL. */
+async function notNullTimeColumns(db: Kysely<any>, backend: Backend): Promise<string[]> {
+  const columns =
+    backend === 'postgres'
+      ? (await sql<{ t: string; c: string; nullable: string }>`SELECT table_name AS t, column_name AS c, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = current_schema()`.execute(db)).rows.map((r) => ({ ...r, notnull: r.nullable === 'NO' }))
+      : (await sql<{ t: string; c: string; notnull: number }>`SELECT m.name AS t, p.name AS c, p."notnull" AS "notnull" FROM sqlite_schema m JOIN pragma_table_info(m.name) p WHERE m.type = 'table'`.execute(db)).rows.map((r) => ({ ...r, notnull: r.notnull === 1 }))
+  return columns
+    .filter((r) => r.notnull && /(^|_)at$|^since$|^until$/.test(r.c))
+    .map((r) => `${r.t}.${r.c}`)
+    .sort()
+}
+
 describe.each(BACKENDS)('times on %s', (backend) => {
   const TO_MS = NAMES.indexOf('0011-times-as-ms')
+
+  it('a time that refused NULL as text refuses it as epoch ms too, on insert and on update', async () => {
+    const old = await emptyDatabase(backend, 'not-null')
+    const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[TO_MS - 1]!)
+    expect(error).toBeUndefined()
+    await writeTimes(old.db, TO_MS)
+    const wereText = new Set(await textTimeColumns(old.db, backend))
+    const refusedNull = (await notNullTimeColumns(old.db, backend)).filter((c) => wereText.has(c) && c !== 'schedules.start_at')
+    await old.close()
+    expect(refusedNull.length).toBeGreaterThan(30)
+    const h = await openDatabaseAt(old.location)
+    try {
+      for (const key of refusedNull) {
+        const [table, column] = key.split('.') as [string, string]
+        // Every table has a row (writeTimes): setting the time to NULL is refused, the row unchanged.
+        const before = (await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)} WHERE ${sql.ref(column)} IS NOT NULL`.execute(h.db)).rows[0]!.n
+        expect(Number(before), key).toBeGreaterThan(0)
+        await expect(sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = NULL`.execute(h.db), key).rejects.toThrow(backend === 'sqlite' ? `NOT NULL constraint failed: ${key}` : `null value in column "${column}"`)
+        const after = (await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)} WHERE ${sql.ref(column)} IS NOT NULL`.execute(h.db)).rows[0]!.n
+        expect(Number(after), key).toBe(Number(before))
+        // A new row without it (its table's other times given) is refused by this column's rule
+        // (SQLite: the triggers run before the other columns' checks).
+        if (backend === 'sqlite') {
+          const others = refusedNull.filter((k) => k.startsWith(`${table}.`) && k !== key).map((k) => k.split('.')[1]!)
+          const cols = sql.join([column, ...others].map((c) => sql.ref(c)))
+          const values = sql.join([null, ...others.map(() => 1)])
+          await expect(sql`INSERT INTO ${sql.table(table)} (${cols}) VALUES (${values})`.execute(h.db), key).rejects.toThrow(`NOT NULL constraint failed: ${key}`)
+        }
+      }
+    } finally {
+      await h.close()
+    }
+  })
   for (let from = 1; from <= TO_MS; from++) {
     it(`a database of version ${from} keeps every time, to the millisecond, read back the same through the repositories`, async () => {
       const old = await emptyDatabase(backend, `t${from}`)

@@ -20,8 +20,8 @@
  * new one takes its name, the table's indexes are dropped first and made again from their own SQL.
  * Those SQLite columns lose NOT NULL (SQLite adds no NOT NULL to an existing column without rebuilding
  * the table, and rebuilding a table that others reference with ON DELETE CASCADE, inside the
- * migrations' transaction where foreign keys stay on, would delete their rows); the typed schema and
- * the repositories still never write NULL there. Measured: docs/storage.md "Times".
+ * migrations' transaction where foreign keys stay on, would delete their rows); migration 12 gives
+ * the rule back with triggers (./0012-time-columns-not-null.ts). Measured: docs/storage.md "Times".
  */
 import { sql, type Kysely } from 'kysely'
 import { columnTypes, dialectOf } from '../dialect'

@@ -16,6 +16,7 @@ import * as m0008 from './0008-erasing'
 import * as m0009 from './0009-assistant'
 import * as m0010 from './0010-config-instances'
 import * as m0011 from './0011-times-as-ms'
+import * as m0012 from './0012-time-columns-not-null'
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
@@ -28,5 +29,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-erasing': m0008,
   '0009-assistant': m0009,
   '0010-config-instances': m0010,
-  '0011-times-as-ms': m0011
+  '0011-times-as-ms': m0011,
+  '0012-time-columns-not-null': m0012
 }
