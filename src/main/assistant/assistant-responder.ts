@@ -124,12 +124,15 @@ export class AssistantResponder implements AssistantGate {
   async plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean): Promise<BotPlan | null> {
     const began = performance.now()
     const beganCpu = process.threadCpuUsage()
-    const settings = await this.deps.service.settingsOf(inst._id)
-    if (!assistantReady(settings) || isGroupJid(msg.chatId)) return null
+    if (isGroupJid(msg.chatId)) return null
+    // Read together (one wait for the reader threads, not two): the count is a keyed read, wasted
+    // only when the assistant is off.
+    const hourAgo = this.deps.clock.now() - 3_600_000
+    const [settings, lastHour] = await Promise.all([this.deps.service.settingsOf(inst._id), this.deps.repos.assistant.repliesSince(inst._id, msg.chatId, hourAgo)])
+    if (!assistantReady(settings)) return null
     const voice = msg.type === 'audio' && settings.transcribe_voice
     if (!msg.text.trim() && !voice) return null
-    const hourAgo = this.deps.clock.now() - 3_600_000
-    if ((await this.deps.repos.assistant.repliesSince(inst._id, msg.chatId, hourAgo)) >= settings.max_replies_per_hour) {
+    if (lastHour >= settings.max_replies_per_hour) {
       return { record: { action: 'none', reason: 'assistant_cap' }, act: async () => ({ kind: 'skipped', reason: 'assistant_cap' }) }
     }
     return {
