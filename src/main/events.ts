@@ -108,11 +108,21 @@ export class CoreEventBus {
   /**
    * Emits and resolves once every durable listener's work is done, so that what they persist (a
    * queued webhook) is on disk before the caller answers: at-least-once across a crash.
+   *
+   * `stored`: the write of what the event announces, still in flight. The durable listeners start at
+   * once (their writes share its group commit); the plain ones (the UI, the other workers, services
+   * that read it back) hear the event only once it resolves, so a read they make on hearing it finds
+   * what it announces — a read in a SQLite reader thread sees only committed writes. Not announced
+   * when `stored` rejects (nothing was stored); the rejection is the caller's.
    */
-  async emitDurable<K extends keyof CoreEvents>(event: K, payload: CoreEvents[K]): Promise<void> {
-    this.emitter.emit(event, payload)
-    this.forward?.emitter.emit(event, payload)
+  async emitDurable<K extends keyof CoreEvents>(event: K, payload: CoreEvents[K], stored?: Promise<unknown>): Promise<void> {
+    const announce = () => {
+      this.emitter.emit(event, payload)
+      this.forward?.emitter.emit(event, payload)
+    }
+    if (!stored) announce()
     const set = this.durable.get(event)
-    if (set?.size) await Promise.all([...set].map((l) => (l as (p: CoreEvents[K]) => Promise<void>)(payload)))
+    const durable = set?.size ? Promise.all([...set].map((l) => (l as (p: CoreEvents[K]) => Promise<void>)(payload))) : undefined
+    await Promise.all([stored?.then(announce), durable])
   }
 }

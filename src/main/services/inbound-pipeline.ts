@@ -149,12 +149,9 @@ export class InboundPipeline {
     // Logging the message and queueing its webhooks are writes (group-committed, fsynced); the replies
     // do not need them done, so they go out while the writes are in flight (docs/benchmarks.md "Summary"). Both writes
     // are queued before any reply, so a reply is logged and announced after the message it answers.
-    const stored = Promise.all([
-      known
-        ? this.deps.repos.messages.update(instanceId, message.id, (({ id: _id, ...fields }) => fields)(logged))
-        : this.deps.repos.messages.append(instanceId, logged),
-      this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message })
-    ])
+    // The UI hears of it once it is stored (its reload must find it; emitDurable's `stored`).
+    const logging = known ? this.deps.repos.messages.update(instanceId, message.id, (({ id: _id, ...fields }) => fields)(logged)) : this.deps.repos.messages.append(instanceId, logged)
+    const stored = Promise.all([logging, this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message }, logging)])
     await Promise.all([stored, this.act(instanceId, message, plans)])
   }
 

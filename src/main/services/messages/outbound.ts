@@ -162,10 +162,9 @@ export class Outbound {
     // committed, so they run side by side (one disk wait per send instead of two in a row). The
     // answer waits for both; a failed log write still answers an error, though the webhook tells the
     // truth (the message was sent).
-    await Promise.all([
-      this.deps.repos.messages.append(inst._id, entry),
-      this.deps.events.emitDurable('message', { instanceId: inst._id, message: { ...entry } })
-    ])
+    // The UI hears of it once it is logged (emitDurable's `stored`).
+    const logging = this.deps.repos.messages.append(inst._id, entry)
+    await Promise.all([logging, this.deps.events.emitDurable('message', { instanceId: inst._id, message: { ...entry } }, logging)])
     await this.deps.statuses.logged(inst._id, entry.id)
     if (opts.source === 'desk') await this.deps.onHumanReply?.(inst._id, jid, opts.sentBy)
     return sent
