@@ -79,10 +79,10 @@ export class ModelTurn {
     // The day's tokens, the key and the knowledge read together: the text search costs no tokens and
     // goes on meanwhile; the question's embedding, which does, waits for the budget (none once spent).
     const budget = Promise.all([this.deps.assistant.tokensOn(inst._id, day), this.deps.assistant.key(inst._id)])
-    const [[spent, apiKey], found] = await Promise.all([
-      budget,
-      this.deps.retriever.find(inst._id, req.question, settings, budget.then(([spentSoFar, key]): ModelEndpoint | null => (limit > 0 && spentSoFar >= limit ? null : { baseUrl: settings.base_url, apiKey: key })))
-    ])
+    const embedWith = budget.then(([spentSoFar, key]): ModelEndpoint | null => (limit > 0 && spentSoFar >= limit ? null : { baseUrl: settings.base_url, apiKey: key }))
+    // A failed read rejects through `budget` below; the search may never await this one (no embedding model).
+    embedWith.catch(() => undefined)
+    const [[spent, apiKey], found] = await Promise.all([budget, this.deps.retriever.find(inst._id, req.question, settings, embedWith)])
     if (limit > 0 && spent >= limit) return failed('token_limit', `today’s ${limit.toLocaleString('en')} tokens are used up`)
 
     const endpoint: ModelEndpoint = { baseUrl: settings.base_url, apiKey }
