@@ -31,7 +31,7 @@ import { silentLogger } from '../src/main/logger'
 import { openStorage, type Storage } from '../src/main/store/storage'
 import { DEFAULT_ASSISTANT, type KnowledgeEntry } from '../src/shared/schemas/assistant'
 import { startOpenAiFake, type OpenAiFake } from '../test/support/openai-fake'
-import { startPostgres } from '../test/support/postgres-server'
+import { createDatabase, startPostgres } from '../test/support/postgres-server'
 
 const ANSWERS = Number(process.env.ASSISTANT_ANSWERS ?? 300)
 const CHUNKS = Number(process.env.ASSISTANT_CHUNKS ?? 10_000)
@@ -190,16 +190,11 @@ async function retrieval(pool: readonly string[]): Promise<void> {
   const server = await startPostgres()
   const opened: Storage[] = []
   try {
-    const url = new URL(server.url)
-    url.pathname = '/retrieval'
-    const admin = await import('pg').then((pg) => new pg.default.Client({ connectionString: server.url }))
-    await admin.connect()
-    await admin.query('CREATE DATABASE retrieval')
-    await admin.end()
+    const databaseUrl = await createDatabase(server.url, 'retrieval')
     const engines: Array<[string, Storage]> = []
     for (const [name, where] of [
       ['SQLite', {}],
-      ['PostgreSQL', { databaseUrl: url.toString() }]
+      ['PostgreSQL', { databaseUrl }]
     ] as const) {
       const storage = await openStorage(join(root, name), where)
       opened.push(storage)

@@ -28,7 +28,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { serveApi } from '../test/helpers/serve-process'
-import { startPostgres } from '../test/support/postgres-server'
+import { createDatabase, startPostgres } from '../test/support/postgres-server'
 
 const SECONDS = Number(process.env.CONFIG_SECONDS ?? 10)
 const LOOPS = Number(process.env.CONFIG_LOOPS ?? 12)
@@ -98,14 +98,7 @@ interface Outcome {
 }
 
 async function runCase(serverUrl: string, n: number, workerCount: number, instanceCount: number): Promise<Outcome> {
-  const name = `config_bench_${n}`
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  const databaseUrl = url.toString()
+  const databaseUrl = await createDatabase(serverUrl, `config_bench_${n}`)
   const workers: Worker[] = []
   try {
     // The first alone: it makes the schema and the document; the others then start on them.

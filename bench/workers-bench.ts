@@ -27,11 +27,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
-import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { buildApiServer } from '../src/main/api/server'
 import { startCore, type Core } from '../src/main/core'
-import { startPostgres } from '../test/support/postgres-server'
+import { createDatabase, startPostgres } from '../test/support/postgres-server'
 import { SERVE_TOKEN, serveApi, startServeWorker, type ServeProcess } from '../test/helpers/serve-process'
 
 const CALLS = 500
@@ -56,26 +55,15 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!
 }
 
-/** Makes database `name` on the bench's server; answers its URL. */
-async function database(serverUrl: string, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
 export async function runWorkersBench(): Promise<void> {
   const server = await startPostgres()
   try {
     console.log('### A call through the owner and one relayed to it\n')
-    await forwardingLatency(new URL(await database(server.url, 'workers_bench')))
+    await forwardingLatency(new URL(await createDatabase(server.url, 'workers_bench')))
     console.log(`\n### Sends per second over ${INSTANCES} instances with 1, 2 and 3 workers\n`)
     await sendRate(server.url)
     console.log(`\n### Failover after kill -9 (three workers, six instances, lease TTL ${FAILOVER_TTL_MS} ms)\n`)
-    await failover(await database(server.url, 'workers_failover'))
+    await failover(await createDatabase(server.url, 'workers_failover'))
   } finally {
     await server.stop()
   }
@@ -297,7 +285,7 @@ async function sendRate(serverUrl: string): Promise<void> {
   const measured = new Map<string, Rate[]>()
   try {
     for (const n of [1, 2, 3]) {
-      const cluster = new ServeCluster(await database(serverUrl, `workers_rate_${n}`))
+      const cluster = new ServeCluster(await createDatabase(serverUrl, `workers_rate_${n}`))
       const entry = { n, cluster, pids: [] as number[], toOwner: [] as string[], spread: [] as string[] }
       clusters.push(entry)
       const ws: Array<{ id: string; s: ServeProcess }> = []

@@ -15,6 +15,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import pg from 'pg'
 
 const run = promisify(execFile)
 
@@ -96,4 +97,18 @@ export async function startPostgres(): Promise<PostgresServer> {
     await stop()
     throw new Error(`The test PostgreSQL server did not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }
+}
+
+/** Makes database `name` on the server at `serverUrl` (its `postgres` database's URL); answers the new database's URL. */
+export async function createDatabase(serverUrl: string, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return url.toString()
 }
