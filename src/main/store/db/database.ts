@@ -65,7 +65,7 @@ export interface DatabaseHandle {
   /** The database's version: the number of migrations applied. */
   version(): Promise<number>
   /** Group commits so far: transactions committed and the writes they carried. */
-  commitStats(): { commits: number; writes: number }
+  commitStats(): { commits: number; writes: number; replays: number }
   /**
    * PostgreSQL only (absent on SQLite): LISTENs on `channel` (a plain identifier) on a connection of
    * the pool held for it, and calls `onNotify` with each notification's payload, from this process's

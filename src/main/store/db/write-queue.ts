@@ -7,10 +7,14 @@
  * (`setImmediate`), never a timer, so a lone write is not delayed.
  *
  * Each write is a function of the transaction that only runs queries (no other I/O: the transaction
- * holds the only connection meanwhile). It runs in a savepoint of its own, so one that throws (a
- * constraint, a bad input) is rolled back alone and rejects alone; the others commit. A write's
- * promise resolves after the COMMIT, so nothing is reported stored before it is on disk; when the
- * commit itself fails (a full disk) every write of the batch rejects and none is stored.
+ * holds the only connection meanwhile), so it can be run again. One that throws (a constraint, a bad
+ * input) rejects alone and the others commit: the batch first runs without savepoints, and only when
+ * a write throws is it rolled back and run again with a savepoint around each write. Savepoints on
+ * every write cost a statement pair each (a round trip each on PostgreSQL) and, on SQLite, make
+ * FTS5 write its pending index terms out as a new segment at each one (fts5_main.c,
+ * `fts5SavepointMethod` → `sqlite3Fts5FlushToDisk`) instead of once per commit. A write's promise
+ * resolves after the COMMIT, so nothing is reported stored before it is on disk; when the commit
+ * itself fails (a full disk) every write of the batch rejects and none is stored.
  */
 import type { Kysely, Transaction } from 'kysely'
 
@@ -31,8 +35,11 @@ export class WriteQueue<DB> {
   private scheduled = false
   private flushing: Promise<void> | null = null
   private closed = false
-  /** Transactions committed and writes they carried (diagnostics, benchmarks). */
-  readonly stats = { commits: 0, writes: 0 }
+  /**
+   * Transactions committed and the writes they stored; `replays`: batches run again with savepoints
+   * after one of their writes threw (diagnostics, benchmarks, tests).
+   */
+  readonly stats = { commits: 0, writes: 0, replays: 0 }
 
   /**
    * `gate`: taken around each batch's transaction when the connection is shared with transactions
@@ -103,6 +110,53 @@ export class WriteQueue<DB> {
   }
 
   private async commitBatch(jobs: Job<DB>[]): Promise<void> {
+    const failed = await this.tryBatch(jobs)
+    if (failed === null) return
+    // One write threw: it rejects alone, and the others run again, each in a savepoint.
+    jobs[failed.index]!.reject(failed.error)
+    const others = jobs.filter((_, i) => i !== failed.index)
+    if (others.length === 0) return
+    this.stats.replays++
+    await this.commitWithSavepoints(others)
+  }
+
+  /**
+   * Runs `jobs` in one transaction without savepoints and settles them after the commit. When one
+   * throws, rolls everything back, settles nothing, and answers which one and its error; a failed
+   * BEGIN or COMMIT rejects every write (nothing of the batch stored).
+   */
+  private async tryBatch(jobs: Job<DB>[]): Promise<{ index: number; error: unknown } | null> {
+    let trx
+    try {
+      trx = await this.db.startTransaction().execute()
+    } catch (err) {
+      for (const j of jobs) j.reject(err)
+      return null
+    }
+    const values: unknown[] = []
+    for (let i = 0; i < jobs.length; i++) {
+      try {
+        values.push(await jobs[i]!.work(trx))
+      } catch (error) {
+        await trx.rollback().execute().catch(() => {})
+        return { index: i, error }
+      }
+    }
+    try {
+      await trx.commit().execute()
+    } catch (err) {
+      await trx.rollback().execute().catch(() => {})
+      for (const j of jobs) j.reject(err)
+      return null
+    }
+    this.stats.commits++
+    this.stats.writes += jobs.length
+    jobs.forEach((job, i) => job.resolve(values[i]))
+    return null
+  }
+
+  /** Runs `jobs` in one transaction, each in a savepoint of its own, and settles each after the commit. */
+  private async commitWithSavepoints(jobs: Job<DB>[]): Promise<void> {
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = []
     let trx
     try {
@@ -112,24 +166,20 @@ export class WriteQueue<DB> {
       return
     }
     try {
-      if (jobs.length === 1) {
-        results.push({ ok: true, value: await jobs[0]!.work(trx) })
-      } else {
-        for (const job of jobs) {
-          const sp = await trx.savepoint('w').execute()
-          try {
-            const value = await job.work(sp)
-            await sp.releaseSavepoint('w').execute()
-            results.push({ ok: true, value })
-          } catch (error) {
-            // A full disk or an I/O error makes SQLite roll the whole transaction back by itself
-            // (https://www.sqlite.org/lang_transaction.html): then the savepoint is gone and the
-            // batch fails as one, with this write's error.
-            await sp.rollbackToSavepoint('w').execute().catch(() => {
-              throw error
-            })
-            results.push({ ok: false, error })
-          }
+      for (const job of jobs) {
+        const sp = await trx.savepoint('w').execute()
+        try {
+          const value = await job.work(sp)
+          await sp.releaseSavepoint('w').execute()
+          results.push({ ok: true, value })
+        } catch (error) {
+          // A full disk or an I/O error makes SQLite roll the whole transaction back by itself
+          // (https://www.sqlite.org/lang_transaction.html): then the savepoint is gone and the
+          // batch fails as one, with this write's error.
+          await sp.rollbackToSavepoint('w').execute().catch(() => {
+            throw error
+          })
+          results.push({ ok: false, error })
         }
       }
       await trx.commit().execute()
