@@ -4,7 +4,7 @@
  * in node_modules, so the search index sees the word and trigram statistics of real text.
  *
  * 1. The desk's own time around the model call, with an OpenAI-compatible endpoint on loopback that
- *    answers at once (test/support/openai-fake.ts): a sandbox instance with 200 knowledge entries
+ *    answers at once (test/support/openai-fake.ts, in a process of its own: ./openai-fake-process.ts): a sandbox instance with 200 knowledge entries
  *    (4,000 passages), 300 distinct questions over 60 chats (each with its history) after 100 to warm
  *    up; each message decided and scheduled, then its settings, budget, history and knowledge read, the
  *    prompt built and the answer read until the reply is handed to the outbound path — less the model
@@ -19,9 +19,11 @@
  *    Target: p95 ≤ 5 ms on SQLite. Beside it, the same with an embedding model (the question embedded
  *    by the endpoint, then 10,000 vectors of 384 dimensions ranked in memory and fused).
  */
+import { spawn } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { startCore, internalsOf, type Core } from '../src/main/core'
 import type { AnswerTiming } from '../src/main/assistant/assistant-responder'
 import { EndpointGuard } from '../src/main/assistant/endpoint-guard'
@@ -30,7 +32,7 @@ import { Retriever } from '../src/main/assistant/knowledge/retriever'
 import { silentLogger } from '../src/main/logger'
 import { openStorage, type Storage } from '../src/main/store/storage'
 import { DEFAULT_ASSISTANT, type KnowledgeEntry } from '../src/shared/schemas/assistant'
-import { startOpenAiFake, type OpenAiFake } from '../test/support/openai-fake'
+import { startOpenAiFake } from '../test/support/openai-fake'
 import { createDatabase, startPostgres } from '../test/support/postgres-server'
 
 const ANSWERS = Number(process.env.ASSISTANT_ANSWERS ?? 300)
@@ -110,10 +112,40 @@ function questions(pool: readonly string[], n: number): string[] {
   return [...out]
 }
 
+/** The fake endpoint in a child process (./openai-fake-process.ts): its URL, the latest chat request's body, and its end. */
+async function fakeProcess(behaviour: object): Promise<{ baseUrl: string; lastChat(): Promise<string>; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'openai-fake-process.ts'), JSON.stringify(behaviour)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const lines = createInterface({ input: child.stdout })
+  const next = (prefix: string) =>
+    new Promise<string>((resolve, reject) => {
+      const on = (line: string) => {
+        if (!line.startsWith(prefix)) return
+        lines.off('line', on)
+        resolve(line.slice(prefix.length))
+      }
+      lines.on('line', on)
+      child.once('exit', (code) => reject(new Error(`the fake endpoint's process exited (${code})`)))
+    })
+  const baseUrl = await next('OPENAI-FAKE-READY ')
+  return {
+    baseUrl,
+    lastChat: () => {
+      const body = next('OPENAI-FAKE-LAST ')
+      child.stdin.write('last\n')
+      return body
+    },
+    close: async () => {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+      child.stdin.end()
+      await exited
+    }
+  }
+}
+
 /** Part 1: the desk's own time around the model call. */
 async function ownTime(pool: readonly string[]): Promise<void> {
-  const fake: OpenAiFake = await startOpenAiFake()
-  fake.reply = () => ({ reply: 'Yes, we deliver on Sundays too.', usage: { prompt_tokens: 900, completion_tokens: 9 } })
+  // In a process of its own: the endpoint's work and garbage are not the desk's (see that file).
+  const fake = await fakeProcess({ reply: 'Yes, we deliver on Sundays too.', usage: { prompt_tokens: 900, completion_tokens: 9 } })
   const dir = await mkdtemp(join(tmpdir(), 'chatapp-assistant-bench-'))
   const timings: AnswerTiming[] = []
   let core: Core | undefined
@@ -137,7 +169,7 @@ async function ownTime(pool: readonly string[]): Promise<void> {
     timings.length = 0
     for (let i = 0; i < ANSWERS; i++) await ask(i % 60, asked[i]!)
     // The same request as the desk's last, sent with a bare fetch: the endpoint's own cost.
-    const body = JSON.stringify(fake.chats().at(-1))
+    const body = await fake.lastChat()
     const bare: number[] = []
     for (let i = 0; i < ANSWERS; i++) {
       const t0 = performance.now()
