@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { fuseRanks, normalized, questionTerms, rankByTerms, rankByVector, RRF_K } from '../../../src/main/assistant/knowledge/ranking'
-import { questionWords, Retriever } from '../../../src/main/assistant/knowledge/retriever'
+import { questionWords, Retriever, type RetrieverDeps } from '../../../src/main/assistant/knowledge/retriever'
 import { chunkKnowledge } from '../../../src/main/assistant/knowledge/chunker'
 import { ModelClient } from '../../../src/main/assistant/model-client'
 import { EndpointGuard } from '../../../src/main/assistant/endpoint-guard'
@@ -137,6 +137,34 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages.map((p) => p.body)).toEqual(['The password is margherita456.'])
     await repos.knowledge.remove('i1', 'wifi')
     expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages).toEqual([])
+  })
+
+  it('asks the index once a question: the revision and the words it does not remember together; twice when the knowledge changed', async () => {
+    const asked: string[][] = []
+    const real = repos.knowledge
+    const knowledge: RetrieverDeps['knowledge'] = {
+      chunks: (...a) => real.chunks(...a),
+      embeddingState: (...a) => real.embeddingState(...a),
+      embeddings: (...a) => real.embeddings(...a),
+      termHits: (instanceId, terms, perTerm) => {
+        asked.push([...terms])
+        return real.termHits(instanceId, terms, perTerm)
+      }
+    }
+    const counted = new Retriever({ knowledge, model: new ModelClient(() => guard.dispatcher()), logger: silentLogger() })
+    const text = { ...DEFAULT_ASSISTANT, knowledge_chunks: 2 }
+    const ids = async (q: string) => (await counted.find('i1', q, text, null)).passages.map((p) => p.knowledgeId)
+    expect(await ids('Is it free above 20 euros?')).toEqual(['deliv', 'park'])
+    expect(await ids('Is it free above 20 euros?')).toEqual(['deliv', 'park'])
+    expect(await ids('Free parking?')).toEqual(['park', 'deliv'])
+    expect(asked).toEqual([['above', 'euros', 'free'], [], ['parking']])
+    const e: KnowledgeEntry = { _id: 'free', instance_id: 'i1', title: 'Free', content: 'Free wifi above the bar, euros accepted.', source: 'manual', file_name: null, chunks: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }
+    await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))
+    asked.length = 0
+    // The new passage holds the three words too (a tie: the older first).
+    expect(await ids('Is it free above 20 euros?')).toEqual(['deliv', 'free'])
+    // What it remembered was of the old knowledge: asked again at the new revision.
+    expect(asked).toEqual([[], ['above', 'euros', 'free']])
   })
 
   it('asks for the missing vectors when passages have none', async () => {

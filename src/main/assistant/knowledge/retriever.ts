@@ -56,7 +56,7 @@ export function questionWords(question: string): string[] {
 }
 
 export interface RetrieverDeps {
-  knowledge: Pick<KnowledgeRepo, 'candidates' | 'revision' | 'chunks' | 'embeddingState' | 'embeddings'>
+  knowledge: Pick<KnowledgeRepo, 'termHits' | 'chunks' | 'embeddingState' | 'embeddings'>
   model: Pick<ModelClient, 'embed'>
   logger: Logger
   /** Asked to fill missing vectors in the background (./embedder.ts). */
@@ -67,6 +67,8 @@ export class Retriever {
   private readonly vectors = new Map<string, { key: string; list: Array<{ seq: number; vector: Float32Array }> }>()
   /** Per `<instance>\n<revision>\n<term>`: the passages the index found for the term. */
   private readonly terms: LRUCache<string, number[]> = boundedLru(TERM_CACHE)
+  /** Per instance, the revision of its chunks last seen (what the words to look up are judged by). */
+  private readonly revisions = new Map<string, number>()
 
   constructor(private readonly deps: RetrieverDeps) {}
 
@@ -102,20 +104,33 @@ export class Retriever {
     return { passages: best.flatMap((seq) => bySeq.get(seq) ?? []), embedTokens, ...(embedError ? { embedError } : {}) }
   }
 
-  /** The passages holding each term (`term` = its index in `terms`), from memory where current, and the instance's passage count. */
+  /**
+   * The passages holding each term (`term` = its index in `terms`), from memory where current, and
+   * the instance's passage count. The words missing from memory are asked for together with the
+   * chunks' revision, judged by the revision last seen (one round trip); when the revision turns out
+   * to have moved on, the words remembered for the old one are asked for in a second.
+   */
   private async textHits(instanceId: string, terms: readonly string[]): Promise<{ total: number; hits: Array<{ term: number; seq: number }> }> {
-    const rev = await this.deps.knowledge.revision(instanceId)
-    const key = (t: string) => `${instanceId}\n${rev.revision}\n${t}`
+    const key = (revision: number, t: string) => `${instanceId}\n${revision}\n${t}`
     // At most MAX_LOOKUPS words go to the index (the longest: `terms` is in that order); words seen
     // before come from memory; the others are left out of this question.
-    const missing = terms.filter((t) => !this.terms.has(key(t))).slice(0, MAX_LOOKUPS)
-    if (missing.length > 0) {
-      const found = await this.deps.knowledge.candidates(instanceId, missing, PER_TERM)
-      const byTerm = missing.map(() => [] as number[])
-      for (const h of found) byTerm[h.term]!.push(h.seq)
-      missing.forEach((t, i) => this.terms.set(key(t), byTerm[i] ?? []))
+    const missingAt = (revision: number | undefined, budget: number) => terms.filter((t) => revision === undefined || !this.terms.has(key(revision, t))).slice(0, budget)
+    const lookUp = async (asked: readonly string[]) => {
+      const r = await this.deps.knowledge.termHits(instanceId, asked, PER_TERM)
+      const byTerm = asked.map(() => [] as number[])
+      for (const h of r.hits) byTerm[h.term]!.push(h.seq)
+      asked.forEach((t, i) => this.terms.set(key(r.revision, t), byTerm[i]))
+      return r
     }
-    const hits = terms.flatMap((t, term) => (this.terms.get(key(t)) ?? []).map((seq) => ({ term, seq })))
+    const seen = this.revisions.get(instanceId)
+    const asked = missingAt(seen, MAX_LOOKUPS)
+    let rev = await lookUp(asked)
+    if (rev.revision !== seen) {
+      const more = missingAt(rev.revision, MAX_LOOKUPS - asked.length)
+      if (more.length > 0) rev = await lookUp(more)
+    }
+    this.revisions.set(instanceId, rev.revision)
+    const hits = terms.flatMap((t, term) => (this.terms.get(key(rev.revision, t)) ?? []).map((seq) => ({ term, seq })))
     return { total: rev.chunks, hits }
   }
 
@@ -134,6 +149,7 @@ export class Retriever {
   /** Forgets an instance's vectors and terms (its knowledge was deleted with it). */
   forget(instanceId: string): void {
     this.vectors.delete(instanceId)
+    this.revisions.delete(instanceId)
     for (const k of [...this.terms.keys()]) if (k.startsWith(`${instanceId}\n`)) this.terms.delete(k)
   }
 }

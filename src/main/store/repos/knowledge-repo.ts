@@ -165,6 +165,15 @@ export class KnowledgeRepo {
   }
 
   /**
+   * {@link revision} and {@link candidates} in one call (one round trip to a reader thread): where the
+   * instance's chunks stand, and up to `perTerm` chunks per term of `terms` (none asked: no hits).
+   */
+  async termHits(instanceId: string, terms: readonly string[], perTerm: number): Promise<{ chunks: number; revision: number; hits: Array<{ term: number; seq: number }> }> {
+    const [rev, hits] = await Promise.all([this.revision(instanceId), terms.length > 0 ? this.candidates(instanceId, terms, perTerm) : []])
+    return { ...rev, hits }
+  }
+
+  /**
    * Where an instance's chunks stand: how many, and a counter every change bumps (written in the
    * change's transaction), so a cache of search results is valid while this is. One read by key.
    */

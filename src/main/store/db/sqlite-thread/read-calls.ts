@@ -41,7 +41,7 @@ export const READ_CALLS: ReadCalls = {
   apiKeys: ['list', 'findWithHash'],
   audit: ['list'],
   assistant: ['settings', 'key', 'usage', 'tokensOn', 'repliesSince', 'latestReplies'],
-  knowledge: ['owned', 'list', 'candidates', 'revision', 'count', 'chunks', 'embeddingState', 'embeddings', 'withoutEmbedding']
+  knowledge: ['owned', 'list', 'candidates', 'revision', 'termHits', 'count', 'chunks', 'embeddingState', 'embeddings', 'withoutEmbedding']
 }
 
 /** `repo.method` keys of {@link READ_CALLS}. */
