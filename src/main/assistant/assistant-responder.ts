@@ -64,7 +64,7 @@ export interface ResponderPorts {
 export interface AssistantResponderDeps {
   repos: Pick<Repositories, 'assistant' | 'messages' | 'instances'>
   service: Pick<AssistantService, 'settingsOf'>
-  turn: Pick<ModelTurn, 'run'>
+  turn: Pick<ModelTurn, 'run' | 'startReads'>
   model: Pick<ModelClient, 'transcribe'>
   circuits: Circuits
   ports: ResponderPorts
@@ -211,6 +211,10 @@ export class AssistantResponder implements AssistantGate {
       // Read together, one wait for the database threads instead of three: the settings again (they
       // may have changed during the debounce), whether a person has the chat, its history.
       const historyOf = (s: AssistantSettings) => this.deps.repos.messages.list(inst._id, { chatId: p.chatId, limit: s.history_messages + ids.length })
+      // The turn's own reads (budget, key, knowledge) join that wait when the question is already
+      // known, i.e. no voice note waits for its transcription.
+      const plain = p.messages.some((m) => m.type === 'audio' && !m.text.trim()) ? '' : p.messages.map((m) => m.text.trim()).filter(Boolean).join('\n')
+      const reads = plain ? this.deps.turn.startReads(inst, plain) : undefined
       const [settings, paused, read] = await Promise.all([this.deps.service.settingsOf(inst._id), this.deps.ports.paused(inst._id, p.chatId), historyOf(p.settings)])
       // A person took the chat over meanwhile (a reply, a hand-off): theirs to answer.
       if (paused) {
@@ -235,7 +239,8 @@ export class AssistantResponder implements AssistantGate {
         question: question.text,
         turns: [...history, { role: 'user', text: question.text }],
         customerName: p.ctx.pushName,
-        circuit: this.deps.circuits.of(inst._id)
+        circuit: this.deps.circuits.of(inst._id),
+        ...(reads ? { reads } : {})
       })
       const base = { model: result.model, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens, ms: result.ms, sources: result.sources, message_ids: ids }
       try {

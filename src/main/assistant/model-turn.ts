@@ -12,7 +12,7 @@ import type { AssistantSettings, KnowledgeSource, TokenUsage } from '../../share
 import type { Instance } from '../../shared/schemas/records'
 import { interpretAnswer, type Interpretation } from './answer'
 import type { CircuitBreaker } from './circuit-breaker'
-import type { Retriever } from './knowledge/retriever'
+import type { Retriever, TextHits } from './knowledge/retriever'
 import { ModelCallError, type ModelClient, type ModelEndpoint } from './model-client'
 import { chatMessages, estimateTokens, systemPrompt, TOOLS, type Turn } from './prompt'
 import { shopFacts, usageDay } from './shop-facts'
@@ -30,6 +30,22 @@ export interface TurnRequest {
   customerName: string | null
   /** The endpoint's circuit breaker, or null to call whatever its state (the dry run). */
   circuit: CircuitBreaker | null
+  /** The turn's reads, started ahead for this instance and question ({@link ModelTurn.startReads}). */
+  reads?: TurnReads
+}
+
+/**
+ * The reads of a turn that need neither the settings nor the history: the day's tokens, the key and
+ * the knowledge's text search. Started ahead, they share a wait for the database threads with the
+ * caller's own reads (the answer's settings, pause and history) instead of coming after them.
+ */
+export interface TurnReads {
+  instanceId: string
+  question: string
+  /** The usage day the tokens were read for. */
+  day: string
+  budget: Promise<[spent: number, key: string | null]>
+  text: Promise<TextHits>
 }
 
 export interface TurnResult {
@@ -49,7 +65,7 @@ export interface TurnResult {
 
 export interface ModelTurnDeps {
   assistant: Pick<AssistantRepo, 'key' | 'tokensOn'>
-  retriever: Pick<Retriever, 'find'>
+  retriever: Pick<Retriever, 'find' | 'textSearch'>
   model: Pick<ModelClient, 'chat'>
   clock: Clock
   /** High-resolution time (ms) for the model's share of a turn. */
@@ -63,6 +79,20 @@ export class ModelTurn {
     this.hr = deps.now ?? (() => performance.now())
   }
 
+  /**
+   * Starts the reads of a turn on `question` (see {@link TurnReads}); pass them to {@link run} in
+   * `reads`. Reads never awaited (the chat was taken over meanwhile) are dropped quietly; their
+   * failures reach the turn that uses them.
+   */
+  startReads(inst: Pick<Instance, '_id' | 'settings'>, question: string): TurnReads {
+    const day = usageDay(inst, this.deps.clock.now())
+    const budget = Promise.all([this.deps.assistant.tokensOn(inst._id, day), this.deps.assistant.key(inst._id)])
+    const text = this.deps.retriever.textSearch(inst._id, question)
+    budget.catch(() => undefined)
+    text.catch(() => undefined)
+    return { instanceId: inst._id, question, day, budget, text }
+  }
+
   /** Runs one turn (see the module doc). Never throws for the model's failures; storage errors propagate. */
   async run(req: TurnRequest): Promise<TurnResult> {
     const { inst, settings } = req
@@ -74,15 +104,17 @@ export class ModelTurn {
       const view = req.circuit.view(now)
       return failed('circuit_open', `the endpoint failed ${view.failures} times in a row (last: ${view.reason ?? 'unknown'}); calls resume at ${view.until}`)
     }
-    const day = usageDay(inst, now)
     const limit = settings.daily_token_limit
-    // The day's tokens, the key and the knowledge read together: the text search costs no tokens and
-    // goes on meanwhile; the question's embedding, which does, waits for the budget (none once spent).
-    const budget = Promise.all([this.deps.assistant.tokensOn(inst._id, day), this.deps.assistant.key(inst._id)])
+    // The day's tokens, the key and the knowledge read together (or started ahead by the caller): the
+    // text search costs no tokens and goes on meanwhile; the question's embedding, which does, waits
+    // for the budget (none once spent).
+    const ahead = req.reads
+    const reads = ahead && ahead.instanceId === inst._id && ahead.question === req.question && ahead.day === usageDay(inst, now) ? ahead : this.startReads(inst, req.question)
+    const budget = reads.budget
     const embedWith = budget.then(([spentSoFar, key]): ModelEndpoint | null => (limit > 0 && spentSoFar >= limit ? null : { baseUrl: settings.base_url, apiKey: key }))
     // A failed read rejects through `budget` below; the search may never await this one (no embedding model).
     embedWith.catch(() => undefined)
-    const [[spent, apiKey], found] = await Promise.all([budget, this.deps.retriever.find(inst._id, req.question, settings, embedWith)])
+    const [[spent, apiKey], found] = await Promise.all([budget, this.deps.retriever.find(inst._id, req.question, settings, embedWith, reads.text)])
     if (limit > 0 && spent >= limit) return failed('token_limit', `today’s ${limit.toLocaleString('en')} tokens are used up`)
 
     const endpoint: ModelEndpoint = { baseUrl: settings.base_url, apiKey }

@@ -12,7 +12,7 @@ it('a failed read of the day’s tokens rejects the turn, with nothing left unha
   let chats = 0
   const turn = new ModelTurn({
     assistant: { tokensOn: () => Promise.reject(new Error('SQLITE_IOERR: disk I/O error')), key: async () => null },
-    retriever: { find: async () => ({ passages: [], embedTokens: 0 }) },
+    retriever: { find: async () => ({ passages: [], embedTokens: 0 }), textSearch: async () => ({ total: 0, hits: [] }) },
     model: {
       chat: async () => {
         chats++

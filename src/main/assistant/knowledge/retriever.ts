@@ -40,6 +40,12 @@ export interface Retrieval {
   embedError?: string
 }
 
+/** What the text search found: per question term (its index), the passages holding it; and the instance's passage count. */
+export interface TextHits {
+  total: number
+  hits: Array<{ term: number; seq: number }>
+}
+
 /** Scripts written without spaces: a run of them is looked for by its 3-character windows. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u
 
@@ -77,9 +83,8 @@ export class Retriever {
    * `endpoint` embeds the question (with an embedding model); given as a promise, the text search
    * goes on while it resolves (the caller's budget read), and null then skips the embedding.
    */
-  async find(instanceId: string, question: string, settings: AssistantSettings, endpoint: ModelEndpoint | null | Promise<ModelEndpoint | null>): Promise<Retrieval> {
-    const terms = questionTerms(questionWords(question), MAX_TERMS)
-    const { total, hits } = await this.textHits(instanceId, terms)
+  async find(instanceId: string, question: string, settings: AssistantSettings, endpoint: ModelEndpoint | null | Promise<ModelEndpoint | null>, text?: Promise<TextHits>): Promise<Retrieval> {
+    const { total, hits } = await (text ?? this.textSearch(instanceId, question))
     const byText = rankByTerms(hits, total, PER_TERM).slice(0, FUSED_DEPTH)
     let byMeaning: number[] = []
     let embedTokens = 0
@@ -105,12 +110,20 @@ export class Retriever {
   }
 
   /**
+   * The text search's part of {@link find}, which needs no settings: it may be started before them
+   * (the answer reads them meanwhile) and handed to `find`. Rejects with the storage's error.
+   */
+  textSearch(instanceId: string, question: string): Promise<TextHits> {
+    return this.textHits(instanceId, questionTerms(questionWords(question), MAX_TERMS))
+  }
+
+  /**
    * The passages holding each term (`term` = its index in `terms`), from memory where current, and
    * the instance's passage count. The words missing from memory are asked for together with the
    * chunks' revision, judged by the revision last seen (one round trip); when the revision turns out
    * to have moved on, the words remembered for the old one are asked for in a second.
    */
-  private async textHits(instanceId: string, terms: readonly string[]): Promise<{ total: number; hits: Array<{ term: number; seq: number }> }> {
+  private async textHits(instanceId: string, terms: readonly string[]): Promise<TextHits> {
     const key = (revision: number, t: string) => `${instanceId}\n${revision}\n${t}`
     // At most MAX_LOOKUPS words go to the index (the longest: `terms` is in that order); words seen
     // before come from memory; the others are left out of this question.
