@@ -12,9 +12,13 @@ import type { MessageStatusUpdate } from '../channel/types'
 import type { CoreEventBus } from '../events'
 import type { Logger } from '../logger'
 import type { MessageRepo } from '../store/repos/message-repo'
+import type { LoggedMessage } from '../../shared/schemas/records'
+
+/** What writing a report made of its entry (see `MessageRepo.recordStatus`), or the write's error. */
+type Written = LoggedMessage | null | undefined | Error
 
 export interface MessageStatusDeps {
-  messages: Pick<MessageRepo, 'find' | 'recordStatus'>
+  messages: Pick<MessageRepo, 'find' | 'recordStatuses'>
   events: CoreEventBus
   logger: Logger
 }
@@ -25,13 +29,14 @@ export class MessageStatusService {
 
   constructor(private readonly deps: MessageStatusDeps) {}
 
+  /** Reports waiting for the next turn of the event loop, written together. */
+  private waiting: Array<{ instanceId: string; update: MessageStatusUpdate; written: (r: Written) => void }> = []
+
   /** Applies a channel's report to the log (see the module doc). Never rejects. */
   async report(instanceId: string, update: MessageStatusUpdate): Promise<void> {
+    const updated = await this.write(instanceId, update)
+    if (updated instanceof Error) return this.deps.logger.error({ err: updated, instanceId, messageId: update.id }, 'could not record a message status')
     try {
-      // Decided on the entry as stored, in the write's transaction (domain/delivery-status.ts): the
-      // library may report one status twice (its ack handler and its own update), and only the first
-      // may move the entry and be announced. Data only: one call to the database thread, in the group commit.
-      const updated = await this.deps.messages.recordStatus(instanceId, update)
       if (updated === undefined) {
         const key = `${instanceId}/${update.id}`
         this.early.set(key, [...(this.early.get(key) ?? []), update])
@@ -42,6 +47,32 @@ export class MessageStatusService {
       if (updated) await this.deps.events.emitDurable('status', { instanceId, message: updated })
     } catch (err) {
       this.deps.logger.error({ err, instanceId, messageId: update.id }, 'could not record a message status')
+    }
+  }
+
+  /**
+   * Writes a report with the others of this turn of the event loop: one call to the database (one
+   * job of its group commit) for all of them; a send's two acknowledgements usually come together.
+   * Decided on the entry as stored, in the write's transaction (domain/delivery-status.ts): the
+   * library may report one status twice (its ack handler and its own update), and only the first may
+   * move the entry and be announced. Answers the entry after it, null or undefined
+   * (`MessageRepo.recordStatus`), or the write's error.
+   */
+  private write(instanceId: string, update: MessageStatusUpdate): Promise<Written> {
+    return new Promise((written) => {
+      this.waiting.push({ instanceId, update, written })
+      if (this.waiting.length === 1) setImmediate(() => void this.flush())
+    })
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.waiting
+    this.waiting = []
+    try {
+      const answers = await this.deps.messages.recordStatuses(batch.map(({ instanceId, update }) => ({ instanceId, update })))
+      batch.forEach((r, i) => r.written(answers[i]))
+    } catch (err) {
+      for (const r of batch) r.written(err instanceof Error ? err : new Error(String(err)))
     }
   }
 

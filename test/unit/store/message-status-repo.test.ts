@@ -55,4 +55,28 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(await repos.messages.recordStatus('i1', { id: 'NOPE', status: 'READ' })).toBeUndefined()
     expect(await repos.messages.recordStatus('i2', { id: 'M2', status: 'READ' })).toBeUndefined()
   })
+
+  it('applies several reports in one write, in order, each answered with what it made of its entry', async () => {
+    await repos.messages.append('i1', msg({ id: 'A' }))
+    await repos.messages.append('i1', msg({ id: 'B', status: 'SERVER_ACK' }))
+    const answers = await repos.messages.recordStatuses([
+      { instanceId: 'i1', update: { id: 'A', status: 'SERVER_ACK' } },
+      { instanceId: 'i1', update: { id: 'B', status: 'ERROR', errorCode: '463' } },
+      { instanceId: 'i1', update: { id: 'A', status: 'DELIVERY_ACK' } },
+      { instanceId: 'i1', update: { id: 'A', status: 'SERVER_ACK' } },
+      { instanceId: 'i1', update: { id: 'NOPE', status: 'READ' } },
+      { instanceId: 'i2', update: { id: 'A', status: 'READ' } }
+    ])
+    expect(answers.map((a) => a && { id: a.id, status: a.status, error_code: a.error_code })).toEqual([
+      { id: 'A', status: 'SERVER_ACK', error_code: undefined },
+      { id: 'B', status: 'ERROR', error_code: '463' },
+      { id: 'A', status: 'DELIVERY_ACK', error_code: undefined },
+      null,
+      undefined,
+      undefined
+    ])
+    const again = await t.reopen()
+    expect((await again.repos.messages.find('i1', 'A'))?.status).toBe('DELIVERY_ACK')
+    expect(await again.repos.messages.find('i1', 'B')).toMatchObject({ status: 'ERROR', error_code: '463' })
+  })
 })

@@ -138,14 +138,43 @@ export class MessageRepo {
    * SQLite it runs whole in the writer's thread, in the group commit (one round trip).
    */
   async recordStatus(instanceId: string, update: StatusReport): Promise<LoggedMessage | null | undefined> {
+    return (await this.recordStatuses([{ instanceId, update }]))[0]
+  }
+
+  /**
+   * {@link recordStatus} for several reports in one write (one round trip, one job of the group
+   * commit), applied in order: each answer is what that report made of the entry. A message's reports
+   * read it once and change its row once (a send's SERVER_ACK and DELIVERY_ACK often come together).
+   */
+  async recordStatuses(reports: ReadonlyArray<{ instanceId: string; update: StatusReport }>): Promise<Array<LoggedMessage | null | undefined>> {
     return this.x.write(async (trx) => {
-      const row = await trx.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', update.id).where(notErasing()).executeTakeFirst()
-      if (!row) return undefined
-      const before = messageFromRow(row)
-      const patch = applyStatus(before, update)
-      if (patch === null) return null
-      await trx.updateTable('messages').set(messageColumns(patch)).where('seq', '=', row.seq).execute()
-      return { ...before, ...patch }
+      const entries = new Map<string, { seq: number; message: LoggedMessage; patch: ReturnType<typeof applyStatus> } | null>()
+      const answers: Array<LoggedMessage | null | undefined> = []
+      for (const { instanceId, update } of reports) {
+        const key = `${instanceId}\n${update.id}`
+        let entry = entries.get(key)
+        if (entry === undefined) {
+          const row = await trx.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', update.id).where(notErasing()).executeTakeFirst()
+          entry = row ? { seq: row.seq, message: messageFromRow(row), patch: null } : null
+          entries.set(key, entry)
+        }
+        if (!entry) {
+          answers.push(undefined)
+          continue
+        }
+        const patch = applyStatus(entry.message, update)
+        if (patch === null) {
+          answers.push(null)
+          continue
+        }
+        entry.patch = { ...entry.patch, ...patch }
+        entry.message = { ...entry.message, ...patch }
+        answers.push(entry.message)
+      }
+      for (const entry of entries.values()) {
+        if (entry?.patch) await trx.updateTable('messages').set(messageColumns(entry.patch)).where('seq', '=', entry.seq).execute()
+      }
+      return answers
     })
   }
 
