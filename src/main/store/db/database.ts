@@ -25,6 +25,7 @@ import { dialectOf, type DialectName } from './dialect'
 import { postgresDialect, redactUrl, type PostgresOptions } from './postgres-dialect'
 import { CorruptDatabaseError, sqliteCode, storageError } from './errors'
 import { MIGRATIONS } from './migrations'
+import { createFromBaseline } from './baseline'
 import type { Database } from './schema'
 import { WriteQueue, type WriteWork } from './write-queue'
 import { BackupUnavailableError } from '../backup/errors'
@@ -240,7 +241,8 @@ const SQLITE_PERM = 3
 const SQLITE_CANTOPEN = 14
 
 /**
- * Opens (or creates) the database at `file` and migrates it to this version. Every statement runs in a
+ * Opens (or creates) the database at `file` and migrates it to this version (a new file: from the
+ * baseline, ./baseline.ts). Every statement runs in a
  * SQLite thread (./sqlite-thread/): one writer, which the group commit's transactions hold, and
  * `options.readers` read-only connections for the reads outside transactions (docs/storage.md
  * "Threads"). Throws {@link CorruptDatabaseError} for a damaged file, {@link NewerDatabaseError} for a
@@ -272,6 +274,8 @@ export async function openDatabase(file: string, options: SqliteOptions = {}): P
   const threads: SqliteThreads = { file, writer, readers }
   const db = new Kysely<Database>({ dialect: new ThreadedSqliteDialect(threads) })
   try {
+    // A new file gets this version's schema in one step (./baseline.ts); the migrations then find it current.
+    await createFromBaseline(writer, file)
     await migrate(db, file)
     // Opened once the file is in WAL mode with this version's schema.
     const n = options.readers ?? 2
