@@ -5,12 +5,12 @@
  * the upgrade from every version before it. A migration runs in one transaction: a failing one leaves
  * the database at the version before. Each on a real SQLite file and on a real PostgreSQL server.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Kysely, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabaseAt, type DatabaseLocation } from '../../../src/main/store/db/database'
 import { MIGRATIONS } from '../../../src/main/store/db/migrations'
 import { openSqliteFile } from '../../../src/main/store/db/sqlite-thread/sqlite-file'
@@ -201,19 +201,68 @@ async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kyse
 }
 
 describe.each(BACKENDS)('on %s', (backend) => {
+  /**
+   * The database as each version left it (index: the version): each version's rows written at that
+   * version, as it stored them (a later migration may change how a column holds them), by the same
+   * Migrator. Built once, by one chain of migrations, each version kept aside (SQLite: an online
+   * backup of the file; PostgreSQL: a database copied from it, CREATE DATABASE … TEMPLATE); a case
+   * upgrades a copy of one.
+   */
+  const versions: string[] = []
+  let chainDir: string | undefined
+  beforeAll(async () => {
+    if (backend === 'sqlite') {
+      chainDir = await mkdtemp(join(tmpdir(), 'chatapp-migrations-chain-'))
+      const chain = await openSqliteFile<any>(join(chainDir, 'chain.db'), { readOnly: false })
+      try {
+        for (let v = 0; v <= NAMES.length; v++) {
+          if (v > 0) await migrateAndSeed(chain.db, v)
+          versions.push(join(chainDir, `v${v}.db`))
+          await chain.backupTo(versions[v]!)
+        }
+      } finally {
+        await chain.close()
+      }
+      return
+    }
+    versions.push(await createTestDatabase())
+    for (let v = 1; v <= NAMES.length; v++) {
+      const url = await createTestDatabase(versions[v - 1])
+      versions.push(url)
+      const db = new Kysely<any>({ dialect: postgresDialect(url, `chain v${v}`).dialect })
+      try {
+        await migrateAndSeed(db, v)
+      } finally {
+        await db.destroy()
+      }
+    }
+  })
+  afterAll(async () => {
+    if (chainDir) await rm(chainDir, { recursive: true, force: true })
+    if (backend === 'postgres') for (const url of versions) await dropTestDatabase(url)
+  })
+
+  /** Migrates `db` (at version `v - 1`) to version `v` and writes that version's rows. */
+  async function migrateAndSeed(db: Kysely<any>, v: number): Promise<void> {
+    const { error } = await new Migrator({ db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[v - 1]!)
+    expect(error).toBeUndefined()
+    await SEEDS[v]!.write(db)
+  }
+
+  /** A copy of the database of version `from` (see {@link versions}), where the app opens it. */
+  async function copyOfVersion(from: number): Promise<DatabaseLocation> {
+    if (backend === 'sqlite') {
+      const file = join(dir, `v${from}.db`)
+      await copyFile(versions[from]!, file)
+      return { file }
+    }
+    pgUrl = await createTestDatabase(versions[from])
+    return { url: pgUrl }
+  }
+
   for (let from = 0; from <= NAMES.length; from++) {
     it(`upgrades a database of version ${from} to ${NAMES.length}, its data whole`, async () => {
-      // The database as that version left it: each version's rows written at that version, as it
-      // stored them (a later migration may change how a column holds them), by the same Migrator.
-      const old = await emptyDatabase(backend, `v${from}`)
-      for (let v = 1; v <= from; v++) {
-        const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[v - 1]!)
-        expect(error).toBeUndefined()
-        await SEEDS[v]!.write(old.db)
-      }
-      await old.close()
-
-      const db = await openDatabaseAt(old.location)
+      const db = await openDatabaseAt(await copyOfVersion(from))
       try {
         expect(await db.version()).toBe(NAMES.length)
         for (let v = 0; v <= from; v++) await SEEDS[v]!.check(db.db)
