@@ -177,10 +177,14 @@ it('on SQLite, migration 1 still makes the schema it was released with (its dial
   expect(rows.rows.map((r) => `${r.type} ${r.name} ON ${r.tbl_name}\n${r.sql ?? ''}`).join('\n\n') + '\n').toBe(released)
 })
 
-/** An empty database on `backend` with a bare Kysely on it (no migrations run), and where the app opens it. */
-async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kysely<any>; location: DatabaseLocation; tables(): Promise<string[]>; close(): Promise<void> }> {
+/**
+ * An empty database on `backend` with a bare Kysely on it (no migrations run), and where the app
+ * opens it; with `template` (one of {@link buildVersions}), a copy of that database instead.
+ */
+async function emptyDatabase(backend: Backend, name: string, template?: string): Promise<{ db: Kysely<any>; location: DatabaseLocation; tables(): Promise<string[]>; close(): Promise<void> }> {
   if (backend === 'sqlite') {
     const file = join(dir, `${name}.db`)
+    if (template) await copyFile(template, file)
     const opened = await openSqliteFile<any>(file, { readOnly: false })
     const db = opened.db
     return {
@@ -190,7 +194,7 @@ async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kyse
       close: () => opened.close()
     }
   }
-  pgUrl = await createTestDatabase()
+  pgUrl = await createTestDatabase(template)
   const db = new Kysely<any>({ dialect: postgresDialect(pgUrl, name).dialect })
   return {
     db,
@@ -200,23 +204,30 @@ async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kyse
   }
 }
 
-describe.each(BACKENDS)('on %s', (backend) => {
-  /**
-   * The database as each version left it (index: the version): each version's rows written at that
-   * version, as it stored them (a later migration may change how a column holds them), by the same
-   * Migrator. Built once, by one chain of migrations, each version kept aside (SQLite: an online
-   * backup of the file; PostgreSQL: a database copied from it, CREATE DATABASE … TEMPLATE); a case
-   * upgrades a copy of one.
-   */
+/**
+ * The database as each version from 0 to `upTo` left it (index: the version), built once by one chain
+ * of migrations — the same Migrator, one version at a time — each version kept aside (SQLite: an
+ * online backup of the file; PostgreSQL: a database copied from it, CREATE DATABASE … TEMPLATE), so a
+ * case starts from a copy of one instead of replaying the versions before it. `seeded`: each
+ * version's rows (SEEDS) written at that version, as it stored them (a later migration may change how
+ * a column holds them). Registers the set-up and the clean-up of the calling describe block; the
+ * answer fills in before its tests run.
+ */
+function buildVersions(backend: Backend, upTo: number, seeded: boolean): string[] {
   const versions: string[] = []
   let chainDir: string | undefined
+  const step = async (db: Kysely<any>, v: number): Promise<void> => {
+    const { error } = await new Migrator({ db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[v - 1]!)
+    expect(error).toBeUndefined()
+    if (seeded) await SEEDS[v]!.write(db)
+  }
   beforeAll(async () => {
     if (backend === 'sqlite') {
       chainDir = await mkdtemp(join(tmpdir(), 'chatapp-migrations-chain-'))
       const chain = await openSqliteFile<any>(join(chainDir, 'chain.db'), { readOnly: false })
       try {
-        for (let v = 0; v <= NAMES.length; v++) {
-          if (v > 0) await migrateAndSeed(chain.db, v)
+        for (let v = 0; v <= upTo; v++) {
+          if (v > 0) await step(chain.db, v)
           versions.push(join(chainDir, `v${v}.db`))
           await chain.backupTo(versions[v]!)
         }
@@ -226,12 +237,12 @@ describe.each(BACKENDS)('on %s', (backend) => {
       return
     }
     versions.push(await createTestDatabase())
-    for (let v = 1; v <= NAMES.length; v++) {
+    for (let v = 1; v <= upTo; v++) {
       const url = await createTestDatabase(versions[v - 1])
       versions.push(url)
       const db = new Kysely<any>({ dialect: postgresDialect(url, `chain v${v}`).dialect })
       try {
-        await migrateAndSeed(db, v)
+        await step(db, v)
       } finally {
         await db.destroy()
       }
@@ -241,15 +252,13 @@ describe.each(BACKENDS)('on %s', (backend) => {
     if (chainDir) await rm(chainDir, { recursive: true, force: true })
     if (backend === 'postgres') for (const url of versions) await dropTestDatabase(url)
   })
+  return versions
+}
 
-  /** Migrates `db` (at version `v - 1`) to version `v` and writes that version's rows. */
-  async function migrateAndSeed(db: Kysely<any>, v: number): Promise<void> {
-    const { error } = await new Migrator({ db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[v - 1]!)
-    expect(error).toBeUndefined()
-    await SEEDS[v]!.write(db)
-  }
+describe.each(BACKENDS)('on %s', (backend) => {
+  const versions = buildVersions(backend, NAMES.length, true)
 
-  /** A copy of the database of version `from` (see {@link versions}), where the app opens it. */
+  /** A copy of the database of version `from` (see {@link buildVersions}), where the app opens it. */
   async function copyOfVersion(from: number): Promise<DatabaseLocation> {
     if (backend === 'sqlite') {
       const file = join(dir, `v${from}.db`)
@@ -430,11 +439,10 @@ async function notNullTimeColumns(db: Kysely<any>, backend: Backend): Promise<st
 
 describe.each(BACKENDS)('times on %s', (backend) => {
   const TO_MS = NAMES.indexOf('0011-times-as-ms')
+  const versions = buildVersions(backend, TO_MS, false)
 
   it('a time that refused NULL as text refuses it as epoch ms too, on insert and on update', async () => {
-    const old = await emptyDatabase(backend, 'not-null')
-    const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[TO_MS - 1]!)
-    expect(error).toBeUndefined()
+    const old = await emptyDatabase(backend, 'not-null', versions[TO_MS])
     await writeTimes(old.db, TO_MS)
     const wereText = new Set(await textTimeColumns(old.db, backend))
     const refusedNull = (await notNullTimeColumns(old.db, backend)).filter((c) => wereText.has(c) && c !== 'schedules.start_at')
@@ -465,9 +473,7 @@ describe.each(BACKENDS)('times on %s', (backend) => {
   })
   for (let from = 1; from <= TO_MS; from++) {
     it(`a database of version ${from} keeps every time, to the millisecond, read back the same through the repositories`, async () => {
-      const old = await emptyDatabase(backend, `t${from}`)
-      const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[from - 1]!)
-      expect(error).toBeUndefined()
+      const old = await emptyDatabase(backend, `t${from}`, versions[from])
       const expected = await writeTimes(old.db, from)
       const wereText = await textTimeColumns(old.db, backend)
       await old.close()
@@ -535,9 +541,7 @@ describe.each(BACKENDS)('times on %s', (backend) => {
   }
 
   it('a time that names no instant stops the migration, naming it; the database stays at the version before, the value kept', async () => {
-    const old = await emptyDatabase(backend, 'no-time')
-    const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[TO_MS - 1]!)
-    expect(error).toBeUndefined()
+    const old = await emptyDatabase(backend, 'no-time', versions[TO_MS])
     await sql`INSERT INTO intents (id, instance_id, client_id, title, keyword, reply, action, created_at, updated_at, v) VALUES ('in1', 'i1', 'c', 'Hi', 'hi', 'Hello', NULL, 'soon', '2026-01-01T00:00:00.000Z', 0)`.execute(old.db)
     await old.close()
     await expect(openDatabaseAt(old.location)).rejects.toThrow(/intents\.created_at holds "soon"/)
