@@ -204,14 +204,25 @@ async function emptyDatabase(backend: Backend, name: string, template?: string):
   }
 }
 
+/** The chains of {@link buildVersions}: built at once, before the file's first test, and removed after its last. */
+const chains: Array<{ build(): Promise<void>; remove(): Promise<void> }> = []
+beforeAll(async () => {
+  const built = await Promise.allSettled(chains.map((c) => c.build()))
+  const failed = built.find((b) => b.status === 'rejected')
+  if (failed) throw failed.reason
+})
+afterAll(async () => {
+  for (const c of chains) await c.remove()
+})
+
 /**
  * The database as each version from 0 to `upTo` left it (index: the version), built once by one chain
  * of migrations — the same Migrator, one version at a time — each version kept aside (SQLite: an
  * online backup of the file; PostgreSQL: a database copied from it, CREATE DATABASE … TEMPLATE), so a
  * case starts from a copy of one instead of replaying the versions before it. `seeded`: each
  * version's rows (SEEDS) written at that version, as it stored them (a later migration may change how
- * a column holds them). Registers the set-up and the clean-up of the calling describe block; the
- * answer fills in before its tests run.
+ * a column holds them). The answer fills in before the file's first test (the chains are built side
+ * by side: {@link chains}).
  */
 function buildVersions(backend: Backend, upTo: number, seeded: boolean): string[] {
   const versions: string[] = []
@@ -221,7 +232,7 @@ function buildVersions(backend: Backend, upTo: number, seeded: boolean): string[
     expect(error).toBeUndefined()
     if (seeded) await SEEDS[v]!.write(db)
   }
-  beforeAll(async () => {
+  const build = async (): Promise<void> => {
     if (backend === 'sqlite') {
       chainDir = await mkdtemp(join(tmpdir(), 'chatapp-migrations-chain-'))
       const chain = await openSqliteFile<any>(join(chainDir, 'chain.db'), { readOnly: false })
@@ -247,11 +258,12 @@ function buildVersions(backend: Backend, upTo: number, seeded: boolean): string[
         await db.destroy()
       }
     }
-  })
-  afterAll(async () => {
+  }
+  const remove = async (): Promise<void> => {
     if (chainDir) await rm(chainDir, { recursive: true, force: true })
     if (backend === 'postgres') for (const url of versions) await dropTestDatabase(url)
-  })
+  }
+  chains.push({ build, remove })
   return versions
 }
 
