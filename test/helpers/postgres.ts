@@ -28,10 +28,15 @@ async function admin<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A new empty database on the test server; answers its URL (`postgres://…/t_<random>`). */
-export async function createTestDatabase(): Promise<string> {
+/**
+ * A new empty database on the test server; answers its URL (`postgres://…/t_<random>`). With
+ * `template` (the URL of another test database, nobody connected to it), a copy of that one instead
+ * (`CREATE DATABASE … TEMPLATE`).
+ */
+export async function createTestDatabase(template?: string): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`
-  await admin((c) => c.query(`CREATE DATABASE ${name}`))
+  const from = template === undefined ? '' : ` TEMPLATE ${testDatabaseName(template)}`
+  await admin((c) => c.query(`CREATE DATABASE ${name}${from}`))
   const url = new URL(serverUrl())
   url.pathname = `/${name}`
   return url.toString()
@@ -39,7 +44,13 @@ export async function createTestDatabase(): Promise<string> {
 
 /** Drops the database at `url` (made by {@link createTestDatabase}), closing what is still connected. */
 export async function dropTestDatabase(url: string): Promise<void> {
+  const name = testDatabaseName(url)
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+}
+
+/** The name of the test database at `url` (made by {@link createTestDatabase}); throws for any other. */
+function testDatabaseName(url: string): string {
   const name = new URL(url).pathname.slice(1)
   if (!/^t_[0-9a-f]+$/.test(name)) throw new Error(`Not a test database: ${name}`)
-  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+  return name
 }

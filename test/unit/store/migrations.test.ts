@@ -5,12 +5,12 @@
  * the upgrade from every version before it. A migration runs in one transaction: a failing one leaves
  * the database at the version before. Each on a real SQLite file and on a real PostgreSQL server.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Kysely, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabaseAt, type DatabaseLocation } from '../../../src/main/store/db/database'
 import { MIGRATIONS } from '../../../src/main/store/db/migrations'
 import { openSqliteFile } from '../../../src/main/store/db/sqlite-thread/sqlite-file'
@@ -177,10 +177,14 @@ it('on SQLite, migration 1 still makes the schema it was released with (its dial
   expect(rows.rows.map((r) => `${r.type} ${r.name} ON ${r.tbl_name}\n${r.sql ?? ''}`).join('\n\n') + '\n').toBe(released)
 })
 
-/** An empty database on `backend` with a bare Kysely on it (no migrations run), and where the app opens it. */
-async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kysely<any>; location: DatabaseLocation; tables(): Promise<string[]>; close(): Promise<void> }> {
+/**
+ * An empty database on `backend` with a bare Kysely on it (no migrations run), and where the app
+ * opens it; with `template` (one of {@link buildVersions}), a copy of that database instead.
+ */
+async function emptyDatabase(backend: Backend, name: string, template?: string): Promise<{ db: Kysely<any>; location: DatabaseLocation; tables(): Promise<string[]>; close(): Promise<void> }> {
   if (backend === 'sqlite') {
     const file = join(dir, `${name}.db`)
+    if (template) await copyFile(template, file)
     const opened = await openSqliteFile<any>(file, { readOnly: false })
     const db = opened.db
     return {
@@ -190,7 +194,7 @@ async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kyse
       close: () => opened.close()
     }
   }
-  pgUrl = await createTestDatabase()
+  pgUrl = await createTestDatabase(template)
   const db = new Kysely<any>({ dialect: postgresDialect(pgUrl, name).dialect })
   return {
     db,
@@ -200,20 +204,86 @@ async function emptyDatabase(backend: Backend, name: string): Promise<{ db: Kyse
   }
 }
 
+/** The chains of {@link buildVersions}: built at once, before the file's first test, and removed after its last. */
+const chains: Array<{ build(): Promise<void>; remove(): Promise<void> }> = []
+beforeAll(async () => {
+  const built = await Promise.allSettled(chains.map((c) => c.build()))
+  const failed = built.find((b) => b.status === 'rejected')
+  if (failed) throw failed.reason
+})
+afterAll(async () => {
+  for (const c of chains) await c.remove()
+})
+
+/**
+ * The database as each version from 0 to `upTo` left it (index: the version), built once by one chain
+ * of migrations — the same Migrator, one version at a time — each version kept aside (SQLite: an
+ * online backup of the file; PostgreSQL: a database copied from it, CREATE DATABASE … TEMPLATE), so a
+ * case starts from a copy of one instead of replaying the versions before it. `seeded`: each
+ * version's rows (SEEDS) written at that version, as it stored them (a later migration may change how
+ * a column holds them). The answer fills in before the file's first test (the chains are built side
+ * by side: {@link chains}).
+ */
+function buildVersions(backend: Backend, upTo: number, seeded: boolean): string[] {
+  const versions: string[] = []
+  let chainDir: string | undefined
+  const step = async (db: Kysely<any>, v: number): Promise<void> => {
+    const { error } = await new Migrator({ db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[v - 1]!)
+    expect(error).toBeUndefined()
+    if (seeded) await SEEDS[v]!.write(db)
+  }
+  const build = async (): Promise<void> => {
+    if (backend === 'sqlite') {
+      chainDir = await mkdtemp(join(tmpdir(), 'chatapp-migrations-chain-'))
+      const chain = await openSqliteFile<any>(join(chainDir, 'chain.db'), { readOnly: false })
+      try {
+        for (let v = 0; v <= upTo; v++) {
+          if (v > 0) await step(chain.db, v)
+          versions.push(join(chainDir, `v${v}.db`))
+          await chain.backupTo(versions[v]!)
+        }
+      } finally {
+        await chain.close()
+      }
+      return
+    }
+    versions.push(await createTestDatabase())
+    for (let v = 1; v <= upTo; v++) {
+      const url = await createTestDatabase(versions[v - 1])
+      versions.push(url)
+      const db = new Kysely<any>({ dialect: postgresDialect(url, `chain v${v}`).dialect })
+      try {
+        await step(db, v)
+      } finally {
+        await db.destroy()
+      }
+    }
+  }
+  const remove = async (): Promise<void> => {
+    if (chainDir) await rm(chainDir, { recursive: true, force: true })
+    if (backend === 'postgres') for (const url of versions) await dropTestDatabase(url)
+  }
+  chains.push({ build, remove })
+  return versions
+}
+
 describe.each(BACKENDS)('on %s', (backend) => {
+  const versions = buildVersions(backend, NAMES.length, true)
+
+  /** A copy of the database of version `from` (see {@link buildVersions}), where the app opens it. */
+  async function copyOfVersion(from: number): Promise<DatabaseLocation> {
+    if (backend === 'sqlite') {
+      const file = join(dir, `v${from}.db`)
+      await copyFile(versions[from]!, file)
+      return { file }
+    }
+    pgUrl = await createTestDatabase(versions[from])
+    return { url: pgUrl }
+  }
+
   for (let from = 0; from <= NAMES.length; from++) {
     it(`upgrades a database of version ${from} to ${NAMES.length}, its data whole`, async () => {
-      // The database as that version left it: each version's rows written at that version, as it
-      // stored them (a later migration may change how a column holds them), by the same Migrator.
-      const old = await emptyDatabase(backend, `v${from}`)
-      for (let v = 1; v <= from; v++) {
-        const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[v - 1]!)
-        expect(error).toBeUndefined()
-        await SEEDS[v]!.write(old.db)
-      }
-      await old.close()
-
-      const db = await openDatabaseAt(old.location)
+      const db = await openDatabaseAt(await copyOfVersion(from))
       try {
         expect(await db.version()).toBe(NAMES.length)
         for (let v = 0; v <= from; v++) await SEEDS[v]!.check(db.db)
@@ -381,11 +451,10 @@ async function notNullTimeColumns(db: Kysely<any>, backend: Backend): Promise<st
 
 describe.each(BACKENDS)('times on %s', (backend) => {
   const TO_MS = NAMES.indexOf('0011-times-as-ms')
+  const versions = buildVersions(backend, TO_MS, false)
 
   it('a time that refused NULL as text refuses it as epoch ms too, on insert and on update', async () => {
-    const old = await emptyDatabase(backend, 'not-null')
-    const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[TO_MS - 1]!)
-    expect(error).toBeUndefined()
+    const old = await emptyDatabase(backend, 'not-null', versions[TO_MS])
     await writeTimes(old.db, TO_MS)
     const wereText = new Set(await textTimeColumns(old.db, backend))
     const refusedNull = (await notNullTimeColumns(old.db, backend)).filter((c) => wereText.has(c) && c !== 'schedules.start_at')
@@ -416,9 +485,7 @@ describe.each(BACKENDS)('times on %s', (backend) => {
   })
   for (let from = 1; from <= TO_MS; from++) {
     it(`a database of version ${from} keeps every time, to the millisecond, read back the same through the repositories`, async () => {
-      const old = await emptyDatabase(backend, `t${from}`)
-      const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[from - 1]!)
-      expect(error).toBeUndefined()
+      const old = await emptyDatabase(backend, `t${from}`, versions[from])
       const expected = await writeTimes(old.db, from)
       const wereText = await textTimeColumns(old.db, backend)
       await old.close()
@@ -486,9 +553,7 @@ describe.each(BACKENDS)('times on %s', (backend) => {
   }
 
   it('a time that names no instant stops the migration, naming it; the database stays at the version before, the value kept', async () => {
-    const old = await emptyDatabase(backend, 'no-time')
-    const { error } = await new Migrator({ db: old.db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } }).migrateTo(NAMES[TO_MS - 1]!)
-    expect(error).toBeUndefined()
+    const old = await emptyDatabase(backend, 'no-time', versions[TO_MS])
     await sql`INSERT INTO intents (id, instance_id, client_id, title, keyword, reply, action, created_at, updated_at, v) VALUES ('in1', 'i1', 'c', 'Hi', 'hi', 'Hello', NULL, 'soon', '2026-01-01T00:00:00.000Z', 0)`.execute(old.db)
     await old.close()
     await expect(openDatabaseAt(old.location)).rejects.toThrow(/intents\.created_at holds "soon"/)

@@ -25,6 +25,7 @@ import { dialectOf, type DialectName } from './dialect'
 import { postgresDialect, redactUrl, type PostgresOptions } from './postgres-dialect'
 import { CorruptDatabaseError, sqliteCode, storageError } from './errors'
 import { MIGRATIONS } from './migrations'
+import { createFromBaseline } from './baseline'
 import type { Database } from './schema'
 import { WriteQueue, type WriteWork } from './write-queue'
 import { BackupUnavailableError } from '../backup/errors'
@@ -240,7 +241,8 @@ const SQLITE_PERM = 3
 const SQLITE_CANTOPEN = 14
 
 /**
- * Opens (or creates) the database at `file` and migrates it to this version. Every statement runs in a
+ * Opens (or creates) the database at `file` and migrates it to this version (a new file: from the
+ * baseline, ./baseline.ts). Every statement runs in a
  * SQLite thread (./sqlite-thread/): one writer, which the group commit's transactions hold, and
  * `options.readers` read-only connections for the reads outside transactions (docs/storage.md
  * "Threads"). Throws {@link CorruptDatabaseError} for a damaged file, {@link NewerDatabaseError} for a
@@ -271,18 +273,27 @@ export async function openDatabase(file: string, options: SqliteOptions = {}): P
   const readers: SqliteThread[] = []
   const threads: SqliteThreads = { file, writer, readers }
   const db = new Kysely<Database>({ dialect: new ThreadedSqliteDialect(threads) })
+  // The readers start while the writer migrates: a thread's start is mostly loading its code. Their
+  // connections open on a file the writer has already put in WAL mode (they never wait for it), and
+  // see the migrated schema once the migration commits; no read is sent to them before.
+  const n = options.readers ?? 2
+  const opening = Promise.allSettled(Array.from({ length: n }, (_, i) => SqliteThread.open(threadOptions(`reader ${i + 1}`, true))))
+  let failure: { error: unknown } | undefined
   try {
+    // A new file gets this version's schema in one step (./baseline.ts); the migrations then find it current.
+    await createFromBaseline(writer, file)
     await migrate(db, file)
-    // Opened once the file is in WAL mode with this version's schema.
-    const n = options.readers ?? 2
-    const opened = await Promise.allSettled(Array.from({ length: n }, (_, i) => SqliteThread.open(threadOptions(`reader ${i + 1}`, true))))
-    for (const r of opened) if (r.status === 'fulfilled') readers.push(r.value)
-    const failed = opened.find((r) => r.status === 'rejected')
-    if (failed) throw failed.reason
-  } catch (err) {
+  } catch (error) {
+    failure = { error }
+  }
+  const opened = await opening
+  for (const r of opened) if (r.status === 'fulfilled') readers.push(r.value)
+  const refused = opened.find((r) => r.status === 'rejected')
+  failure ??= refused ? { error: refused.reason } : undefined
+  if (failure) {
     await Promise.all(readers.map((r) => r.close(false)))
     await writer.close(false)
-    throw err
+    throw failure.error
   }
   const queue = new WriteQueue(db)
   let closed = false
