@@ -36,6 +36,14 @@ async function openTab(name: string): Promise<void> {
 
 const rpc = (method: string, input: unknown) => serve.rpc(method, input)
 
+/** Opens the bot every day at every hour (the settings test leaves office hours, Sunday off and Monday's windows). */
+async function alwaysOpen(instanceId: string): Promise<void> {
+  const all = { monday: true, tuesday: true, wednesday: true, thursday: true, friday: true, saturday: true, sunday: true }
+  await rpc('settings.updateActiveDays', { instanceId, ...all })
+  await rpc('settings.updateActiveHours', { instanceId, from: 'always', to: 'always' })
+  await rpc('settings.openingHours', { instanceId, ranges: {}, holidays: [] })
+}
+
 describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     if (!UI_BUILT) throw new Error('The web UI is not built: run `npm run build` first (npm test does).')
@@ -380,8 +388,9 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
     // A customer runs the survey (its first step gets a trigger); it ends with the closing message.
     await rpc('surveys.update', { instanceId: inst._id, id: steps[0]._id, keyword: 'feedback' })
     const chat = { instanceId: inst._id, chatId: '15550100009', pushName: 'Bea' }
-    // The settings test set office hours; the decision record said outside_hours when this ran at night.
-    await rpc('settings.updateActiveHours', { instanceId: inst._id, from: 'always', to: 'always' })
+    // The settings test set office hours, Sunday off and Monday's windows in Asia/Kolkata: the decision
+    // said outside_hours when this ran at night, or on a Sunday there.
+    await alwaysOpen(inst._id)
     expect((await rpc('sandbox.inbound', { ...chat, message: 'feedback' })).message.bot).toEqual({ action: 'survey', ref: 'Feedback' })
     await rpc('sandbox.inbound', { ...chat, message: 'Quick' })
     const done = await rpc('sandbox.inbound', { ...chat, message: 'Great pizza' })
@@ -404,9 +413,7 @@ describe('web UI end to end (sandbox)', { timeout: 60_000 }, () => {
 
   it('walks the pizzeria scenario at phone, laptop and wide sizes', { timeout: 240_000 }, async () => {
     const [inst] = await rpc('instances.list', {})
-    const all = { monday: true, tuesday: true, wednesday: true, thursday: true, friday: true, saturday: true, sunday: true }
-    await rpc('settings.updateActiveDays', { instanceId: inst._id, ...all })
-    await rpc('settings.updateActiveHours', { instanceId: inst._id, from: 'always', to: 'always' })
+    await alwaysOpen(inst._id)
     await rpc('settings.updateActions', { instanceId: inst._id, send_default_msg: false })
     const steps = await rpc('surveys.list', { instanceId: inst._id })
     // The last step tells the owner, with every answer of the run.
