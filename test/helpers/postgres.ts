@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { inject } from 'vitest'
+import { openPostgresDatabase } from '../../src/main/store/db/database'
 
 /** The backends every repository test runs on. */
 export const BACKENDS = ['sqlite', 'postgres'] as const
@@ -40,6 +41,25 @@ export async function createTestDatabase(template?: string): Promise<string> {
   const url = new URL(serverUrl())
   url.pathname = `/${name}`
   return url.toString()
+}
+
+let migrated: Promise<string> | undefined
+
+/**
+ * A new database already at this version's schema: the app's own migrations run once per test
+ * process on a database kept as the template, and each call copies it (`CREATE DATABASE … TEMPLATE`).
+ * For tests that need the schema, not the way to it: they skip replaying every migration on each
+ * open (a few hundred ms a database). The migrations themselves run from an empty database in
+ * test/unit/store/migrations.test.ts and database.test.ts.
+ */
+export async function createMigratedTestDatabase(): Promise<string> {
+  migrated ??= (async () => {
+    const url = await createTestDatabase()
+    const db = await openPostgresDatabase(url)
+    await db.close()
+    return url
+  })()
+  return createTestDatabase(await migrated)
 }
 
 /** Drops the database at `url` (made by {@link createTestDatabase}), closing what is still connected. */

@@ -9,7 +9,7 @@ import { afterEach, beforeEach } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStorage, type Storage } from '../../src/main/store/storage'
-import { createTestDatabase, dropTestDatabase, type Backend } from './postgres'
+import { createMigratedTestDatabase, dropTestDatabase, type Backend } from './postgres'
 
 export interface TempStorage {
   dir: string
@@ -21,7 +21,7 @@ export interface TempStorage {
 }
 
 export async function tempStorage(backend: Backend = 'sqlite'): Promise<TempStorage> {
-  const databaseUrl = backend === 'postgres' ? await createTestDatabase() : undefined
+  const databaseUrl = backend === 'postgres' ? await createMigratedTestDatabase() : undefined
   const dir = await mkdtemp(join(tmpdir(), 'chatapp-store-'))
   const open = () => openStorage(dir, databaseUrl ? { databaseUrl } : {})
   const t: TempStorage = {

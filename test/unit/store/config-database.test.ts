@@ -19,7 +19,7 @@ import { AccountService } from '../../../src/main/services/account-service'
 import { AccountRepo } from '../../../src/main/store/repos/config-repos'
 import { systemClock } from '../../../src/main/clock'
 import type { Instance } from '../../../src/shared/schemas/records'
-import { BACKENDS, createTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
+import { BACKENDS, createMigratedTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
 
 let dir: string
 let pgUrl: string | undefined
@@ -41,7 +41,7 @@ async function connect(backend: Backend): Promise<DatabaseHandle> {
   let db: DatabaseHandle
   if (backend === 'sqlite') db = await openDatabase(join(dir, 'shared.db'))
   else {
-    pgUrl ??= await createTestDatabase()
+    pgUrl ??= await createMigratedTestDatabase()
     db = await openPostgresDatabase(pgUrl, { poolSize: 3 })
   }
   opened.push(db)

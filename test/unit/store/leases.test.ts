@@ -15,7 +15,7 @@ import { StaleLeaseError } from '../../../src/main/store/db/errors'
 import { ChannelAuthRepo } from '../../../src/main/store/repos/channel-auth-repo'
 import type { Exec } from '../../../src/main/store/repos/exec'
 import { checkFence, LeaseRepo } from '../../../src/main/store/repos/lease-repo'
-import { BACKENDS, createTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
+import { BACKENDS, createMigratedTestDatabase, dropTestDatabase, type Backend } from '../../helpers/postgres'
 import { tempStorage } from '../../helpers/temp-storage'
 
 const T0 = 1_800_000_000_000
@@ -51,7 +51,7 @@ async function sharedDatabase(backend: Backend): Promise<{ a: DatabaseHandle; b:
       }
     }
   }
-  const url = await createTestDatabase()
+  const url = await createMigratedTestDatabase()
   const a = await openPostgresDatabase(url)
   const b = await openPostgresDatabase(url)
   return {
