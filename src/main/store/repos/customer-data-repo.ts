@@ -59,7 +59,8 @@ const SCAN_PAGE = 2000
 /**
  * Messages read per page of an export. Small: a page's messages are alive while they are written out,
  * and with 500 a page the main thread's young generation grew to its largest during an export of
- * 100,000 messages (RSS +124–172 MB against +72–75 MB with 100; `npm run bench -- stalls`).
+ * 100,000 messages (RSS +124–172 MB against +72–75 MB with 100; docs/benchmarks.md "A customer's
+ * export: memory").
  */
 const EXPORT_PAGE = 100
 

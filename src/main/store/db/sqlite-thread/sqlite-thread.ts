@@ -24,7 +24,8 @@ import type { ThreadOptions, ThreadReady, ThreadReply, ThreadRequest } from './p
  * A thread's young generation (MB): what it allocates is short-lived (a statement's rows on their way
  * to the main thread), and V8's default lets each thread's young generation grow to tens of MB under
  * a long read such as an export, which the process keeps as resident memory afterwards. With 8 MB an
- * export of 100,000 messages grows the process by ~60 MB instead of ~75 (`npm run bench -- stalls`).
+ * export of 100,000 messages grows the process by ~60 MB instead of ~75 (docs/benchmarks.md "A
+ * customer's export: memory").
  */
 const YOUNG_GENERATION_MB = 8
 
