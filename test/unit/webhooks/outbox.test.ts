@@ -125,10 +125,13 @@ it('a full disk refuses the whole add: nothing stored, nothing to send; the next
 
 it('stores the adds of one moment in one write; a full disk refuses them all', async () => {
   const { database, box, repo } = await start()
-  const writes = vi.spyOn(repo, 'addGathered')
+  const writes = vi.spyOn(repo, 'add')
   const events = Array.from({ length: 16 }, () => [delivery('A'), delivery('A')])
   await Promise.all(events.map((e) => box.add(e)))
   expect(writes).toHaveBeenCalledTimes(1)
+  // Data only (it crosses to the database's writer thread and runs there whole), all 32 together.
+  const [sent] = writes.mock.calls[0]!
+  expect(structuredClone(sent)).toEqual(events.flat())
   expect(committedIds()).toEqual(events.flat().map((d) => d.id))
   expect(pendingIds(box)).toEqual(events.flat().map((d) => d.id))
 

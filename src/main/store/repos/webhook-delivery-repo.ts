@@ -109,16 +109,6 @@ export class WebhookDeliveryRepo {
     if (deliveries.length > 0) await this.x.write((trx) => this.insert(trx, deliveries))
   }
 
-  /**
-   * Stores, in one write of the next group commit, the deliveries `take()` answers when that write
-   * runs: the caller gathers the adds asked for until then (the webhook outbox: the events of one
-   * moment), so a burst costs one insert instead of a write each. Resolves once committed; rejects as
-   * {@link add} does, with nothing of them stored.
-   */
-  async addGathered(take: () => readonly WebhookDelivery[]): Promise<void> {
-    await this.x.write((trx) => this.insert(trx, take()))
-  }
-
   private async insert(trx: Kysely<Database>, deliveries: readonly WebhookDelivery[]): Promise<void> {
     for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
       await trx.insertInto('webhook_deliveries').values(deliveries.slice(i, i + INSERT_CHUNK).map(webhookDeliveryRows.toRow)).execute()
