@@ -15,6 +15,7 @@
  */
 import type { Configuration } from 'electron-builder'
 import { GITHUB_REPOSITORY, checkFeedUrl, githubLatestDownloadUrl } from './src/main/electron/update-feed'
+import { ELECTRON_HEAP_ARGS } from './scripts/heap-flags.mjs'
 
 const { owner, repo } = GITHUB_REPOSITORY
 const feed = process.env.CHATAPP_UPDATE_URL?.trim()
@@ -67,6 +68,8 @@ const config: Configuration = {
     synopsis: 'WhatsApp chat-bot desk',
     maintainer: 'Chatapp Desk <maintainers@chatapp.invalid>',
     executableName: 'chatapp-desk',
+    // The AppImage's desktop entry starts the main process with its V8 heap settings (scripts/heap-flags.mjs).
+    executableArgs: [...ELECTRON_HEAP_ARGS],
     // .deb and .rpm come from scripts/dist-linux.mjs (electron-builder's own need fpm from GitHub).
     target: [{ target: 'AppImage', arch: ['x64'] }]
   },

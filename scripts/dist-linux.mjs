@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util'
 import sharp from 'sharp'
 import createDebian from 'electron-installer-debian'
 import createRedhat from 'electron-installer-redhat'
+import { ELECTRON_HEAP_ARGS } from './heap-flags.mjs'
 import { releaseNotes, writeLinuxUpdateInfo } from './update-info.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -89,6 +90,10 @@ const common = (src, icon) => ({
   productDescription: pkg.description,
   version: pkg.version,
   bin: NAME,
+  // The desktop entry starts the main process with its V8 heap settings (./heap-flags.mjs): the
+  // installers' template without the arguments electron-installer-debian's own leaves out.
+  execArguments: [...ELECTRON_HEAP_ARGS],
+  desktopTemplate: join(ROOT, 'resources', 'linux', 'desktop.ejs'),
   icon,
   categories: ['Network', 'Chat'],
   homepage: pkg.homepage,

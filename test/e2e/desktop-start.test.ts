@@ -17,6 +17,7 @@ import { promisify } from 'node:util'
 import { listPackage } from '@electron/asar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startElectronMirror, type ElectronMirror } from '../support/electron-mirror'
+import { ELECTRON_HEAP_ARGS } from '../../scripts/heap-flags.mjs'
 
 const run = promisify(execFile)
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -59,9 +60,11 @@ describe.runIf(linuxX64)('the desktop app, offline', () => {
     await run('npm', ['start'], { cwd: ROOT, env: { ...process.env, ...mirror.env, CHATAPP_STUB_LOG: log }, timeout: 180_000 })
     expect(mirror.requests).toContain(`/v${electronVersion}/electron-v${electronVersion}-linux-x64.zip`)
     expect(await readFile(join(ELECTRON_DIR, 'path.txt'), 'utf8')).toBe('electron')
-    const [cwd, entry] = (await readFile(log, 'utf8')).trim().split('\n')
+    const [cwd, entry, ...args] = (await readFile(log, 'utf8')).trim().split('\n')
     expect(cwd).toBe(ROOT)
     expect(entry).toBe('.')
+    // The main process's V8 heap settings (scripts/heap-flags.mjs), which Electron takes only from its command line.
+    expect(args).toEqual([...ELECTRON_HEAP_ARGS])
     // Electron runs `.` as package.json's main: the entry electron-vite just built.
     expect(pkg.main).toBe('./out/main/index.js')
     expect(existsSync(join(ROOT, pkg.main))).toBe(true)

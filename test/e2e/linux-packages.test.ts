@@ -25,6 +25,7 @@ import sharp from 'sharp'
 import yaml from 'js-yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startElectronMirror, type ElectronMirror } from '../support/electron-mirror'
+import { ELECTRON_HEAP_ARGS } from '../../scripts/heap-flags.mjs'
 
 const run = promisify(execFile)
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -144,11 +145,14 @@ describe.skipIf(buildSkip !== null)(`Linux installers from npm run dist:linux${b
       }
       expect(files).toContain(`/usr/share/icons/hicolor/scalable/apps/${NAME}.svg`)
 
-      // Started the way the menu starts it: the desktop entry's command (the stub records it ran).
-      const exec = /^Exec=(\S+)/m.exec(entry)![1]!
+      // Started the way the menu starts it: the desktop entry's command and its arguments, no file
+      // given for %U (the stub records what it ran with): the main process's V8 heap settings
+      // (scripts/heap-flags.mjs), which Electron takes only from its command line.
+      const [exec, ...execArgs] = /^Exec=(.+)$/m.exec(entry)![1]!.split(' ').filter((a) => a !== '%U')
+      expect(execArgs).toEqual([...ELECTRON_HEAP_ARGS])
       const log = join(out, 'started.log')
-      await run(exec, ['--from-test'], { env: { ...process.env, CHATAPP_STUB_LOG: log }, cwd: out })
-      expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual([out, '--from-test'])
+      await run(exec!, [...execArgs, '--from-test'], { env: { ...process.env, CHATAPP_STUB_LOG: log }, cwd: out })
+      expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual([out, ...ELECTRON_HEAP_ARGS, '--from-test'])
 
       await asRoot('dpkg', ['--purge', NAME])
       expect(dpkgStatus()).not.toContain('installed')

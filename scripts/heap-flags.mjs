@@ -1,5 +1,7 @@
 /**
- * The V8 heap settings of the headless server's main thread (`npm run serve`, the Docker image).
+ * The V8 heap settings of the app's main thread: the headless server's (`npm run serve`, the Docker
+ * image: scripts/serve.mjs) and the desktop app's (Electron's main process: `npm start`, the .deb and
+ * .rpm desktop entries of scripts/dist-linux.mjs, the AppImage's of electron-builder.ts).
  *
  * V8 grows a busy thread's young generation (its semi-spaces) up to 32 MB each, and a server that
  * has been busy once keeps them: an export of a customer of 100,000 messages grew the server by
@@ -14,8 +16,15 @@
  * Plain JavaScript: scripts/serve.mjs applies it before anything is built or loaded.
  */
 
-/** Node flags the server's process starts with. */
-export const SERVE_HEAP_FLAGS = ['--max-semi-space-size=4']
+/** V8 flags a main thread starts with (node's command line). */
+export const MAIN_HEAP_FLAGS = ['--max-semi-space-size=4']
+
+/**
+ * The same for Electron's main process, which takes V8 flags only from its own command line
+ * (https://www.electronjs.org/docs/latest/api/command-line-switches#--js-flagsflags: "has to be
+ * passed when starting Electron if you want to enable the flags in the main process").
+ */
+export const ELECTRON_HEAP_ARGS = [`--js-flags=${MAIN_HEAP_FLAGS.join(' ')}`]
 
 /**
  * Whether a process started with `execArgv` (process.execArgv) and `nodeOptions` (NODE_OPTIONS)

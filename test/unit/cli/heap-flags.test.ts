@@ -1,22 +1,29 @@
 /**
  * `npm run serve` starts the server's main thread with a small young generation
- * (scripts/serve-heap.mjs): scripts/serve.mjs, started without the flag, replaces itself in place with
+ * (scripts/heap-flags.mjs): scripts/serve.mjs, started without the flag, replaces itself in place with
  * the same start with it (the same process id, so signals and Docker's PID 1 still reach the server),
  * unless the operator set the flag themselves (NODE_OPTIONS). The real script, on the built bundle.
  */
-import { spawn } from 'node:child_process'
-import { readFile, rm } from 'node:fs/promises'
-import { mkdtemp } from 'node:fs/promises'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { heapFlagsMissing, SERVE_HEAP_FLAGS } from '../../../scripts/serve-heap.mjs'
+import { ELECTRON_HEAP_ARGS, heapFlagsMissing, MAIN_HEAP_FLAGS } from '../../../scripts/heap-flags.mjs'
+import builderConfig from '../../../electron-builder'
+import pkg from '../../../package.json'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const TOKEN = 'serve-heap-token-0123456789abcdef'
 const dirs: string[] = []
+const running: Array<{ child: ChildProcess; exited: Promise<unknown> }> = []
 afterEach(async () => {
+  // A failed assertion leaves its server running: stopped here, whatever the test got to.
+  for (const s of running.splice(0)) {
+    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
+    await s.exited
+  }
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true })
 })
 
@@ -30,6 +37,7 @@ async function startScript(env: Record<string, string> = {}) {
     stdio: ['ignore', 'pipe', 'pipe']
   })
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
+  running.push({ child, exited })
   let out = ''
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
@@ -55,11 +63,19 @@ describe('the young generation flag (pure)', () => {
   })
 })
 
+describe('the desktop app\'s launchers (Electron takes V8 flags only from its command line)', () => {
+  it('pass them as --js-flags: npm start and the AppImage (the .deb and .rpm: test/e2e/linux-packages.test.ts)', () => {
+    expect(ELECTRON_HEAP_ARGS).toEqual([`--js-flags=${MAIN_HEAP_FLAGS.join(' ')}`])
+    expect(pkg.scripts.start.endsWith(`electron-vite preview -- ${ELECTRON_HEAP_ARGS.join(' ')}`)).toBe(true)
+    expect(builderConfig.linux?.executableArgs).toEqual([...ELECTRON_HEAP_ARGS])
+  })
+})
+
 describe('scripts/serve.mjs', () => {
   it('runs the server with the flag, in the process it was started as, which stops on SIGTERM', async () => {
     const s = await startScript()
     const args = await s.cmdline()
-    expect(args.slice(1, 1 + SERVE_HEAP_FLAGS.length)).toEqual([...SERVE_HEAP_FLAGS])
+    expect(args.slice(1, 1 + MAIN_HEAP_FLAGS.length)).toEqual([...MAIN_HEAP_FLAGS])
     expect(args.some((a) => a.endsWith('scripts/serve.mjs'))).toBe(true)
     const health = await fetch(`${s.url}/health`)
     expect(health.status).toBe(200)
