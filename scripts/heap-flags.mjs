@@ -3,14 +3,14 @@
  * image: scripts/serve.mjs) and the desktop app's (Electron's main process: `npm start`, the .deb and
  * .rpm desktop entries of scripts/dist-linux.mjs, the AppImage's of electron-builder.ts).
  *
- * V8 grows a busy thread's young generation (its semi-spaces) up to 32 MB each, and a server that
+ * V8 grows a busy thread's young generation (its semi-spaces) to tens of MB, and a server that
  * has been busy once keeps them: an export of a customer of 100,000 messages grew the server by
  * +63–77 MB (and +150 MB in one run of five), the young generation being most of it. At 4 MB per
- * semi-space the same exports grow it by +30–38 MB; sends/s stay within the run-to-run spread
+ * semi-space the same exports grow it by +10–38 MB; sends/s stay within the run-to-run spread
  * (2,758–2,803 against 2,636–2,696 without webhooks; 1,645–1,707 against 1,762–1,808 with them),
  * and the assistant's own time around the model call has a shorter tail (p99 6.5–6.9 ms against
  * 8.1–14.0 ms over 600 answers, A B A B): each collection has less to copy. docs/benchmarks.md
- * "The main thread's young generation" has the runs. The SQLite threads have theirs set in
+ * "The server's young generation" has the runs. The SQLite threads have theirs set in
  * src/main/store/db/sqlite-thread/sqlite-thread.ts (`resourceLimits`).
  *
  * Plain JavaScript: scripts/serve.mjs applies it before anything is built or loaded.
