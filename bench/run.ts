@@ -1,7 +1,8 @@
 /**
- * `npm run bench` (= `node --expose-gc --import tsx bench/run.ts`): every benchmark of the project,
- * printed as markdown tables after one line describing the machine. Speed targets are measured
- * here, not in timed tests. `npm run bench -- match` or `-- wa` runs one part only.
+ * `npm run bench` (= `node --expose-gc --max-semi-space-size=4 --import tsx bench/run.ts`: the
+ * main thread's young generation as the app's, scripts/heap-flags.mjs, for the parts that run the
+ * core in this process): every benchmark of the project, printed as markdown tables after one line
+ * describing the machine. Speed targets are measured here, not in timed tests. `npm run bench -- match` or `-- wa` runs one part only.
  *
  * - match: keyword index vs a naive regex loop at 10, 1,000 and 10,000 intents (target:
  *   p99 < 0.2 ms and ≥ 50× faster at 10,000 intents).

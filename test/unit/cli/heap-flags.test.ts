@@ -71,6 +71,12 @@ describe('the desktop app\'s launchers (Electron takes V8 flags only from its co
   })
 })
 
+describe('npm run bench', () => {
+  it('runs the core in a process with the same flags (the parts that run it in-process)', () => {
+    for (const flag of MAIN_HEAP_FLAGS) expect(pkg.scripts.bench.split(' ')).toContain(flag)
+  })
+})
+
 describe('scripts/serve.mjs', () => {
   it('runs the server with the flag, in the process it was started as, which stops on SIGTERM', async () => {
     const s = await startScript()
