@@ -6,7 +6,7 @@
  */
 import { addTransactionCapability, makeCacheableSignalKeyStore, proto } from 'baileys'
 import { pino } from 'pino'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AuthState, AuthStateError, keyChanges } from '../../../src/main/channel/baileys/auth-state'
 import { MAX_RECEIVING_CHAINS } from '../../../src/main/channel/baileys/session-record-prune'
 import { StorageFullError } from '../../../src/main/store/db/errors'
@@ -85,6 +85,39 @@ describe('AuthState', () => {
     await writing
     expect(Buffer.from((await a.keys.get('session', ['s'])).s!)).toEqual(Buffer.from([2]))
     expect(await t.store.auth.countKeys('inst1', 'pre-key')).toBe(0)
+  })
+
+  it('keeps the keys it read or wrote: a second read does not ask the database, and answers an object of its own', async () => {
+    const a = await open()
+    await a.keys.set({ 'pre-key': { '1': preKey(1) }, 'lid-mapping': { '15551234567': '201234567890123' } })
+    const reads = vi.spyOn(t.store.auth, 'keys')
+    const first = await a.keys.get('pre-key', ['1', '9'])
+    expect(first).toEqual({ '1': preKey(1) })
+    first['1']!.public[0] = 99
+    // Written (committed) and absent ('9', asked once from the database) keys are kept alike.
+    expect(await a.keys.get('pre-key', ['1', '9'])).toEqual({ '1': preKey(1) })
+    expect(await a.keys.get('lid-mapping', ['15551234567'])).toEqual({ '15551234567': '201234567890123' })
+    expect(reads.mock.calls.map((c) => [c[1], c[2]])).toEqual([['pre-key', ['9']]])
+    // A reopened state (another socket) starts empty and reads the database.
+    await a.close()
+    const b = await open()
+    expect(await b.keys.get('pre-key', ['1'])).toEqual({ '1': preKey(1) })
+    expect(reads).toHaveBeenCalledTimes(2)
+  })
+
+  it('keeps only what the database holds: a write that failed, or one a clear overtook, is read from the database again', async () => {
+    const a = await open()
+    await a.keys.set({ session: { s: bulky(1) } })
+    await t.database.limitGrowth(0)
+    await expect(a.keys.set({ session: { s: bulky(2, 200_000) } })).rejects.toBeInstanceOf(StorageFullError)
+    await t.database.limitGrowth(null)
+    expect(Buffer.from((await a.keys.get('session', ['s'])).s!)).toEqual(bulky(1))
+
+    const set = a.keys.set({ session: { t: bulky(3) } })
+    const clear = a.keys.clear!()
+    await Promise.all([set, clear])
+    expect(await a.keys.get('session', ['s', 't'])).toEqual({})
+    expect(await t.store.auth.countKeys('inst1')).toBe(0)
   })
 
   it('a session record keeps at most 5 receiving chains when written', async () => {

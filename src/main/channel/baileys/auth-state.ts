@@ -14,9 +14,18 @@
  * of a key transaction: the rows change whole or not at all, and the error (e.g. StorageFullError)
  * reaches the caller.
  *
- * Reads go to the database, except keys whose write is still on its way to the disk (the group
- * commit gathers writes for one event-loop turn): those answer the value being written, so a read
- * after a set always sees it; a write that failed stops answering and the stored value shows again.
+ * Reads answer, in this order: a key whose write is still on its way to the disk (the group commit
+ * gathers writes for one event-loop turn) the value being written, so a read after a set always sees
+ * it, and a write that failed stops answering; a key read or written lately the stored text kept in
+ * memory ({@link KEY_CACHE_BYTES} per instance, least recently used out), decoded again at each read
+ * so no caller shares an object with another; else the database. The kept text is only ever what the
+ * database holds: put there when a write commits, dropped when it fails, never taken from a read that
+ * a write of the same key overlapped. Why not the library's makeCacheableSignalKeyStore: it takes a
+ * value before the store has committed it (lib/Utils/auth-utils.js), so after a failed commit the
+ * socket would go on with keys a restart would not have. Why a cache at all: each read is a round
+ * trip to a database thread (0.9–1.5 ms under the reply benchmark's load), and a reply reads about
+ * five keys one after another (its session, the contact's LID mapping, its trusted-contact tokens).
+ *
  * Session records keep at most 5 receiving chains (./session-record-prune.ts) before they are
  * written, so their size does not grow with the length of a conversation. `app-state-sync-key`
  * values are revived as `proto.Message.AppStateSyncKeyData`, as the library expects.
@@ -31,6 +40,13 @@ import { BufferJSON, initAuthCreds, proto, type AuthenticationCreds, type Signal
 import type { Logger } from '../../logger'
 import type { AuthKeyChange, ChannelAuthRepo } from '../../store/repos/channel-auth-repo'
 import { pruneSessionRecord } from './session-record-prune'
+import { LRUCache } from 'lru-cache'
+
+/**
+ * Stored key text kept in memory per instance (bytes, about: the text's length): the sessions, LID
+ * mappings and tokens of a few hundred active contacts (a pruned session record is 1–3 KB).
+ */
+export const KEY_CACHE_BYTES = 256 * 1024
 
 type KeyType = keyof SignalDataTypeMap
 
@@ -108,6 +124,14 @@ export class AuthState {
   private readonly inFlight = new Map<string, InFlight>()
   /** Clears not committed yet: meanwhile a key not in {@link inFlight} reads as absent. */
   private clearing = 0
+  /** `type\0id` → the key's text as the database holds it (null: it has none). See the module doc. */
+  private readonly stored = new LRUCache<string, { text: string | null }>({ maxSize: KEY_CACHE_BYTES, sizeCalculation: (v, k) => k.length + (v.text?.length ?? 0) + 16 })
+  /** Database reads of keys under way, and the keys written (or all, by a clear) meanwhile: their answers are not kept. */
+  private reading = 0
+  /** Counts the clears asked for: a write begun before one is not kept when it commits after it. */
+  private clears = 0
+  private writtenWhileReading = new Set<string>()
+  private clearedWhileReading = false
   private readonly writes = new Set<Promise<unknown>>()
   private closed = false
 
@@ -187,6 +211,7 @@ export class AuthState {
   /** Stops writing (later updates are dropped), then waits for the writes under way. Idempotent. */
   async close(): Promise<void> {
     this.closed = true
+    this.stored.clear()
     await this.flush()
   }
 
@@ -204,26 +229,46 @@ export class AuthState {
       if (pending) {
         if (pending.value !== null) out[id] = pending.value as SignalDataTypeMap[T]
       } else if (this.clearing === 0) {
-        toRead.push(id)
+        const kept = this.stored.get(`${type}\u0000${id}`)
+        if (!kept) toRead.push(id)
+        else if (kept.text !== null) out[id] = this.decode(type, id, kept.text)
       }
     }
     if (toRead.length === 0) return out
-    const stored = await this.repo.keys(this.instanceId, type, toRead)
-    for (const [id, text] of stored) {
+    this.reading++
+    let stored: Map<string, string>
+    try {
+      stored = await this.repo.keys(this.instanceId, type, toRead)
+    } finally {
+      this.reading--
+    }
+    const overlapped = this.clearedWhileReading
+    const written = this.writtenWhileReading
+    if (this.reading === 0) {
+      this.writtenWhileReading = new Set()
+      this.clearedWhileReading = false
+    }
+    for (const id of toRead) {
+      const k = `${type}\u0000${id}`
       // A write that started while this read was under way is newer than what the read found.
-      const pending = this.inFlight.get(`${type}\u0000${id}`)
+      const pending = this.inFlight.get(k)
       if (pending) {
         if (pending.value !== null) out[id] = pending.value as SignalDataTypeMap[T]
-        else delete out[id]
         continue
       }
-      try {
-        out[id] = decodeKeyValue(type, text) as SignalDataTypeMap[T]
-      } catch (err) {
-        throw new AuthStateError(this.instanceId, `${type} key ${id}`, err)
-      }
+      const text = stored.get(id)
+      if (!overlapped && !written.has(k) && !this.closed) this.stored.set(k, { text: text ?? null })
+      if (text !== undefined) out[id] = this.decode(type, id, text)
     }
     return out
+  }
+
+  private decode<T extends KeyType>(type: T, id: string, text: string): SignalDataTypeMap[T] {
+    try {
+      return decodeKeyValue(type, text) as SignalDataTypeMap[T]
+    } catch (err) {
+      throw new AuthStateError(this.instanceId, `${type} key ${id}`, err)
+    }
   }
 
   private setKeys(data: SignalDataSet): Promise<void> {
@@ -235,8 +280,24 @@ export class AuthState {
     if (changes.length === 0) return Promise.resolve()
     const write = {}
     const live = data as Record<string, Record<string, unknown> | undefined>
-    for (const c of changes) this.inFlight.set(`${c.type}\u0000${c.id}`, { value: c.value === null ? null : live[c.type]![c.id], write })
-    const done = this.repo.applyKeys(this.instanceId, changes).finally(() => {
+    for (const c of changes) {
+      const k = `${c.type}\u0000${c.id}`
+      this.inFlight.set(k, { value: c.value === null ? null : live[c.type]![c.id], write })
+      if (this.reading > 0) this.writtenWhileReading.add(k)
+    }
+    const clears = this.clears
+    const done = this.repo.applyKeys(this.instanceId, changes).then(
+      () => {
+        // Committed: the database holds these texts now (writes and clears commit in the order they
+        // were asked for), unless a clear asked for since commits after it.
+        if (!this.closed && this.clears === clears) for (const c of changes) this.stored.set(`${c.type}\u0000${c.id}`, { text: c.value })
+      },
+      (err: unknown) => {
+        // Not stored: the next read asks the database.
+        for (const c of changes) this.stored.delete(`${c.type}\u0000${c.id}`)
+        throw err
+      }
+    ).finally(() => {
       for (const c of changes) {
         const k = `${c.type}\u0000${c.id}`
         if (this.inFlight.get(k)?.write === write) this.inFlight.delete(k)
@@ -249,6 +310,9 @@ export class AuthState {
   private clearKeys(): Promise<void> {
     if (this.closed) return Promise.resolve()
     this.inFlight.clear()
+    this.stored.clear()
+    this.clears++
+    if (this.reading > 0) this.clearedWhileReading = true
     this.clearing++
     return this.track(
       this.repo.clearKeys(this.instanceId).finally(() => {
