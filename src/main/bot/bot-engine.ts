@@ -195,6 +195,16 @@ export class BotEngine {
         }
       }
     }
+    // The reads a decision may need start together: one wait for the database threads instead of one
+    // each in turn, on the way of every reply. The option lookback and the survey run are read beside
+    // the pause only when the bot may answer at all (`gate` reads no storage); an earlier end of the
+    // decision leaves them unused, a keyed read each.
+    const gated = this.gate(inst, msg)
+    const mayAnswer = gated === null || gated === 'outside_hours'
+    const inputRead = mayAnswer ? this.resolveInput(inst, msg) : undefined
+    const runRead = mayAnswer ? this.deps.repos.surveyRuns.inProgress(inst._id, msg.chatId, msg.senderId) : undefined
+    inputRead?.catch(() => undefined)
+    runRead?.catch(() => undefined)
     const paused = await this.deps.handoff.activePause(inst._id, msg.chatId)
     if (paused) return silent({ action: 'none', reason: 'paused' })
     if (this.deps.handoff.asksForPerson(inst, msg.text)) {
@@ -208,7 +218,6 @@ export class BotEngine {
         }
       }
     }
-    const gated = this.gate(inst, msg)
     // Outside hours the assistant answers only when the owner lets it; the away message is then its fallback.
     const afterHours = gated === 'outside_hours' && (await this.deps.assistant?.answersOutsideHours(inst._id)) === true
     const skip = afterHours ? null : gated
@@ -225,9 +234,9 @@ export class BotEngine {
       text: msg.text,
       matched: ''
     }
-    const input = await this.resolveInput(inst, msg)
+    const input = await (inputRead ?? this.resolveInput(inst, msg))
 
-    const run = await this.activeRun(inst, msg)
+    const run = await this.activeRun(inst, msg, runRead)
     if (run) {
       const step = run.current_step_id ? await this.deps.repos.surveySteps.owned(inst._id, run.current_step_id) : undefined
       return { record: { action: 'survey', ref: step ? `${run.survey_title}, step ${step.sort_id}` : run.survey_title }, act: () => this.answer(inst, run, input.text, ctx, msg) }
@@ -428,9 +437,9 @@ export class BotEngine {
     return { text: msg.text }
   }
 
-  private async activeRun(inst: Instance, msg: InboundMessage): Promise<SurveyRun | null> {
-    const contact = msg.senderId
-    const [run] = await this.deps.repos.surveyRuns.inProgress(inst._id, msg.chatId, contact)
+  /** The chat's survey run in progress (`read`: its read, when started already), expired on the way when idle too long. */
+  private async activeRun(inst: Instance, msg: InboundMessage, read?: Promise<SurveyRun[]>): Promise<SurveyRun | null> {
+    const [run] = await (read ?? this.deps.repos.surveyRuns.inProgress(inst._id, msg.chatId, msg.senderId))
     if (!run) return null
     if (isExpired(run, this.now().getTime(), this.idleMs)) {
       await this.saveRun(expireRun(run, this.now()))
