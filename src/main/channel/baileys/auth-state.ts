@@ -16,11 +16,11 @@
  *
  * Reads answer, in this order: a key whose write is still on its way to the disk (the group commit
  * gathers writes for one event-loop turn) the value being written, so a read after a set always sees
- * it, and a write that failed stops answering; a key read or written lately the stored text kept in
- * memory ({@link KEY_CACHE_BYTES} per instance, least recently used out), decoded again at each read
- * so no caller shares an object with another; else the database. The kept text is only ever what the
- * database holds: put there when a write commits, dropped when it fails, never taken from a read that
- * a write of the same key overlapped. Why not the library's makeCacheableSignalKeyStore: it takes a
+ * it, and a write that failed stops answering; a key read lately the stored text kept in memory
+ * ({@link KEY_CACHE_BYTES} per instance, least recently used out), decoded again at each read so no
+ * caller shares an object with another; else the database. The kept text is only ever what the
+ * database holds: taken from a read that no write of the same key overlapped, replaced when a write
+ * of it commits, dropped when one fails. Why not the library's makeCacheableSignalKeyStore: it takes a
  * value before the store has committed it (lib/Utils/auth-utils.js), so after a failed commit the
  * socket would go on with keys a restart would not have. Why a cache at all: each read is a round
  * trip to a database thread (0.9–1.5 ms under the reply benchmark's load), and a reply reads about
@@ -289,8 +289,13 @@ export class AuthState {
     const done = this.repo.applyKeys(this.instanceId, changes).then(
       () => {
         // Committed: the database holds these texts now (writes and clears commit in the order they
-        // were asked for), unless a clear asked for since commits after it.
-        if (!this.closed && this.clears === clears) for (const c of changes) this.stored.set(`${c.type}\u0000${c.id}`, { text: c.value })
+        // were asked for), unless a clear asked for since commits after it. Only keys kept already
+        // follow: a pairing writes 812 pre-keys that are read once each, if ever.
+        if (this.closed || this.clears !== clears) return
+        for (const c of changes) {
+          const k = `${c.type}\u0000${c.id}`
+          if (this.stored.has(k)) this.stored.set(k, { text: c.value })
+        }
       },
       (err: unknown) => {
         // Not stored: the next read asks the database.
