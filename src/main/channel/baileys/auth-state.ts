@@ -235,19 +235,7 @@ export class AuthState {
       }
     }
     if (toRead.length === 0) return out
-    this.reading++
-    let stored: Map<string, string>
-    try {
-      stored = await this.repo.keys(this.instanceId, type, toRead)
-    } finally {
-      this.reading--
-    }
-    const overlapped = this.clearedWhileReading
-    const written = this.writtenWhileReading
-    if (this.reading === 0) {
-      this.writtenWhileReading = new Set()
-      this.clearedWhileReading = false
-    }
+    const { stored, overlapped, written } = await this.readStored(type, toRead)
     for (const id of toRead) {
       const k = `${type}\u0000${id}`
       // A write that started while this read was under way is newer than what the read found.
@@ -261,6 +249,23 @@ export class AuthState {
       if (text !== undefined) out[id] = this.decode(type, id, text)
     }
     return out
+  }
+
+  /**
+   * Keys of `type` as the database holds them, and what overlapped the read: a clear, or writes (by
+   * `type\0id`). Whatever the read's outcome, the overlap's record is emptied once no read is under way.
+   */
+  private async readStored(type: KeyType, ids: string[]): Promise<{ stored: Map<string, string>; overlapped: boolean; written: ReadonlySet<string> }> {
+    this.reading++
+    try {
+      const stored = await this.repo.keys(this.instanceId, type, ids)
+      return { stored, overlapped: this.clearedWhileReading, written: this.writtenWhileReading }
+    } finally {
+      if (--this.reading === 0) {
+        this.writtenWhileReading = new Set()
+        this.clearedWhileReading = false
+      }
+    }
   }
 
   private decode<T extends KeyType>(type: T, id: string, text: string): SignalDataTypeMap[T] {
