@@ -132,6 +132,32 @@ describe('answering', () => {
     expect(why).toEqual([sent.map((s) => s.id), sent.map((s) => s.id), sent.map((s) => s.id)])
   })
 
+  it('a person who takes the chat over while its answer waits (the debounce, or the chat’s previous answer) gets no answer from it', async () => {
+    const tookOver = { outcome: 'fallback', fallback: 'none', error: 'a person took the chat over before the answer' }
+    // Waiting for the debounce: the answer reads the pause again when it starts.
+    await ok('PUT', '/chatapp/assistant', { debounce_ms: 15_000 })
+    const waiting = await customer('do you deliver?')
+    await ok('POST', '/chatapp/handoff/pause', { chatId: CUSTOMER })
+    await settled()
+    expect(await botTexts()).toEqual([])
+    expect((await log()).find((m) => m.id === waiting.id)!.bot!.assistant).toMatchObject(tookOver)
+    await ok('POST', '/chatapp/handoff/resume', { chatId: CUSTOMER })
+
+    // No debounce, but behind the chat's previous answer (the model still writing it).
+    await ok('PUT', '/chatapp/assistant', { debounce_ms: 0 })
+    let release!: () => void
+    fake.script({ reply: 'Yes, within 5 km.', after: new Promise<void>((r) => (release = r)) }, { reply: 'Never sent.' })
+    await customer('do you deliver to Via Roma?')
+    await vi.waitFor(() => expect(fake.chats()).toHaveLength(1))
+    const queued = await customer('and on Sundays?')
+    await ok('POST', '/chatapp/handoff/pause', { chatId: CUSTOMER })
+    release()
+    await settled()
+    expect(await botTexts()).toEqual(['Yes, within 5 km.'])
+    expect(fake.chats()).toHaveLength(1)
+    expect((await log()).find((m) => m.id === queued.id)!.bot!.assistant).toMatchObject(tookOver)
+  })
+
   it('the hand-off tool hands the chat to a person as the keyword does: paused until resumed, the webhook, the handoff message', async () => {
     const receiver: Receiver = await startReceiver()
     try {

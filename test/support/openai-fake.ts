@@ -3,7 +3,8 @@
  * Ollama, LM Studio or llama.cpp's server are to the desk), answering
  *
  * - `POST /v1/chat/completions` as the test scripts it: a text answer, a `handoff_to_human` tool call,
- *   a tool call written as text, an HTTP error, a delay past the client's timeout, with or without
+ *   a tool call written as text, an HTTP error, a delay past the client's timeout, an answer held
+ *   until the test lets it go, with or without
  *   `usage`; unscripted calls get `reply(request)` (default: an answer naming the knowledge it was given);
  * - `POST /v1/embeddings`: deterministic vectors (hashed words, 64 dimensions, unit length), so texts
  *   sharing words are close, with `usage.prompt_tokens` = the words;
@@ -17,7 +18,8 @@ import type { AddressInfo, Socket } from 'node:net'
 
 /** One scripted answer of the chat endpoint. */
 export type ChatBehaviour =
-  | { reply: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; finish_reason?: string; delayMs?: number }
+  /** `after`: answers once it settles (the test holds the answer while it acts). */
+  | { reply: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; finish_reason?: string; delayMs?: number; after?: Promise<unknown> }
   | { toolCall: { name: string; arguments: string }; usage?: { prompt_tokens: number; completion_tokens: number } | null; delayMs?: number }
   | { status: number; message?: string; delayMs?: number }
   /** Never answers (the socket stays open until the client gives up or the server closes). */
@@ -166,7 +168,8 @@ export async function startOpenAiFake(): Promise<OpenAiFake> {
             ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {})
           })
         }
-        if (b.delayMs) later(b.delayMs, answer)
+        if ('after' in b && b.after) void b.after.then(answer, answer)
+        else if (b.delayMs) later(b.delayMs, answer)
         else answer()
         return
       }

@@ -104,6 +104,8 @@ interface PendingChat {
   /** The latest message's decision: how long until it was scheduled (ms, wall and CPU). */
   decidedMs: number
   decidedCpuMs: number
+  /** Whether the answer had to wait for the chat's previous answer (set when it leaves the debounce). */
+  queuedBehind: boolean
   /** When the answer began (the debounce over; performance.now(), process.threadCpuUsage()). */
   flushedAt: number
   flushedCpu: NodeJS.CpuUsage
@@ -163,7 +165,7 @@ export class AssistantResponder implements AssistantGate {
     const key = `${inst._id}\n${msg.chatId}`
     let p = this.pending.get(key)
     if (!p) {
-      p = { instanceId: inst._id, chatId: msg.chatId, messages: [], ctx, outsideHours, settings, cancel: null, decidedMs: 0, decidedCpuMs: 0, flushedAt: 0, flushedCpu: process.threadCpuUsage() }
+      p = { instanceId: inst._id, chatId: msg.chatId, messages: [], ctx, outsideHours, settings, cancel: null, decidedMs: 0, decidedCpuMs: 0, queuedBehind: false, flushedAt: 0, flushedCpu: process.threadCpuUsage() }
       this.pending.set(key, p)
       if (!this.chains.has(key)) void this.deps.ports.typing(inst._id, msg.chatId, true).catch(() => undefined)
     }
@@ -192,6 +194,7 @@ export class AssistantResponder implements AssistantGate {
     p.cancel?.()
     p.flushedAt = performance.now()
     p.flushedCpu = process.threadCpuUsage()
+    p.queuedBehind = this.chains.has(key)
     const previous = this.chains.get(key) ?? Promise.resolve()
     const next = previous
       .then(() => this.answer(p))
@@ -208,14 +211,17 @@ export class AssistantResponder implements AssistantGate {
     const ids = p.messages.map((m) => m.id)
     const keepTyping = setInterval(() => void this.deps.ports.typing(inst._id, p.chatId, true).catch(() => undefined), TYPING_REPEAT_MS)
     try {
-      // Read together, one wait for the database threads instead of three: the settings again (they
-      // may have changed during the debounce), whether a person has the chat, its history.
+      // Read together, one wait for the database threads: the chat's history and, when the answer
+      // waited (the debounce, or the chat's previous answer), the settings and whether a person has
+      // the chat, which may have changed meanwhile. An answer that starts right after its decision
+      // uses what the decision read a moment ago (the bot engine reads the pause before asking).
+      const waited = p.settings.debounce_ms > 0 || p.queuedBehind
       const historyOf = (s: AssistantSettings) => this.deps.repos.messages.list(inst._id, { chatId: p.chatId, limit: s.history_messages + ids.length })
       // The turn's own reads (budget, key, knowledge) join that wait when the question is already
       // known, i.e. no voice note waits for its transcription.
       const plain = p.messages.some((m) => m.type === 'audio' && !m.text.trim()) ? '' : p.messages.map((m) => m.text.trim()).filter(Boolean).join('\n')
       const reads = plain ? this.deps.turn.startReads(inst, plain) : undefined
-      const [settings, paused, read] = await Promise.all([this.deps.service.settingsOf(inst._id), this.deps.ports.paused(inst._id, p.chatId), historyOf(p.settings)])
+      const [settings, paused, read] = await Promise.all([waited ? this.deps.service.settingsOf(inst._id) : p.settings, waited ? this.deps.ports.paused(inst._id, p.chatId) : false, historyOf(p.settings)])
       // A person took the chat over meanwhile (a reply, a hand-off): theirs to answer.
       if (paused) {
         const outcome = { outcome: 'fallback' as const, model: settings.model, prompt_tokens: 0, completion_tokens: 0, ms: 0, sources: [], error: 'a person took the chat over before the answer', fallback: 'none' as const, message_ids: ids }

@@ -64,7 +64,7 @@ export interface TurnResult {
 }
 
 export interface ModelTurnDeps {
-  assistant: Pick<AssistantRepo, 'key' | 'tokensOn'>
+  assistant: Pick<AssistantRepo, 'callBudget'>
   retriever: Pick<Retriever, 'find' | 'textSearch'>
   model: Pick<ModelClient, 'chat'>
   clock: Clock
@@ -86,7 +86,7 @@ export class ModelTurn {
    */
   startReads(inst: Pick<Instance, '_id' | 'settings'>, question: string): TurnReads {
     const day = usageDay(inst, this.deps.clock.now())
-    const budget = Promise.all([this.deps.assistant.tokensOn(inst._id, day), this.deps.assistant.key(inst._id)])
+    const budget = this.deps.assistant.callBudget(inst._id, day).then(({ tokens, key }): [number, string | null] => [tokens, key])
     const text = this.deps.retriever.textSearch(inst._id, question)
     budget.catch(() => undefined)
     text.catch(() => undefined)

@@ -11,7 +11,7 @@ import { DEFAULT_ASSISTANT } from '../../../src/shared/schemas/assistant'
 it('a failed read of the day’s tokens rejects the turn, with nothing left unhandled and no model call', async () => {
   let chats = 0
   const turn = new ModelTurn({
-    assistant: { tokensOn: () => Promise.reject(new Error('SQLITE_IOERR: disk I/O error')), key: async () => null },
+    assistant: { callBudget: () => Promise.reject(new Error('SQLITE_IOERR: disk I/O error')) },
     retriever: { find: async () => ({ passages: [], embedTokens: 0 }), textSearch: async () => ({ total: 0, hits: [] }) },
     model: {
       chat: async () => {

@@ -14,8 +14,7 @@ function counted() {
   const searched: Array<Promise<unknown> | undefined> = []
   const turn = new ModelTurn({
     assistant: {
-      tokensOn: async () => (calls.push('tokensOn'), 0),
-      key: async () => (calls.push('key'), 'sk-test')
+      callBudget: async () => (calls.push('callBudget'), { tokens: 0, key: 'sk-test' })
     },
     retriever: {
       textSearch: async (_id, question) => (calls.push(`textSearch ${question}`), { total: 0, hits: [] }),
@@ -34,10 +33,10 @@ const request = (question: string) => ({ inst, settings, question, turns: [{ rol
 it('a turn given its reads started ahead reads nothing again', async () => {
   const { turn, calls, searched } = counted()
   const reads = turn.startReads(inst, 'open?')
-  expect(calls).toEqual(['tokensOn', 'key', 'textSearch open?'])
+  expect(calls).toEqual(['callBudget', 'textSearch open?'])
   const result = await turn.run({ ...request('open?'), reads })
   expect(result.outcome).toEqual({ kind: 'reply', text: 'We open at 9.' })
-  expect(calls).toEqual(['tokensOn', 'key', 'textSearch open?'])
+  expect(calls).toEqual(['callBudget', 'textSearch open?'])
   expect(searched).toEqual([reads.text])
 })
 
@@ -45,5 +44,5 @@ it('reads started for another question are not used: the turn reads for its own'
   const { turn, calls } = counted()
   const reads = turn.startReads(inst, 'open?')
   await turn.run({ ...request('closed on Sunday?'), reads })
-  expect(calls).toEqual(['tokensOn', 'key', 'textSearch open?', 'tokensOn', 'key', 'textSearch closed on Sunday?'])
+  expect(calls).toEqual(['callBudget', 'textSearch open?', 'callBudget', 'textSearch closed on Sunday?'])
 })

@@ -50,8 +50,8 @@ it('the assistant’s reads of a turn run in reader threads, not behind the writ
   const writer = t.storage.database.threads!.writer
   const load = () => readers.map((r) => r.load).reduce((a, b) => a + b)
   const before = { readers: load(), writer: writer.load }
-  const reads = [assistant.settings('i1'), assistant.key('i1'), assistant.tokensOn('i1', '2026-11-28'), assistant.repliesSince('i1', ANN, 0), knowledge.revision('i1'), knowledge.candidates('i1', ['bread'], 10), knowledge.termHits('i1', ['bread'], 10), knowledge.chunks('i1', [1])]
+  const reads = [assistant.settings('i1'), assistant.key('i1'), assistant.tokensOn('i1', '2026-11-28'), assistant.callBudget('i1', '2026-11-28'), assistant.repliesSince('i1', ANN, 0), knowledge.revision('i1'), knowledge.candidates('i1', ['bread'], 10), knowledge.termHits('i1', ['bread'], 10), knowledge.chunks('i1', [1])]
   expect(load() - before.readers).toBe(reads.length)
   expect(writer.load).toBe(before.writer)
-  expect(await Promise.all(reads)).toEqual([null, null, 0, 0, { chunks: 0, revision: expect.any(Number) }, [], { chunks: 0, revision: expect.any(Number), hits: [] }, []])
+  expect(await Promise.all(reads)).toEqual([null, null, 0, { tokens: 0, key: null }, 0, { chunks: 0, revision: expect.any(Number) }, [], { chunks: 0, revision: expect.any(Number), hits: [] }, []])
 })

@@ -92,6 +92,15 @@ export class AssistantRepo {
     return r ? Number(r.prompt_tokens) + Number(r.completion_tokens) : 0
   }
 
+  /**
+   * What a model call needs before it is made: the tokens used on `day` and the endpoint's key (null
+   * when none is stored). One call, so one round trip to a reader thread on SQLite instead of two.
+   */
+  async callBudget(instanceId: string, day: string): Promise<{ tokens: number; key: string | null }> {
+    const [tokens, key] = await Promise.all([this.tokensOn(instanceId, day), this.key(instanceId)])
+    return { tokens, key }
+  }
+
   /** Records an answer (or fallback) given to a chat at `atMs` (epoch ms). */
   async addReply(instanceId: string, reply: Omit<AssistantReply, 'at'>, atMs: number): Promise<void> {
     await this.x.write((trx) =>

@@ -40,7 +40,7 @@ export const READ_CALLS: ReadCalls = {
   sessions: ['find', 'findWithMember', 'signedIn'],
   apiKeys: ['list', 'findWithHash'],
   audit: ['list'],
-  assistant: ['settings', 'key', 'usage', 'tokensOn', 'repliesSince', 'latestReplies'],
+  assistant: ['settings', 'key', 'callBudget', 'usage', 'tokensOn', 'repliesSince', 'latestReplies'],
   knowledge: ['owned', 'list', 'candidates', 'revision', 'termHits', 'count', 'chunks', 'embeddingState', 'embeddings', 'withoutEmbedding']
 }
 
