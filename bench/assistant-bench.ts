@@ -16,7 +16,8 @@
  * 2. Knowledge retrieval at 10,000 passages: the Retriever (the search index per term, ranked by IDF)
  *    for 300 distinct questions, on SQLite (the desktop's database) and on PostgreSQL (a server of its
  *    own): steady (one retriever, the words it has seen remembered) and cold (nothing remembered).
- *    Target: p95 ≤ 5 ms on SQLite. Beside it, the same with an embedding model (the question embedded
+ *    Target: p95 ≤ 5 ms on SQLite, with the index merged as the desk leaves it once the knowledge stops
+ *    changing (src/main/assistant/knowledge/index-merger.ts; the index as written beside it). Beside it, the same with an embedding model (the question embedded
  *    by the endpoint, then 10,000 vectors of 384 dimensions ranked in memory and fused).
  */
 import { spawn } from 'node:child_process'
@@ -27,6 +28,7 @@ import { createInterface } from 'node:readline'
 import { startCore, internalsOf, type Core } from '../src/main/core'
 import type { AnswerTiming } from '../src/main/assistant/assistant-responder'
 import { EndpointGuard } from '../src/main/assistant/endpoint-guard'
+import { IndexMerger } from '../src/main/assistant/knowledge/index-merger'
 import { ModelClient } from '../src/main/assistant/model-client'
 import { Retriever } from '../src/main/assistant/knowledge/retriever'
 import { silentLogger } from '../src/main/logger'
@@ -157,6 +159,9 @@ async function ownTime(pool: readonly string[]): Promise<void> {
     const live = () => core!.instances.get(inst._id)
     await core.assistant.update(live(), { enabled: true, base_url: fake.baseUrl, model: 'fake-chat', debounce_ms: 0, max_replies_per_hour: 500, daily_token_limit: 0 })
     for (const { entry, chunks } of knowledge(pool, 200 * 20, inst._id)) await core.knowledge.create(live(), { title: entry.title, content: chunks.map((c) => c.body).join('\n\n') })
+    // A shop's desk answers long after its knowledge was written: its search index merged (what the
+    // desk does in the background once changes pause; src/main/assistant/knowledge/index-merger.ts).
+    await internalsOf(core).indexMerger.idle()
     const responder = internalsOf(core).responder
     // Each customer has a 10-message history first (5 questions, 5 answers).
     const ask = async (chat: number, text: string) => {
@@ -244,6 +249,8 @@ async function retrieval(pool: readonly string[]): Promise<void> {
       const text = { ...DEFAULT_ASSISTANT }
       const meaning = { ...DEFAULT_ASSISTANT, embedding_model: 'bench-embed' }
       const time = async (settings: typeof text, cold: boolean) => {
+        // Each measurement starts with nothing remembered (the same questions are asked in each).
+        retriever.forget('i1')
         for (const q of asked.slice(0, 20)) await retriever.find('i1', q, settings, endpoint)
         const wall: number[] = []
         const cpu: number[] = []
@@ -260,6 +267,12 @@ async function retrieval(pool: readonly string[]): Promise<void> {
         }
         return { wall, cpu, passages }
       }
+      // As the desk holds it a few seconds after the knowledge changed: the index merged
+      // (src/main/assistant/knowledge/index-merger.ts). Before that, as written (SQLite only).
+      const written = await time(text, false)
+      const merger = new IndexMerger({ knowledge: storage.repos.knowledge, logger: silentLogger(), delayMs: 0 })
+      merger.kick()
+      await merger.idle()
       const steady = await time(text, false)
       const cold = await time(text, true)
       await seedVectors(storage)
@@ -268,6 +281,7 @@ async function retrieval(pool: readonly string[]): Promise<void> {
       results[`${name} cpu`] = percentile(steady.cpu, 95)
       const w = (xs: number[]) => `${fmt(percentile(xs, 50))} | ${fmt(percentile(xs, 95))}`
       console.log(`| ${name} | ${w(steady.wall)} | ${fmt(percentile(steady.cpu, 95))} | ${w(cold.wall)} | ${w(byMeaning.wall)} | ${(steady.passages / asked.length).toFixed(1)} |`)
+      if (name === 'SQLite') console.log(`| SQLite, the index as written (not merged yet) | ${w(written.wall)} | ${fmt(percentile(written.cpu, 95))} | | | | ${(written.passages / asked.length).toFixed(1)} |`)
     }
     console.log(`\nretrieval p95 at ${CHUNKS.toLocaleString('en')} passages on SQLite: **${fmt(results.SQLite!)} ms** wall, **${fmt(results['SQLite cpu']!)} ms** CPU (target ≤ 5 ms); PostgreSQL / SQLite: ${(results.PostgreSQL! / results.SQLite!).toFixed(2)}×`)
   } finally {

@@ -51,6 +51,7 @@ import type { WebhookService } from './webhooks/webhook-service'
 import type { BotEngine } from './bot/bot-engine'
 import type { AssistantService } from './assistant/assistant-service'
 import type { AssistantResponder } from './assistant/assistant-responder'
+import type { IndexMerger } from './assistant/knowledge/index-merger'
 import type { Embedder } from './assistant/knowledge/embedder'
 import type { KnowledgeService } from './assistant/knowledge/knowledge-service'
 import { DIR_MODE } from './store/config/durable-json-file'
@@ -167,6 +168,8 @@ export interface CoreInternals {
   responder: AssistantResponder
   /** The knowledge's background embeddings (tests: `idle()`). */
   embedder: Embedder
+  /** The knowledge search index's merge after changes (tests, benchmarks: `idle()`). */
+  indexMerger: IndexMerger
 }
 
 const internals = new WeakMap<Core, () => CoreInternals>()
@@ -425,7 +428,8 @@ async function startServices(opts: CoreOptions, logger: Logger, faces: CoreEvent
       workers: cluster.workers,
       relay: cluster.relay,
       responder: assistant.responder,
-      embedder: assistant.embedder
+      embedder: assistant.embedder,
+      indexMerger: assistant.indexMerger
     }
   }
 }

@@ -7,6 +7,7 @@ import { AssistantResponder } from '../assistant/assistant-responder'
 import { Circuits } from '../assistant/circuits'
 import { EndpointGuard } from '../assistant/endpoint-guard'
 import { Embedder } from '../assistant/knowledge/embedder'
+import { IndexMerger } from '../assistant/knowledge/index-merger'
 import { KnowledgeService } from '../assistant/knowledge/knowledge-service'
 import { Retriever } from '../assistant/knowledge/retriever'
 import { ModelClient } from '../assistant/model-client'
@@ -23,6 +24,7 @@ export interface AssistantWiring {
   knowledge: KnowledgeService
   responder: AssistantResponder
   embedder: Embedder
+  indexMerger: IndexMerger
   guard: EndpointGuard
   /** The answers under way and the background embeddings, and what follows deleted instances. */
   answers: Step
@@ -56,7 +58,15 @@ export function wireAssistant(w: Wiring, deps: Pick<InstancesWiring, 'sessions'>
   const retriever = new Retriever({ knowledge: repos.knowledge, model: modelClient, logger, onMissingEmbeddings: (id) => embedder.kick(id) })
   const turn = new ModelTurn({ assistant: repos.assistant, retriever, model: modelClient, clock })
   const assistant = new AssistantService({ repos, guard, turn, embedder, circuits, clock, logger, random: opts.random })
-  const knowledge = new KnowledgeService({ knowledge: repos.knowledge, clock, onChange: (id) => embedder.kick(id) })
+  const indexMerger = new IndexMerger({ knowledge: repos.knowledge, logger })
+  const knowledge = new KnowledgeService({
+    knowledge: repos.knowledge,
+    clock,
+    onChange: (id) => {
+      embedder.kick(id)
+      indexMerger.kick()
+    }
+  })
   const responder = new AssistantResponder({
     repos,
     service: assistant,
@@ -87,6 +97,7 @@ export function wireAssistant(w: Wiring, deps: Pick<InstancesWiring, 'sessions'>
     knowledge,
     responder,
     embedder,
+    indexMerger,
     guard,
     answers: {
       name: 'assistant',
@@ -95,6 +106,7 @@ export function wireAssistant(w: Wiring, deps: Pick<InstancesWiring, 'sessions'>
         stopAssistantEvents()
         await responder.close()
         await embedder.close()
+        await indexMerger.close()
       }
     },
     endpoint: { name: 'assistant endpoint', close: () => guard.close() }

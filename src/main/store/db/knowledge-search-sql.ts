@@ -60,3 +60,19 @@ export async function chunksPerTerm(db: Kysely<Database>, instanceId: string, te
   // bigint columns come back as strings from pg.
   return rows.map((r) => ({ term: Number(r.term), seq: Number(r.seq) }))
 }
+
+/**
+ * Merges up to `pages` pages of the knowledge search index's segments (SQLite FTS5's 'merge' command
+ * with a negative count: every level is eligible, so repeated calls leave one segment, as 'optimize'
+ * does, a slice at a time; https://www.sqlite.org/fts5.html#the_merge_command). Answers whether it did
+ * any work: the command changed at least two rows of the index (the rule that page gives). Always
+ * false on PostgreSQL, whose pg_trgm index has no segments to merge. Run inside a write.
+ */
+export async function mergeKnowledgeIndex(db: Kysely<Database>, pages: number): Promise<boolean> {
+  if (dialectOf(db) !== 'sqlite') return false
+  if (!Number.isInteger(pages) || pages < 1) throw new RangeError(`pages must be a positive integer, not ${pages}`)
+  const changes = async () => Number((await sql<{ n: number }>`SELECT total_changes() AS n`.execute(db)).rows[0]!.n)
+  const before = await changes()
+  await sql`INSERT INTO knowledge_fts(knowledge_fts, rank) VALUES('merge', ${sql.lit(-pages)})`.execute(db)
+  return (await changes()) - before >= 2
+}

@@ -8,7 +8,8 @@
 import type { Kysely } from 'kysely'
 import type { KnowledgeEntry } from '../../../shared/schemas/assistant'
 import type { Database, KnowledgeTable } from '../db/schema'
-import { chunksPerTerm, chunkSeqsMatching } from '../db/knowledge-search-sql'
+import { chunksPerTerm, chunkSeqsMatching, mergeKnowledgeIndex } from '../db/knowledge-search-sql'
+import { dialectOf } from '../db/dialect'
 import { likeAnyCase, likeLiteral } from '../db/search-sql'
 import type { Exec } from './exec'
 import type { Stored } from './record-table'
@@ -171,6 +172,17 @@ export class KnowledgeRepo {
   async termHits(instanceId: string, terms: readonly string[], perTerm: number): Promise<{ chunks: number; revision: number; hits: Array<{ term: number; seq: number }> }> {
     const [rev, hits] = await Promise.all([this.revision(instanceId), terms.length > 0 ? this.candidates(instanceId, terms, perTerm) : []])
     return { ...rev, hits }
+  }
+
+  /**
+   * Merges up to `pages` pages of the chunks' search index into fewer segments, for every instance at
+   * once (one index); whether there was work to do. Each knowledge change adds a segment that every
+   * term lookup then reads, and SQLite merges them only a few at a time: merged into one, a lookup
+   * costs about half (docs/assistant.md "Retrieval"). False on PostgreSQL (nothing to merge).
+   */
+  async mergeIndex(pages: number): Promise<boolean> {
+    if (dialectOf(this.x.db) !== 'sqlite') return false
+    return this.x.write((trx) => mergeKnowledgeIndex(trx, pages))
   }
 
   /**
