@@ -12,7 +12,7 @@ it('a failed read of the day’s tokens rejects the turn, with nothing left unha
   let chats = 0
   const turn = new ModelTurn({
     assistant: { callBudget: () => Promise.reject(new Error('SQLITE_IOERR: disk I/O error')) },
-    retriever: { find: async () => ({ passages: [], embedTokens: 0 }), textSearch: async () => ({ total: 0, hits: [] }) },
+    retriever: { find: async () => ({ passages: [], embedTokens: 0 }), textSearch: async () => ({ total: 0, revision: 0, hits: [] }) },
     model: {
       chat: async () => {
         chats++

@@ -17,7 +17,7 @@ function counted() {
       callBudget: async () => (calls.push('callBudget'), { tokens: 0, key: 'sk-test' })
     },
     retriever: {
-      textSearch: async (_id, question) => (calls.push(`textSearch ${question}`), { total: 0, hits: [] }),
+      textSearch: async (_id, question) => (calls.push(`textSearch ${question}`), { total: 0, revision: 0, hits: [] }),
       find: async (_id, _q, _s, _e, text) => (searched.push(text), await text, { passages: [], embedTokens: 0 })
     },
     model: { chat: async () => ({ content: 'We open at 9.', toolCalls: [], usage: { prompt_tokens: 10, completion_tokens: 4 }, finishReason: 'stop' }) },

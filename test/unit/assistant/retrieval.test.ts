@@ -139,11 +139,15 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages).toEqual([])
   })
 
-  it('asks the index once a question: the revision and the words it does not remember together; twice when the knowledge changed', async () => {
+  it('asks the index once a question: the revision and the words it does not remember together; twice when the knowledge changed; passages it holds are not read again', async () => {
     const asked: string[][] = []
+    const read: number[][] = []
     const real = repos.knowledge
     const knowledge: RetrieverDeps['knowledge'] = {
-      chunks: (...a) => real.chunks(...a),
+      chunks: (instanceId, seqs) => {
+        read.push([...seqs])
+        return real.chunks(instanceId, seqs)
+      },
       embeddingState: (...a) => real.embeddingState(...a),
       embeddings: (...a) => real.embeddings(...a),
       termHits: (instanceId, terms, perTerm) => {
@@ -158,6 +162,8 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect(await ids('Is it free above 20 euros?')).toEqual(['deliv', 'park'])
     expect(await ids('Free parking?')).toEqual(['park', 'deliv'])
     expect(asked).toEqual([['above', 'euros', 'free'], [], ['parking']])
+    // The first question read both passages; the same question and one of the same two, none.
+    expect(read.map((r) => r.length)).toEqual([2])
     const e: KnowledgeEntry = { _id: 'free', instance_id: 'i1', title: 'Free', content: 'Free wifi above the bar, euros accepted.', source: 'manual', file_name: null, chunks: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }
     await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))
     asked.length = 0
@@ -165,6 +171,8 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect(await ids('Is it free above 20 euros?')).toEqual(['deliv', 'free'])
     // What it remembered was of the old knowledge: asked again at the new revision.
     expect(asked).toEqual([[], ['above', 'euros', 'free']])
+    // And the passages, read again at the new revision.
+    expect(read.map((r) => r.length)).toEqual([2, 2])
   })
 
   it('asks for the missing vectors when passages have none', async () => {

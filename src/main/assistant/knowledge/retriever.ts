@@ -5,11 +5,13 @@
  *
  * What the index answers per term is kept in memory while the instance's chunks stay as they were
  * (one count on the chunks' index tells: chunks are only inserted or deleted): customers' questions
- * share most of their words, so a question usually asks the index only for its rarer words. An
+ * share most of their words, so a question usually asks the index only for its rarer words. The
+ * passages' texts are kept the same way (2 MB, least recently used out): a shop's questions come back
+ * to the same few passages, which then cost no read after the search. An
  * instance's vectors are kept the same way; a question then costs one embedding call and a dot
  * product per passage. A failed embedding call never fails the answer: the text search alone ranks.
  */
-import type { LRUCache } from 'lru-cache'
+import { LRUCache } from 'lru-cache'
 import type { Logger } from '../../logger'
 import { boundedLru } from '../../lru'
 import type { KnowledgeRepo, StoredChunk } from '../../store/repos'
@@ -24,6 +26,8 @@ export const PER_TERM = 50
 export const MAX_LOOKUPS = 4
 /** Terms whose passages are kept in memory, all instances together. */
 const TERM_CACHE = 20_000
+/** Characters of passages kept in memory, all instances together (about 4,000 passages of 500). */
+const PASSAGE_CACHE_CHARS = 2_000_000
 /** Terms of a question looked for: its longest words, which say most (a word costs a query). */
 export const MAX_TERMS = 6
 /** Passages of each list fused. */
@@ -40,9 +44,10 @@ export interface Retrieval {
   embedError?: string
 }
 
-/** What the text search found: per question term (its index), the passages holding it; and the instance's passage count. */
+/** What the text search found: per question term (its index), the passages holding it; the instance's passage count and the revision of its chunks it was read at. */
 export interface TextHits {
   total: number
+  revision: number
   hits: Array<{ term: number; seq: number }>
 }
 
@@ -73,6 +78,8 @@ export class Retriever {
   private readonly vectors = new Map<string, { key: string; list: Array<{ seq: number; vector: Float32Array }> }>()
   /** Per `<instance>\n<revision>\n<term>`: the passages the index found for the term. */
   private readonly terms: LRUCache<string, number[]> = boundedLru(TERM_CACHE)
+  /** Per `<instance>\n<revision>\n<seq>`: a passage as stored (its text never changes at one revision). */
+  private readonly passages = new LRUCache<string, StoredChunk>({ maxSize: PASSAGE_CACHE_CHARS, sizeCalculation: (c) => c.body.length + c.title.length + 64 })
   /** Per instance, the revision of its chunks last seen (what the words to look up are judged by). */
   private readonly revisions = new Map<string, number>()
 
@@ -84,7 +91,7 @@ export class Retriever {
    * goes on while it resolves (the caller's budget read), and null then skips the embedding.
    */
   async find(instanceId: string, question: string, settings: AssistantSettings, endpoint: ModelEndpoint | null | Promise<ModelEndpoint | null>, text?: Promise<TextHits>): Promise<Retrieval> {
-    const { total, hits } = await (text ?? this.textSearch(instanceId, question))
+    const { total, revision, hits } = await (text ?? this.textSearch(instanceId, question))
     const byText = rankByTerms(hits, total, PER_TERM).slice(0, FUSED_DEPTH)
     let byMeaning: number[] = []
     let embedTokens = 0
@@ -104,9 +111,15 @@ export class Retriever {
       }
     }
     const best = fuseRanks([byText, byMeaning]).slice(0, settings.knowledge_chunks)
-    const chunks = await this.deps.knowledge.chunks(instanceId, best)
-    const bySeq = new Map(chunks.map((c) => [c.seq, c]))
-    return { passages: best.flatMap((seq) => bySeq.get(seq) ?? []), embedTokens, ...(embedError ? { embedError } : {}) }
+    return { passages: await this.passagesOf(instanceId, revision, best), embedTokens, ...(embedError ? { embedError } : {}) }
+  }
+
+  /** The passages `seqs` in that order, from memory where kept at `revision`, the others read in one call. */
+  private async passagesOf(instanceId: string, revision: number, seqs: readonly number[]): Promise<StoredChunk[]> {
+    const key = (seq: number) => `${instanceId}\n${revision}\n${seq}`
+    const missing = seqs.filter((seq) => !this.passages.has(key(seq)))
+    if (missing.length > 0) for (const c of await this.deps.knowledge.chunks(instanceId, missing)) this.passages.set(key(c.seq), c)
+    return seqs.flatMap((seq) => this.passages.get(key(seq)) ?? [])
   }
 
   /**
@@ -144,7 +157,7 @@ export class Retriever {
     }
     this.revisions.set(instanceId, rev.revision)
     const hits = terms.flatMap((t, term) => (this.terms.get(key(rev.revision, t)) ?? []).map((seq) => ({ term, seq })))
-    return { total: rev.chunks, hits }
+    return { total: rev.chunks, revision: rev.revision, hits }
   }
 
   /** An instance's vectors of `model`, normalised, from memory while they are current. */
@@ -164,5 +177,6 @@ export class Retriever {
     this.vectors.delete(instanceId)
     this.revisions.delete(instanceId)
     for (const k of [...this.terms.keys()]) if (k.startsWith(`${instanceId}\n`)) this.terms.delete(k)
+    for (const k of [...this.passages.keys()]) if (k.startsWith(`${instanceId}\n`)) this.passages.delete(k)
   }
 }
