@@ -20,6 +20,7 @@
  * Survey runs live in the database; idle runs expire (default 30 min). Every actions run is
  * recorded in the bot activity log (bounded), failures included.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { isGroupJid } from '../channel/jid'
 import type { ChatIdentity, InboundMessage } from '../channel/types'
 import type { CoreEventBus } from '../events'
@@ -50,6 +51,17 @@ const DEFAULT_WINDOW_MS = 24 * 60 * 60 * 1000
 export interface BotPlan {
   record: BotDecisionRecord
   act(): Promise<BotDecision>
+  /**
+   * After `act()`: resolves once the replies it queued are sent and logged (or failed, logged), which
+   * `act()` does not wait for (see {@link BotEngine.decide}). Never rejects.
+   */
+  delivered?(): Promise<void>
+}
+
+/** The replies an `act()` queued without waiting for their delivery; `open` while it runs. */
+interface Deliveries {
+  open: boolean
+  sends: Array<Promise<unknown>>
 }
 
 /** `[answer:N]` → the answer to step N (1-based, in step order) of a run; unknown steps become ''. */
@@ -134,6 +146,8 @@ export class BotEngine {
   private readonly idleMs: number
   private readonly activityLimit: number
   private readonly sweepTimer: NodeJS.Timeout
+  /** The replies of the `act()` running in this async context (see {@link decide}). */
+  private readonly deliveries = new AsyncLocalStorage<Deliveries>()
 
   constructor(private readonly deps: BotEngineDeps) {
     this.now = () => new Date(deps.clock.now())
@@ -170,6 +184,30 @@ export class BotEngine {
    * actions; errors are the pipeline's to log.
    */
   async decide(instanceId: string, msg: InboundMessage): Promise<BotPlan> {
+    const plan = await this.plan(instanceId, msg)
+    // A reply of `act()` is awaited until it has its place in the send queue, not until it is sent
+    // and logged: the pipeline handles the instance's next message once `act()` is done, and waiting
+    // for the delivery (the "typing…" pause, the Signal session's commit, the log write) held every
+    // later message of the instance for it (docs/benchmarks.md "Where a bot reply's time goes"). What
+    // a later decision reads (a pause, a survey's step, a claimed default message) is written before
+    // the reply is queued; the replies go out in queue order. `delivered()` waits for the rest.
+    const deliveries: Deliveries = { open: true, sends: [] }
+    return {
+      record: plan.record,
+      act: () =>
+        this.deliveries.run(deliveries, async () => {
+          try {
+            return await plan.act()
+          } finally {
+            // Sends started later in this context (an assistant's answer, long after) wait whole.
+            deliveries.open = false
+          }
+        }),
+      delivered: async () => void (await Promise.allSettled(deliveries.sends))
+    }
+  }
+
+  private async plan(instanceId: string, msg: InboundMessage): Promise<BotPlan> {
     const inst = this.deps.repos.instances.find(instanceId)
     if (!inst) return silent({ action: 'none', reason: 'instance_deleted' })
     // The owner wrote from the phone: a person is handling this chat, the bot pauses there.
@@ -505,9 +543,25 @@ export class BotEngine {
     await this.deps.repos.surveyRuns.replace(run)
   }
 
+  /**
+   * Sends a reply. Inside an `act()` (see {@link decide}) it resolves once the reply is queued, and
+   * its delivery is awaited by `delivered()`, a failure then logged here; a failure before it was
+   * queued (not connected) rejects as elsewhere, where it resolves once sent and logged.
+   */
   private async reply(inst: Instance, ctx: ActionContext, template: string, fill?: (text: string) => string): Promise<void> {
     const text = renderReply(template, { name: ctx.pushName, number: ctx.contactJid }, this.random, fill)
-    await this.deps.messages.send(inst, ctx.chatId, { kind: 'text', text }, { source: 'bot' })
+    const deliveries = this.deliveries.getStore()
+    if (!deliveries?.open) {
+      await this.deps.messages.send(inst, ctx.chatId, { kind: 'text', text }, { source: 'bot' })
+      return
+    }
+    let queued = false
+    let onQueued!: () => void
+    const inQueue = new Promise<void>((resolve) => (onQueued = resolve))
+    const sending = this.deps.messages.send(inst, ctx.chatId, { kind: 'text', text }, { source: 'bot', onQueued: () => ((queued = true), onQueued()) })
+    // Before it was queued, the failure is this act's to throw (the pipeline logs it); after, ours to log.
+    deliveries.sends.push(sending.catch((err: unknown) => queued && this.deps.logger.error({ err, instanceId: inst._id, chatId: ctx.chatId }, 'a bot reply could not be sent')))
+    await Promise.race([inQueue, sending])
   }
 
   private async runActions(inst: Instance, msg: InboundMessage, ctx: ActionContext, action: Action | undefined): Promise<ActionOutcome[]> {

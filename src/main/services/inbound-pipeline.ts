@@ -3,7 +3,10 @@
  * deduplicated by id (a reconnect can deliver the same message again); the registered handlers (the
  * bot engine) decide what to do with it; it is logged with their decision record and announced on the
  * event bus; then the handlers act (reply) while those writes are in flight. Messages of one instance are
- * processed one at a time, so a contact's answers reach a survey in the order they were sent.
+ * processed one at a time, so a contact's answers reach a survey in the order they were sent; the next
+ * one starts once the handlers have acted, while their replies may still be on their way
+ * (InboundPlan.delivered: the "typing…" pause, the Signal session's commit, the log write). Changes to
+ * logged messages and a LID's re-keying wait for those replies, since they act on the log.
  */
 import { boundedLru } from '../lru'
 import type { ChatIdentity, InboundMessage, MessageChange } from '../channel/types'
@@ -17,7 +20,18 @@ import { sentByOfSource } from '../../shared/domain/sent-by'
  * A consumer of inbound messages (the bot engine): it decides first — the decision record, kept in the
  * log entry as `bot` and sent with the `onMessage` webhook — then acts (replies, actions).
  */
-export type InboundHandler = (instanceId: string, message: InboundMessage) => Promise<{ record?: BotDecisionRecord; act(): Promise<unknown> }>
+export type InboundHandler = (instanceId: string, message: InboundMessage) => Promise<InboundPlan>
+
+/**
+ * A handler's decision on a message: its record, what it does (`act`), and, when `act` leaves work
+ * under way that no later decision depends on (a reply being sent and logged), `delivered` for it.
+ */
+export interface InboundPlan {
+  record?: BotDecisionRecord
+  act(): Promise<unknown>
+  /** Resolves once what `act` left under way is done. Never rejects. */
+  delivered?(): Promise<void>
+}
 
 /** Where changes to logged messages go (services/messages/message-changes.ts). Never rejects. */
 export type ChangeHandler = (instanceId: string, change: MessageChange) => Promise<void>
@@ -62,6 +76,8 @@ export class InboundPipeline {
   private readonly identityHandlers: IdentityHandler[] = []
   private changeHandler: ChangeHandler | null = null
   private readonly queues = new Map<string, Promise<void>>()
+  /** Per instance, the replies under way of messages already handled (InboundPlan.delivered). */
+  private readonly delivering = new Map<string, Set<Promise<void>>>()
   /** LID→number links already applied, by `instanceId/lid`: a link is re-keyed once. */
   private readonly known = boundedLru<string, string>(10_000)
 
@@ -90,12 +106,45 @@ export class InboundPipeline {
   change(instanceId: string, change: MessageChange): Promise<void> {
     const handler = this.changeHandler
     if (!handler) return Promise.resolve()
-    return this.enqueue(instanceId, () => handler(instanceId, change), { messageId: change.id, change: change.kind })
+    return this.enqueue(instanceId, async () => {
+      await this.delivered(instanceId)
+      await handler(instanceId, change)
+    }, { messageId: change.id, change: change.kind })
   }
 
-  /** Processes one message; resolves when every handler is done. Never rejects. */
+  /**
+   * Processes one message; resolves when every handler is done, its replies sent and logged. The
+   * instance's next message is handled once this one's handlers have acted, without waiting for
+   * their replies' delivery (InboundPlan.delivered). Never rejects.
+   */
   process(instanceId: string, message: InboundMessage): Promise<void> {
-    return this.enqueue(instanceId, () => this.handle(instanceId, message), { messageId: message.id })
+    let delivered: Promise<void> = Promise.resolve()
+    const handled = this.enqueue(instanceId, async () => {
+      const plans = await this.handle(instanceId, message)
+      delivered = this.track(instanceId, Promise.all(plans.map((p) => p.delivered?.() ?? Promise.resolve())).then(() => undefined))
+    }, { messageId: message.id })
+    return handled.then(() => delivered)
+  }
+
+  /** Keeps `delivery` among the instance's replies under way until it is done; answers it. */
+  private track(instanceId: string, delivery: Promise<void>): Promise<void> {
+    let set = this.delivering.get(instanceId)
+    if (!set) this.delivering.set(instanceId, (set = new Set()))
+    set.add(delivery)
+    void delivery.then(() => {
+      set.delete(delivery)
+      if (set.size === 0 && this.delivering.get(instanceId) === set) this.delivering.delete(instanceId)
+    })
+    return delivery
+  }
+
+  /**
+   * Resolves once the replies under way of the messages handled so far are sent and logged: a change
+   * (a reaction to a reply) and a LID's re-keying act on the log, so they wait for those entries.
+   */
+  private async delivered(instanceId: string): Promise<void> {
+    const set = this.delivering.get(instanceId)
+    if (set) await Promise.all(set)
   }
 
   /**
@@ -111,6 +160,7 @@ export class InboundPipeline {
   }
 
   private async rekey(instanceId: string, identity: ChatIdentity): Promise<void> {
+    await this.delivered(instanceId)
     const moved = await this.deps.repos.messages.rekeyChat(instanceId, identity.lid, identity.pn)
     for (const handler of this.identityHandlers) {
       try {
@@ -136,11 +186,12 @@ export class InboundPipeline {
     return tail
   }
 
-  private async handle(instanceId: string, message: InboundMessage): Promise<void> {
-    if (!this.deps.repos.instances.find(instanceId)) return
+  /** Answers the plans it acted on (none for a dropped message). */
+  private async handle(instanceId: string, message: InboundMessage): Promise<InboundPlan[]> {
+    if (!this.deps.repos.instances.find(instanceId)) return []
     const known = await this.deps.repos.messages.find(instanceId, message.id)
     // A redelivery is dropped, unless it is the real message behind a placeholder (or another placeholder).
-    if (known && (known.type !== 'undecryptable' || message.type === 'undecryptable')) return
+    if (known && (known.type !== 'undecryptable' || message.type === 'undecryptable')) return []
     const logged = loggedEntryOf(message)
     // The placeholder waits in the log ("waiting for this message"); nothing answers it.
     const plans = message.type === 'undecryptable' ? [] : await this.decide(instanceId, message)
@@ -153,9 +204,10 @@ export class InboundPipeline {
     const logging = known ? this.deps.repos.messages.update(instanceId, message.id, (({ id: _id, ...fields }) => fields)(logged)) : this.deps.repos.messages.append(instanceId, logged)
     const stored = Promise.all([logging, this.deps.events.emitDurable('message', { instanceId, message: logged, inbound: message }, logging)])
     await Promise.all([stored, this.act(instanceId, message, plans)])
+    return plans
   }
 
-  private async decide(instanceId: string, message: InboundMessage): Promise<Array<{ record?: BotDecisionRecord; act(): Promise<unknown> }>> {
+  private async decide(instanceId: string, message: InboundMessage): Promise<InboundPlan[]> {
     const plans = []
     for (const handler of this.handlers) {
       try {

@@ -31,6 +31,11 @@ export interface SendOptions {
   type?: string
   /** Who sent it when a person or a script key did (the bot, outreach and the phone are known by `source`). */
   sentBy?: SentBy
+  /**
+   * Told once the message has its place in the instance's send queue (it goes out in that order,
+   * after those queued before it), before it is sent and logged: what the bot's replies wait for.
+   */
+  onQueued?: () => void
 }
 
 /** The text a log entry shows for a content. */
@@ -137,7 +142,9 @@ export class Outbound {
     let sent: SentMessage
     try {
       // Bot replies and outreach show "typing…" first, like a person writing; API sends go out at once.
-      sent = await session.send(jid, content, { composing: COMPOSING_SOURCES.has(opts.source) })
+      const sending = session.send(jid, content, { composing: COMPOSING_SOURCES.has(opts.source) })
+      opts.onQueued?.()
+      sent = await sending
     } catch (err) {
       // The network refused or lost the send: not a bug of ours, and nothing was sent.
       if (err instanceof ChannelError && (err.code === 'NOT_CONNECTED' || err.code === 'SEND_FAILED')) throw conflict(err.message)
