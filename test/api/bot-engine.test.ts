@@ -169,6 +169,27 @@ describe('gates', () => {
     expect(await say('hi', { id: 'DUP1' })).toEqual([])
   })
 
+  it('a redelivered answer to a survey changes nothing: the survey stays at the step the first delivery left it', async () => {
+    await h.call({ method: 'POST', url: '/survey', payload: { ...creds, title: 'Booking', keyword: 'book', reply: 'For how many people?', sort_id: 1 } })
+    await h.call({ method: 'POST', url: '/survey', payload: { ...creds, title: 'Booking', keyword: '', reply: 'At what time?', sort_id: 2 } })
+    await h.call({ method: 'POST', url: '/survey', payload: { ...creds, title: 'Booking', keyword: '', reply: 'See you then!', sort_id: 3 } })
+    expect(texts(await say('book'))).toEqual(['For how many people?'])
+    expect(texts(await say('four', { id: 'ANS1' }))).toEqual(['At what time?'])
+    // The same message again (a reconnect redelivers it): no reply, and the run did not move on.
+    expect(await say('four', { id: 'ANS1' })).toEqual([])
+    expect(texts(await say('at 8'))).toEqual(['See you then!'])
+  })
+
+  it('a message redelivered after the default message’s window does not use up the next one', async () => {
+    await put('/chatapp/updateActions', { send_default_msg: true })
+    await put('/chatapp/updateGeneral', { default_msg: 'We will answer soon.' })
+    expect(texts(await say('anyone there?', { id: 'OLD1' }))).toEqual(['We will answer soon.'])
+    now = new Date(now.getTime() + 25 * 3600_000)
+    // A day later the phone redelivers it: dropped, and the window's default message is still unclaimed.
+    expect(await say('anyone there?', { id: 'OLD1' })).toEqual([])
+    expect(texts(await say('hello again'))).toEqual(['We will answer soon.'])
+  })
+
   it('honours reply_msgs, reply_group_msgs and reply_unread_msgs', async () => {
     const group = { chatId: '120363000000000001@g.us', participant: CUSTOMER }
     expect(texts(await say('hi', group))).toEqual(['hello!'])

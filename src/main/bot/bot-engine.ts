@@ -6,8 +6,9 @@
  * 0. Hand-off: a message the owner typed on the phone pauses the bot for that chat; a paused chat
  *    gets no answer; a customer's hand-off keyword pauses it until resumed (docs/design.md §13).
  * 1. Gates: own messages, status broadcasts/newsletters, `reply_msgs`, `reply_group_msgs`,
- *    `reply_unread_msgs` (offline backlog), active days and hours in `bot_timezone`. Duplicates never
- *    get here: the pipeline drops a message id it has logged already.
+ *    `reply_unread_msgs` (offline backlog), active days and hours in `bot_timezone`. Duplicates: the
+ *    pipeline asks the log while the decision runs, which stops before it writes anything when the
+ *    message id is logged already; the pipeline drops that plan.
  * 2. A reply with the number or title of an option the bot sent to that chat counts as pressing it.
  * 3. A running survey takes the message as the answer to its current step.
  * 4. Else the first step of a survey whose trigger matches starts it.
@@ -183,8 +184,8 @@ export class BotEngine {
    * webhook before the replies go out (docs/design.md §13). `act()` sends the replies and runs the
    * actions; errors are the pipeline's to log.
    */
-  async decide(instanceId: string, msg: InboundMessage): Promise<BotPlan> {
-    const plan = await this.plan(instanceId, msg)
+  async decide(instanceId: string, msg: InboundMessage, isNew: Promise<boolean> = Promise.resolve(true)): Promise<BotPlan> {
+    const plan = await this.plan(instanceId, msg, isNew)
     // A reply of `act()` is awaited until it has its place in the send queue, not until it is sent
     // and logged: the pipeline handles the instance's next message once `act()` is done, and waiting
     // for the delivery (the "typing…" pause, the Signal session's commit, the log write) held every
@@ -207,7 +208,8 @@ export class BotEngine {
     }
   }
 
-  private async plan(instanceId: string, msg: InboundMessage): Promise<BotPlan> {
+  /** The plan (see {@link decide}); nothing is written before `isNew` says the message is not a redelivery. */
+  private async plan(instanceId: string, msg: InboundMessage, isNew: Promise<boolean>): Promise<BotPlan> {
     const inst = this.deps.repos.instances.find(instanceId)
     if (!inst) return silent({ action: 'none', reason: 'instance_deleted' })
     // The owner wrote from the phone: a person is handling this chat, the bot pauses there.
@@ -243,7 +245,9 @@ export class BotEngine {
     const runRead = mayAnswer ? this.deps.repos.surveyRuns.inProgress(inst._id, msg.chatId, msg.senderId) : undefined
     inputRead?.catch(() => undefined)
     runRead?.catch(() => undefined)
-    const paused = await this.deps.handoff.activePause(inst._id, msg.chatId)
+    // Whether the log holds it already is asked meanwhile: past this point the decision may write.
+    const [paused, fresh] = await Promise.all([this.deps.handoff.activePause(inst._id, msg.chatId), isNew])
+    if (!fresh) return silent({ action: 'none', reason: 'duplicate' })
     if (paused) return silent({ action: 'none', reason: 'paused' })
     if (this.deps.handoff.asksForPerson(inst, msg.text)) {
       return {

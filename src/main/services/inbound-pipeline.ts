@@ -20,7 +20,11 @@ import { sentByOfSource } from '../../shared/domain/sent-by'
  * A consumer of inbound messages (the bot engine): it decides first — the decision record, kept in the
  * log entry as `bot` and sent with the `onMessage` webhook — then acts (replies, actions).
  */
-export type InboundHandler = (instanceId: string, message: InboundMessage) => Promise<InboundPlan>
+/**
+ * `isNew` resolves false for a message already logged (a redelivery): the handler may decide while the
+ * log is being asked, but must not change anything before it knows (its plan is then dropped).
+ */
+export type InboundHandler = (instanceId: string, message: InboundMessage, isNew: Promise<boolean>) => Promise<InboundPlan>
 
 /**
  * A handler's decision on a message: its record, what it does (`act`), and, when `act` leaves work
@@ -189,12 +193,17 @@ export class InboundPipeline {
   /** Answers the plans it acted on (none for a dropped message). */
   private async handle(instanceId: string, message: InboundMessage): Promise<InboundPlan[]> {
     if (!this.deps.repos.instances.find(instanceId)) return []
-    const known = await this.deps.repos.messages.find(instanceId, message.id)
-    // A redelivery is dropped, unless it is the real message behind a placeholder (or another placeholder).
-    if (known && (known.type !== 'undecryptable' || message.type === 'undecryptable')) return []
-    const logged = loggedEntryOf(message)
+    // The log is asked while the handlers decide (one wait for the database threads, not two in a
+    // row): a redelivery is dropped, unless it is the real message behind a placeholder (or another
+    // placeholder); the handlers change nothing before they know (InboundHandler).
+    const lookup = this.deps.repos.messages.find(instanceId, message.id)
+    const isNew = lookup.then((known) => !(known && (known.type !== 'undecryptable' || message.type === 'undecryptable')))
+    isNew.catch(() => undefined)
     // The placeholder waits in the log ("waiting for this message"); nothing answers it.
-    const plans = message.type === 'undecryptable' ? [] : await this.decide(instanceId, message)
+    const deciding = message.type === 'undecryptable' ? Promise.resolve([]) : this.decide(instanceId, message, isNew)
+    const [known, fresh, plans] = await Promise.all([lookup, isNew, deciding])
+    if (!fresh) return []
+    const logged = loggedEntryOf(message)
     const record = plans.find((p) => p.record)?.record
     if (record) logged.bot = record
     // Logging the message and queueing its webhooks are writes (group-committed, fsynced); the replies
@@ -207,11 +216,11 @@ export class InboundPipeline {
     return plans
   }
 
-  private async decide(instanceId: string, message: InboundMessage): Promise<InboundPlan[]> {
+  private async decide(instanceId: string, message: InboundMessage, isNew: Promise<boolean>): Promise<InboundPlan[]> {
     const plans = []
     for (const handler of this.handlers) {
       try {
-        plans.push(await handler(instanceId, message))
+        plans.push(await handler(instanceId, message, isNew))
       } catch (err) {
         this.deps.logger.error({ err, instanceId, messageId: message.id }, 'inbound handler failed')
       }

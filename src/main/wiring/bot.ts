@@ -45,7 +45,7 @@ export function wireBot(
     options: opts.bot,
     ...(mine ? { mine } : {})
   })
-  deps.inbound.use((instanceId, message) => bot.decide(instanceId, message))
+  deps.inbound.use((instanceId, message, isNew) => bot.decide(instanceId, message, isNew))
   deps.inbound.useIdentity((instanceId, identity) => bot.rekeyContact(instanceId, identity))
   return { bot, mailer, engine: { name: 'bot', close: () => bot.close() }, mail: { name: 'mailer', close: () => mailer.close() } }
 }
