@@ -18,11 +18,9 @@ import { sentByOfSource } from '../../shared/domain/sent-by'
 
 /**
  * A consumer of inbound messages (the bot engine): it decides first — the decision record, kept in the
- * log entry as `bot` and sent with the `onMessage` webhook — then acts (replies, actions).
- */
-/**
- * `isNew` resolves false for a message already logged (a redelivery): the handler may decide while the
- * log is being asked, but must not change anything before it knows (its plan is then dropped).
+ * log entry as `bot` and sent with the `onMessage` webhook — then acts (replies, actions). `isNew`
+ * resolves false for a message already logged (a redelivery): the handler may decide while the log is
+ * being asked, but must not change anything before it knows (its plan is then dropped).
  */
 export type InboundHandler = (instanceId: string, message: InboundMessage, isNew: Promise<boolean>) => Promise<InboundPlan>
 
