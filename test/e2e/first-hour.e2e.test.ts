@@ -175,6 +175,9 @@ describe('the first hour in the browser', { timeout: 120_000 }, () => {
     const code = /invite=([^&]+)/.exec(invite.invite_url as string)![1]!
     const accepted = await fetch(`${serve.url}/auth/accept-invite`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, password: 'a-long-password-1' }) })
     expect(accepted.status).toBe(200)
+    // What the first screen asks: the server must say so at once (a full run once timed out below).
+    const methods = (await (await fetch(`${serve.url}/auth/methods`)).json()) as { data?: { passwords?: boolean } }
+    expect(methods.data?.passwords, JSON.stringify(methods)).toBe(true)
     for (const [width, height] of SIZES) {
       const page = await newPage(width, height)
       await page.goto(serve.url)
