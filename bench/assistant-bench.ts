@@ -6,9 +6,11 @@
  * 1. The desk's own time around the model call, with an OpenAI-compatible endpoint on loopback that
  *    answers at once (test/support/openai-fake.ts, in a process of its own: ./openai-fake-process.ts): a sandbox instance with 200 knowledge entries
  *    (4,000 passages), 300 distinct questions over 60 chats (each with its history) after 100 to warm
- *    up; each message decided and scheduled, then its settings, budget, history and knowledge read, the
- *    prompt built and the answer read until the reply is handed to the outbound path — less the model
- *    call (the SDK and the endpoint) and the debounce (0 here). Wall time, and the main thread's CPU
+ *    up; from the start of each message's decision (the bot engine's reads, which the assistant's
+ *    join: src/main/assistant/assistant-responder.ts `prepare`) until it is scheduled, then its
+ *    settings, budget, history and knowledge read, the prompt built and the answer read until the
+ *    reply is handed to the outbound path — less the model call (the SDK and the endpoint) and the
+ *    debounce (0 here). Wall time, and the main thread's CPU
  *    time in the same spans (what the thread serving every request spends; the SQLite threads' work
  *    is in the wall time only). Target: p99 ≤ 5 ms. Beside it,
  *    the model call through the SDK and, as the same run's baseline, the same request as a bare

@@ -14,6 +14,7 @@ import { startOpenAiFake, type OpenAiFake } from '../support/openai-fake'
 import { internalsOf } from '../../src/main/core'
 import { SandboxSession } from '../../src/main/channel/sandbox-channel'
 import { createHandlers } from '../../src/main/ui-contract/handlers'
+import type { InboundMessage } from '../../src/main/channel/types'
 import { WEBHOOK_EVENTS, type BotActivity, type ChatPause, type LoggedMessage } from '../../src/shared/schemas/records'
 
 let h: Harness
@@ -92,6 +93,88 @@ describe('answering', () => {
       { role: 'user', content: 'When do you open on Sunday?' },
       { role: 'assistant', content: 'On Sunday we open at 18:00, Ann.' },
       { role: 'user', content: 'And do you deliver?' }
+    ])
+  })
+
+  it('reads its settings and the chat’s answers beside the bot’s own reads, not after them; an assistant seen off is read only when no intent answers, and its switching on counts at once', async () => {
+    const responder = internalsOf(h.core).responder
+    const started: unknown[] = []
+    const given: unknown[] = []
+    const prepare = responder.prepare.bind(responder)
+    const plan = responder.plan.bind(responder)
+    responder.prepare = (inst, msg) => {
+      const ahead = prepare(inst, msg)
+      started.push(ahead)
+      return ahead
+    }
+    responder.plan = (...args) => {
+      given.push(args[4])
+      return plan(...args)
+    }
+    let n = 0
+    const message = (text: string): InboundMessage => ({ id: `AHEAD${++n}`, chatId: CHAT, senderId: CHAT, fromMe: false, pushName: 'Ann', type: 'text', text, timestamp: Math.floor(now / 1000), offline: false })
+    let fresh!: (isNew: boolean) => void
+    const deciding = h.core.bot.decide(instanceId, message('Do you deliver?'), new Promise<boolean>((resolve) => (fresh = resolve)))
+    // The engine waits for its own reads (the log's duplicate check, held here): the assistant's are under way.
+    expect(started).toHaveLength(1)
+    expect(started[0]).toMatchObject({ instanceId, chatId: CHAT })
+    expect(given).toEqual([])
+    fresh(true)
+    const decided = await deciding
+    expect(decided.record).toEqual({ action: 'assistant', ref: 'fake-chat' })
+    expect(given[0]).toBe(started[0])
+
+    // Switched off: the plan reads it so; the next message reads nothing ahead and gets the default message.
+    await ok('PUT', '/chatapp/assistant', { enabled: false })
+    expect((await h.core.bot.decide(instanceId, message('And on Sunday?'))).record).toEqual({ action: 'default' })
+    expect((await h.core.bot.decide(instanceId, message('Hello?'))).record).toEqual({ action: 'none', reason: 'default_sent_recently' })
+    expect(started.slice(1)).toEqual([expect.objectContaining({ instanceId }), null])
+    // Switched on again: the very next message is the assistant's.
+    await ok('PUT', '/chatapp/assistant', { enabled: true })
+    expect((await h.core.bot.decide(instanceId, message('Are you open?'))).record).toEqual({ action: 'assistant', ref: 'fake-chat' })
+    expect(started.at(-1)).toBeNull()
+  })
+
+  it('reads an answer’s history, tokens and knowledge with its message’s decision when it will start at once, and the model sees the chat as it was', async () => {
+    const responder = internalsOf(h.core).responder
+    const started: Array<ReturnType<typeof responder.prepare>> = []
+    const prepare = responder.prepare.bind(responder)
+    responder.prepare = (inst, msg) => {
+      const ahead = prepare(inst, msg)
+      started.push(ahead)
+      return ahead
+    }
+    fake.script({ reply: 'Yes, within 5 km.' })
+    await customer('Do you deliver?')
+    await settled()
+    // The first message: the settings were not known yet, so only the decision's own reads went ahead.
+    expect(started[0]).not.toHaveProperty('answer')
+    fake.script({ reply: 'Free above 20 euros.' })
+    await customer('Is delivery free?')
+    await settled()
+    expect(started[1]).toHaveProperty('answer')
+    expect(fake.chats()[1]!.messages.slice(1)).toEqual([
+      { role: 'user', content: 'Do you deliver?' },
+      { role: 'assistant', content: 'Yes, within 5 km.' },
+      { role: 'user', content: 'Is delivery free?' }
+    ])
+    // Its knowledge was found with those reads: the passage about delivery.
+    expect(fake.chats()[1]!.messages[0]!.content).toContain('free above 20 euros')
+    // With a debounce the answer waits, and reads when it starts: what the first message read ahead
+    // (the settings last read had no debounce) goes unused, and the next message reads nothing ahead.
+    await ok('PUT', '/chatapp/assistant', { debounce_ms: 50 })
+    fake.script({ reply: 'Until 23:00.' })
+    await customer('How late do you deliver?')
+    await customer('On Sunday?')
+    await settled()
+    expect(started.slice(2).map((a) => a !== null && 'answer' in a)).toEqual([true, false])
+    expect(fake.chats()).toHaveLength(3)
+    expect(fake.chats()[2]!.messages.slice(1)).toEqual([
+      { role: 'user', content: 'Do you deliver?' },
+      { role: 'assistant', content: 'Yes, within 5 km.' },
+      { role: 'user', content: 'Is delivery free?' },
+      { role: 'assistant', content: 'Free above 20 euros.' },
+      { role: 'user', content: 'How late do you deliver?\nOn Sunday?' }
     ])
   })
 

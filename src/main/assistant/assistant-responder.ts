@@ -26,16 +26,16 @@ import type { Clock } from '../clock'
 import type { Logger } from '../logger'
 import type { Repositories } from '../store/repos'
 import type { ActionContext } from '../bot/action-runner'
-import type { AssistantGate, BotPlan } from '../bot/bot-engine'
+import type { AssistantGate, AssistantReadsAhead, BotPlan } from '../bot/bot-engine'
 import { renderReply } from '../domain/reply-template'
 import type { AssistantOutcome, AssistantSettings } from '../../shared/schemas/assistant'
-import type { BotActivity, BotDecisionRecord, Instance } from '../../shared/schemas/records'
+import type { BotActivity, BotDecisionRecord, Instance, LoggedMessage } from '../../shared/schemas/records'
 import { assistantReady } from './assistant-settings'
 import { FAILURE_TEXT, type AssistantService } from './assistant-service'
 import type { Circuits } from './circuits'
 import { turnsOf } from './history'
 import type { ModelClient, ModelEndpoint } from './model-client'
-import { cpuMs, type ModelTurn, type TurnResult } from './model-turn'
+import { cpuMs, type ModelTurn, type TurnReads, type TurnResult } from './model-turn'
 import { usageDay } from './shop-facts'
 
 /** The default message as a fallback goes to a chat at most once in this window (ms). */
@@ -73,7 +73,9 @@ export interface AssistantResponderDeps {
   random?: () => number
   /**
    * Told, for each answer sent, the desk's own time around the model call and the model call's (ms;
-   * the benchmark): the latest message's decision until its answer was scheduled, plus the answer's
+   * the benchmark): the latest message's decision (from the start of the bot engine's reads, which
+   * the assistant's join; from its own plan when it read nothing ahead) until its answer was
+   * scheduled, plus the answer's
    * start until the reply was handed to the outbound path, less the model call. Left out: the
    * debounce's wait, while the event loop does other work (the message's own logging, here).
    */
@@ -90,6 +92,27 @@ export interface AnswerTiming {
   modelMs: number
 }
 
+/** A message's reads started beside the bot engine's ({@link AssistantResponder.prepare}). */
+interface ReadsAhead extends AssistantReadsAhead {
+  chatId: string
+  /** When the reads started (performance.now(), process.threadCpuUsage()): the answer's own time counts from here. */
+  began: number
+  beganCpu: NodeJS.CpuUsage
+  settings: Promise<AssistantSettings>
+  /** The chat's answers since an hour before the reads started. */
+  lastHour: Promise<number>
+  /** The answer's reads, when it was expected to start at once (see {@link AssistantResponder.prepare}). */
+  answer?: AnswerReads
+}
+
+/** An answer's reads started with its message's decision: the chat's latest messages and the turn's own. */
+interface AnswerReads {
+  /** How many of the chat's latest messages `history` asked for. */
+  limit: number
+  history: Promise<LoggedMessage[]>
+  turn: TurnReads
+}
+
 /** Messages of a chat waiting for their answer. */
 interface PendingChat {
   instanceId: string
@@ -104,6 +127,8 @@ interface PendingChat {
   /** The latest message's decision: how long until it was scheduled (ms, wall and CPU). */
   decidedMs: number
   decidedCpuMs: number
+  /** The answer's reads started with the first message's decision, while they still fit (one message, settings as expected). */
+  early: AnswerReads | undefined
   /** Whether the answer had to wait for the chat's previous answer (set when it leaves the debounce). */
   queuedBehind: boolean
   /** When the answer began (the debounce over; performance.now(), process.threadCpuUsage()). */
@@ -114,23 +139,55 @@ interface PendingChat {
 export class AssistantResponder implements AssistantGate {
   private readonly pending = new Map<string, PendingChat>()
   private readonly chains = new Map<string, Promise<void>>()
+  /** Per instance, its settings as last read: a hint for reading ahead, never a decision. */
+  private readonly seen = new Map<string, AssistantSettings>()
   private closed = false
 
   constructor(private readonly deps: AssistantResponderDeps) {}
 
-  async answersOutsideHours(instanceId: string): Promise<boolean> {
-    const s = await this.deps.service.settingsOf(instanceId)
+  /**
+   * Starts a message's reads for {@link plan} while the bot engine reads its own (docs/assistant.md
+   * "How a customer's message is answered"): the settings and the chat's answers in the last hour;
+   * and when the settings last read say the answer starts at once (no debounce) and no answer of the
+   * chat waits or is under way, the answer's reads too (the chat's latest messages, the day's tokens
+   * and the key, the knowledge's text search), used if the answer does start at once.
+   *
+   * None for a group's message, or while the instance's assistant was off when last read: its plan
+   * then reads the settings itself, so a switch turned on meanwhile counts at once. The reads are
+   * wasted when an intent answers: a few keyed reads and a search on the reader threads, while the
+   * reply, which does not wait for them, goes out.
+   */
+  prepare(inst: Instance, msg: InboundMessage): ReadsAhead | null {
+    const last = this.seen.get(inst._id)
+    if (isGroupJid(msg.chatId) || (last && !assistantReady(last))) return null
+    const began = performance.now()
+    const beganCpu = process.threadCpuUsage()
+    const ahead: ReadsAhead = { instanceId: inst._id, chatId: msg.chatId, began, beganCpu, ...this.reads(inst._id, msg.chatId) }
+    const key = `${inst._id}\n${msg.chatId}`
+    const question = msg.text.trim()
+    if (last && last.debounce_ms === 0 && question && msg.type !== 'audio' && !this.pending.has(key) && !this.chains.has(key)) {
+      const limit = last.history_messages + 1
+      ahead.answer = { limit, history: this.deps.repos.messages.list(inst._id, { chatId: msg.chatId, limit }), turn: this.deps.turn.startReads(inst, question) }
+      ahead.answer.history.catch(() => undefined)
+    }
+    // Unused when an intent answers; a failure reaches the plan that awaits it.
+    ahead.settings.then((s) => this.seen.set(inst._id, s)).catch(() => undefined)
+    ahead.lastHour.catch(() => undefined)
+    return ahead
+  }
+
+  async answersOutsideHours(instanceId: string, ahead: AssistantReadsAhead | null): Promise<boolean> {
+    const s = await (ahead?.instanceId === instanceId ? (ahead as ReadsAhead).settings : this.deps.service.settingsOf(instanceId))
     return assistantReady(s) && s.outside_hours
   }
 
-  async plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean): Promise<BotPlan | null> {
-    const began = performance.now()
-    const beganCpu = process.threadCpuUsage()
+  async plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean, ahead: AssistantReadsAhead | null = null): Promise<BotPlan | null> {
     if (isGroupJid(msg.chatId)) return null
-    // Read together (one wait for the reader threads, not two): the count is a keyed read, wasted
-    // only when the assistant is off.
-    const hourAgo = this.deps.clock.now() - 3_600_000
-    const [settings, lastHour] = await Promise.all([this.deps.service.settingsOf(inst._id), this.deps.repos.assistant.repliesSince(inst._id, msg.chatId, hourAgo)])
+    const given = ahead as ReadsAhead | null
+    const reads = given && given.instanceId === inst._id && given.chatId === msg.chatId ? given : { began: performance.now(), beganCpu: process.threadCpuUsage(), ...this.reads(inst._id, msg.chatId) }
+    const { began, beganCpu } = reads
+    const [settings, lastHour] = await Promise.all([reads.settings, reads.lastHour])
+    this.seen.set(inst._id, settings)
     if (!assistantReady(settings)) return null
     const voice = msg.type === 'audio' && settings.transcribe_voice
     if (!msg.text.trim() && !voice) return null
@@ -140,10 +197,16 @@ export class AssistantResponder implements AssistantGate {
     return {
       record: { action: 'assistant', ref: settings.model },
       act: async () => {
-        this.enqueue(inst, msg, ctx, outsideHours, settings, began, beganCpu)
+        this.enqueue(inst, msg, ctx, outsideHours, settings, began, beganCpu, 'answer' in reads ? reads.answer : undefined)
         return { kind: 'none' }
       }
     }
+  }
+
+  /** The settings and the chat's answers in the last hour, read together (one wait for the reader threads, not two). */
+  private reads(instanceId: string, chatId: string): Pick<ReadsAhead, 'settings' | 'lastHour'> {
+    const hourAgo = this.deps.clock.now() - 3_600_000
+    return { settings: this.deps.service.settingsOf(instanceId), lastHour: this.deps.repos.assistant.repliesSince(instanceId, chatId, hourAgo) }
   }
 
   /** Resolves when no answer is waiting or being written (tests, benchmarks, close). */
@@ -160,16 +223,17 @@ export class AssistantResponder implements AssistantGate {
     this.closed = true
   }
 
-  private enqueue(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean, settings: AssistantSettings, since: number, sinceCpu: NodeJS.CpuUsage): void {
+  private enqueue(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean, settings: AssistantSettings, since: number, sinceCpu: NodeJS.CpuUsage, early: AnswerReads | undefined): void {
     if (this.closed) return
     const key = `${inst._id}\n${msg.chatId}`
     let p = this.pending.get(key)
     if (!p) {
-      p = { instanceId: inst._id, chatId: msg.chatId, messages: [], ctx, outsideHours, settings, cancel: null, decidedMs: 0, decidedCpuMs: 0, queuedBehind: false, flushedAt: 0, flushedCpu: process.threadCpuUsage() }
+      p = { instanceId: inst._id, chatId: msg.chatId, messages: [], ctx, outsideHours, settings, cancel: null, decidedMs: 0, decidedCpuMs: 0, early, queuedBehind: false, flushedAt: 0, flushedCpu: process.threadCpuUsage() }
       this.pending.set(key, p)
       if (!this.chains.has(key)) void this.deps.ports.typing(inst._id, msg.chatId, true).catch(() => undefined)
     }
-    p.messages.push(msg)
+    // A burst answers several messages: the first one's reads ahead do not hold the others.
+    if (p.messages.push(msg) > 1) p.early = undefined
     p.ctx = { ...ctx, text: p.messages.map((m) => m.text).filter(Boolean).join('\n') }
     p.outsideHours = outsideHours
     p.settings = settings
@@ -217,11 +281,14 @@ export class AssistantResponder implements AssistantGate {
       // uses what the decision read a moment ago (the bot engine reads the pause before asking).
       const waited = p.settings.debounce_ms > 0 || p.queuedBehind
       const historyOf = (s: AssistantSettings) => this.deps.repos.messages.list(inst._id, { chatId: p.chatId, limit: s.history_messages + ids.length })
+      // Read with the message's decision (prepare): the chat's messages then are its messages now,
+      // unless the answer waited, and the turn's reads are of the same question.
+      const early = !waited && p.early && p.early.limit >= p.settings.history_messages + ids.length ? p.early : undefined
       // The turn's own reads (budget, key, knowledge) join that wait when the question is already
       // known, i.e. no voice note waits for its transcription.
       const plain = p.messages.some((m) => m.type === 'audio' && !m.text.trim()) ? '' : p.messages.map((m) => m.text.trim()).filter(Boolean).join('\n')
-      const reads = plain ? this.deps.turn.startReads(inst, plain) : undefined
-      const [settings, paused, read] = await Promise.all([waited ? this.deps.service.settingsOf(inst._id) : p.settings, waited ? this.deps.ports.paused(inst._id, p.chatId) : false, historyOf(p.settings)])
+      const reads = early ? early.turn : plain ? this.deps.turn.startReads(inst, plain) : undefined
+      const [settings, paused, read] = await Promise.all([waited ? this.deps.service.settingsOf(inst._id) : p.settings, waited ? this.deps.ports.paused(inst._id, p.chatId) : false, early ? early.history : historyOf(p.settings)])
       // A person took the chat over meanwhile (a reply, a hand-off): theirs to answer.
       if (paused) {
         const outcome = { outcome: 'fallback' as const, model: settings.model, prompt_tokens: 0, completion_tokens: 0, ms: 0, sources: [], error: 'a person took the chat over before the answer', fallback: 'none' as const, message_ids: ids }

@@ -100,10 +100,21 @@ export interface BotEngineOptions {
  * after surveys and intents found nothing, before the default message.
  */
 export interface AssistantGate {
+  /**
+   * Starts the assistant's reads for a message the bot may answer, beside the engine's own (one wait
+   * for the database threads, not one after the other); null when it has nothing to read ahead. What
+   * it answers goes to {@link answersOutsideHours} and {@link plan}.
+   */
+  prepare(inst: Instance, msg: InboundMessage): AssistantReadsAhead | null
   /** Whether the instance's assistant answers outside opening hours. */
-  answersOutsideHours(instanceId: string): Promise<boolean>
+  answersOutsideHours(instanceId: string, ahead: AssistantReadsAhead | null): Promise<boolean>
   /** Its plan for a message, or null to leave it to the default message (off, a group, nothing to answer). */
-  plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean): Promise<BotPlan | null>
+  plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean, ahead: AssistantReadsAhead | null): Promise<BotPlan | null>
+}
+
+/** What {@link AssistantGate.prepare} started; only the gate looks inside. */
+export interface AssistantReadsAhead {
+  readonly instanceId: string
 }
 
 export interface BotEngineDeps {
@@ -243,6 +254,9 @@ export class BotEngine {
     const mayAnswer = gated === null || gated === 'outside_hours'
     const inputRead = mayAnswer ? this.resolveInput(inst, msg) : undefined
     const runRead = mayAnswer ? this.deps.repos.surveyRuns.inProgress(inst._id, msg.chatId, msg.senderId) : undefined
+    // The assistant's reads (its settings, the chat's answers this hour) join them: wasted when an
+    // intent answers, but off the way of the assistant's answers, which waited for them after these.
+    const assistantAhead = mayAnswer ? (this.deps.assistant?.prepare(inst, msg) ?? null) : null
     inputRead?.catch(() => undefined)
     runRead?.catch(() => undefined)
     // Whether the log holds it already is asked meanwhile: past this point the decision may write.
@@ -261,7 +275,7 @@ export class BotEngine {
       }
     }
     // Outside hours the assistant answers only when the owner lets it; the away message is then its fallback.
-    const afterHours = gated === 'outside_hours' && (await this.deps.assistant?.answersOutsideHours(inst._id)) === true
+    const afterHours = gated === 'outside_hours' && (await this.deps.assistant?.answersOutsideHours(inst._id, assistantAhead)) === true
     const skip = afterHours ? null : gated
     if (skip === 'outside_hours') return await this.away(inst, msg)
     if (!skip && this.inBurst(inst, msg)) return silent({ action: 'none', reason: 'burst' })
@@ -308,7 +322,7 @@ export class BotEngine {
       }
     }
 
-    const assisted = await this.deps.assistant?.plan(inst, msg, ctx, afterHours)
+    const assisted = await this.deps.assistant?.plan(inst, msg, ctx, afterHours, assistantAhead)
     if (assisted) return assisted
     if (afterHours) return await this.away(inst, msg)
 
