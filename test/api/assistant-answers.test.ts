@@ -176,6 +176,21 @@ describe('answering', () => {
       { role: 'assistant', content: 'Free above 20 euros.' },
       { role: 'user', content: 'How late do you deliver?\nOn Sunday?' }
     ])
+    // The option lookback's 20 messages, read with the decision, serve as the history: the model
+    // still sees exactly the last `history_messages` before the question.
+    await ok('PUT', '/chatapp/assistant', { debounce_ms: 0, history_messages: 2 })
+    fake.script({ reply: 'Yes.' })
+    await customer('Card payment?')
+    await settled()
+    fake.script({ reply: 'No, sorry.' })
+    await customer('Cash?')
+    await settled()
+    expect(started.at(-1)).toHaveProperty('answer')
+    expect(fake.chats().at(-1)!.messages.slice(1)).toEqual([
+      { role: 'user', content: 'Card payment?' },
+      { role: 'assistant', content: 'Yes.' },
+      { role: 'user', content: 'Cash?' }
+    ])
   })
 
   it('comes after opt-out, a paused chat, a survey in progress and intents; the default message only when it is off', async () => {

@@ -26,7 +26,7 @@ import type { Clock } from '../clock'
 import type { Logger } from '../logger'
 import type { Repositories } from '../store/repos'
 import type { ActionContext } from '../bot/action-runner'
-import type { AssistantGate, AssistantReadsAhead, BotPlan } from '../bot/bot-engine'
+import type { AssistantGate, AssistantReadsAhead, BotPlan, ChatMessagesRead } from '../bot/bot-engine'
 import { renderReply } from '../domain/reply-template'
 import type { AssistantOutcome, AssistantSettings } from '../../shared/schemas/assistant'
 import type { BotActivity, BotDecisionRecord, Instance, LoggedMessage } from '../../shared/schemas/records'
@@ -152,12 +152,14 @@ export class AssistantResponder implements AssistantGate {
    * chat waits or is under way, the answer's reads too (the chat's latest messages, the day's tokens
    * and the key, the knowledge's text search), used if the answer does start at once.
    *
+   * The chat's latest messages are the engine's `recent` when it reads enough of them.
+   *
    * None for a group's message, or while the instance's assistant was off when last read: its plan
    * then reads the settings itself, so a switch turned on meanwhile counts at once. The reads are
    * wasted when an intent answers: a few keyed reads and a search on the reader threads, while the
    * reply, which does not wait for them, goes out.
    */
-  prepare(inst: Instance, msg: InboundMessage): ReadsAhead | null {
+  prepare(inst: Instance, msg: InboundMessage, recent: ChatMessagesRead | null = null): ReadsAhead | null {
     const last = this.seen.get(inst._id)
     if (isGroupJid(msg.chatId) || (last && !assistantReady(last))) return null
     const began = performance.now()
@@ -166,8 +168,9 @@ export class AssistantResponder implements AssistantGate {
     const key = `${inst._id}\n${msg.chatId}`
     const question = msg.text.trim()
     if (last && last.debounce_ms === 0 && question && msg.type !== 'audio' && !this.pending.has(key) && !this.chains.has(key)) {
-      const limit = last.history_messages + 1
-      ahead.answer = { limit, history: this.deps.repos.messages.list(inst._id, { chatId: msg.chatId, limit }), turn: this.deps.turn.startReads(inst, question) }
+      const needed = last.history_messages + 1
+      const history = recent && recent.limit >= needed ? recent : { limit: needed, messages: this.deps.repos.messages.list(inst._id, { chatId: msg.chatId, limit: needed }) }
+      ahead.answer = { limit: history.limit, history: history.messages, turn: this.deps.turn.startReads(inst, question) }
       ahead.answer.history.catch(() => undefined)
     }
     // Unused when an intent answers; a failure reaches the plan that awaits it.
@@ -305,7 +308,8 @@ export class AssistantResponder implements AssistantGate {
         return
       }
       const log = settings.history_messages > p.settings.history_messages ? await historyOf(settings) : read
-      const history = settings.history_messages > 0 ? turnsOf(log.filter((m) => !ids.includes(m.id))).slice(-settings.history_messages) : []
+      // The last `history_messages` messages before these, however many were read (the option lookback's 20).
+      const history = settings.history_messages > 0 ? turnsOf(log.filter((m) => !ids.includes(m.id)).slice(-settings.history_messages)) : []
       const result = await this.deps.turn.run({
         inst,
         settings,

@@ -31,7 +31,7 @@ import type { AttachmentService } from '../services/attachment-service'
 import type { MessageService } from '../services/messages/message-sender'
 import type { Repositories } from '../store/repos'
 import type { Clock } from '../clock'
-import { DEFAULT_AWAY, defaultOptOut, type Action, type BotActivity, type BotDecisionRecord, type ChatPause, type Instance, type SentBy, type Survey, type SurveyRun } from '../../shared/schemas/records'
+import { DEFAULT_AWAY, defaultOptOut, type Action, type BotActivity, type BotDecisionRecord, type ChatPause, type Instance, type LoggedMessage, type SentBy, type Survey, type SurveyRun } from '../../shared/schemas/records'
 import { ActionRunner, type ActionContext, type ActionOutcome } from './action-runner'
 import { describeOpening, isOpen, nextOpening, scheduleOf } from '../domain/active-window'
 import type { Mailer } from './mailer'
@@ -103,13 +103,20 @@ export interface AssistantGate {
   /**
    * Starts the assistant's reads for a message the bot may answer, beside the engine's own (one wait
    * for the database threads, not one after the other); null when it has nothing to read ahead. What
-   * it answers goes to {@link answersOutsideHours} and {@link plan}.
+   * it answers goes to {@link answersOutsideHours} and {@link plan}. `recent`: the chat's latest
+   * messages the engine reads anyway (null when it does not), for the gate to use rather than read.
    */
-  prepare(inst: Instance, msg: InboundMessage): AssistantReadsAhead | null
+  prepare(inst: Instance, msg: InboundMessage, recent: ChatMessagesRead | null): AssistantReadsAhead | null
   /** Whether the instance's assistant answers outside opening hours. */
   answersOutsideHours(instanceId: string, ahead: AssistantReadsAhead | null): Promise<boolean>
   /** Its plan for a message, or null to leave it to the default message (off, a group, nothing to answer). */
   plan(inst: Instance, msg: InboundMessage, ctx: ActionContext, outsideHours: boolean, ahead: AssistantReadsAhead | null): Promise<BotPlan | null>
+}
+
+/** The chat's latest messages as the engine reads them (the option lookback): at most `limit`, as `messages.list` answers them. */
+export interface ChatMessagesRead {
+  limit: number
+  messages: Promise<LoggedMessage[]>
 }
 
 /** What {@link AssistantGate.prepare} started; only the gate looks inside. */
@@ -250,17 +257,22 @@ export class BotEngine {
     // each in turn, on the way of every reply. The option lookback and the survey run are read beside
     // the pause only when the bot may answer at all (`gate` reads no storage); an earlier end of the
     // decision leaves them unused, a keyed read each.
+    // They reach the reader threads in the order asked, which is the order they are awaited in.
     const gated = this.gate(inst, msg)
     const mayAnswer = gated === null || gated === 'outside_hours'
-    const inputRead = mayAnswer ? this.resolveInput(inst, msg) : undefined
+    const pauseRead = this.deps.handoff.activePause(inst._id, msg.chatId)
+    const recent = mayAnswer && !msg.selectedId ? { limit: OPTION_LOOKBACK, messages: this.deps.repos.messages.list(inst._id, { chatId: msg.chatId, limit: OPTION_LOOKBACK }) } : null
+    const inputRead = mayAnswer ? this.resolveInput(inst, msg, recent?.messages) : undefined
     const runRead = mayAnswer ? this.deps.repos.surveyRuns.inProgress(inst._id, msg.chatId, msg.senderId) : undefined
-    // The assistant's reads (its settings, the chat's answers this hour) join them: wasted when an
-    // intent answers, but off the way of the assistant's answers, which waited for them after these.
-    const assistantAhead = mayAnswer ? (this.deps.assistant?.prepare(inst, msg) ?? null) : null
+    // The assistant's reads (its settings, the chat's answers this hour; the chat's latest messages
+    // are the option lookback's) come last: wasted when an intent answers, but off the way of the
+    // assistant's answers, which waited for them after these.
+    const assistantAhead = mayAnswer ? (this.deps.assistant?.prepare(inst, msg, recent) ?? null) : null
+    recent?.messages.catch(() => undefined)
     inputRead?.catch(() => undefined)
     runRead?.catch(() => undefined)
     // Whether the log holds it already is asked meanwhile: past this point the decision may write.
-    const [paused, fresh] = await Promise.all([this.deps.handoff.activePause(inst._id, msg.chatId), isNew])
+    const [paused, fresh] = await Promise.all([pauseRead, isNew])
     if (!fresh) return silent({ action: 'none', reason: 'duplicate' })
     if (paused) return silent({ action: 'none', reason: 'paused' })
     if (this.deps.handoff.asksForPerson(inst, msg.text)) {
@@ -479,10 +491,10 @@ export class BotEngine {
     return null
   }
 
-  /** The text to match: a pressed option's title (and its id), else the message text. */
-  private async resolveInput(inst: Instance, msg: InboundMessage): Promise<{ text: string; id?: string }> {
+  /** The text to match: a pressed option's title (and its id), else the message text. `read`: the chat's latest {@link OPTION_LOOKBACK} messages, when read already. */
+  private async resolveInput(inst: Instance, msg: InboundMessage, read?: Promise<LoggedMessage[]>): Promise<{ text: string; id?: string }> {
     if (msg.selectedId) return { text: msg.text, id: msg.selectedId }
-    const recent = await this.deps.repos.messages.list(inst._id, { chatId: msg.chatId, limit: OPTION_LOOKBACK })
+    const recent = await (read ?? this.deps.repos.messages.list(inst._id, { chatId: msg.chatId, limit: OPTION_LOOKBACK }))
     for (let i = recent.length - 1; i >= 0; i--) {
       const m = recent[i]!
       if (!m.fromMe || !m.options?.length) continue
