@@ -170,7 +170,7 @@ export class AssistantResponder implements AssistantGate {
     if (last && last.debounce_ms === 0 && question && msg.type !== 'audio' && !this.pending.has(key) && !this.chains.has(key)) {
       const needed = last.history_messages + 1
       const history = recent && recent.limit >= needed ? recent : { limit: needed, messages: this.deps.repos.messages.list(inst._id, { chatId: msg.chatId, limit: needed }) }
-      ahead.answer = { limit: history.limit, history: history.messages, turn: this.deps.turn.startReads(inst, question) }
+      ahead.answer = { limit: history.limit, history: history.messages, turn: this.deps.turn.startReads(inst, question, last.knowledge_chunks) }
       ahead.answer.history.catch(() => undefined)
     }
     // Unused when an intent answers; a failure reaches the plan that awaits it.
@@ -290,7 +290,7 @@ export class AssistantResponder implements AssistantGate {
       // The turn's own reads (budget, key, knowledge) join that wait when the question is already
       // known, i.e. no voice note waits for its transcription.
       const plain = p.messages.some((m) => m.type === 'audio' && !m.text.trim()) ? '' : p.messages.map((m) => m.text.trim()).filter(Boolean).join('\n')
-      const reads = early ? early.turn : plain ? this.deps.turn.startReads(inst, plain) : undefined
+      const reads = early ? early.turn : plain ? this.deps.turn.startReads(inst, plain, p.settings.knowledge_chunks) : undefined
       const [settings, paused, read] = await Promise.all([waited ? this.deps.service.settingsOf(inst._id) : p.settings, waited ? this.deps.ports.paused(inst._id, p.chatId) : false, early ? early.history : historyOf(p.settings)])
       // A person took the chat over meanwhile (a reply, a hand-off): theirs to answer.
       if (paused) {

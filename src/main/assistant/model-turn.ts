@@ -80,14 +80,15 @@ export class ModelTurn {
   }
 
   /**
-   * Starts the reads of a turn on `question` (see {@link TurnReads}); pass them to {@link run} in
+   * Starts the reads of a turn on `question` (see {@link TurnReads}), the text search bringing its
+   * `passages` best passages (the settings' `knowledge_chunks`); pass them to {@link run} in
    * `reads`. Reads never awaited (the chat was taken over meanwhile) are dropped quietly; their
    * failures reach the turn that uses them.
    */
-  startReads(inst: Pick<Instance, '_id' | 'settings'>, question: string): TurnReads {
+  startReads(inst: Pick<Instance, '_id' | 'settings'>, question: string, passages: number): TurnReads {
     const day = usageDay(inst, this.deps.clock.now())
     const budget = this.deps.assistant.callBudget(inst._id, day).then(({ tokens, key }): [number, string | null] => [tokens, key])
-    const text = this.deps.retriever.textSearch(inst._id, question)
+    const text = this.deps.retriever.textSearch(inst._id, question, passages)
     budget.catch(() => undefined)
     text.catch(() => undefined)
     return { instanceId: inst._id, question, day, budget, text }
@@ -109,7 +110,7 @@ export class ModelTurn {
     // text search costs no tokens and goes on meanwhile; the question's embedding, which does, waits
     // for the budget (none once spent).
     const ahead = req.reads
-    const reads = ahead && ahead.instanceId === inst._id && ahead.question === req.question && ahead.day === usageDay(inst, now) ? ahead : this.startReads(inst, req.question)
+    const reads = ahead && ahead.instanceId === inst._id && ahead.question === req.question && ahead.day === usageDay(inst, now) ? ahead : this.startReads(inst, req.question, settings.knowledge_chunks)
     const budget = reads.budget
     const embedWith = budget.then(([spentSoFar, key]): ModelEndpoint | null => (limit > 0 && spentSoFar >= limit ? null : { baseUrl: settings.base_url, apiKey: key }))
     // A failed read rejects through `budget` below; the search may never await this one (no embedding model).

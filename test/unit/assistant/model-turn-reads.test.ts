@@ -32,7 +32,7 @@ const request = (question: string) => ({ inst, settings, question, turns: [{ rol
 
 it('a turn given its reads started ahead reads nothing again', async () => {
   const { turn, calls, searched } = counted()
-  const reads = turn.startReads(inst, 'open?')
+  const reads = turn.startReads(inst, 'open?', settings.knowledge_chunks)
   expect(calls).toEqual(['callBudget', 'textSearch open?'])
   const result = await turn.run({ ...request('open?'), reads })
   expect(result.outcome).toEqual({ kind: 'reply', text: 'We open at 9.' })
@@ -42,7 +42,7 @@ it('a turn given its reads started ahead reads nothing again', async () => {
 
 it('reads started for another question are not used: the turn reads for its own', async () => {
   const { turn, calls } = counted()
-  const reads = turn.startReads(inst, 'open?')
+  const reads = turn.startReads(inst, 'open?', settings.knowledge_chunks)
   await turn.run({ ...request('closed on Sunday?'), reads })
   expect(calls).toEqual(['callBudget', 'textSearch open?', 'callBudget', 'textSearch closed on Sunday?'])
 })

@@ -5,7 +5,7 @@
  * only by meaning, both fused, and text alone when the embeddings fail.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { fuseRanks, normalized, questionTerms, rankByTerms, rankByVector, RRF_K } from '../../../src/main/assistant/knowledge/ranking'
+import { fuseRanks, normalized, questionTerms, rankByTerms, rankByVector, RRF_K } from '../../../src/main/domain/knowledge-ranking'
 import { questionWords, Retriever, type RetrieverDeps } from '../../../src/main/assistant/knowledge/retriever'
 import { chunkKnowledge } from '../../../src/main/assistant/knowledge/chunker'
 import { ModelClient } from '../../../src/main/assistant/model-client'
@@ -139,9 +139,10 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect((await retriever.find('i1', 'wifi password?', wifi, null)).passages).toEqual([])
   })
 
-  it('asks the index once a question: the revision and the words it does not remember together; twice when the knowledge changed; passages it holds are not read again', async () => {
+  it('asks the index once a question: the revision and the words it does not remember together, its best passages ranked with the words it does; twice when the knowledge changed; no read after the ranking', async () => {
     const asked: string[][] = []
     const read: number[][] = []
+    const brought: string[][] = []
     const real = repos.knowledge
     const knowledge: RetrieverDeps['knowledge'] = {
       chunks: (instanceId, seqs) => {
@@ -150,9 +151,11 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
       },
       embeddingState: (...a) => real.embeddingState(...a),
       embeddings: (...a) => real.embeddings(...a),
-      termHits: (instanceId, terms, perTerm) => {
+      termHits: async (instanceId, terms, perTerm, best) => {
         asked.push([...terms])
-        return real.termHits(instanceId, terms, perTerm)
+        const r = await real.termHits(instanceId, terms, perTerm, best)
+        brought.push((r.passages ?? []).map((p) => p.knowledgeId))
+        return r
       }
     }
     const counted = new Retriever({ knowledge, model: new ModelClient(() => guard.dispatcher()), logger: silentLogger() })
@@ -162,8 +165,10 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect(await ids('Is it free above 20 euros?')).toEqual(['deliv', 'park'])
     expect(await ids('Free parking?')).toEqual(['park', 'deliv'])
     expect(asked).toEqual([['above', 'euros', 'free'], [], ['parking']])
-    // The first question read both passages; the same question and one of the same two, none.
-    expect(read.map((r) => r.length)).toEqual([2])
+    // Each lookup brought the best two, ranked with the words remembered ("free" for the third):
+    // nothing read after the ranking.
+    expect(brought).toEqual([['deliv', 'park'], ['deliv', 'park'], ['park', 'deliv']])
+    expect(read).toEqual([])
     const e: KnowledgeEntry = { _id: 'free', instance_id: 'i1', title: 'Free', content: 'Free wifi above the bar, euros accepted.', source: 'manual', file_name: null, chunks: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }
     await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))
     asked.length = 0
@@ -171,8 +176,15 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect(await ids('Is it free above 20 euros?')).toEqual(['deliv', 'free'])
     // What it remembered was of the old knowledge: asked again at the new revision.
     expect(asked).toEqual([[], ['above', 'euros', 'free']])
-    // And the passages, read again at the new revision.
-    expect(read.map((r) => r.length)).toEqual([2, 2])
+    // And the passages, brought again at the new revision.
+    expect(brought.slice(3)).toEqual([['deliv', 'park'], ['deliv', 'free']])
+    expect(read).toEqual([])
+    // Without the text search's passages (a search started elsewhere), those not kept are read once.
+    retriever.forget('i1')
+    const plain = new Retriever({ knowledge: { ...knowledge, termHits: (instanceId, terms, perTerm) => real.termHits(instanceId, terms, perTerm) }, model: new ModelClient(() => guard.dispatcher()), logger: silentLogger() })
+    expect((await plain.find('i1', 'Free parking?', text, null, plain.textSearch('i1', 'Free parking?'))).passages.map((p) => p.knowledgeId)).toEqual(['park', 'deliv'])
+    expect((await plain.find('i1', 'Free parking?', text, null, plain.textSearch('i1', 'Free parking?'))).passages.map((p) => p.knowledgeId)).toEqual(['park', 'deliv'])
+    expect(read.map((r) => r.length)).toEqual([2])
   })
 
   it('asks for the missing vectors when passages have none', async () => {

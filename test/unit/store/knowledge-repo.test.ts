@@ -103,6 +103,23 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(await repos.knowledge.chunks('i1', theirs.map((h) => h.seq))).toEqual([])
   })
 
+  it('term hits with their best passages: ranked over the terms asked and those the caller knows, best first', async () => {
+    await put(repos, entry('k1', 'Delivery', 'We deliver pizza to the whole city.\n\nDelivery is free above 20 euros.\n\nPizza boxes are recycled.'))
+    await put(repos, entry('k2', 'Menu', 'Our pizza is baked in a wood oven.'))
+    const plain = await repos.knowledge.termHits('i1', ['free', 'wood'], 10)
+    expect(plain).not.toHaveProperty('passages')
+    const [free, oven] = [0, 1].map((term) => plain.hits.find((h) => h.term === term)!.seq) as [number, number]
+    // "free" and "wood" are in one chunk each: tied, the older first.
+    const both = await repos.knowledge.termHits('i1', ['free', 'wood'], 10, { known: [], take: 1 })
+    expect(both.passages!.map((c) => c.body)).toEqual(['Delivery is free above 20 euros.'])
+    // A term the caller remembers ("oven", in the oven's chunk) outweighs the tie.
+    const known = await repos.knowledge.termHits('i1', ['free', 'wood'], 10, { known: [[oven]], take: 2 })
+    expect(known.passages!.map((c) => c.seq)).toEqual([oven, free])
+    expect(known.passages![0]).toEqual({ seq: oven, knowledgeId: 'k2', position: 0, title: 'Menu', body: 'Our pizza is baked in a wood oven.' })
+    // Nothing asked (every word remembered): the revision, and the passages of what is known.
+    expect(await repos.knowledge.termHits('i1', [], 10, { known: [[free], [free, oven]], take: 5 })).toMatchObject({ chunks: 4, hits: [], passages: [{ seq: free }, { seq: oven }] })
+  })
+
   it('keeps each chunk’s vector with the model that made it; a replaced chunk needs a new one', async () => {
     await put(repos, entry('k1', 'A', 'one\n\ntwo'))
     expect(await repos.knowledge.embeddingState('i1', 'emb')).toMatchObject({ chunks: 2, embedded: 0 })

@@ -18,7 +18,7 @@ import type { KnowledgeRepo, StoredChunk } from '../../store/repos'
 import { fold } from '../../store/repos/search-terms'
 import type { AssistantSettings } from '../../../shared/schemas/assistant'
 import type { ModelClient, ModelEndpoint } from '../model-client'
-import { fuseRanks, normalized, questionTerms, rankByTerms, rankByVector } from './ranking'
+import { fuseRanks, normalized, questionTerms, rankByTerms, rankByVector } from '../../domain/knowledge-ranking'
 
 /** Passages a term may bring (the bound on a question's cost, whatever the knowledge's size). */
 export const PER_TERM = 50
@@ -91,7 +91,7 @@ export class Retriever {
    * goes on while it resolves (the caller's budget read), and null then skips the embedding.
    */
   async find(instanceId: string, question: string, settings: AssistantSettings, endpoint: ModelEndpoint | null | Promise<ModelEndpoint | null>, text?: Promise<TextHits>): Promise<Retrieval> {
-    const { total, revision, hits } = await (text ?? this.textSearch(instanceId, question))
+    const { total, revision, hits } = await (text ?? this.textSearch(instanceId, question, settings.knowledge_chunks))
     const byText = rankByTerms(hits, total, PER_TERM).slice(0, FUSED_DEPTH)
     let byMeaning: number[] = []
     let embedTokens = 0
@@ -116,6 +116,7 @@ export class Retriever {
 
   /** The passages `seqs` in that order, from memory where kept at `revision`, the others read in one call. */
   private async passagesOf(instanceId: string, revision: number, seqs: readonly number[]): Promise<StoredChunk[]> {
+    // Usually all kept already: the text search brought its best (see textSearch).
     const key = (seq: number) => `${instanceId}\n${revision}\n${seq}`
     const missing = seqs.filter((seq) => !this.passages.has(key(seq)))
     if (missing.length > 0) for (const c of await this.deps.knowledge.chunks(instanceId, missing)) this.passages.set(key(c.seq), c)
@@ -123,37 +124,42 @@ export class Retriever {
   }
 
   /**
-   * The text search's part of {@link find}, which needs no settings: it may be started before them
-   * (the answer reads them meanwhile) and handed to `find`. Rejects with the storage's error.
+   * The text search's part of {@link find}, which needs no other settings: it may be started before
+   * them (the answer reads them meanwhile) and handed to `find`. The `take` passages it ranks first
+   * come with the index's answer and are kept (the passages an answer without embeddings uses: no
+   * read after the ranking). Rejects with the storage's error.
    */
-  textSearch(instanceId: string, question: string): Promise<TextHits> {
-    return this.textHits(instanceId, questionTerms(questionWords(question), MAX_TERMS))
+  textSearch(instanceId: string, question: string, take = 0): Promise<TextHits> {
+    return this.textHits(instanceId, questionTerms(questionWords(question), MAX_TERMS), take)
   }
 
   /**
    * The passages holding each term (`term` = its index in `terms`), from memory where current, and
    * the instance's passage count. The words missing from memory are asked for together with the
    * chunks' revision, judged by the revision last seen (one round trip); when the revision turns out
-   * to have moved on, the words remembered for the old one are asked for in a second.
+   * to have moved on, the words remembered for the old one are asked for in a second. The index ranks
+   * with the words remembered and answers the `take` best passages too (kept at the revision read).
    */
-  private async textHits(instanceId: string, terms: readonly string[]): Promise<TextHits> {
+  private async textHits(instanceId: string, terms: readonly string[], take: number): Promise<TextHits> {
     const key = (revision: number, t: string) => `${instanceId}\n${revision}\n${t}`
     // At most MAX_LOOKUPS words go to the index (the longest: `terms` is in that order); words seen
     // before come from memory; the others are left out of this question.
     const missingAt = (revision: number | undefined, budget: number) => terms.filter((t) => revision === undefined || !this.terms.has(key(revision, t))).slice(0, budget)
-    const lookUp = async (asked: readonly string[]) => {
-      const r = await this.deps.knowledge.termHits(instanceId, asked, PER_TERM)
+    const lookUp = async (asked: readonly string[], at: number | undefined) => {
+      const known = at === undefined ? [] : terms.flatMap((t) => (asked.includes(t) ? [] : [this.terms.get(key(at, t)) ?? []]))
+      const r = await this.deps.knowledge.termHits(instanceId, asked, PER_TERM, take > 0 ? { known, take } : undefined)
       const byTerm = asked.map(() => [] as number[])
       for (const h of r.hits) byTerm[h.term]!.push(h.seq)
       asked.forEach((t, i) => this.terms.set(key(r.revision, t), byTerm[i]))
+      for (const c of r.passages ?? []) this.passages.set(`${instanceId}\n${r.revision}\n${c.seq}`, c)
       return r
     }
     const seen = this.revisions.get(instanceId)
     const asked = missingAt(seen, MAX_LOOKUPS)
-    let rev = await lookUp(asked)
+    let rev = await lookUp(asked, seen)
     if (rev.revision !== seen) {
       const more = missingAt(rev.revision, MAX_LOOKUPS - asked.length)
-      if (more.length > 0) rev = await lookUp(more)
+      if (more.length > 0) rev = await lookUp(more, rev.revision)
     }
     this.revisions.set(instanceId, rev.revision)
     const hits = terms.flatMap((t, term) => (this.terms.get(key(rev.revision, t)) ?? []).map((seq) => ({ term, seq })))

@@ -45,7 +45,7 @@ export type { ReplyMarkKind } from './bot-memory-repos'
 export type { ApiKeyRecord, AuditEntry, SessionRecord, StaffMember, StaffRole } from './people-repos'
 export type { DataRepositories } from './data-repositories'
 export type { ClusterView, Fence, Lease, LeaseRepo, WorkerInfo, WorkerLoad } from './lease-repo'
-export type { ChunkInput, EmbeddingState, KnowledgeListRow, KnowledgeRepo, StoredChunk } from './knowledge-repo'
+export type { ChunkInput, EmbeddingState, KnowledgeListRow, KnowledgeRepo, StoredChunk, TermHits } from './knowledge-repo'
 export type { AssistantRepo, KeyChange, UsageDelta } from './assistant-repo'
 
 export interface Repositories extends DataRepositories {

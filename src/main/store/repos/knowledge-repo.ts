@@ -10,6 +10,7 @@ import type { KnowledgeEntry } from '../../../shared/schemas/assistant'
 import type { Database, KnowledgeTable } from '../db/schema'
 import { chunksPerTerm, chunkSeqsMatching, mergeKnowledgeIndex } from '../db/knowledge-search-sql'
 import { dialectOf } from '../db/dialect'
+import { rankByTerms } from '../../domain/knowledge-ranking'
 import { likeAnyCase, likeLiteral } from '../db/search-sql'
 import type { Exec } from './exec'
 import type { Stored } from './record-table'
@@ -29,6 +30,14 @@ export interface StoredChunk {
   position: number
   title: string
   body: string
+}
+
+/** What {@link KnowledgeRepo.termHits} answers: the chunks' count and revision, each term's chunks (`term`: its index), and the best passages when asked. */
+export interface TermHits {
+  chunks: number
+  revision: number
+  hits: Array<{ term: number; seq: number }>
+  passages?: StoredChunk[]
 }
 
 /** One entry of a list page: the entry without its content, and the text its excerpt is made from. */
@@ -168,10 +177,19 @@ export class KnowledgeRepo {
   /**
    * {@link revision} and {@link candidates} in one call (one round trip to a reader thread): where the
    * instance's chunks stand, and up to `perTerm` chunks per term of `terms` (none asked: no hits).
+   *
+   * With `best`, also the `best.take` passages ranked first by the question's terms
+   * (../../domain/knowledge-ranking.ts `rankByTerms`) over these hits and `best.known` (the chunks
+   * holding each of the question's other terms, as the caller remembers them), best first: the
+   * passages an answer usually needs, without a read after the ranking.
    */
-  async termHits(instanceId: string, terms: readonly string[], perTerm: number): Promise<{ chunks: number; revision: number; hits: Array<{ term: number; seq: number }> }> {
+  async termHits(instanceId: string, terms: readonly string[], perTerm: number, best?: { known: ReadonlyArray<readonly number[]>; take: number }): Promise<TermHits> {
     const [rev, hits] = await Promise.all([this.revision(instanceId), terms.length > 0 ? this.candidates(instanceId, terms, perTerm) : []])
-    return { ...rev, hits }
+    if (!best || best.take <= 0) return { ...rev, hits }
+    const all = [...hits, ...best.known.flatMap((seqs, i) => seqs.map((seq) => ({ term: terms.length + i, seq })))]
+    const first = rankByTerms(all, rev.chunks, perTerm).slice(0, best.take)
+    const bySeq = new Map((await this.chunks(instanceId, first)).map((c) => [c.seq, c]))
+    return { ...rev, hits, passages: first.flatMap((seq) => bySeq.get(seq) ?? []) }
   }
 
   /**

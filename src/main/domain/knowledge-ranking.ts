@@ -1,5 +1,6 @@
 /**
- * How retrieval ranks knowledge passages (docs/assistant.md "Retrieval"). Pure.
+ * How retrieval ranks knowledge passages (docs/assistant.md "Retrieval"). Pure: the assistant ranks
+ * with it, and the knowledge repository ranks a text search's passages with it in the same read.
  *
  * - Text: each question term found in a passage adds the term's IDF (BM25's, from how many passages
  *   hold it), so a rare word ("gluten") outweighs a common one ("open"). The search index answers at
