@@ -75,9 +75,9 @@ export interface AssistantResponderDeps {
    * Told, for each answer sent, the desk's own time around the model call and the model call's (ms;
    * the benchmark): the latest message's decision (from the start of the bot engine's reads, which
    * the assistant's join; from its own plan when it read nothing ahead) until its answer was
-   * scheduled, plus the answer's
-   * start until the reply was handed to the outbound path, less the model call. Left out: the
-   * debounce's wait, while the event loop does other work (the message's own logging, here).
+   * scheduled, plus the answer's start until the reply was handed to the outbound path, less the
+   * model call. Left out: the debounce's wait, while the event loop does other work (the message's
+   * own logging, here).
    */
   onAnswered?: (timing: AnswerTiming) => void
 }
