@@ -3,10 +3,11 @@
  * KnowledgeRepo.mergeIndex): on a real SQLite file, entries written one by one leave segments to merge;
  * the merger merges them in several slices until nothing is left, the search finds what it found
  * before, a full disk loses nothing (logged, merged after the next change), and a core's knowledge
- * change starts it. PostgreSQL has nothing to merge.
+ * change starts it. PostgreSQL has nothing to merge: its chunks are analyzed instead.
  */
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { IndexMerger } from '../../../src/main/assistant/knowledge/index-merger'
 import { internalsOf } from '../../../src/main/core'
@@ -93,9 +94,12 @@ describe.each(BACKENDS.filter((b) => b !== 'sqlite'))('on %s', (backend) => {
     t = fresh
   })
 
-  it('there is nothing to merge', async () => {
+  it('there is nothing to merge: the chunks’ statistics are brought up to date instead', async () => {
+    const analyzed = async () => (await sql<{ at: Date | null }>`SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = 'knowledge_chunks'`.execute(t.storage.database.db)).rows[0]?.at ?? null
     await t.storage.repos.knowledge.create(entry(1).entry, entry(1).chunks)
+    expect(await analyzed()).toBeNull()
     expect(await t.storage.repos.knowledge.mergeIndex(64)).toBe(false)
+    expect(await analyzed()).toBeInstanceOf(Date)
   })
 })
 

@@ -6,7 +6,8 @@
  * writer for about 5 ms (../../store/db/slices.ts), so sends and inbound messages go on meanwhile:
  * a term's lookup then costs about half (at 10,000 passages, 275 → 135 µs; docs/benchmarks.md). A
  * failed merge (a full disk) loses nothing, the index is only less compact: logged, and tried again
- * after the next change.
+ * after the next change. On PostgreSQL the same pause refreshes the chunks' statistics instead
+ * (`ANALYZE`), so the lookups' plans fit the knowledge as it now is.
  */
 import type { Logger } from '../../logger'
 import { inSlices } from '../../store/db/slices'

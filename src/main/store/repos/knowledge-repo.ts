@@ -5,7 +5,7 @@
  * model, by their vectors. What a chunk is and how answers rank them is the assistant's
  * (src/main/assistant/); this repository stores and finds.
  */
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { KnowledgeEntry } from '../../../shared/schemas/assistant'
 import type { Database, KnowledgeTable } from '../db/schema'
 import { chunksPerTerm, chunkSeqsMatching, mergeKnowledgeIndex } from '../db/knowledge-search-sql'
@@ -196,10 +196,19 @@ export class KnowledgeRepo {
    * Merges up to `pages` pages of the chunks' search index into fewer segments, for every instance at
    * once (one index); whether there was work to do. Each knowledge change adds a segment that every
    * term lookup then reads, and SQLite merges them only a few at a time: merged into one, a lookup
-   * costs about half (docs/assistant.md "Retrieval"). False on PostgreSQL (nothing to merge).
+   * costs about half (docs/assistant.md "Retrieval").
+   *
+   * PostgreSQL's pg_trgm index has no segments: there the chunks' statistics are brought up to date
+   * instead (`ANALYZE`, as PostgreSQL advises after loading much data: "Populating a Database",
+   * https://www.postgresql.org/docs/current/populate.html), and the answer is false. Until
+   * autovacuum's own analyze comes (up to a minute or more later), the planner judges the lookups by
+   * the table as it was: at 10,000 new passages 3–4× slower (docs/benchmarks.md).
    */
   async mergeIndex(pages: number): Promise<boolean> {
-    if (dialectOf(this.x.db) !== 'sqlite') return false
+    if (dialectOf(this.x.db) !== 'sqlite') {
+      await sql`ANALYZE knowledge_chunks`.execute(this.x.db)
+      return false
+    }
     return this.x.write((trx) => mergeKnowledgeIndex(trx, pages))
   }
 
