@@ -76,3 +76,14 @@ export async function mergeKnowledgeIndex(db: Kysely<Database>, pages: number): 
   await sql`INSERT INTO knowledge_fts(knowledge_fts, rank) VALUES('merge', ${sql.lit(-pages)})`.execute(db)
   return (await changes()) - before >= 2
 }
+
+/**
+ * PostgreSQL: brings the chunks' statistics up to date (`ANALYZE`), so the planner plans the lookups
+ * for the knowledge as it now is, not as it was before an import ("Populating a Database",
+ * https://www.postgresql.org/docs/current/populate.html). Nothing to do on SQLite, whose lookups go
+ * through the FTS5 index whatever the statistics.
+ */
+export async function analyzeKnowledge(db: Kysely<Database>): Promise<void> {
+  if (dialectOf(db) === 'sqlite') return
+  await sql`ANALYZE knowledge_chunks`.execute(db)
+}

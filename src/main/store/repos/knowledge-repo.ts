@@ -5,10 +5,10 @@
  * model, by their vectors. What a chunk is and how answers rank them is the assistant's
  * (src/main/assistant/); this repository stores and finds.
  */
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { KnowledgeEntry } from '../../../shared/schemas/assistant'
 import type { Database, KnowledgeTable } from '../db/schema'
-import { chunksPerTerm, chunkSeqsMatching, mergeKnowledgeIndex } from '../db/knowledge-search-sql'
+import { analyzeKnowledge, chunksPerTerm, chunkSeqsMatching, mergeKnowledgeIndex } from '../db/knowledge-search-sql'
 import { dialectOf } from '../db/dialect'
 import { rankByTerms } from '../../domain/knowledge-ranking'
 import { likeAnyCase, likeLiteral } from '../db/search-sql'
@@ -199,14 +199,13 @@ export class KnowledgeRepo {
    * costs about half (docs/assistant.md "Retrieval").
    *
    * PostgreSQL's pg_trgm index has no segments: there the chunks' statistics are brought up to date
-   * instead (`ANALYZE`, as PostgreSQL advises after loading much data: "Populating a Database",
-   * https://www.postgresql.org/docs/current/populate.html), and the answer is false. Until
+   * instead (../db/knowledge-search-sql.ts `analyzeKnowledge`), and the answer is false. Until
    * autovacuum's own analyze comes (up to a minute or more later), the planner judges the lookups by
    * the table as it was: at 10,000 new passages 3–4× slower (docs/benchmarks.md).
    */
   async mergeIndex(pages: number): Promise<boolean> {
     if (dialectOf(this.x.db) !== 'sqlite') {
-      await sql`ANALYZE knowledge_chunks`.execute(this.x.db)
+      await analyzeKnowledge(this.x.db)
       return false
     }
     return this.x.write((trx) => mergeKnowledgeIndex(trx, pages))
