@@ -76,7 +76,7 @@ export class IndexMerger {
       // A slice answers `limit` pages while there was work, 0 once the index is one segment.
       await inSlices(async (limit) => (!this.closed && (await this.deps.knowledge.mergeIndex(limit)) ? limit : 0), { first: 32, max: 4096 })
     } catch (err) {
-      this.deps.logger.warn({ err }, 'the knowledge search index could not be merged; lookups stay slower until the next change merges it')
+      this.deps.logger.warn({ err }, 'the knowledge search index could not be merged (on PostgreSQL: analyzed); lookups stay slower until the next change tries again')
     }
   }
 }

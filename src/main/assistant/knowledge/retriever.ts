@@ -51,6 +51,11 @@ export interface TextHits {
   hits: Array<{ term: number; seq: number }>
 }
 
+/** A kept passage's key: its text never changes at one revision of the instance's chunks. */
+function passageKey(instanceId: string, revision: number, seq: number): string {
+  return `${instanceId}\n${revision}\n${seq}`
+}
+
 /** Scripts written without spaces: a run of them is looked for by its 3-character windows. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u
 
@@ -117,7 +122,7 @@ export class Retriever {
   /** The passages `seqs` in that order, from memory where kept at `revision`, the others read in one call. */
   private async passagesOf(instanceId: string, revision: number, seqs: readonly number[]): Promise<StoredChunk[]> {
     // Usually all kept already: the text search brought its best (see textSearch).
-    const key = (seq: number) => `${instanceId}\n${revision}\n${seq}`
+    const key = (seq: number) => passageKey(instanceId, revision, seq)
     const missing = seqs.filter((seq) => !this.passages.has(key(seq)))
     if (missing.length > 0) for (const c of await this.deps.knowledge.chunks(instanceId, missing)) this.passages.set(key(c.seq), c)
     return seqs.flatMap((seq) => this.passages.get(key(seq)) ?? [])
@@ -151,7 +156,7 @@ export class Retriever {
       const byTerm = asked.map(() => [] as number[])
       for (const h of r.hits) byTerm[h.term]!.push(h.seq)
       asked.forEach((t, i) => this.terms.set(key(r.revision, t), byTerm[i]))
-      for (const c of r.passages ?? []) this.passages.set(`${instanceId}\n${r.revision}\n${c.seq}`, c)
+      for (const c of r.passages ?? []) this.passages.set(passageKey(instanceId, r.revision, c.seq), c)
       return r
     }
     const seen = this.revisions.get(instanceId)
