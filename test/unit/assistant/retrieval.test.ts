@@ -187,6 +187,33 @@ describe.each(BACKENDS)('the Retriever on %s', (backend) => {
     expect(read.map((r) => r.length)).toEqual([2])
   })
 
+  it('without an embedding model takes the index’s ranking as it is: the same passages as ranking every hit here, also across a change', async () => {
+    const words = ['sunday', 'delivery', 'courier', 'parking', 'bread', 'cake', 'coffee', 'gluten', 'vegan', 'oven', 'window', 'order', 'pickup', 'invoice', 'refund']
+    let n = 1
+    const random = () => ((n = (n * 48271) % 2147483647) / 2147483647)
+    const sentence = (k: number) => Array.from({ length: k }, () => words[Math.floor(random() * words.length)]).join(' ')
+    for (let i = 0; i < 40; i++) {
+      const e: KnowledgeEntry = { _id: `r${i}`, instance_id: 'i1', title: `Entry ${i}`, content: `${sentence(6)}. ${sentence(9)}.`, source: 'manual', file_name: null, chunks: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }
+      await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))
+    }
+    const text = { ...DEFAULT_ASSISTANT, knowledge_chunks: 3 }
+    // A retriever that ranks every hit itself (its text search asked for no passages).
+    const here = new Retriever({ knowledge: repos.knowledge, model: new ModelClient(() => guard.dispatcher()), logger: silentLogger() })
+    const check = async (q: string) => {
+      const search = retriever.textSearch('i1', q, text.knowledge_chunks)
+      const ranked = (await search).ranked
+      const got = (await retriever.find('i1', q, text, null, search)).passages.map((p) => p.seq)
+      const want = (await here.find('i1', q, text, null, here.textSearch('i1', q))).passages.map((p) => p.seq)
+      expect(got, q).toEqual(want)
+      return ranked
+    }
+    const questions = Array.from({ length: 30 }, () => `${sentence(2 + Math.floor(random() * 4))}?`)
+    for (const q of questions.slice(0, 15)) expect(await check(q), q).toBeDefined()
+    await repos.knowledge.remove('i1', 'r3')
+    await repos.knowledge.remove('i1', 'r17')
+    for (const q of questions.slice(15)) await check(q)
+  })
+
   it('asks for the missing vectors when passages have none', async () => {
     const e: KnowledgeEntry = { _id: 'new', instance_id: 'i1', title: 'Wifi', content: 'The password is pizza123.', source: 'manual', file_name: null, chunks: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }
     await repos.knowledge.create(e, chunkKnowledge(e.title, e.content))

@@ -49,6 +49,13 @@ export interface TextHits {
   total: number
   revision: number
   hits: Array<{ term: number; seq: number }>
+  /**
+   * The best passages by words, best first, as the index ranked them (their text kept in memory at
+   * `revision`): present when the search was asked for them and the words remembered that the index
+   * ranked with were those of `revision`. Then these are the first of `rankByTerms(hits)`, unless
+   * another search of the instance added words to memory meanwhile (a ranking with fewer words).
+   */
+  ranked?: number[]
 }
 
 /** A kept passage's key: its text never changes at one revision of the instance's chunks. */
@@ -96,7 +103,12 @@ export class Retriever {
    * goes on while it resolves (the caller's budget read), and null then skips the embedding.
    */
   async find(instanceId: string, question: string, settings: AssistantSettings, endpoint: ModelEndpoint | null | Promise<ModelEndpoint | null>, text?: Promise<TextHits>): Promise<Retrieval> {
-    const { total, revision, hits } = await (text ?? this.textSearch(instanceId, question, settings.knowledge_chunks))
+    const { total, revision, hits, ranked } = await (text ?? this.textSearch(instanceId, question, settings.knowledge_chunks))
+    const take = settings.knowledge_chunks
+    // Ranked by words alone, the index's ranking is the answer: no ranking again on this thread.
+    if (!settings.embedding_model && ranked && (ranked.length >= take || ranked.length === new Set(hits.map((h) => h.seq)).size)) {
+      return { passages: await this.passagesOf(instanceId, revision, ranked.slice(0, take)), embedTokens: 0 }
+    }
     const byText = rankByTerms(hits, total, PER_TERM).slice(0, FUSED_DEPTH)
     let byMeaning: number[] = []
     let embedTokens = 0
@@ -115,7 +127,7 @@ export class Retriever {
         this.deps.logger.warn({ instanceId, reason: embedError }, 'the assistant ranked knowledge by text only: the question could not be embedded')
       }
     }
-    const best = fuseRanks([byText, byMeaning]).slice(0, settings.knowledge_chunks)
+    const best = fuseRanks([byText, byMeaning]).slice(0, take)
     return { passages: await this.passagesOf(instanceId, revision, best), embedTokens, ...(embedError ? { embedError } : {}) }
   }
 
@@ -157,8 +169,12 @@ export class Retriever {
       for (const h of r.hits) byTerm[h.term]!.push(h.seq)
       asked.forEach((t, i) => this.terms.set(key(r.revision, t), byTerm[i]))
       for (const c of r.passages ?? []) this.passages.set(passageKey(instanceId, r.revision, c.seq), c)
+      // The index ranked with the words remembered at `at`: its ranking holds for the hits below
+      // only when that is the revision it answered (or nothing was remembered).
+      ranked = r.passages && (at === undefined || at === r.revision) ? r.passages.map((c) => c.seq) : undefined
       return r
     }
+    let ranked: number[] | undefined
     const seen = this.revisions.get(instanceId)
     const asked = missingAt(seen, MAX_LOOKUPS)
     let rev = await lookUp(asked, seen)
@@ -168,7 +184,7 @@ export class Retriever {
     }
     this.revisions.set(instanceId, rev.revision)
     const hits = terms.flatMap((t, term) => (this.terms.get(key(rev.revision, t)) ?? []).map((seq) => ({ term, seq })))
-    return { total: rev.chunks, revision: rev.revision, hits }
+    return { total: rev.chunks, revision: rev.revision, hits, ...(ranked ? { ranked } : {}) }
   }
 
   /** An instance's vectors of `model`, normalised, from memory while they are current. */
