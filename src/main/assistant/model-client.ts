@@ -1,9 +1,10 @@
 /**
  * The calls to the OpenAI-compatible endpoint (docs/assistant.md "Why these libraries"): chat
  * completions with a tool, embeddings and audio transcriptions, through the `openai` npm SDK pointed
- * at the owner's `base_url`. Each call gets a fresh client over one pooled dispatcher
+ * at the owner's `base_url`. A client per endpoint and key is kept (building one builds every
+ * resource of the SDK: a share of each answer's garbage on the main thread), over one pooled dispatcher
  * (./endpoint-guard.ts: this app's own API refused on every connection), no retries (a failure falls
- * back at once, ./assistant-responder.ts) and a hard time limit.
+ * back at once, ./assistant-responder.ts) and a hard time limit per call.
  *
  * The key goes only into the Authorization header of these requests: the SDK's own logging is off,
  * the environment's OPENAI_* variables are never read (every option is given, null where unused), and
@@ -14,6 +15,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import type { Dispatcher } from 'undici'
 import { STATUS_CODES } from 'node:http'
 import type { TokenUsage } from '../../shared/schemas/assistant'
+import { AnswerTooLargeError, requestFetch } from './model-fetch'
 
 /** Where to call and with which key (null: none; a local model usually needs none). */
 export interface ModelEndpoint {
@@ -70,16 +72,33 @@ export function describeFailure(err: unknown, timeoutMs: number): ModelCallError
   // A connection error: the cause says which (refused, unknown host, this app's own API).
   const cause = (err as { cause?: unknown } | null)?.cause
   const root: Error | null = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause : cause) : err instanceof Error ? err : null
+  if (root instanceof AnswerTooLargeError) return new ModelCallError('http', root.message)
   const code = root && 'code' in root ? String(root.code) : undefined
   const what = code === 'ECONNREFUSED' ? 'connection refused (is the model server running?)' : code === 'ENOTFOUND' ? 'unknown host' : root?.message || 'network error'
   return new ModelCallError('network', `could not reach the endpoint: ${what}`)
 }
 
+/** Clients kept (endpoints and keys: an instance has one; the cap guards against many). */
+const CLIENTS = 16
+
 export class ModelClient {
+  private readonly clients = new Map<string, { dispatcher: Dispatcher; client: OpenAI }>()
+
   constructor(private readonly dispatcher: () => Dispatcher) {}
 
-  private client(endpoint: ModelEndpoint, timeoutMs: number): OpenAI {
+  /** The client of `endpoint` (kept per URL and key); the time limit is each call's own. */
+  private client(endpoint: ModelEndpoint): OpenAI {
     const dispatcher = this.dispatcher()
+    const key = `${endpoint.baseUrl}\n${endpoint.apiKey ?? ''}`
+    const kept = this.clients.get(key)
+    if (kept?.dispatcher === dispatcher) return kept.client
+    if (this.clients.size >= CLIENTS) this.clients.delete(this.clients.keys().next().value!)
+    const client = this.build(endpoint, dispatcher)
+    this.clients.set(key, { dispatcher, client })
+    return client
+  }
+
+  private build(endpoint: ModelEndpoint, dispatcher: Dispatcher): OpenAI {
     return new OpenAI({
       baseURL: endpoint.baseUrl,
       // Without a key (a local model) the SDK still wants one; the null header leaves it out of every
@@ -91,20 +110,22 @@ export class ModelClient {
       adminAPIKey: null,
       webhookSecret: null,
       maxRetries: 0,
-      timeout: timeoutMs,
       logLevel: 'off',
-      // Node's own fetch (its FormData is the one the SDK builds transcription uploads with), through
-      // the guarded dispatcher.
-      fetch: ((url: string, init?: RequestInit) => fetch(url, { ...init, dispatcher } as RequestInit)) as never
+      // undici's `request` through the guarded dispatcher (./model-fetch.ts says why not `fetch`).
+      fetch: requestFetch(() => dispatcher)
     })
   }
 
   /** One chat completion. Throws {@link ModelCallError}. */
   async chat(endpoint: ModelEndpoint, req: ChatRequest): Promise<ChatAnswer> {
     try {
-      const completion = await this.client(endpoint, req.timeoutMs).chat.completions.create(
+      // The SDK's time limit alone, no signal of ours: given one, the SDK joins it to its own with
+      // AbortSignal.any, which Node keeps through WeakRefs, and the call's garbage would outlive it
+      // (./model-fetch.ts). The limit covers the whole answer: ./model-fetch.ts reads it before
+      // handing it over.
+      const completion = await this.client(endpoint).chat.completions.create(
         { model: req.model, messages: req.messages, max_tokens: req.maxTokens, ...(req.tools?.length ? { tools: req.tools } : {}) },
-        { signal: AbortSignal.timeout(req.timeoutMs) }
+        { timeout: req.timeoutMs }
       )
       const choice = completion.choices?.[0]
       const message = choice?.message
@@ -120,7 +141,7 @@ export class ModelClient {
   async embed(endpoint: ModelEndpoint, model: string, inputs: readonly string[], timeoutMs: number): Promise<{ vectors: Float32Array[]; tokens: number }> {
     try {
       // encoding_format float: local servers (Ollama) answer floats whatever is asked.
-      const res = await this.client(endpoint, timeoutMs).embeddings.create({ model, input: [...inputs], encoding_format: 'float' }, { signal: AbortSignal.timeout(timeoutMs) })
+      const res = await this.client(endpoint).embeddings.create({ model, input: [...inputs], encoding_format: 'float' }, { timeout: timeoutMs })
       const data = [...res.data].sort((a, b) => a.index - b.index)
       if (data.length !== inputs.length) throw new ModelCallError('http', `the endpoint answered ${data.length} embeddings for ${inputs.length} texts`)
       return { vectors: data.map((d) => Float32Array.from(d.embedding)), tokens: res.usage?.prompt_tokens ?? 0 }
@@ -133,7 +154,9 @@ export class ModelClient {
   async transcribe(endpoint: ModelEndpoint, model: string, audio: { data: Buffer; mimetype: string; fileName: string }, timeoutMs: number): Promise<string> {
     try {
       const file = await toFile(audio.data, audio.fileName, { type: audio.mimetype })
-      const res = await this.client(endpoint, timeoutMs).audio.transcriptions.create({ model, file }, { signal: AbortSignal.timeout(timeoutMs) })
+      // A form goes through Node's fetch, whose answer the SDK reads after the time limit's end: the
+      // signal bounds the reading too (voice notes are few: the signal's cost does not matter).
+      const res = await this.client(endpoint).audio.transcriptions.create({ model, file }, { signal: AbortSignal.timeout(timeoutMs), timeout: timeoutMs })
       return (res as { text?: string }).text ?? ''
     } catch (err) {
       throw describeFailure(err, timeoutMs)
