@@ -75,10 +75,31 @@ function wallClock(now: Date, timezone: string): DateTime<true> {
   return local
 }
 
+/**
+ * Wall-clock readings kept per zone and minute: a reading holds for its whole minute (zones change
+ * their offset on whole minutes), and each customer message asks for several (the hours, the
+ * assistant's facts and its usage day), each a luxon DateTime built through `Intl` otherwise.
+ */
+const readings = new Map<string, { local: LocalTime; formatted?: string }>()
+/** Readings kept: the current minute of each zone in use, and a walk over coming days' minutes. */
+const READINGS = 256
+
+function reading(now: Date, timezone: string): { local: LocalTime; formatted?: string } {
+  const minute = Math.floor(now.getTime() / 60_000)
+  const key = `${timezone}\n${minute}`
+  let r = readings.get(key)
+  if (!r) {
+    const local = wallClock(new Date(minute * 60_000), timezone)
+    r = { local: Object.freeze({ weekday: local.weekday - 1, minutes: local.hour * 60 + local.minute, date: local.toISODate() }) }
+    if (readings.size >= READINGS) readings.delete(readings.keys().next().value!)
+    readings.set(key, r)
+  }
+  return r
+}
+
 /** The wall-clock weekday and minute of `now` in `timezone` (throws like `isWithinActiveWindow`). */
 export function localTime(now: Date, timezone: string): LocalTime {
-  const local = wallClock(now, timezone)
-  return { weekday: local.weekday - 1, minutes: local.hour * 60 + local.minute, date: local.toISODate() }
+  return reading(now, timezone).local
 }
 
 /** The calendar day before `date` (`YYYY-MM-DD`). */
@@ -164,5 +185,6 @@ export function describeOpening(now: Date, at: Date, timezone: string): string {
 
 /** `at` as a wall-clock `YYYY-MM-DD HH:MM` in `timezone` (an IANA name or a fixed offset); throws like the others. */
 export function formatLocal(at: Date, timezone: string): string {
-  return wallClock(at, timezone).toFormat('yyyy-MM-dd HH:mm')
+  const r = reading(at, timezone)
+  return (r.formatted ??= wallClock(at, timezone).toFormat('yyyy-MM-dd HH:mm'))
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { describeOpening, isOpen, isWithinActiveWindow, localTime, nextOpening } from '../../../src/main/domain/active-window'
+import { DateTime } from 'luxon'
+import { describeOpening, formatLocal, isOpen, isWithinActiveWindow, localTime, nextOpening } from '../../../src/main/domain/active-window'
 import { WEEK_DAYS, type ActiveDays, type WeekDay } from '../../../src/shared/schemas/records'
 
 const days = (...on: WeekDay[]): ActiveDays =>
@@ -25,6 +26,23 @@ describe('localTime', () => {
     expect(localTime(at('2026-06-05T20:00:00Z'), 'UTC+5:30')).toEqual({ weekday: 5, minutes: 90, date: '2026-06-06' })
     expect(localTime(at('2026-06-05T01:00:00Z'), 'GMT-3')).toEqual({ weekday: 3, minutes: 22 * 60, date: '2026-06-04' })
     expect(localTime(at('2026-06-05T12:00:00Z'), 'UTC')).toEqual({ weekday: 4, minutes: 720, date: '2026-06-05' })
+  })
+})
+
+describe('localTime and formatLocal, kept per zone and minute', () => {
+  it('read every minute around a DST change as luxon does, also when asked again, in any order', () => {
+    // Berlin falls back at 01:00 UTC on 2026-10-25; Kathmandu is +05:45 (a quarter-hour offset).
+    for (const zone of ['Europe/Berlin', 'Asia/Kathmandu', 'America/New_York', '+05:30']) {
+      const minutes = Array.from({ length: 181 }, (_, i) => Date.UTC(2026, 9, 25, 0, 0) + (i - 30) * 60_000 + 17_000)
+      for (const pass of [minutes, [...minutes].reverse()]) {
+        for (const t of pass) {
+          const luxonZone = zone.startsWith('+') ? `UTC${zone}` : zone
+          const l = DateTime.fromMillis(t, { zone: luxonZone })
+          expect(localTime(new Date(t), zone), `${zone} ${new Date(t).toISOString()}`).toEqual({ weekday: l.weekday - 1, minutes: l.hour * 60 + l.minute, date: l.toISODate() })
+          expect(formatLocal(new Date(t), zone)).toBe(l.toFormat('yyyy-MM-dd HH:mm'))
+        }
+      }
+    }
   })
 })
 
