@@ -50,6 +50,7 @@
  *   swamp the per-instance memory readings.
  */
 import { spawn } from 'node:child_process'
+import { MAIN_HEAP_FLAGS } from '../scripts/heap-flags.mjs'
 import { cpus, loadavg, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { runAssistantBench } from './assistant-bench'
@@ -103,7 +104,9 @@ for (const [name, heading, run] of PARTS) {
 if (only === undefined || only === 'wa') {
   console.log('\n## Real Baileys channel against the local protocol test server')
   const script = fileURLToPath(new URL('./wa-bench.ts', import.meta.url))
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], { stdio: 'inherit' })
+  // The app in that process runs with the main thread's heap flags, as `npm run serve` and the desktop
+  // app run it (scripts/heap-flags.mjs); the other parts run in this process, started with them.
+  const child = spawn(process.execPath, [...MAIN_HEAP_FLAGS, '--expose-gc', '--import', 'tsx', script], { stdio: 'inherit' })
   // Our SIGINT reaches the child too (same process group); it cleans up and exits on its own.
   process.on('SIGINT', () => undefined)
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))

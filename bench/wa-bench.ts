@@ -1,7 +1,7 @@
 /**
  * Benchmarks of the REAL Baileys channel (unmodified library, real websockets and Signal encryption)
  * against the local WhatsApp protocol test server (test/support/wa-server). Run: `npm run bench`, or
- * alone `node --expose-gc --import tsx bench/wa-bench.ts`.
+ * alone `node --max-semi-space-size=4 --expose-gc --import tsx bench/wa-bench.ts` (the main thread's heap flags of scripts/heap-flags.mjs, as the product runs).
  *
  * Processes. The test server runs in a CHILD process (`test/support/wa-server/cli.ts`, driven over its
  * HTTP control API, control.ts), so its fake phones, contacts and their Signal state never count in
