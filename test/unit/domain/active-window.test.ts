@@ -193,6 +193,42 @@ describe('nextOpening and describeOpening (the away message’s [next_open])', (
   })
 })
 
+describe('nextOpening over days the shop does not open', () => {
+  /** The walk as it was: every 5 minutes, then back to the minute (the reference). */
+  function walked(now: Date, timezone: string, schedule: Parameters<typeof isOpen>[2], horizonDays: number): Date | null {
+    const start = Math.floor(now.getTime() / 60_000) * 60_000
+    for (let t = start; t <= start + horizonDays * 86_400_000; t += 300_000) {
+      if (!isOpen(new Date(t), timezone, schedule)) continue
+      let first = t
+      while (first - 60_000 >= start && isOpen(new Date(first - 60_000), timezone, schedule)) first -= 60_000
+      return new Date(first)
+    }
+    return null
+  }
+
+  it('finds what the 5-minute walk finds: days off, holidays, overnight windows, DST changes', () => {
+    let n = 7
+    const random = () => (n = (n * 48271) % 2147483647) / 2147483647
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
+    const times = ['00:00', '06:30', '09:00', '12:15', '17:45', '22:00', 'always']
+    for (let i = 0; i < 60; i++) {
+      const days = Object.fromEntries(WEEK_DAYS.map((d) => [d, random() < 0.4])) as ActiveDays
+      const hours = { from: pick(times), to: pick(times) }
+      const holidays = Array.from({ length: Math.floor(random() * 12) }, (_, k) => `2026-${pick(['03', '10', '11'])}-${String(1 + ((k * 3 + i) % 28)).padStart(2, '0')}`)
+      const zone = pick(['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'UTC', '+05:45'])
+      const now = new Date(Date.UTC(2026, pick([2, 9, 10]), 1 + Math.floor(random() * 27), Math.floor(random() * 24), Math.floor(random() * 60)))
+      const schedule = { days, hours, holidays }
+      expect(nextOpening(now, zone, schedule, 40)?.toISOString() ?? null, JSON.stringify({ now, zone, schedule })).toBe(walked(now, zone, schedule, 40)?.toISOString() ?? null)
+    }
+  })
+
+  it('after a three-week holiday, the first morning after it', () => {
+    const holidays = Array.from({ length: 21 }, (_, i) => new Date(Date.UTC(2026, 6, 20 + i)).toISOString().slice(0, 10))
+    const open = nextOpening(new Date('2026-07-20T08:00:00Z'), 'Europe/Berlin', { days: Object.fromEntries(WEEK_DAYS.map((d) => [d, true])) as ActiveDays, hours: { from: '09:00', to: '18:00' }, holidays }, 40)
+    expect(open?.toISOString()).toBe('2026-08-10T07:00:00.000Z')
+  })
+})
+
 describe('opening hours with several windows a day and holidays', () => {
   const week = { monday: true, tuesday: true, wednesday: true, thursday: true, friday: true, saturday: true, sunday: false }
   // A pizzeria: lunch and dinner on weekdays, one long window on Saturday, a late night on Friday.
