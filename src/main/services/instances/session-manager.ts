@@ -24,6 +24,7 @@ import type { CoreEventBus } from '../../events'
 import type { Logger } from '../../logger'
 import { isoNow, type Clock } from '../../clock'
 import type { InstanceRepo } from '../../store/repos'
+import type { Instance } from '../../../shared/schemas/records'
 import type { ChannelAuthRepo } from '../../store/repos/channel-auth-repo'
 import type { Fence } from '../../store/repos/lease-repo'
 import { StaleLeaseError } from '../../store/db/errors'
@@ -352,9 +353,18 @@ export class SessionManager {
   private async persistState(instanceId: string, update: StateUpdate): Promise<void> {
     const inst = this.deps.instances.find(instanceId)
     if (!inst) return
-    const previous = inst.settings.status
     if (update.state !== 'QR') this.qrs.delete(instanceId)
-    if (update.state !== 'CONNECTING') this.takeOvers.delete(instanceId)
+    // A take-over ends once this state is stored, not when it is reported: a change that waited for it
+    // goes ahead then, and a send is refused while the stored status still says CONNECTING.
+    try {
+      await this.storeState(instanceId, inst, update)
+    } finally {
+      if (update.state !== 'CONNECTING') this.takeOvers.delete(instanceId)
+    }
+  }
+
+  private async storeState(instanceId: string, inst: Instance, update: StateUpdate): Promise<void> {
+    const previous = inst.settings.status
     if (update.reason) this.reasons.set(instanceId, update.reason)
     else this.reasons.delete(instanceId)
     const s = inst.settings
