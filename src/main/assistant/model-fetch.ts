@@ -17,6 +17,8 @@
  * `fetch`: it is rare, and undici's `request` takes no FormData of Node's.
  */
 import { STATUS_CODES } from 'node:http'
+import { promisify } from 'node:util'
+import zlib from 'node:zlib'
 import { request, type Dispatcher } from 'undici'
 
 /** The largest answer read (bytes): 32 embeddings of 3,072 numbers as JSON are about 2 MB. */
@@ -27,6 +29,24 @@ export class AnswerTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`the endpoint's answer is larger than ${limit} bytes`)
     this.name = 'AnswerTooLargeError'
+  }
+}
+
+const gunzip = promisify(zlib.gunzip)
+const inflate = promisify(zlib.inflate)
+const brotli = promisify(zlib.brotliDecompress)
+
+/** `bytes` decoded from `encoding` (none, gzip, deflate, br; off the main thread: zlib's pool), at most `maxBytes`. */
+async function decoded(bytes: Buffer, encoding: string, maxBytes: number): Promise<Buffer> {
+  const coding = encoding.trim().toLowerCase()
+  if (coding === '' || coding === 'identity') return bytes
+  const decode = coding === 'gzip' || coding === 'x-gzip' ? gunzip : coding === 'deflate' ? inflate : coding === 'br' ? brotli : null
+  if (!decode) throw new TypeError(`the endpoint's answer is encoded as ${coding}, which this app cannot read`)
+  try {
+    return await decode(bytes, { maxOutputLength: maxBytes })
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new AnswerTooLargeError(maxBytes)
+    throw err
   }
 }
 
@@ -42,6 +62,9 @@ export function requestFetch(dispatcher: () => Dispatcher, maxBytes = MAX_ANSWER
     }
     const headers: Record<string, string> = {}
     new Headers(init?.headers).forEach((value, name) => (headers[name] = value))
+    // `fetch` asks for compressed answers and decodes them; `request` does neither: ask for none, and
+    // decode one that comes anyway (a request without Accept-Encoding allows any: RFC 9110 §12.5.3).
+    headers['accept-encoding'] ??= 'identity'
     const res = await request(input, { method: init?.method ?? 'GET', headers, body: body ?? undefined, signal: init?.signal ?? undefined, dispatcher: dispatcher() })
     const chunks: Buffer[] = []
     let size = 0
@@ -55,10 +78,11 @@ export function requestFetch(dispatcher: () => Dispatcher, maxBytes = MAX_ANSWER
     }
     const answerHeaders = new Headers()
     for (const [name, value] of Object.entries(res.headers)) {
-      if (value === undefined) continue
+      if (value === undefined || name === 'content-encoding' || name === 'content-length') continue
       for (const v of Array.isArray(value) ? value : [value]) answerHeaders.append(name, v)
     }
     const empty = res.statusCode === 204 || res.statusCode === 205 || res.statusCode === 304
-    return new Response(empty ? null : Buffer.concat(chunks, size), { status: res.statusCode, statusText: STATUS_CODES[res.statusCode] ?? '', headers: answerHeaders })
+    const answer = empty ? null : await decoded(Buffer.concat(chunks, size), String(res.headers['content-encoding'] ?? ''), maxBytes)
+    return new Response(answer, { status: res.statusCode, statusText: STATUS_CODES[res.statusCode] ?? '', headers: answerHeaders })
   })
 }

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { Agent } from 'undici'
 import { afterEach, expect, it } from 'vitest'
 import { ModelClient } from '../../../src/main/assistant/model-client'
@@ -66,6 +67,22 @@ it('reports an HTTP error with its status and the endpoint’s message, and foll
   await expect(ask(baseUrl)).rejects.toMatchObject({ kind: 'http', status: 401, message: 'HTTP 401 Unauthorized: Incorrect API key provided' })
   status = 302
   await expect(ask(baseUrl)).rejects.toMatchObject({ kind: 'http', status: 302 })
+})
+
+it('asks for no compression, and reads a compressed answer anyway (gzip, br)', async () => {
+  const asked: Array<string | undefined> = []
+  let coding = 'gzip'
+  const baseUrl = await serve((req, _body, res) => {
+    asked.push(req.headers['accept-encoding'])
+    const text = Buffer.from(completion('Compressed, still read.'))
+    const body = coding === 'gzip' ? gzipSync(text) : brotliCompressSync(text)
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding, 'content-length': body.length })
+    res.end(body)
+  })
+  expect((await ask(baseUrl)).content).toBe('Compressed, still read.')
+  coding = 'br'
+  expect((await ask(baseUrl)).content).toBe('Compressed, still read.')
+  expect(asked).toEqual(['identity', 'identity'])
 })
 
 it('refuses an answer larger than the limit, and the SDK’s call says so', async () => {
