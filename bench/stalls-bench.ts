@@ -35,8 +35,15 @@ const DAY_MS = 86_400_000
 interface Server {
   url: string
   child: ChildProcess
-  /** The main thread's longest event-loop delay (ms) since the last reading. */
-  loopDelay(): Promise<number>
+  /** The main thread's longest event-loop delay since the last reading, and its longest GC pause then. */
+  loopDelay(): Promise<LoopReading>
+}
+
+/** The loop-delay preload's reading (./loop-delay-preload.mjs): ms, and the longest GC pause's kind. */
+interface LoopReading {
+  maxMs: number
+  gcMs: number
+  gcKind: string
 }
 
 /** Starts `npm run serve`'s script on `dataDir` (with the loop-delay preload); `onLine` hears every log line from the start. */
@@ -46,11 +53,11 @@ async function serve(dataDir: string, onLine?: (line: string) => void): Promise<
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, CHATAPP_DATA_DIR: dataDir, CHATAPP_PORT: '0', CHATAPP_CHANNEL: 'sandbox', CHATAPP_API_TOKEN: TOKEN, CHATAPP_LOG_LEVEL: 'info', CHATAPP_MAX_FILE_MB: '2048' }
   })
-  let delayWaiter: ((ms: number) => void) | null = null
+  let delayWaiter: ((reading: LoopReading) => void) | null = null
   createInterface({ input: child.stderr! }).on('line', (line) => {
-    const m = /^LOOPDELAY (\S+)/.exec(line)
+    const m = /^LOOPDELAY (\S+) \S+ (\S+) (\S+)/.exec(line)
     if (m) {
-      delayWaiter?.(Number(m[1]))
+      delayWaiter?.({ maxMs: Number(m[1]), gcMs: Number(m[2]), gcKind: m[3]! })
       delayWaiter = null
       return
     }
@@ -67,7 +74,7 @@ async function serve(dataDir: string, onLine?: (line: string) => void): Promise<
     url,
     child,
     loopDelay: () =>
-      new Promise<number>((resolve) => {
+      new Promise<LoopReading>((resolve) => {
         delayWaiter = resolve
         child.kill('SIGUSR2')
       })
@@ -160,8 +167,9 @@ async function measure(s: Server, sendPath: string, name: string, op: () => Prom
   const p = await probes.stop()
   const loop = await s.loopDelay()
   const failed = p.failures > 0 ? `${p.failures} probe connection(s) dropped` : ''
-  const notes = [note, failed].filter(Boolean).join('; ')
-  return { name, tookMs, health: p.health, loop, send: p.send, ...(notes ? { note: notes } : {}) }
+  const gc = `longest GC pause ${loop.gcMs.toFixed(0)} ms (${loop.gcKind})`
+  const notes = [note, gc, failed].filter(Boolean).join('; ')
+  return { name, tookMs, health: p.health, loop: loop.maxMs, send: p.send, note: notes }
 }
 
 /** Connects instance 0 (its sandbox) for the send probe; answers the send path. */
