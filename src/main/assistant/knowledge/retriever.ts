@@ -50,12 +50,13 @@ export interface TextHits {
   revision: number
   hits: Array<{ term: number; seq: number }>
   /**
-   * The best passages by words, best first, as the index ranked them (their text kept in memory at
-   * `revision`): present when the search was asked for them and the words remembered that the index
-   * ranked with were those of `revision`. Then these are the first of `rankByTerms(hits)`, unless
-   * another search of the instance added words to memory meanwhile (a ranking with fewer words).
+   * The `take` best passages by words (fewer when fewer hold any word), best first, as the index
+   * ranked them (their text kept in memory at `revision`): present when the search was asked for them
+   * and the words remembered that the index ranked with were those of `revision`. Then these are the
+   * first of `rankByTerms(hits)`, unless another search of the instance added words to memory
+   * meanwhile (a ranking with fewer words).
    */
-  ranked?: number[]
+  ranked?: { take: number; seqs: number[] }
 }
 
 /** A kept passage's key: its text never changes at one revision of the instance's chunks. */
@@ -106,8 +107,8 @@ export class Retriever {
     const { total, revision, hits, ranked } = await (text ?? this.textSearch(instanceId, question, settings.knowledge_chunks))
     const take = settings.knowledge_chunks
     // Ranked by words alone, the index's ranking is the answer: no ranking again on this thread.
-    if (!settings.embedding_model && ranked && (ranked.length >= take || ranked.length === new Set(hits.map((h) => h.seq)).size)) {
-      return { passages: await this.passagesOf(instanceId, revision, ranked.slice(0, take)), embedTokens: 0 }
+    if (!settings.embedding_model && ranked && ranked.take >= take) {
+      return { passages: await this.passagesOf(instanceId, revision, ranked.seqs.slice(0, take)), embedTokens: 0 }
     }
     const byText = rankByTerms(hits, total, PER_TERM).slice(0, FUSED_DEPTH)
     let byMeaning: number[] = []
@@ -171,10 +172,10 @@ export class Retriever {
       for (const c of r.passages ?? []) this.passages.set(passageKey(instanceId, r.revision, c.seq), c)
       // The index ranked with the words remembered at `at`: its ranking holds for the hits below
       // only when that is the revision it answered (or nothing was remembered).
-      ranked = r.passages && (at === undefined || at === r.revision) ? r.passages.map((c) => c.seq) : undefined
+      ranked = r.passages && (at === undefined || at === r.revision) ? { take, seqs: r.passages.map((c) => c.seq) } : undefined
       return r
     }
-    let ranked: number[] | undefined
+    let ranked: TextHits['ranked']
     const seen = this.revisions.get(instanceId)
     const asked = missingAt(seen, MAX_LOOKUPS)
     let rev = await lookUp(asked, seen)
