@@ -79,4 +79,37 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect((await again.repos.messages.find('i1', 'A'))?.status).toBe('DELIVERY_ACK')
     expect(await again.repos.messages.find('i1', 'B')).toMatchObject({ status: 'ERROR', error_code: '463' })
   })
+
+  it('applies a busy turn of reports over many messages and two instances, each message as its own reports decide', async () => {
+    // More messages than one IN list holds (store/repos/in-lists.ts), of two instances, and one of an
+    // erased customer: the batch's reads and its grouped updates must keep each apart.
+    const ids = Array.from({ length: 600 }, (_, i) => `S${i}`)
+    await repos.messages.appendMany('i1', ids.map((id, i) => msg({ id, timestamp: 1_790_000_000_000 + i })))
+    await repos.messages.appendMany('i2', ids.slice(0, 50).map((id) => msg({ id, status: 'DELIVERY_ACK' })))
+    await repos.messages.append('i1', msg({ id: 'GONE', chatId: '15550009999@s.whatsapp.net' }))
+    await repos.customerData.eraseCustomer('i1', '15550009999', 'owner', new Date().toISOString(), 'E1')
+    const reports = [
+      ...ids.map((id) => ({ instanceId: 'i1', update: { id, status: 'SERVER_ACK' as const } })),
+      ...ids.filter((_, i) => i % 3 === 0).map((id) => ({ instanceId: 'i1', update: { id, status: 'DELIVERY_ACK' as const } })),
+      ...ids.filter((_, i) => i % 7 === 0).map((id) => ({ instanceId: 'i1', update: { id, status: 'ERROR' as const, errorCode: '463' } })),
+      ...ids.slice(0, 50).map((id) => ({ instanceId: 'i2', update: { id, status: 'SERVER_ACK' as const } })),
+      ...ids.slice(0, 50).map((id) => ({ instanceId: 'i2', update: { id, status: 'READ' as const } })),
+      { instanceId: 'i1', update: { id: 'GONE', status: 'READ' as const } }
+    ]
+    const answers = await repos.messages.recordStatuses(reports)
+    expect(answers).toHaveLength(reports.length)
+    // SERVER_ACK moves every i1 message forward; i2's were delivered already, so theirs is no change.
+    expect(answers.slice(0, 600).every((a, i) => a?.id === ids[i] && a?.status === 'SERVER_ACK')).toBe(true)
+    // An ERROR after a delivery is refused (domain/delivery-status.ts): every third stays delivered.
+    const expected = (i: number) => (i % 3 === 0 ? 'DELIVERY_ACK' : i % 7 === 0 ? 'ERROR' : 'SERVER_ACK')
+    const again = await t.reopen()
+    for (const [i, id] of ids.entries()) {
+      const stored = await again.repos.messages.find('i1', id)
+      expect({ id, status: stored?.status, error_code: stored?.error_code }).toEqual({ id, status: expected(i), error_code: expected(i) === 'ERROR' ? '463' : undefined })
+    }
+    for (const id of ids.slice(0, 50)) expect((await again.repos.messages.find('i2', id))?.status).toBe('READ')
+    expect(answers.slice(-51, -1).every((a) => a === null || a?.status === 'READ')).toBe(true)
+    expect(answers.at(-1)).toBeUndefined()
+    expect((await again.repos.messages.find('i1', 'S1'))?.text).toBe('your order is ready')
+  })
 })

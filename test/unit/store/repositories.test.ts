@@ -196,6 +196,33 @@ describe.each(BACKENDS)('on %s', (backend) => {
     expect(await repos.webhookDeliveries.removeInstance('i1')).toBe(2)
   })
 
+  it('webhook deliveries: a busy moment\'s outcomes, each delivery with its own time and status', async () => {
+    // More outcomes than one IN list holds (store/repos/in-lists.ts), written grouped by what they set.
+    const ids = Array.from({ length: 600 }, (_, i) => `b${i}`)
+    await repos.webhookDeliveries.add([...ids.map((id) => delivery(id)), delivery('other', { instance_id: 'i2' })])
+    const at = (i: number) => new Date(Date.parse(NOW) + i * 7).toISOString()
+    const retried = (i: number) => i % 5 === 0 || i === 599
+    const found = await repos.webhookDeliveries.record([
+      ...ids.map((id, i) =>
+        i % 5 === 0
+          ? { id, instanceId: 'i1', outcome: { status: 'pending' as const, attempts: 1, last_error: 'HTTP 503', last_status: 503, next_attempt_at: at(1000 + i) } }
+          : { id, instanceId: 'i1', outcome: { status: 'delivered' as const, attempts: 1, last_error: null, last_status: 200, next_attempt_at: null, delivered_at: at(i) } }
+      ),
+      // A later outcome of the same delivery in the same call is what it is left with.
+      { id: 'b599', instanceId: 'i1', outcome: { status: 'pending', attempts: 2, last_error: 'HTTP 503', last_status: 503, next_attempt_at: at(1599) } },
+      // Another instance's delivery named with the wrong instance is not found, and not changed.
+      { id: 'other', instanceId: 'i1', outcome: { status: 'failed', attempts: 1, last_error: null, last_status: null, next_attempt_at: null } }
+    ])
+    expect(found).toEqual([...ids.map(() => true), true, false])
+    const stored = await repos.webhookDeliveries.list('i1', { limit: 1000 })
+    // The bounds keep the newest 50 delivered (by insertion), each with its own time.
+    const delivered = ids.map((id, i) => ({ id, i })).filter(({ i }) => !retried(i)).slice(-50).reverse()
+    expect(stored.filter((d) => d.status === 'delivered').map((d) => [d.id, d.delivered_at, d.last_status, d.next_attempt_at])).toEqual(delivered.map(({ id, i }) => [id, at(i), 200, null]))
+    const pending = ids.map((id, i) => ({ id, i })).filter(({ i }) => retried(i)).reverse()
+    expect(stored.filter((d) => d.status === 'pending').map((d) => [d.id, d.attempts, d.next_attempt_at, d.delivered_at])).toEqual(pending.map(({ id, i }) => [id, i === 599 ? 2 : 1, at(i === 599 ? 1599 : 1000 + i), null]))
+    expect(await repos.webhookDeliveries.list('i2')).toMatchObject([{ id: 'other', status: 'pending', attempts: 0 }])
+  })
+
   it('channel credentials and Signal keys, and kept WhatsApp messages', async () => {
     await repos.channelAuth.saveCreds('i1', '{"me":1}', NOW)
     await repos.channelAuth.saveCreds('i1', '{"me":2}', NOW)

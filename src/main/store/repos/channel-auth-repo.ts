@@ -20,24 +20,13 @@ import type { Database } from '../db/schema'
 import type { Exec } from './exec'
 import { checkFence, type Fence } from './lease-repo'
 import { timeToMs } from '../db/times'
+import { chunks } from './in-lists'
 
 /** One key to store (`value`: JSON text) or to delete (`value: null`). */
 export interface AuthKeyChange {
   type: string
   id: string
   value: string | null
-}
-
-/**
- * Rows per statement: 4 bound values per row stays far below SQLite's 32,766 variables, and a few
- * fixed chunk sizes keep the statement cache small.
- */
-const CHUNK = 250
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
-  return out
 }
 
 export class ChannelAuthRepo {

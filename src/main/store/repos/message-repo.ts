@@ -14,6 +14,7 @@ import { DETAIL_FIELDS, detailsOf, messageColumns, messageFromRow, messageToRow,
 import { longTerms, matchesAll, searchTerms, snippet } from './search-terms'
 import { matchingMessages } from '../db/search-sql'
 import { notErasing } from './erasing'
+import { inLists } from './in-lists'
 import { applyStatus, type StatusReport } from '../../domain/delivery-status'
 
 /** Where a page starts: after or before an entry (its id), or a time (epoch ms, older scripts). */
@@ -143,21 +144,32 @@ export class MessageRepo {
 
   /**
    * {@link recordStatus} for several reports in one write (one round trip, one job of the group
-   * commit), applied in order: each answer is what that report made of the entry. A message's reports
-   * read it once and change its row once (a send's SERVER_ACK and DELIVERY_ACK often come together).
+   * commit), applied in order: each answer is what that report made of the entry. The entries are
+   * read together (one statement per instance) and each distinct change is written once for all the
+   * entries it applies to: a message's reports read it once and change its row once (a send's
+   * SERVER_ACK and DELIVERY_ACK often come together), and a busy turn's acknowledgements of many sends
+   * take two or three statements instead of two per report.
    */
   async recordStatuses(reports: ReadonlyArray<{ instanceId: string; update: StatusReport }>): Promise<Array<LoggedMessage | null | undefined>> {
     return this.x.write(async (trx) => {
       const entries = new Map<string, { seq: number; message: LoggedMessage; patch: ReturnType<typeof applyStatus> } | null>()
+      const key = (instanceId: string, id: string) => `${instanceId}\n${id}`
+      const wanted = new Map<string, Set<string>>()
+      for (const { instanceId, update } of reports) {
+        entries.set(key(instanceId, update.id), null)
+        const ids = wanted.get(instanceId) ?? new Set<string>()
+        ids.add(update.id)
+        wanted.set(instanceId, ids)
+      }
+      for (const [instanceId, ids] of wanted) {
+        for (const part of inLists([...ids])) {
+          const rows = await trx.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', 'in', part).where(notErasing()).execute()
+          for (const row of rows) entries.set(key(instanceId, row.id), { seq: row.seq, message: messageFromRow(row), patch: null })
+        }
+      }
       const answers: Array<LoggedMessage | null | undefined> = []
       for (const { instanceId, update } of reports) {
-        const key = `${instanceId}\n${update.id}`
-        let entry = entries.get(key)
-        if (entry === undefined) {
-          const row = await trx.selectFrom('messages').selectAll().where('instance_id', '=', instanceId).where('id', '=', update.id).where(notErasing()).executeTakeFirst()
-          entry = row ? { seq: row.seq, message: messageFromRow(row), patch: null } : null
-          entries.set(key, entry)
-        }
+        const entry = entries.get(key(instanceId, update.id))
         if (!entry) {
           answers.push(undefined)
           continue
@@ -171,8 +183,18 @@ export class MessageRepo {
         entry.message = { ...entry.message, ...patch }
         answers.push(entry.message)
       }
+      // The same change (most often `status` alone) for many rows: one UPDATE … WHERE seq IN (…).
+      const changes = new Map<string, { columns: Partial<MessageRow>; seqs: number[] }>()
       for (const entry of entries.values()) {
-        if (entry?.patch) await trx.updateTable('messages').set(messageColumns(entry.patch)).where('seq', '=', entry.seq).execute()
+        if (!entry?.patch) continue
+        const columns = messageColumns(entry.patch)
+        const change = JSON.stringify(columns)
+        const same = changes.get(change)
+        if (same) same.seqs.push(entry.seq)
+        else changes.set(change, { columns, seqs: [entry.seq] })
+      }
+      for (const { columns, seqs } of changes.values()) {
+        for (const part of inLists(seqs)) await trx.updateTable('messages').set(columns).where('seq', 'in', part).execute()
       }
       return answers
     })

@@ -14,6 +14,7 @@ import type { Database, WebhookDeliveriesTable } from '../db/schema'
 import type { Exec } from './exec'
 import { rowMap } from './row-map'
 import { timeToMs, timeToMsOrNull } from '../db/times'
+import { inLists } from './in-lists'
 
 /** How many finished deliveries an instance keeps. */
 export interface DeliveryBounds {
@@ -60,6 +61,31 @@ const COLUMNS = ['id', 'instance_id', 'event', 'url', 'payload', 'status', 'atte
 
 /** Rows per INSERT statement: 12 columns each stays under SQLite's 32,766 bound parameters. */
 const INSERT_CHUNK = 500
+
+/**
+ * Outcomes that set the same columns of the same instance's deliveries, apart from `delivered_at`
+ * (each delivery's own time): each group is written with one UPDATE per IN list instead of one per
+ * delivery. `delivered` maps each delivery's id to its `delivered_at` (epoch ms; null when the
+ * outcome has none or clears it).
+ */
+function outcomeGroups(outcomes: Iterable<RecordedOutcome>): Array<{ instanceId: string; columns: { set: Pick<Row, 'status' | 'attempts' | 'last_error' | 'last_status'> & { next_attempt_at: number | null }; setsDeliveredAt: boolean }; delivered: Map<string, number | null> }> {
+  const groups = new Map<string, ReturnType<typeof outcomeGroups>[number]>()
+  for (const { id, instanceId, outcome } of outcomes) {
+    const set = {
+      status: outcome.status,
+      attempts: outcome.attempts,
+      last_error: outcome.last_error,
+      last_status: outcome.last_status,
+      next_attempt_at: timeToMsOrNull(outcome.next_attempt_at)
+    }
+    const setsDeliveredAt = outcome.delivered_at !== undefined
+    const key = JSON.stringify([instanceId, set, setsDeliveredAt])
+    let group = groups.get(key)
+    if (!group) groups.set(key, (group = { instanceId, columns: { set, setsDeliveredAt }, delivered: new Map() }))
+    group.delivered.set(id, setsDeliveredAt ? timeToMsOrNull(outcome.delivered_at ?? null) : null)
+  }
+  return [...groups.values()]
+}
 
 export class WebhookDeliveryRepo {
   private readonly bounds: DeliveryBounds
@@ -126,23 +152,33 @@ export class WebhookDeliveryRepo {
   async record(outcomes: readonly RecordedOutcome[]): Promise<boolean[]> {
     if (outcomes.length === 0) return []
     return this.x.write(async (trx) => {
-      const found: boolean[] = []
-      for (const { id, instanceId, outcome } of outcomes) {
-        const res = await trx
-          .updateTable('webhook_deliveries')
-          .set({
-            status: outcome.status,
-            attempts: outcome.attempts,
-            last_error: outcome.last_error,
-            last_status: outcome.last_status,
-            next_attempt_at: timeToMsOrNull(outcome.next_attempt_at),
-            ...(outcome.delivered_at !== undefined ? { delivered_at: timeToMsOrNull(outcome.delivered_at) } : {})
-          })
-          .where('id', '=', id)
-          .where('instance_id', '=', instanceId)
-          .executeTakeFirst()
-        found.push(Number(res.numUpdatedRows) > 0)
+      // A delivery's last outcome of the call is what it is left with, as if each were written in turn.
+      const last = new Map<string, RecordedOutcome>()
+      for (const o of outcomes) last.set(`${o.instanceId}\n${o.id}`, o)
+      const present = new Set<string>()
+      for (const { instanceId, columns, delivered } of outcomeGroups(last.values())) {
+        for (const part of inLists([...delivered.keys()])) {
+          const rows = await trx
+            .updateTable('webhook_deliveries')
+            .set((eb) => {
+              if (!columns.setsDeliveredAt) return columns.set
+              const times = new Set(part.map((id) => delivered.get(id)))
+              if (times.size === 1) return { ...columns.set, delivered_at: delivered.get(part[0]!)! }
+              // Each delivery its own time: CASE id WHEN … THEN … END, cast so that PostgreSQL
+              // types the parameters as the column.
+              const [first, ...rest] = part
+              let at = eb.case('id').when(first!).then(eb.cast<number | null>(eb.val(delivered.get(first!)!), 'bigint'))
+              for (const id of rest) at = at.when(id).then(eb.cast<number | null>(eb.val(delivered.get(id)!), 'bigint'))
+              return { ...columns.set, delivered_at: at.end() }
+            })
+            .where('instance_id', '=', instanceId)
+            .where('id', 'in', part)
+            .returning('id')
+            .execute()
+          for (const r of rows) present.add(`${instanceId}\n${r.id}`)
+        }
       }
+      const found = outcomes.map((o) => present.has(`${o.instanceId}\n${o.id}`))
       const finished = new Map<string, { instanceId: string; status: DeliveryStatus }>()
       outcomes.forEach(({ instanceId, outcome: { status } }, i) => {
         if (found[i] && status !== 'pending') finished.set(`${instanceId}\n${status}`, { instanceId, status })
