@@ -39,7 +39,7 @@ const WARMUP_S = 1
 const ROUNDS = Number(process.env.THROUGHPUT_ROUNDS ?? 3)
 const CONNECTIONS = [16, 64]
 
-type Mode = 'bare' | 'fastify-sqlite' | 'release-0.1' | 'app' | 'app-webhooks'
+type Mode = 'bare' | 'fastify-sqlite' | 'sqlite-floor' | 'release-0.1' | 'app' | 'app-webhooks'
 
 /**
  * A built checkout of release 0.1 (`git worktree add ../chatapp-0.1 e7c8529 && cd ../chatapp-0.1 &&
@@ -99,7 +99,7 @@ function waitForLine(child: ChildProcessWithoutNullStreams, what: string, match:
  * set up through the API, with the webhook on (`onAnyMessage`) to `receiverUrl` for `app-webhooks`.
  */
 async function startTarget(mode: Mode, receiverUrl: string): Promise<Target> {
-  if (mode === 'bare' || mode === 'fastify-sqlite') {
+  if (mode === 'bare' || mode === 'fastify-sqlite' || mode === 'sqlite-floor') {
     const script = fileURLToPath(new URL('./throughput-target.ts', import.meta.url))
     const child = spawn(process.execPath, ['--import', 'tsx', script, mode], { stdio: ['pipe', 'pipe', 'pipe'] })
     child.stderr.on('data', (c: Buffer) => process.stderr.write(c))
@@ -196,7 +196,7 @@ export async function runThroughputBench(): Promise<void> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const connections of CONNECTIONS) {
-        for (const mode of ['bare', 'fastify-sqlite', ...(RELEASE_DIR ? (['release-0.1'] as const) : []), 'app', 'app-webhooks'] as const) {
+        for (const mode of ['bare', 'fastify-sqlite', 'sqlite-floor', ...(RELEASE_DIR ? (['release-0.1'] as const) : []), 'app', 'app-webhooks'] as const) {
           const target = await startTarget(mode, receiver.url)
           try {
             const warm = await load(target, connections, WARMUP_S)
@@ -244,9 +244,11 @@ export async function runThroughputBench(): Promise<void> {
       console.log(`| ${name} | ${connections} | ${median(runs.map((r) => r.rps)).toFixed(0)} | ${median(runs.map((r) => r.p99)).toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} | ${ratio} | ${target} |`)
     row('bare node:http', get('bare'), '1', '')
     row('Fastify route, one durable SQLite insert per request', get('fastify-sqlite'), `${(sqlite / bare).toFixed(2)}× bare`, '')
+    const floor = median(get('sqlite-floor').map((r) => r.rps))
+    row('the storage contract\'s floor: a send\'s writes, prepared statements, group commit, one thread', get('sqlite-floor'), `${(floor / bare).toFixed(2)}× bare${RELEASE_DIR ? `, ${(floor / median(get('release-0.1').map((r) => r.rps))).toFixed(2)}× release 0.1` : ''}`, '')
     const release = median(get('release-0.1').map((r) => r.rps))
     if (RELEASE_DIR) row('release 0.1 (its own serve, same rounds)', get('release-0.1'), `${(release / bare).toFixed(2)}× bare`, '')
-    row('app, webhooks off', get('app'), `${(app / sqlite).toFixed(2)}× the SQLite route, ${(app / bare).toFixed(2)}× bare${RELEASE_DIR ? `, ${(app / release).toFixed(2)}× release 0.1` : ''}`, RELEASE_DIR ? '≥ 1× release 0.1' : '≥ 0.7× the SQLite route')
+    row('app, webhooks off', get('app'), `${(app / sqlite).toFixed(2)}× the SQLite route, ${(app / floor).toFixed(2)}× the floor, ${(app / bare).toFixed(2)}× bare${RELEASE_DIR ? `, ${(app / release).toFixed(2)}× release 0.1` : ''}`, RELEASE_DIR ? '≥ 1× release 0.1' : '≥ 0.7× the SQLite route')
     row('app, webhooks on', get('app-webhooks'), `${(hooks / app).toFixed(2)}× off`, '≥ 0.7× off')
   }
   console.log('\nWhere the time goes: cheaper routes on the same server under the same load.\n')

@@ -8,6 +8,13 @@
  *   the JSON body and store one row in the app's `messages` table (its schema, indexes and search
  *   trigger, made by the app's migrations) with one durable commit (WAL, synchronous=FULL), then answer
  *   (the fair baseline of a send: the app must reach ≥ 0.7× its rate).
+ * - `sqlite-floor`: the least a send costs under the storage contract (docs/design.md §14, §20: the
+ *   message with its search index and its conversation, in a durable commit, and the two delivery
+ *   acknowledgements written later): the same writes the app's writer makes for one send
+ *   (store/repos/message-repo.ts `append` and `recordStatuses`), as prepared statements on one
+ *   connection in this process's main thread, group-committed (the requests of one turn of the event
+ *   loop in one transaction). No threads, no query builder, no validation, no channel: a ceiling for
+ *   the app's rate on this machine, not a design (it blocks its event loop).
  *
  * Prints one line `THROUGHPUT-TARGET-READY { url, path, body, token }` (the request to repeat; no
  * token) once ready; exits on SIGTERM.
@@ -62,7 +69,61 @@ if (mode === 'bare') {
   await app.listen({ host: '127.0.0.1', port: 0 })
   ready(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, '/')
   process.once('SIGTERM', () => void app.close().then(() => (db.close(), process.exit(0))))
+} else if (mode === 'sqlite-floor') {
+  const file = join(mkdtempSync(join(tmpdir(), 'chatapp-throughput-floor-')), 'chatapp.db')
+  await (await openDatabase(file)).close()
+  const db = new DatabaseSync(file)
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON')
+  const insert = db.prepare(
+    "INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source, details) VALUES ('i', ?, ?, 1, NULL, 'text', ?, ?, 'PENDING', 'api', '{\"sent_by\":\"api\"}') ON CONFLICT (instance_id, id) DO NOTHING RETURNING seq"
+  )
+  const conversation = db.prepare("SELECT message_count FROM conversations WHERE instance_id = 'i' AND chat_id = ?")
+  const newConversation = db.prepare("INSERT INTO conversations (instance_id, chat_id, last_seq, last_at, message_count) VALUES ('i', ?, ?, ?, 1)")
+  const noteMessage = db.prepare("UPDATE conversations SET last_seq = ?, last_at = ?, last_person_at = ?, unread = 0, message_count = ? WHERE instance_id = 'i' AND chat_id = ?")
+  const inList = (n: number) => Array.from({ length: n }, () => '?').join(', ')
+  const statusRead = new Map<number, ReturnType<DatabaseSync['prepare']>>()
+  const statusWrite = new Map<number, ReturnType<DatabaseSync['prepare']>>()
+  const acknowledge = (ids: string[], status: string) => {
+    if (ids.length === 0) return
+    const read = statusRead.get(ids.length) ?? statusRead.set(ids.length, db.prepare(`SELECT seq FROM messages WHERE instance_id = 'i' AND id IN (${inList(ids.length)})`)).get(ids.length)!
+    const seqs = read.all(...ids).map((r) => Number(r.seq))
+    const write = statusWrite.get(seqs.length) ?? statusWrite.set(seqs.length, db.prepare(`UPDATE messages SET status = ? WHERE seq IN (${inList(seqs.length)})`)).get(seqs.length)!
+    write.run(status, ...seqs)
+  }
+  let n = 0
+  let waiting: Array<{ chatId: string; text: string; done: (id: string) => void }> = []
+  // The ids of the last batch, acknowledged in the next one (a channel's acks come after the send).
+  let sent: string[] = []
+  const flush = () => {
+    const batch = waiting
+    waiting = []
+    const ids: string[] = []
+    db.exec('BEGIN')
+    for (const m of batch) {
+      const id = `B${(++n).toString(16).padStart(12, '0')}`
+      const now = Date.now()
+      const { seq } = insert.get(id, m.chatId, m.text, now) as { seq: number }
+      const c = conversation.get(m.chatId) as { message_count: number } | undefined
+      if (c) noteMessage.run(seq, now, now, c.message_count + 1, m.chatId)
+      else newConversation.run(m.chatId, seq, now)
+      ids.push(id)
+    }
+    acknowledge(sent, 'SERVER_ACK')
+    acknowledge(sent, 'DELIVERY_ACK')
+    db.exec('COMMIT')
+    sent = ids
+    batch.forEach((m, i) => m.done(ids[i]!))
+  }
+  const app = Fastify()
+  app.post('/', (req, reply) => {
+    const { chatId, message } = req.body as { chatId: string; message: string }
+    waiting.push({ chatId: `${chatId}@s.whatsapp.net`, text: message, done: (id) => void reply.send({ status: 'success', message: 'Message sent successfully', data: { id } }) })
+    if (waiting.length === 1) setImmediate(flush)
+  })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  ready(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, '/')
+  process.once('SIGTERM', () => void app.close().then(() => (db.close(), process.exit(0))))
 } else {
-  console.error(`unknown mode "${mode}": bare or fastify-sqlite`)
+  console.error(`unknown mode "${mode}": bare, fastify-sqlite or sqlite-floor`)
   process.exit(2)
 }
