@@ -11,8 +11,37 @@
  */
 import type { Kysely } from 'kysely'
 import type { LoggedMessage } from '../../../shared/schemas/records'
-import type { Database } from '../db/schema'
+import type { ConversationsTable, Database } from '../db/schema'
+import { prepared } from '../db/prepared'
 import { isCustomerMessage, isPersonMessage, phoneOfChat } from './message-rows'
+
+/** A chat's conversation row (none yet: no row). */
+const conversationOf = prepared((db: Kysely<Database>, k: { instanceId: string; chatId: string }) =>
+  db.selectFrom('conversations').selectAll().where('instance_id', '=', k.instanceId).where('chat_id', '=', k.chatId)
+)
+
+/**
+ * What a new message changes in its chat's row: every column it may move, written whole (a column
+ * it leaves as it was gets its own value back), so the statement has one shape and is compiled once.
+ */
+const updateConversation = prepared(
+  (db: Kysely<Database>, c: Pick<ConversationsTable, 'last_seq' | 'last_at' | 'name' | 'username' | 'phone' | 'last_customer_at' | 'last_person_at' | 'unread' | 'message_count'> & { instanceId: string; chatId: string }) =>
+    db
+      .updateTable('conversations')
+      .set({
+        last_seq: c.last_seq,
+        last_at: c.last_at,
+        name: c.name,
+        username: c.username,
+        phone: c.phone,
+        last_customer_at: c.last_customer_at,
+        last_person_at: c.last_person_at,
+        unread: c.unread,
+        message_count: c.message_count
+      })
+      .where('instance_id', '=', c.instanceId)
+      .where('chat_id', '=', c.chatId)
+)
 
 /** Counts the customer messages of a chat newer than `after` (epoch ms). */
 export async function countUnread(db: Kysely<Database>, instanceId: string, chatId: string, after: number): Promise<number> {
@@ -35,7 +64,7 @@ export async function countUnread(db: Kysely<Database>, instanceId: string, chat
 export async function noteMessage(db: Kysely<Database>, instanceId: string, m: LoggedMessage, seq: number, old = false): Promise<void> {
   const customer = isCustomerMessage(m)
   const person = isPersonMessage(m)
-  const c = await db.selectFrom('conversations').selectAll().where('instance_id', '=', instanceId).where('chat_id', '=', m.chatId).executeTakeFirst()
+  const [c] = await conversationOf(db, { instanceId, chatId: m.chatId })
   if (!c) {
     await db
       .insertInto('conversations')
@@ -64,21 +93,19 @@ export async function noteMessage(db: Kysely<Database>, instanceId: string, m: L
   let unread = c.unread
   if (nextThreshold > threshold) unread = await countUnread(db, instanceId, m.chatId, nextThreshold)
   else if (customer && !old && m.timestamp > threshold) unread += 1
-  await db
-    .updateTable('conversations')
-    .set({
-      ...(newest ? { last_seq: seq, last_at: m.timestamp } : {}),
-      ...(customer && m.pushName ? { name: m.pushName } : {}),
-      ...(customer && m.username ? { username: m.username } : {}),
-      ...(c.phone === null ? { phone: phoneOfChat(m.chatId, customer ? m.senderPn : null) } : {}),
-      ...(customer ? { last_customer_at: Math.max(c.last_customer_at, m.timestamp) } : {}),
-      last_person_at: lastPerson,
-      unread,
-      message_count: c.message_count + 1
-    })
-    .where('instance_id', '=', instanceId)
-    .where('chat_id', '=', m.chatId)
-    .execute()
+  await updateConversation(db, {
+    instanceId,
+    chatId: m.chatId,
+    last_seq: newest ? seq : c.last_seq,
+    last_at: newest ? m.timestamp : c.last_at,
+    name: customer && m.pushName ? m.pushName : c.name,
+    username: customer && m.username ? m.username : c.username,
+    phone: c.phone ?? phoneOfChat(m.chatId, customer ? m.senderPn : null),
+    last_customer_at: customer ? Math.max(c.last_customer_at, m.timestamp) : c.last_customer_at,
+    last_person_at: lastPerson,
+    unread,
+    message_count: c.message_count + 1
+  })
 }
 
 /**

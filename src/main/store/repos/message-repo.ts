@@ -8,7 +8,10 @@
  * scripts, an epoch-ms time). Search finds the newest matches first (see {@link MessageRepo.search}).
  */
 import type { LoggedMessage } from '../../../shared/schemas/records'
+import type { Kysely } from 'kysely'
 import type { Exec } from './exec'
+import type { Database } from '../db/schema'
+import { prepared } from '../db/prepared'
 import { noteMessage, rebuildConversation } from './conversation-index'
 import { DETAIL_FIELDS, detailsOf, messageColumns, messageFromRow, messageToRow, type MessageRow } from './message-rows'
 import { longTerms, matchesAll, searchTerms, snippet } from './search-terms'
@@ -49,6 +52,15 @@ export class UnknownCursorError extends Error {
   }
 }
 
+/** A new entry's row; no row (nothing inserted) when the instance has its id already. */
+const insertMessage = prepared((db: Kysely<Database>, row: MessageRow) =>
+  db
+    .insertInto('messages')
+    .values(row)
+    .onConflict((oc) => oc.columns(['instance_id', 'id']).doNothing())
+    .returning('seq')
+)
+
 /** Below this many messages a chat is searched by reading it (faster than walking the whole index). */
 const CHAT_SCAN_MAX = 3000
 
@@ -61,12 +73,7 @@ export class MessageRepo {
    */
   async append(instanceId: string, entry: LoggedMessage): Promise<boolean> {
     return this.x.write(async (trx) => {
-      const res = await trx
-        .insertInto('messages')
-        .values(messageToRow(instanceId, entry))
-        .onConflict((oc) => oc.columns(['instance_id', 'id']).doNothing())
-        .returning('seq')
-        .executeTakeFirst()
+      const [res] = await insertMessage(trx, messageToRow(instanceId, entry))
       if (!res) return false
       await noteMessage(trx, instanceId, entry, res.seq)
       return true
@@ -83,12 +90,7 @@ export class MessageRepo {
     return this.x.write(async (trx) => {
       let added = 0
       for (const e of entries) {
-        const res = await trx
-          .insertInto('messages')
-          .values(messageToRow(instanceId, e))
-          .onConflict((oc) => oc.columns(['instance_id', 'id']).doNothing())
-          .returning('seq')
-          .executeTakeFirst()
+        const [res] = await insertMessage(trx, messageToRow(instanceId, e))
         if (!res) continue
         await noteMessage(trx, instanceId, e, res.seq, opts.history)
         added++
