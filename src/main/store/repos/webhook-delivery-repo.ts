@@ -62,14 +62,21 @@ const COLUMNS = ['id', 'instance_id', 'event', 'url', 'payload', 'status', 'atte
 /** Rows per INSERT statement: 12 columns each stays under SQLite's 32,766 bound parameters. */
 const INSERT_CHUNK = 500
 
+/** Outcomes of one instance's deliveries that set the same columns (see {@link outcomeGroups}). */
+interface OutcomeGroup {
+  instanceId: string
+  columns: { set: Pick<Row, 'status' | 'attempts' | 'last_error' | 'last_status'> & { next_attempt_at: number | null }; setsDeliveredAt: boolean }
+  delivered: Map<string, number | null>
+}
+
 /**
  * Outcomes that set the same columns of the same instance's deliveries, apart from `delivered_at`
  * (each delivery's own time): each group is written with one UPDATE per IN list instead of one per
  * delivery. `delivered` maps each delivery's id to its `delivered_at` (epoch ms; null when the
  * outcome has none or clears it).
  */
-function outcomeGroups(outcomes: Iterable<RecordedOutcome>): Array<{ instanceId: string; columns: { set: Pick<Row, 'status' | 'attempts' | 'last_error' | 'last_status'> & { next_attempt_at: number | null }; setsDeliveredAt: boolean }; delivered: Map<string, number | null> }> {
-  const groups = new Map<string, ReturnType<typeof outcomeGroups>[number]>()
+function outcomeGroups(outcomes: Iterable<RecordedOutcome>): OutcomeGroup[] {
+  const groups = new Map<string, OutcomeGroup>()
   for (const { id, instanceId, outcome } of outcomes) {
     const set = {
       status: outcome.status,
