@@ -10,10 +10,10 @@
  * - an attempt's outcome changes the working set at once (the request's slot is free and the delivery
  *   is not picked again) and the table soon after, gathered: a lone outcome is written at once, but
  *   outcome writes follow each other at least {@link OUTCOME_WRITE_GAP_MS} apart, the outcomes of that
- *   time going in one write. A commit waits for its fsync on the event loop (node:sqlite is
- *   synchronous), so writing the answers of each turn on their own (a few each, at most 16 per
- *   receiver) stalled the sending for a commit per turn; nobody waits for an outcome's write but the
- *   next start, which sends again what a crash took back (at-least-once).
+ *   time going in one write (one grouped UPDATE in the database's writer, beside the sends' own
+ *   writes). Writing the answers of each turn on their own (a few each, at most 16 per receiver) cost
+ *   the one writer a job and a share of a commit per turn; nobody waits for an outcome's write but
+ *   the next start, which sends again what a crash took back (at-least-once).
  * - a write that fails puts the working set back as it was, so the delivery is pending again and is
  *   sent once more.
  */
