@@ -37,6 +37,18 @@ function ready(url: string, path: string): void {
   process.stdout.write(READY + JSON.stringify({ url, path, body, token: '' }) + '\n')
 }
 
+/**
+ * A fresh database file with the app's schema, made by its migrations, and one plain connection to it
+ * with the app's settings (WAL, synchronous=FULL, foreign keys).
+ */
+async function appSchemaConnection(prefix: string): Promise<DatabaseSync> {
+  const file = join(mkdtempSync(join(tmpdir(), prefix)), 'chatapp.db')
+  await (await openDatabase(file)).close()
+  const db = new DatabaseSync(file)
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON')
+  return db
+}
+
 if (mode === 'bare') {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -50,11 +62,8 @@ if (mode === 'bare') {
   server.listen(0, '127.0.0.1', () => ready(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, '/'))
   process.once('SIGTERM', () => server.close(() => process.exit(0)))
 } else if (mode === 'fastify-sqlite') {
-  const file = join(mkdtempSync(join(tmpdir(), 'chatapp-throughput-sqlite-')), 'chatapp.db')
-  // The app's schema, made by its migrations; then one plain connection, one commit per request.
-  await (await openDatabase(file)).close()
-  const db = new DatabaseSync(file)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL')
+  // One commit per request.
+  const db = await appSchemaConnection('chatapp-throughput-sqlite-')
   const insert = db.prepare(
     "INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source) VALUES ('i', ?, ?, 1, NULL, 'text', ?, ?, 'SERVER_ACK', 'api')"
   )
@@ -70,10 +79,7 @@ if (mode === 'bare') {
   ready(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, '/')
   process.once('SIGTERM', () => void app.close().then(() => (db.close(), process.exit(0))))
 } else if (mode === 'sqlite-floor') {
-  const file = join(mkdtempSync(join(tmpdir(), 'chatapp-throughput-floor-')), 'chatapp.db')
-  await (await openDatabase(file)).close()
-  const db = new DatabaseSync(file)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON')
+  const db = await appSchemaConnection('chatapp-throughput-floor-')
   const insert = db.prepare(
     "INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source, details) VALUES ('i', ?, ?, 1, NULL, 'text', ?, ?, 'PENDING', 'api', '{\"sent_by\":\"api\"}') ON CONFLICT (instance_id, id) DO NOTHING RETURNING seq"
   )
