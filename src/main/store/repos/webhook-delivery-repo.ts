@@ -169,13 +169,14 @@ export class WebhookDeliveryRepo {
             .updateTable('webhook_deliveries')
             .set((eb) => {
               if (!columns.setsDeliveredAt) return columns.set
-              const times = new Set(part.map((id) => delivered.get(id)))
-              if (times.size === 1) return { ...columns.set, delivered_at: delivered.get(part[0]!)! }
+              const timeOf = (id: string) => delivered.get(id) ?? null
+              const [first, ...rest] = part as [string, ...string[]]
+              if (rest.every((id) => timeOf(id) === timeOf(first))) return { ...columns.set, delivered_at: timeOf(first) }
               // Each delivery its own time: CASE id WHEN … THEN … END, cast so that PostgreSQL
               // types the parameters as the column.
-              const [first, ...rest] = part
-              let at = eb.case('id').when(first!).then(eb.cast<number | null>(eb.val(delivered.get(first!)!), 'bigint'))
-              for (const id of rest) at = at.when(id).then(eb.cast<number | null>(eb.val(delivered.get(id)!), 'bigint'))
+              const time = (id: string) => eb.cast<number | null>(eb.val(timeOf(id)), 'bigint')
+              let at = eb.case('id').when(first).then(time(first))
+              for (const id of rest) at = at.when(id).then(time(id))
               return { ...columns.set, delivered_at: at.end() }
             })
             .where('instance_id', '=', instanceId)
