@@ -40,6 +40,9 @@
  *   event-loop delay and the longest send while a search, a customer's export (JSON, CSV), a backup,
  *   the customer's erasure, a restore and a retention run of 500,000 messages go on (target ≤ 50 ms;
  *   ./stalls-bench.ts). About ten minutes, most of it seeding and the retention run.
+ * - index: a send's writes on SQLite with the message search index brought up to date in each commit
+ *   (the app's trigger) against in batches of 64 and 512 sends, and with no index: CPU a send, on the
+ *   bench's sentence and on varied texts (./search-index-bench.ts). About a minute.
  * - assistant: the desk's own time around the model call with an endpoint that answers at once
  *   (target p99 ≤ 5 ms), and knowledge retrieval at 10,000 passages on SQLite and PostgreSQL (target
  *   p95 ≤ 5 ms on SQLite) (./assistant-bench.ts). About two minutes.
@@ -61,6 +64,7 @@ import { runHistoryBench } from './history-bench'
 import { runMatchBench } from './match-bench'
 import { runPeopleBench } from './people-bench'
 import { runSearchBench } from './search-bench'
+import { runSearchIndexBench } from './search-index-bench'
 import { runSignalBench } from './signal-bench'
 import { runStartBench } from './start-bench'
 import { runStallsBench } from './stalls-bench'
@@ -69,8 +73,8 @@ import { runWorkersBench } from './workers-bench'
 import { runWriteBench } from './write-bench'
 
 const only = process.argv[2]
-if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'config', 'copy', 'search', 'history', 'stalls', 'assistant', 'wa'].includes(only)) {
-  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, config, copy, search, history, stalls, assistant or wa`)
+if (only !== undefined && !['match', 'writes', 'signal', 'auth', 'start', 'throughput', 'people', 'workers', 'config', 'copy', 'search', 'history', 'stalls', 'index', 'assistant', 'wa'].includes(only)) {
+  console.error(`unknown part "${only}": match, writes, signal, auth, start, throughput, people, workers, config, copy, search, history, stalls, index, assistant or wa`)
   process.exit(2)
 }
 const cpu = cpus()
@@ -94,6 +98,7 @@ const PARTS: Array<[string, string, () => unknown]> = [
   ['search', '## Message search at 300,000 messages: SQLite against PostgreSQL', runSearchBench],
   ['history', '## A long history through the API: 1,000,000 messages against 1,000', runHistoryBench],
   ['stalls', '## Stalls while heavy work runs, at 1,000,000 messages', runStallsBench],
+  ['index', '## The search index in each commit, or in batches: a send\'s writes on SQLite', runSearchIndexBench],
   ['assistant', '## The assistant: the desk\'s own time around the model call, knowledge retrieval at 10,000 passages', runAssistantBench]
 ]
 for (const [name, heading, run] of PARTS) {

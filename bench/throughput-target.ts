@@ -21,12 +21,9 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
+import type { DatabaseSync } from 'node:sqlite'
 import Fastify from 'fastify'
-import { openDatabase } from '../src/main/store/db/database'
+import { appSchemaConnection } from './app-schema'
 
 const [mode] = process.argv.slice(2)
 /** Marks the ready line among the app's log lines (pino writes to stdout too). */
@@ -35,18 +32,6 @@ const body = JSON.stringify({ chatId: '15550001111', message: 'Your order #1234 
 
 function ready(url: string, path: string): void {
   process.stdout.write(READY + JSON.stringify({ url, path, body, token: '' }) + '\n')
-}
-
-/**
- * A fresh database file with the app's schema, made by its migrations, and one plain connection to it
- * with the app's settings (WAL, synchronous=FULL, foreign keys).
- */
-async function appSchemaConnection(prefix: string): Promise<DatabaseSync> {
-  const file = join(mkdtempSync(join(tmpdir(), prefix)), 'chatapp.db')
-  await (await openDatabase(file)).close()
-  const db = new DatabaseSync(file)
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON')
-  return db
 }
 
 if (mode === 'bare') {
@@ -63,7 +48,7 @@ if (mode === 'bare') {
   process.once('SIGTERM', () => server.close(() => process.exit(0)))
 } else if (mode === 'fastify-sqlite') {
   // One commit per request.
-  const db = await appSchemaConnection('chatapp-throughput-sqlite-')
+  const { db } = await appSchemaConnection('chatapp-throughput-sqlite-')
   const insert = db.prepare(
     "INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source) VALUES ('i', ?, ?, 1, NULL, 'text', ?, ?, 'SERVER_ACK', 'api')"
   )
@@ -79,7 +64,7 @@ if (mode === 'bare') {
   ready(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, '/')
   process.once('SIGTERM', () => void app.close().then(() => (db.close(), process.exit(0))))
 } else if (mode === 'sqlite-floor') {
-  const db = await appSchemaConnection('chatapp-throughput-floor-')
+  const { db } = await appSchemaConnection('chatapp-throughput-floor-')
   const insert = db.prepare(
     "INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source, details) VALUES ('i', ?, ?, 1, NULL, 'text', ?, ?, 'PENDING', 'api', '{\"sent_by\":\"api\"}') ON CONFLICT (instance_id, id) DO NOTHING RETURNING seq"
   )
