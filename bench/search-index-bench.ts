@@ -1,6 +1,6 @@
 /**
  * What the message search index costs a send, and what bringing it up to date in batches would save
- * (docs/benchmarks.md "The search index in each commit, or in batches"). The writes of one send as the
+ * (docs/benchmarks.md "What is left of a send's time, and the search index in batches"). The writes of one send as the
  * storage contract asks for them (the message, its conversation, the two acknowledgements of the
  * previous commit's sends: bench/throughput-target.ts `sqlite-floor`), as prepared statements on one
  * connection to a file with the app's schema, 8 sends a durable commit, in four ways:
