@@ -1,9 +1,10 @@
 /**
  * What the message search index costs a send, and what bringing it up to date in batches would save
- * (docs/benchmarks.md "What is left of a send's time, and the search index in batches"). The writes of one send as the
- * storage contract asks for them (the message, its conversation, the two acknowledgements of the
- * previous commit's sends: bench/throughput-target.ts `sqlite-floor`), as prepared statements on one
- * connection to a file with the app's schema, 8 sends a durable commit, in four ways:
+ * (docs/benchmarks.md "What is left of a send's time, and the search index in batches"). The writes
+ * of one send as the storage contract asks for them (the message, its conversation, the two
+ * acknowledgements of the previous commit's sends: bench/throughput-target.ts `sqlite-floor`), as
+ * prepared statements on one connection to a file with the app's schema, 8 sends a durable commit,
+ * in four ways:
  *
  * - the index in each commit: the app's trigger (`messages_fts_insert`) adds each message's trigrams
  *   to FTS5's pending terms, which FTS5 writes out as a new segment at every COMMIT;
