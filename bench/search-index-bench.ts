@@ -19,7 +19,7 @@
  */
 import { rmSync } from 'node:fs'
 import type { DatabaseSync } from 'node:sqlite'
-import { appSchemaConnection } from './app-schema'
+import { appSchemaConnection, sendWrites } from './app-schema'
 
 const SENDS = 30_000
 const PER_COMMIT = 8
@@ -62,15 +62,7 @@ async function round(way: Way, varied: boolean): Promise<number> {
 
 /** The sends' writes; answers the CPU they took (µs). */
 function writeSends(db: DatabaseSync, way: Way, texts: { next: () => string }): number {
-  const insert = db.prepare(
-    "INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source, details) VALUES ('i', ?, ?, 1, NULL, 'text', ?, ?, 'PENDING', 'api', '{\"sent_by\":\"api\"}') ON CONFLICT (instance_id, id) DO NOTHING RETURNING seq"
-  )
-  const conversation = db.prepare("SELECT message_count FROM conversations WHERE instance_id = 'i' AND chat_id = ?")
-  const newConversation = db.prepare("INSERT INTO conversations (instance_id, chat_id, last_seq, last_at, message_count) VALUES ('i', ?, ?, ?, 1)")
-  const noteMessage = db.prepare("UPDATE conversations SET last_seq = ?, last_at = ?, last_person_at = ?, unread = 0, message_count = ? WHERE instance_id = 'i' AND chat_id = ?")
-  const inList = Array.from({ length: PER_COMMIT }, () => '?').join(', ')
-  const acknowledgedRead = db.prepare(`SELECT seq FROM messages WHERE instance_id = 'i' AND id IN (${inList})`)
-  const acknowledgedWrite = db.prepare(`UPDATE messages SET status = ? WHERE seq IN (${inList})`)
+  const writes = sendWrites(db)
   // The columns the app's trigger indexes, for the messages past the mark.
   const catchUp = db.prepare(
     "INSERT INTO messages_fts (rowid, body, who) SELECT seq, text, coalesce(push_name, '') || ' ' || substr(chat_id, 1, instr(chat_id || '@', '@') - 1) FROM messages WHERE seq > ? ORDER BY seq"
@@ -85,17 +77,11 @@ function writeSends(db: DatabaseSync, way: Way, texts: { next: () => string }): 
     const ids: string[] = []
     for (let i = 0; i < PER_COMMIT; i++) {
       const id = `B${(n + i).toString(16).padStart(12, '0')}`
-      const now = Date.now()
-      lastSeq = Number((insert.get(id, chatId, texts.next(), now) as { seq: number }).seq)
-      const c = conversation.get(chatId) as { message_count: number } | undefined
-      if (c) noteMessage.run(lastSeq, now, now, c.message_count + 1, chatId)
-      else newConversation.run(chatId, lastSeq, now)
+      lastSeq = writes.send(id, chatId, texts.next())
       ids.push(id)
     }
-    if (previous.length === PER_COMMIT) {
-      const seqs = acknowledgedRead.all(...previous).map((r) => Number(r.seq))
-      for (const status of ['SERVER_ACK', 'DELIVERY_ACK']) acknowledgedWrite.run(status, ...seqs)
-    }
+    writes.acknowledge(previous, 'SERVER_ACK')
+    writes.acknowledge(previous, 'DELIVERY_ACK')
     const last = n + PER_COMMIT >= SENDS
     if (way.batch !== null && (lastSeq - mark >= way.batch || last)) {
       catchUp.run(mark)

@@ -21,9 +21,8 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { DatabaseSync } from 'node:sqlite'
 import Fastify from 'fastify'
-import { appSchemaConnection } from './app-schema'
+import { appSchemaConnection, sendWrites } from './app-schema'
 
 const [mode] = process.argv.slice(2)
 /** Marks the ready line among the app's log lines (pino writes to stdout too). */
@@ -65,22 +64,7 @@ if (mode === 'bare') {
   process.once('SIGTERM', () => void app.close().then(() => (db.close(), process.exit(0))))
 } else if (mode === 'sqlite-floor') {
   const { db } = await appSchemaConnection('chatapp-throughput-floor-')
-  const insert = db.prepare(
-    "INSERT INTO messages (instance_id, id, chat_id, from_me, push_name, type, text, timestamp, status, source, details) VALUES ('i', ?, ?, 1, NULL, 'text', ?, ?, 'PENDING', 'api', '{\"sent_by\":\"api\"}') ON CONFLICT (instance_id, id) DO NOTHING RETURNING seq"
-  )
-  const conversation = db.prepare("SELECT message_count FROM conversations WHERE instance_id = 'i' AND chat_id = ?")
-  const newConversation = db.prepare("INSERT INTO conversations (instance_id, chat_id, last_seq, last_at, message_count) VALUES ('i', ?, ?, ?, 1)")
-  const noteMessage = db.prepare("UPDATE conversations SET last_seq = ?, last_at = ?, last_person_at = ?, unread = 0, message_count = ? WHERE instance_id = 'i' AND chat_id = ?")
-  const inList = (n: number) => Array.from({ length: n }, () => '?').join(', ')
-  const statusRead = new Map<number, ReturnType<DatabaseSync['prepare']>>()
-  const statusWrite = new Map<number, ReturnType<DatabaseSync['prepare']>>()
-  const acknowledge = (ids: string[], status: string) => {
-    if (ids.length === 0) return
-    const read = statusRead.get(ids.length) ?? statusRead.set(ids.length, db.prepare(`SELECT seq FROM messages WHERE instance_id = 'i' AND id IN (${inList(ids.length)})`)).get(ids.length)!
-    const seqs = read.all(...ids).map((r) => Number(r.seq))
-    const write = statusWrite.get(seqs.length) ?? statusWrite.set(seqs.length, db.prepare(`UPDATE messages SET status = ? WHERE seq IN (${inList(seqs.length)})`)).get(seqs.length)!
-    write.run(status, ...seqs)
-  }
+  const writes = sendWrites(db)
   let n = 0
   let waiting: Array<{ chatId: string; text: string; done: (id: string) => void }> = []
   // The ids of the last batch, acknowledged in the next one (a channel's acks come after the send).
@@ -92,15 +76,11 @@ if (mode === 'bare') {
     db.exec('BEGIN')
     for (const m of batch) {
       const id = `B${(++n).toString(16).padStart(12, '0')}`
-      const now = Date.now()
-      const { seq } = insert.get(id, m.chatId, m.text, now) as { seq: number }
-      const c = conversation.get(m.chatId) as { message_count: number } | undefined
-      if (c) noteMessage.run(seq, now, now, c.message_count + 1, m.chatId)
-      else newConversation.run(m.chatId, seq, now)
+      writes.send(id, m.chatId, m.text)
       ids.push(id)
     }
-    acknowledge(sent, 'SERVER_ACK')
-    acknowledge(sent, 'DELIVERY_ACK')
+    writes.acknowledge(sent, 'SERVER_ACK')
+    writes.acknowledge(sent, 'DELIVERY_ACK')
     db.exec('COMMIT')
     sent = ids
     batch.forEach((m, i) => m.done(ids[i]!))
